@@ -1,0 +1,73 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "subdash",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "subdash", targets: ["subdash"]),
+        .executable(name: "subdash-bench", targets: ["subdash-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+    ],
+    targets: [
+        // Plain value types: facts, enums, instants. No I/O.
+        .target(name: "SubscriptionModel"),
+        // DESIGN §3 as a pure function of one subscription's facts. Lives below the store so
+        // that import can materialise per-subscription rows inside the same transaction.
+        .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
+        .target(name: "AppStorePayloads", dependencies: [
+            "SubscriptionModel",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+        .target(name: "SubscriberStore", dependencies: [
+            "SubscriptionModel", "SubscriptionTimeline",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "SubscriberAnalytics", dependencies: [
+            "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
+        ]),
+        .target(name: "LifecycleSimulator", dependencies: [
+            "SubscriptionModel", "AppStorePayloads",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+        .target(name: "TerminalUI"),
+        .target(name: "CNcursesW",
+                cSettings: [.define("_XOPEN_SOURCE_EXTENDED"), .define("NCURSES_WIDECHAR", to: "1")],
+                linkerSettings: [.linkedLibrary("ncursesw")]),
+        .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
+        .target(name: "Dashboard", dependencies: [
+            "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel",
+        ]),
+        .executableTarget(name: "subdash", dependencies: [
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics",
+            "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "subdash-bench", dependencies: [
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics",
+            "LifecycleSimulator", "TerminalUI", "Dashboard",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/subdash-bench"),
+
+        .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
+        .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
+        .testTarget(name: "AppStorePayloadsTests", dependencies: ["AppStorePayloads", "SubscriptionModel", "LifecycleSimulator"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
+        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
+        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,4 @@
+#ifndef CNCURSESW_H
+#define CNCURSESW_H
+#include <ncursesw/curses.h>
+#endif

@@ -1,0 +1,67 @@
+/// The App Store environment a fact came from. v1 sends `PROD` at the top level and
+/// `Production` inside `unified_receipt`; both decode to `.production`.
+public enum StoreEnvironment: String, Sendable, Codable, CaseIterable, Hashable {
+    case production = "Production"
+    case sandbox = "Sandbox"
+    case xcode = "Xcode"
+    case localTesting = "LocalTesting"
+
+    public init?(wire: String) {
+        switch wire.lowercased() {
+        case "production", "prod": self = .production
+        case "sandbox": self = .sandbox
+        case "xcode": self = .xcode
+        case "localtesting": self = .localTesting
+        default: return nil
+        }
+    }
+}
+
+/// DESIGN §3 offer kind of a period, first match wins.
+public enum OfferKind: String, Sendable, Codable, CaseIterable, Hashable {
+    case standard, freeTrial, introductory, promotional, offerCode, winBack
+}
+
+/// Why a run ended (DESIGN §3 "Expiration reason").
+public enum ExpirationReason: String, Sendable, Codable, CaseIterable, Hashable {
+    case voluntary, billing, priceIncrease, productUnavailable, refund, other
+
+    /// Apple's `expirationIntent` / v1 `expiration_intent` codes.
+    public init?(expirationIntent code: Int) {
+        switch code {
+        case 1: self = .voluntary
+        case 2: self = .billing
+        case 3: self = .priceIncrease
+        case 4: self = .productUnavailable
+        case 5: self = .other
+        default: return nil
+        }
+    }
+
+    /// v2 `EXPIRED` subtypes.
+    public init(expiredSubtype: String?) {
+        switch expiredSubtype {
+        case "VOLUNTARY": self = .voluntary
+        case "BILLING_RETRY": self = .billing
+        case "PRICE_INCREASE": self = .priceIncrease
+        case "PRODUCT_NOT_FOR_SALE": self = .productUnavailable
+        default: self = .other
+        }
+    }
+}
+
+/// The wire format a document arrived in.
+public enum PayloadFormat: String, Sendable, Codable, CaseIterable, Hashable {
+    case v1Notification = "v1"
+    case v2Notification = "v2"
+    case verifyReceipt
+    case statusResponse
+    case transactionHistory
+    case notificationHistory
+    case customersCSV = "customers-csv"
+}
+
+/// Offers an operator can flag a subscriber for (DESIGN §3 "Offer eligibility").
+public enum OfferFlagKind: String, Sendable, Codable, CaseIterable, Hashable {
+    case winBack, retention, upgrade, loyalty, service
+}

@@ -1,0 +1,210 @@
+/// One transaction (one billing period) as Apple reported it. Normalised from v1 and v2:
+/// v1 `is_trial_period` becomes `offerDiscountType = "FREE_TRIAL"`, v1 `offer_code_ref_name`
+/// becomes offer type 3, `promotional_offer_id` type 2, `is_in_intro_offer_period` type 1.
+public struct TransactionFact: Hashable, Sendable, Codable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var webOrderLineItemId: String?
+    public var productId: String
+    public var subscriptionGroupIdentifier: String?
+    public var purchaseDate: Instant
+    public var originalPurchaseDate: Instant?
+    public var expiresDate: Instant?
+    public var revocationDate: Instant?
+    public var revocationReason: Int?
+    public var isUpgraded: Bool
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public var offerType: Int?
+    /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`, `ONE_TIME`.
+    public var offerDiscountType: String?
+    public var offerIdentifier: String?
+    public var appAccountToken: String?
+    public var environment: StoreEnvironment
+    /// Milliunits of `currency` (10990 = 10.99).
+    public var price: Int64?
+    public var currency: String?
+    public var inAppOwnershipType: String?
+    /// v2 only; nil for v1 rows.
+    public var signedDate: Instant?
+
+    public init(transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
+                productId: String, subscriptionGroupIdentifier: String? = nil, purchaseDate: Instant,
+                originalPurchaseDate: Instant? = nil, expiresDate: Instant?, revocationDate: Instant? = nil,
+                revocationReason: Int? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
+                offerDiscountType: String? = nil, offerIdentifier: String? = nil, appAccountToken: String? = nil,
+                environment: StoreEnvironment = .production, price: Int64? = nil, currency: String? = nil,
+                inAppOwnershipType: String? = nil, signedDate: Instant? = nil) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.webOrderLineItemId = webOrderLineItemId
+        self.productId = productId
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.isUpgraded = isUpgraded
+        self.offerType = offerType
+        self.offerDiscountType = offerDiscountType
+        self.offerIdentifier = offerIdentifier
+        self.appAccountToken = appAccountToken
+        self.environment = environment
+        self.price = price
+        self.currency = currency
+        self.inAppOwnershipType = inAppOwnershipType
+        self.signedDate = signedDate
+    }
+
+    /// DESIGN §3 offer kind, first match wins.
+    public var offerKind: OfferKind {
+        switch offerType {
+        case 3: return .offerCode
+        case 2: return .promotional
+        case 4: return .winBack
+        case 1: return offerDiscountType == "FREE_TRIAL" ? .freeTrial : .introductory
+        default: return .standard
+        }
+    }
+
+    /// Free when the discount is a free trial, whatever the offer type.
+    public var isFree: Bool { offerDiscountType == "FREE_TRIAL" }
+}
+
+/// A statement of the subscription's renewal state at an instant: v2 `JWSRenewalInfo`, v1
+/// `pending_renewal_info` (instant = the document's instant, DESIGN §3 "Fact instants").
+public struct RenewalFact: Hashable, Sendable, Codable {
+    public var originalTransactionId: String
+    /// v2 `signedDate`; v1 the document's instant.
+    public var instant: Instant
+    public var productId: String?
+    public var autoRenewProductId: String?
+    public var autoRenewStatus: Bool?
+    public var isInBillingRetryPeriod: Bool?
+    public var gracePeriodExpiresDate: Instant?
+    public var expirationIntent: Int?
+    /// 0 not yet responded, 1 consented (v1 `price_consent_status` maps here too).
+    public var priceIncreaseStatus: Int?
+    /// The transaction this fact speaks about: the transaction of the v2 notification, or the
+    /// latest `latest_receipt_info` row of the v1 document for this subscription.
+    public var transactionId: String?
+    public var environment: StoreEnvironment
+    /// `true` for v1 facts: their auto-renew status is "as sent", not "as of the instant".
+    public var isV1: Bool
+
+    public init(originalTransactionId: String, instant: Instant, productId: String? = nil,
+                autoRenewProductId: String? = nil, autoRenewStatus: Bool? = nil, isInBillingRetryPeriod: Bool? = nil,
+                gracePeriodExpiresDate: Instant? = nil, expirationIntent: Int? = nil, priceIncreaseStatus: Int? = nil,
+                transactionId: String? = nil, environment: StoreEnvironment = .production, isV1: Bool = false) {
+        self.originalTransactionId = originalTransactionId
+        self.instant = instant
+        self.productId = productId
+        self.autoRenewProductId = autoRenewProductId
+        self.autoRenewStatus = autoRenewStatus
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.expirationIntent = expirationIntent
+        self.priceIncreaseStatus = priceIncreaseStatus
+        self.transactionId = transactionId
+        self.environment = environment
+        self.isV1 = isV1
+    }
+}
+
+/// One server notification (v1 or v2), reduced to what the timeline needs. Unknown types and
+/// subtypes are kept as their raw strings.
+public struct NotificationFact: Hashable, Sendable, Codable {
+    /// v2 `notificationUUID`; v1 `sha256:` + the hex digest of the body.
+    public var notificationId: String
+    public var format: PayloadFormat
+    public var notificationType: String
+    public var subtype: String?
+    /// v2 `signedDate`; v1 the document's instant (DESIGN §3 "Fact instants").
+    public var instant: Instant
+    public var originalTransactionId: String?
+    public var transactionId: String?
+    public var environment: StoreEnvironment
+    /// v2 `data.status` (1 active, 2 expired, 3 billing retry, 4 grace, 5 revoked).
+    public var status: Int?
+    /// For toggles: the new auto-renew value (v2 subtype, v1 top-level `auto_renew_status`).
+    public var autoRenewStatus: Bool?
+    public var bundleId: String?
+
+    public init(notificationId: String, format: PayloadFormat, notificationType: String, subtype: String? = nil,
+                instant: Instant, originalTransactionId: String? = nil, transactionId: String? = nil,
+                environment: StoreEnvironment = .production, status: Int? = nil, autoRenewStatus: Bool? = nil,
+                bundleId: String? = nil) {
+        self.notificationId = notificationId
+        self.format = format
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.instant = instant
+        self.originalTransactionId = originalTransactionId
+        self.transactionId = transactionId
+        self.environment = environment
+        self.status = status
+        self.autoRenewStatus = autoRenewStatus
+        self.bundleId = bundleId
+    }
+
+    /// `DID_CHANGE_RENEWAL_STATUS` with a known new value.
+    public var isToggle: Bool { notificationType == "DID_CHANGE_RENEWAL_STATUS" && autoRenewStatus != nil }
+}
+
+/// A customer record from a CSV (or an `appAccountToken` seen in a transaction).
+public struct CustomerFact: Hashable, Sendable, Codable {
+    public var userId: String?
+    public var email: String?
+    public var appAccountToken: String?
+    public var originalTransactionId: String?
+
+    public init(userId: String? = nil, email: String? = nil, appAccountToken: String? = nil, originalTransactionId: String? = nil) {
+        self.userId = userId
+        self.email = email
+        self.appAccountToken = appAccountToken
+        self.originalTransactionId = originalTransactionId
+    }
+}
+
+/// Everything one accepted document says.
+public struct DocumentFacts: Hashable, Sendable, Codable {
+    public var format: PayloadFormat
+    public var notifications: [NotificationFact]
+    public var transactions: [TransactionFact]
+    public var renewals: [RenewalFact]
+    public var customers: [CustomerFact]
+
+    public init(format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],
+                renewals: [RenewalFact] = [], customers: [CustomerFact] = []) {
+        self.format = format
+        self.notifications = notifications
+        self.transactions = transactions
+        self.renewals = renewals
+        self.customers = customers
+    }
+
+    /// Every subscription this document speaks about, sorted.
+    public var originalTransactionIds: [String] {
+        var ids = Set<String>()
+        for n in notifications { if let o = n.originalTransactionId { ids.insert(o) } }
+        for t in transactions { ids.insert(t.originalTransactionId) }
+        for r in renewals { ids.insert(r.originalTransactionId) }
+        return ids.sorted()
+    }
+}
+
+/// All stored facts of one subscription: the input of the timeline derivation.
+public struct SubscriptionFacts: Hashable, Sendable {
+    public var originalTransactionId: String
+    public var transactions: [TransactionFact]
+    public var renewals: [RenewalFact]
+    public var notifications: [NotificationFact]
+
+    public init(originalTransactionId: String, transactions: [TransactionFact] = [], renewals: [RenewalFact] = [],
+                notifications: [NotificationFact] = []) {
+        self.originalTransactionId = originalTransactionId
+        self.transactions = transactions
+        self.renewals = renewals
+        self.notifications = notifications
+    }
+}
