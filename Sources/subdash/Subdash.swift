@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Subdash: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subdash",
+        abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
+        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, Flag.self, Flags.self, Themes.self],
+        defaultSubcommand: OpenDashboard.self
+    )
+}
