@@ -21,8 +21,10 @@ let package = Package(
         // DESIGN §3 as a pure function of one subscription's facts. Lives below the store so
         // that import can materialise per-subscription rows inside the same transaction.
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
+        // zlib for reading and writing .gz payload files (SampleData is gzip'd to stay small).
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "AppStorePayloads", dependencies: [
-            "SubscriptionModel",
+            "SubscriptionModel", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -35,7 +37,7 @@ let package = Package(
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
         ]),
         .target(name: "LifecycleSimulator", dependencies: [
-            "SubscriptionModel", "AppStorePayloads",
+            "SubscriptionModel", "AppStorePayloads", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
