@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
+/// sent, the rows derived from them (DESIGN §3) and the operators' offer flags.
+///
+/// It owns a GRDB `DatabaseWriter`: a `DatabasePool` for files, a `DatabaseQueue` in memory for
+/// tests. The migrator runs in `init`, so every `AppDatabase` is at the latest schema.
+public final class AppDatabase: Sendable {
+    public let writer: any DatabaseWriter
+    /// The file path, or nil in memory.
+    public let path: String?
+
+    public init(_ writer: any DatabaseWriter, path: String? = nil) throws {
+        self.writer = writer
+        self.path = path
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Opens (creating when needed) the store at `path` in WAL mode.
+    public static func open(path: String, readOnly: Bool = false) throws -> AppDatabase {
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        if readOnly {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw StoreError("no store at \(path): run `subdash import` first, or pass --db PATH")
+            }
+            let pool = try DatabasePool(path: path, configuration: config)
+            return try AppDatabase(readOnlyPool: pool, path: path)
+        }
+        let pool = try DatabasePool(path: path, configuration: config)
+        return try AppDatabase(pool, path: path)
+    }
+
+    private init(readOnlyPool pool: DatabasePool, path: String) throws {
+        self.writer = pool
+        self.path = path
+        let applied = try pool.read { db in try Self.migrator.hasCompletedMigrations(db) }
+        guard applied else {
+            throw StoreError("\(path) was written by a different version of subdash (its schema is not current)")
+        }
+    }
+
+    /// An empty store in memory, for tests.
+    public static func inMemory() throws -> AppDatabase {
+        try AppDatabase(DatabaseQueue())
+    }
+
+    /// The path of the store: `--db PATH`, else `$SUBDASH_DB`, else `./subdash.sqlite`.
+    public static func resolvePath(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let option, !option.isEmpty { return option }
+        if let env = environment["SUBDASH_DB"], !env.isEmpty { return env }
+        return "subdash.sqlite"
+    }
+
+    /// SQLite's `PRAGMA data_version`: changes when another connection commits.
+    public func dataVersion() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
+}
+
+/// A failure of the store a user can act on.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

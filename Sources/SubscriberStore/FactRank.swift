@@ -1,0 +1,64 @@
+import SubscriptionModel
+
+/// A total order over versions of the same fact, so that whichever arrives last, the same one
+/// wins: the latest `signedDate` first (v1 rows have none), then a version that knows of a
+/// revocation or an upgrade (Apple only ever adds those), then the content itself as a tiebreak.
+enum FactRank {
+    static func rank(of t: TransactionFact) -> String {
+        let signed = t.signedDate?.milliseconds ?? 0
+        var text = String(signed)
+        text = String(repeating: "0", count: max(0, 15 - text.count)) + text
+        text += t.revocationDate == nil ? "0" : "1"
+        text += t.isUpgraded ? "1" : "0"
+        text += ":" + contentHash(of: t)
+        return text
+    }
+
+    static func contentHash(of t: TransactionFact) -> String {
+        var h = FNV()
+        h.add(t.transactionId); h.add(t.originalTransactionId); h.add(t.webOrderLineItemId); h.add(t.productId)
+        h.add(t.subscriptionGroupIdentifier); h.add(t.purchaseDate.milliseconds); h.add(t.originalPurchaseDate?.milliseconds)
+        h.add(t.expiresDate?.milliseconds); h.add(t.revocationDate?.milliseconds); h.add(t.revocationReason.map(Int64.init))
+        h.add(t.isUpgraded ? 1 : 0); h.add(t.offerType.map(Int64.init)); h.add(t.offerDiscountType); h.add(t.offerIdentifier)
+        h.add(t.appAccountToken); h.add(t.environment.rawValue); h.add(t.price); h.add(t.currency); h.add(t.inAppOwnershipType)
+        h.add(t.signedDate?.milliseconds)
+        return h.hex
+    }
+
+    static func contentHash(of r: RenewalFact) -> String {
+        var h = FNV()
+        h.add(r.productId); h.add(r.autoRenewProductId); h.add(r.autoRenewStatus.map { $0 ? 1 : 0 })
+        h.add(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }); h.add(r.gracePeriodExpiresDate?.milliseconds)
+        h.add(r.expirationIntent.map(Int64.init)); h.add(r.priceIncreaseStatus.map(Int64.init)); h.add(r.transactionId)
+        h.add(r.environment.rawValue); h.add(r.isV1 ? 1 : 0)
+        return h.hex
+    }
+}
+
+/// 64-bit FNV-1a over field values with separators, so ("ab","c") and ("a","bc") differ.
+struct FNV {
+    var state: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func byte(_ b: UInt8) {
+        state ^= UInt64(b)
+        state &*= 0x0000_0100_0000_01b3
+    }
+
+    mutating func add(_ s: String?) {
+        guard let s else { byte(0xfe); byte(0x1f); return }
+        for b in s.utf8 { byte(b) }
+        byte(0x1f)
+    }
+
+    mutating func add(_ v: Int64?) {
+        guard let v else { byte(0xfe); byte(0x1f); return }
+        var x = UInt64(bitPattern: v)
+        for _ in 0..<8 { byte(UInt8(x & 0xff)); x >>= 8 }
+        byte(0x1f)
+    }
+
+    var hex: String {
+        let s = String(state, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

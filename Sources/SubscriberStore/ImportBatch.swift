@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+import SubscriptionModel
+
+/// One document read by the importer, decoded or rejected, ready to be written.
+public struct IncomingDocument: Sendable {
+    public enum Content: Sendable {
+        case facts(DocumentFacts)
+        case rejected(reason: String)
+    }
+
+    /// Hex sha256 of the document's bytes.
+    public var sha256: String
+    /// Where it came from: `file`, `file:line 12`, `file:index 3`.
+    public var source: String
+    public var byteCount: Int
+    /// The raw bytes, archived; nil when the document is too large to keep.
+    public var body: Data?
+    public var content: Content
+
+    public init(sha256: String, source: String, byteCount: Int, body: Data?, content: Content) {
+        self.sha256 = sha256
+        self.source = source
+        self.byteCount = byteCount
+        self.body = body
+        self.content = content
+    }
+}
+
+/// What one batch did.
+public struct BatchResult: Sendable, Equatable {
+    public var applied = 0
+    public var duplicates = 0
+    public var rejected = 0
+    /// Subscriptions whose facts changed and whose derived rows were rebuilt.
+    public var touchedSubscriptions: Set<String> = []
+
+    public init() {}
+
+    public mutating func add(_ other: BatchResult) {
+        applied += other.applied
+        duplicates += other.duplicates
+        rejected += other.rejected
+        touchedSubscriptions.formUnion(other.touchedSubscriptions)
+    }
+}
+
+extension AppDatabase {
+    /// Writes a batch of documents in ONE transaction: archive, facts, then the derived rows of
+    /// every subscription the batch touched. A crash leaves the store as it was before the batch.
+    @discardableResult
+    public func apply(_ documents: [IncomingDocument]) throws -> BatchResult {
+        try writer.write { db in try FactWriter(db).apply(documents) }
+    }
+}
+
+/// The idempotent writer. Set-based where it can be: every fact is an `INSERT … ON CONFLICT`
+/// through a cached prepared statement, never a read-modify-write of a row.
+struct FactWriter {
+    let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    func apply(_ documents: [IncomingDocument]) throws -> BatchResult {
+        var result = BatchResult()
+        var touched = Set<String>()
+        let insertDocument = try db.cachedStatement(sql: """
+            INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
+            """)
+        let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
+        let replaceDocument = try db.cachedStatement(sql: """
+            UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
+            """)
+        let setOutcome = try db.cachedStatement(sql: "UPDATE document SET outcome = ? WHERE sha256 = ?")
+
+        for doc in documents {
+            switch doc.content {
+            case .rejected(let reason):
+                try insertDocument.execute(arguments: [doc.sha256, doc.source, nil, "rejected", reason, doc.byteCount, doc.body])
+                result.rejected += 1
+            case .facts(let facts):
+                try insertDocument.execute(arguments: [doc.sha256, doc.source, facts.format.rawValue, "applied", nil,
+                                                       doc.byteCount, doc.body])
+                if db.changesCount == 0 {
+                    let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
+                    if previous != "rejected" {
+                        // The same bytes were applied before: nothing new can come of them.
+                        result.duplicates += 1
+                        continue
+                    }
+                    // Rejected before (say, an untrusted root), accepted now.
+                    try replaceDocument.execute(arguments: [doc.source, facts.format.rawValue, "applied", doc.sha256])
+                }
+                let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256)
+                try writeTransactions(facts.transactions)
+                try writeRenewals(facts.renewals)
+                try writeCustomers(facts.customers)
+                if !facts.notifications.isEmpty && newNotifications == 0 {
+                    // A redelivery of a notification already stored (same notificationUUID).
+                    try setOutcome.execute(arguments: ["duplicate", doc.sha256])
+                    result.duplicates += 1
+                } else {
+                    result.applied += 1
+                }
+                touched.formUnion(facts.originalTransactionIds)
+                for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
+            }
+        }
+        try Materializer(db).rebuild(touched.sorted())
+        result.touchedSubscriptions = touched
+        return result
+    }
+
+    private func writeNotifications(_ notifications: [NotificationFact], document: String) throws -> Int {
+        guard !notifications.isEmpty else { return 0 }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO notification (notificationId, format, notificationType, subtype, instant, originalTransactionId,
+                transactionId, environment, status, autoRenewStatus, bundleId, documentSha256)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
+            """)
+        var inserted = 0
+        for n in notifications {
+            try statement.execute(arguments: [n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
+                                              n.instant.milliseconds, n.originalTransactionId, n.transactionId,
+                                              n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document])
+            inserted += db.changesCount
+        }
+        return inserted
+    }
+
+    private func writeTransactions(_ transactions: [TransactionFact]) throws {
+        guard !transactions.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
+                subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
+                revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
+                environment, price, currency, inAppOwnershipType, signedDate, rank)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(transactionId) DO UPDATE SET
+                originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
+                productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
+                purchaseDate = excluded.purchaseDate, originalPurchaseDate = excluded.originalPurchaseDate,
+                expiresDate = excluded.expiresDate, revocationDate = excluded.revocationDate,
+                revocationReason = excluded.revocationReason, isUpgraded = excluded.isUpgraded,
+                offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
+                offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
+                environment = excluded.environment, price = excluded.price, currency = excluded.currency,
+                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank
+            WHERE excluded.rank > "transaction".rank
+            """)
+        for t in transactions {
+            try statement.execute(arguments: [
+                t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
+                t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
+                t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
+                t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
+                t.signedDate?.milliseconds, FactRank.rank(of: t),
+            ])
+        }
+    }
+
+    private func writeRenewals(_ renewals: [RenewalFact]) throws {
+        guard !renewals.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO renewalFact (originalTransactionId, instant, contentHash, productId, autoRenewProductId,
+                autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate, expirationIntent, priceIncreaseStatus,
+                transactionId, environment, isV1)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        for r in renewals {
+            try statement.execute(arguments: [
+                r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
+                r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
+                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1,
+            ])
+        }
+    }
+
+    private func writeCustomers(_ customers: [CustomerFact]) throws {
+        guard !customers.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES (?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """)
+        for c in customers {
+            try statement.execute(arguments: [c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? ""])
+        }
+    }
+}

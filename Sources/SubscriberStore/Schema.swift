@@ -1,0 +1,125 @@
+import GRDB
+
+extension AppDatabase {
+    /// Migrations are named by string and never edited once landed; add new ones at the end.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 facts, archive, customers, flags") { db in
+            // Every imported document, once per sha256 of its bytes.
+            try db.execute(sql: """
+                CREATE TABLE document (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    source TEXT NOT NULL,
+                    format TEXT,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'duplicate', 'rejected')),
+                    reason TEXT,
+                    byteCount INTEGER NOT NULL,
+                    body BLOB
+                ) WITHOUT ROWID;
+
+                CREATE TABLE notification (
+                    notificationId TEXT PRIMARY KEY NOT NULL,
+                    format TEXT NOT NULL,
+                    notificationType TEXT NOT NULL,
+                    subtype TEXT,
+                    instant INTEGER NOT NULL,
+                    originalTransactionId TEXT,
+                    transactionId TEXT,
+                    environment TEXT NOT NULL,
+                    status INTEGER,
+                    autoRenewStatus INTEGER,
+                    bundleId TEXT,
+                    documentSha256 TEXT NOT NULL
+                );
+                CREATE INDEX notification_subscription ON notification(originalTransactionId, instant);
+                CREATE INDEX notification_instant ON notification(instant);
+
+                CREATE TABLE "transaction" (
+                    transactionId TEXT PRIMARY KEY NOT NULL,
+                    originalTransactionId TEXT NOT NULL,
+                    webOrderLineItemId TEXT,
+                    productId TEXT NOT NULL,
+                    subscriptionGroupIdentifier TEXT,
+                    purchaseDate INTEGER NOT NULL,
+                    originalPurchaseDate INTEGER,
+                    expiresDate INTEGER,
+                    revocationDate INTEGER,
+                    revocationReason INTEGER,
+                    isUpgraded INTEGER NOT NULL,
+                    offerType INTEGER,
+                    offerDiscountType TEXT,
+                    offerIdentifier TEXT,
+                    appAccountToken TEXT,
+                    environment TEXT NOT NULL,
+                    price INTEGER,
+                    currency TEXT,
+                    inAppOwnershipType TEXT,
+                    signedDate INTEGER,
+                    -- Which version of a transaction wins, independent of arrival order (FactRank).
+                    rank TEXT NOT NULL
+                );
+                CREATE INDEX transaction_subscription ON "transaction"(originalTransactionId);
+                CREATE INDEX transaction_webOrderLineItem ON "transaction"(webOrderLineItemId) WHERE webOrderLineItemId IS NOT NULL;
+                CREATE INDEX transaction_appAccountToken ON "transaction"(appAccountToken) WHERE appAccountToken IS NOT NULL;
+                CREATE INDEX transaction_purchaseDate ON "transaction"(purchaseDate);
+                CREATE INDEX transaction_revocationDate ON "transaction"(revocationDate) WHERE revocationDate IS NOT NULL;
+
+                CREATE TABLE renewalFact (
+                    originalTransactionId TEXT NOT NULL,
+                    instant INTEGER NOT NULL,
+                    contentHash TEXT NOT NULL,
+                    productId TEXT,
+                    autoRenewProductId TEXT,
+                    autoRenewStatus INTEGER,
+                    isInBillingRetryPeriod INTEGER,
+                    gracePeriodExpiresDate INTEGER,
+                    expirationIntent INTEGER,
+                    priceIncreaseStatus INTEGER,
+                    transactionId TEXT,
+                    environment TEXT NOT NULL,
+                    isV1 INTEGER NOT NULL,
+                    PRIMARY KEY (originalTransactionId, instant, contentHash)
+                ) WITHOUT ROWID;
+                CREATE INDEX renewalFact_instant ON renewalFact(instant);
+
+                -- Customers from CSV: each row links any of its ids to the others.
+                CREATE TABLE customer (
+                    userId TEXT NOT NULL DEFAULT '',
+                    email TEXT NOT NULL DEFAULT '',
+                    appAccountToken TEXT NOT NULL DEFAULT '',
+                    originalTransactionId TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (userId, email, appAccountToken, originalTransactionId)
+                ) WITHOUT ROWID;
+                CREATE INDEX customer_email ON customer(email COLLATE NOCASE) WHERE email <> '';
+                CREATE INDEX customer_appAccountToken ON customer(appAccountToken) WHERE appAccountToken <> '';
+                CREATE INDEX customer_originalTransactionId ON customer(originalTransactionId) WHERE originalTransactionId <> '';
+
+                -- Offer flags operators set: the current ones, and an append-only log of every change.
+                CREATE TABLE offerFlag (
+                    originalTransactionId TEXT NOT NULL,
+                    offer TEXT NOT NULL CHECK (offer IN ('winBack', 'retention', 'upgrade', 'loyalty', 'service')),
+                    note TEXT,
+                    operator TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    PRIMARY KEY (originalTransactionId, offer)
+                ) WITHOUT ROWID;
+                CREATE INDEX offerFlag_offer ON offerFlag(offer, at);
+                CREATE TABLE offerFlagLog (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    originalTransactionId TEXT NOT NULL,
+                    offer TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('set', 'clear')),
+                    note TEXT,
+                    operator TEXT NOT NULL,
+                    at INTEGER NOT NULL
+                );
+                CREATE INDEX offerFlagLog_subscription ON offerFlagLog(originalTransactionId, id);
+                CREATE TRIGGER offerFlagLog_noUpdate BEFORE UPDATE ON offerFlagLog
+                    BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
+                CREATE TRIGGER offerFlagLog_noDelete BEFORE DELETE ON offerFlagLog
+                    BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
+                """)
+        }
+        return migrator
+    }
+}
