@@ -1,9 +1,51 @@
 import ArgumentParser
+import SubscriberStore
+import SubscriptionModel
 
 struct Flags: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "flags", abstract: "List current offer flags.")
+    static let configuration = CommandConfiguration(commandName: "flags", abstract: "List the current offer flags with who set them and when.")
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "Only this offer kind.") var offer: OfferFlagKind?
+    @Option(help: "table, csv or json.") var format: OutputFormat = .table
+
+    struct Row: Encodable {
+        var originalTransactionId: String
+        var offer: String
+        var note: String?
+        var `operator`: String
+        var at: String
+
+        enum CodingKeys: String, CodingKey { case originalTransactionId, offer, note, `operator`, at }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(originalTransactionId, forKey: .originalTransactionId)
+            try c.encode(offer, forKey: .offer)
+            try c.encode(note, forKey: .note)
+            try c.encode(self.operator, forKey: .operator)
+            try c.encode(at, forKey: .at)
+        }
+    }
 
     mutating func run() async throws {
-        throw ValidationError("'flags' is not available yet")
+        let db: AppDatabase
+        do { db = try store.open(readOnly: true) } catch let e as CLIError { e.exit() }
+        let rows = try db.flags(offer: offer).map {
+            Row(originalTransactionId: $0.originalTransactionId, offer: $0.offer.rawValue, note: $0.note,
+                operator: $0.operatorName, at: $0.at.iso8601)
+        }
+        switch format {
+        case .json:
+            print(try JSONOutput.render(rows))
+        case .csv:
+            print(CSV.render(header: ["originalTransactionId", "offer", "note", "operator", "at"],
+                             rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))
+        case .table:
+            if rows.isEmpty { print("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")"); return }
+            var table = TextTable(headers: ["subscription", "offer", "operator", "at", "note"])
+            table.rows = rows.map { [$0.originalTransactionId, $0.offer, $0.operator, $0.at, $0.note ?? ""] }
+            table.footer = ["\(rows.count) flag\(rows.count == 1 ? "" : "s")", "", "", "", ""]
+            print(table.render())
+        }
     }
 }

@@ -5,7 +5,7 @@ struct Subdash: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subdash",
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
-        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, Flag.self, Flags.self, Themes.self],
+        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self, Themes.self],
         defaultSubcommand: OpenDashboard.self
     )
 }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+
+/// `--format table|csv|json`.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, csv, json
+}
+
+/// An aligned text table: headers, right-aligned numbers, an optional totals row.
+struct TextTable {
+    var headers: [String]
+    var rows: [[String]] = []
+    /// Columns aligned right (numbers, percentages).
+    var rightAligned: Set<Int> = []
+    var footer: [String]? = nil
+
+    func render() -> String {
+        let all = [headers] + rows + (footer.map { [$0] } ?? [])
+        var widths = [Int](repeating: 0, count: headers.count)
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        func line(_ row: [String]) -> String {
+            var parts: [String] = []
+            for (i, cell) in row.enumerated() where i < widths.count {
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                parts.append(rightAligned.contains(i) ? pad + cell : cell + pad)
+            }
+            return parts.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        var out = [line(headers), widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")]
+        out += rows.map(line)
+        if let footer {
+            out.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+            out.append(line(footer))
+        }
+        return out.joined(separator: "\n")
+    }
+}
+
+/// RFC 4180 CSV: a header row, one record per row, fields quoted when needed.
+enum CSV {
+    static func field(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func render(header: [String], rows: [[String]]) -> String {
+        ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n")
+    }
+}
+
+/// JSON with sorted keys off: keys in the order the contract lists them.
+enum JSONOutput {
+    static func render<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import SubscriberStore
+
+/// `--db PATH`, shared by every command that opens the store.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The store (default: $SUBDASH_DB, else ./subdash.sqlite).")
+    var db: String?
+
+    var path: String { AppDatabase.resolvePath(option: db) }
+
+    func open(readOnly: Bool = false) throws -> AppDatabase {
+        do {
+            return try AppDatabase.open(path: path, readOnly: readOnly)
+        } catch let error as StoreError {
+            throw CLIError(error.message)
+        } catch {
+            throw CLIError("cannot open the store \(path): \(error)")
+        }
+    }
+}
+
+/// A failure reported as one line on stderr with exit code 1 (2 is for usage errors).
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var code: Int32 = 1
+    init(_ message: String, code: Int32 = 1) { self.message = message; self.code = code }
+    var description: String { message }
+}
+
+extension CLIError {
+    /// Prints the message and exits with the code (swift-argument-parser would print usage).
+    func exit() -> Never {
+        printError("subdash: \(message)")
+        Subdash.exit(withError: ExitCode(code))
+    }
+}
+
+func printError(_ line: String) {
+    var standardError = StandardError()
+    print(line, to: &standardError)
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
+}
