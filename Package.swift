@@ -33,6 +33,11 @@ let package = Package(
             "SubscriptionModel", "SubscriptionTimeline",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
+        .target(name: "StoreImport", dependencies: [
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "SubscriberAnalytics", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
         ]),
@@ -51,12 +56,12 @@ let package = Package(
             "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel",
         ]),
         .executableTarget(name: "subdash", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics",
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
             "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "subdash-bench", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics",
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
             "LifecycleSimulator", "TerminalUI", "Dashboard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/subdash-bench"),
@@ -66,6 +71,8 @@ let package = Package(
         .testTarget(name: "AppStorePayloadsTests", dependencies: ["AppStorePayloads", "SubscriptionModel", "LifecycleSimulator"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
+        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
+                                                             "SubscriptionModel", "LifecycleSimulator"]),
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),

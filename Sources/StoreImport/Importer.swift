@@ -1,0 +1,262 @@
+import Crypto
+import Dispatch
+import Foundation
+import SubscriberStore
+import SubscriptionModel
+
+/// One document cut out of a file, not decoded yet.
+public struct RawDocument: Sendable {
+    /// `line 12`, `index 3`, or nil for a file holding one document.
+    public var location: String?
+    /// The document's bytes (nil when the reader already rejected it without keeping them).
+    public var bytes: Data?
+    public var byteCount: Int
+    /// Set when the reader could not cut this document out (over-long line, truncated file…).
+    public var readError: String?
+
+    public init(location: String?, bytes: Data?, byteCount: Int? = nil, readError: String? = nil) {
+        self.location = location
+        self.bytes = bytes
+        self.byteCount = byteCount ?? bytes?.count ?? 0
+        self.readError = readError
+    }
+}
+
+/// What an import did: the summary line every import ends with.
+public struct ImportSummary: Sendable, Equatable {
+    public var files = 0
+    public var documents = 0
+    public var applied = 0
+    public var duplicates = 0
+    public var rejected = 0
+    public var subscriptionsTouched = 0
+    public var seconds = 0.0
+    public var signaturesVerified = true
+
+    public init() {}
+
+    public var line: String {
+        var s = "\(documents) document\(documents == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s"): "
+        s += "\(applied) applied, \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected; "
+        s += "\(subscriptionsTouched) subscription\(subscriptionsTouched == 1 ? "" : "s") touched; "
+        s += String(format: "%.2f s", seconds)
+        if !signaturesVerified { s += " (signatures NOT verified: --no-verify)" }
+        return s
+    }
+}
+
+/// Reads files, directories and stdin, cuts them into documents, decodes them on every core and
+/// writes them to the store in batches, each batch one transaction. While one batch is written
+/// the next is decoded.
+public final class Importer: Sendable {
+    public typealias Split = @Sendable (_ data: Data, _ name: String) -> [RawDocument]
+    public typealias Decode = @Sendable (_ document: Data) -> Result<DocumentFacts, ImportRejection>
+
+    let database: AppDatabase
+    let split: Split
+    let decode: Decode
+    let batchSize: Int
+    let workers: Int
+    let signaturesVerified: Bool
+    let report: @Sendable (String) -> Void
+    let progress: (@Sendable (Int, Double) -> Void)?
+
+    /// - Parameters:
+    ///   - report: receives one line per rejected document (`file:line 3: reason`).
+    ///   - progress: receives (documents so far, seconds) after each batch.
+    public init(database: AppDatabase, split: @escaping Split, decode: @escaping Decode, signaturesVerified: Bool,
+                batchSize: Int = 4000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+                report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
+        self.database = database
+        self.split = split
+        self.decode = decode
+        self.batchSize = batchSize
+        self.workers = workers
+        self.signaturesVerified = signaturesVerified
+        self.report = report
+        self.progress = progress
+    }
+
+    /// Imports every path (`-` = stdin; directories recursively, in name order).
+    public func importPaths(_ paths: [String]) throws -> ImportSummary {
+        let started = DispatchTime.now()
+        var summary = ImportSummary()
+        summary.signaturesVerified = signaturesVerified
+        let writes = WriteLane(database: database)
+        var pending: [(source: String, raw: RawDocument)] = []
+        var touched = Set<String>()
+
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let batch = pending
+            pending = []
+            let incoming = decodeAll(batch)
+            for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
+            let result = try writes.submit(incoming)
+            if let result { merge(result) }
+            progress?(summary.documents, seconds(since: started))
+        }
+        func merge(_ r: BatchResult) {
+            summary.applied += r.applied
+            summary.duplicates += r.duplicates
+            summary.rejected += r.rejected
+            touched.formUnion(r.touchedSubscriptions)
+        }
+
+        for file in try Self.expand(paths) {
+            let data: Data
+            do {
+                data = try file == "-" ? FileHandle.standardInput.readToEnd() ?? Data() : Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                let raw = RawDocument(location: nil, bytes: nil, readError: "cannot read the file: \(error.localizedDescription)")
+                summary.files += 1
+                summary.documents += 1
+                pending.append((file == "-" ? "stdin" : file, raw))
+                continue
+            }
+            summary.files += 1
+            let name = file == "-" ? "stdin" : file
+            for raw in split(data, name) {
+                summary.documents += 1
+                pending.append((raw.location.map { "\(name):\($0)" } ?? name, raw))
+                if pending.count >= batchSize { try flush() }
+            }
+        }
+        try flush()
+        if let last = try writes.finish() { merge(last) }
+        summary.subscriptionsTouched = touched.count
+        summary.seconds = seconds(since: started)
+        return summary
+    }
+
+    /// Decodes a batch on `workers` threads; the order of documents is kept.
+    func decodeAll(_ batch: [(source: String, raw: RawDocument)]) -> [IncomingDocument] {
+        let slots = ResultSlots<IncomingDocument>(count: batch.count)
+        let workers = min(self.workers, max(1, batch.count / 64))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var i = worker
+            while i < batch.count {
+                slots.set(i, decodeOne(batch[i].source, batch[i].raw))
+                i += workers
+            }
+        }
+        return slots.values()
+    }
+
+    func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
+        let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
+        // Documents over the limit are archived without their bytes.
+        let keep = raw.bytes.flatMap { $0.count <= 16 << 20 ? $0 : nil }
+        if let error = raw.readError {
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .rejected(reason: error))
+        }
+        switch decode(raw.bytes ?? Data()) {
+        case .success(let facts):
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .facts(facts))
+        case .failure(let rejection):
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep,
+                                    content: .rejected(reason: rejection.reason))
+        }
+    }
+
+    static func sha256Hex(_ data: Data) -> String {
+        let digest = SHA256.hash(data: data)
+        var s = ""
+        s.reserveCapacity(64)
+        for b in digest {
+            s.append(hexDigits[Int(b >> 4)])
+            s.append(hexDigits[Int(b & 0xf)])
+        }
+        return s
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+
+    /// Files to read: `-` as is, directories walked recursively in name order (hidden files and
+    /// `.pem` certificates skipped), plain files as given. A missing path is an error.
+    public static func expand(_ paths: [String]) throws -> [String] {
+        var files: [String] = []
+        let fm = FileManager.default
+        for path in paths {
+            if path == "-" { files.append(path); continue }
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ImportRejection("\(path): no such file or directory")
+            }
+            if !isDirectory.boolValue { files.append(path); continue }
+            guard let walker = fm.enumerator(atPath: path) else { continue }
+            var found: [String] = []
+            while let item = walker.nextObject() as? String {
+                let name = (item as NSString).lastPathComponent
+                if name.hasPrefix(".") { walker.skipDescendants(); continue }
+                let full = (path as NSString).appendingPathComponent(item)
+                var dir: ObjCBool = false
+                guard fm.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue else { continue }
+                if Self.skippedNames.contains(name) || name.hasSuffix(".pem") || name.hasSuffix(".md") { continue }
+                found.append(full)
+            }
+            files += found.sorted()
+        }
+        return files
+    }
+
+    /// Files in a data directory that are not App Store documents.
+    static let skippedNames: Set<String> = ["manifest.json", "README", "README.txt"]
+
+    func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}
+
+/// Why a document was rejected (one line).
+public struct ImportRejection: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// Fixed slots written by several threads, each slot by one.
+final class ResultSlots<T: Sendable>: @unchecked Sendable {
+    private var storage: [T?]
+    private let lock = NSLock()
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ value: T) {
+        lock.lock(); storage[i] = value; lock.unlock()
+    }
+
+    func values() -> [T] {
+        lock.lock(); defer { lock.unlock() }
+        return storage.map { $0! }
+    }
+}
+
+/// One batch written in the background at a time, so decoding the next batch overlaps it.
+final class WriteLane: @unchecked Sendable {
+    let database: AppDatabase
+    let queue = DispatchQueue(label: "subdash.import.write")
+    let group = DispatchGroup()
+    private var outcome: Result<BatchResult, any Error>?
+
+    init(database: AppDatabase) { self.database = database }
+
+    /// Waits for the batch in flight, starts this one, returns the previous batch's result.
+    func submit(_ documents: [IncomingDocument]) throws -> BatchResult? {
+        let previous = try finish()
+        group.enter()
+        queue.async {
+            let result = Result { try self.database.apply(documents) }
+            self.outcome = result
+            self.group.leave()
+        }
+        return previous
+    }
+
+    /// Waits for the batch in flight and returns its result.
+    func finish() throws -> BatchResult? {
+        group.wait()
+        defer { outcome = nil }
+        return try outcome?.get()
+    }
+}
