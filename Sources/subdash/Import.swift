@@ -1,9 +1,72 @@
+import AppStorePayloads
 import ArgumentParser
+import Foundation
+import StoreImport
+import SubscriberStore
 
 struct Import: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "import", abstract: "Import App Store documents into the store.")
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import App Store notifications, receipts, API responses and customer CSVs into the store.",
+        discussion: """
+            Recognises v1 and v2 server notifications, /verifyReceipt responses, App Store Server API responses \
+            (status, transaction history, notification history) and customer CSVs; one JSON document per file, \
+            a JSON array, or NDJSON; .gz files are read transparently. Re-importing is harmless. \
+            Exit status: 0 all applied or duplicate, 1 something was rejected, 2 usage error.
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Option(name: .customLong("trust-root"), help: "A PEM root certificate to trust besides Apple Root CA G3 (repeatable).")
+    var trustRoots: [String] = []
+    @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
+    var noVerify = false
+    @Argument(help: "Files, directories, or - for stdin.") var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file, directory or - (stdin)") }
+        for path in paths where path != "-" && !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("\(path): no such file or directory")
+        }
+        for root in trustRoots where !FileManager.default.fileExists(atPath: root) {
+            throw ValidationError("--trust-root \(root): no such file")
+        }
+    }
 
     mutating func run() async throws {
-        throw ValidationError("'import' is not available yet")
+        let verifier: any SignatureVerifier
+        if noVerify {
+            verifier = UnverifiedJWS()
+        } else {
+            var pems: [String] = []
+            for path in trustRoots {
+                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw CLIError("--trust-root \(path): cannot read the file", code: 2)
+                }
+                pems.append(pem)
+            }
+            do {
+                verifier = try AppleJWSVerifier(additionalRootsPEM: pems)
+            } catch {
+                throw CLIError("--trust-root: \(error.reason)", code: 2)
+            }
+        }
+        let database = try store.open()
+        let interactive = isatty(2) != 0
+        let importer = ImportWiring.importer(database: database, verifier: verifier, report: { line in
+            if interactive { FileHandleOutput.clearLine() }
+            printError(line)
+        }, progress: interactive ? { count, seconds in
+            FileHandleOutput.progress("importing: \(count) documents, \(Int(Double(count) / max(seconds, 0.001)))/s")
+        } : nil)
+        let summary = try importer.importPaths(paths)
+        if interactive { FileHandleOutput.clearLine() }
+        printError(summary.line)
+        printError("store: \(database.path ?? "memory")")
+        if summary.rejected > 0 { throw ExitCode(1) }
     }
+}
+
+enum FileHandleOutput {
+    static func progress(_ text: String) { FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8)) }
+    static func clearLine() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
 }
