@@ -159,7 +159,7 @@ public final class Importer: Sendable {
         }
     }
 
-    static func sha256Hex(_ data: Data) -> String {
+    public static func sha256Hex(_ data: Data) -> String {
         let digest = SHA256.hash(data: data)
         var s = ""
         s.reserveCapacity(64)

@@ -52,12 +52,18 @@ struct Import: AsyncParsableCommand {
         }
         let database = try store.open()
         let interactive = isatty(2) != 0
-        let importer = ImportWiring.importer(database: database, verifier: verifier, report: { line in
+        let report: @Sendable (String) -> Void = { line in
             if interactive { FileHandleOutput.clearLine() }
             printError(line)
-        }, progress: interactive ? { count, seconds in
-            FileHandleOutput.progress("importing: \(count) documents, \(Int(Double(count) / max(seconds, 0.001)))/s")
-        } : nil)
+        }
+        var progress: (@Sendable (Int, Double) -> Void)? = nil
+        if interactive {
+            progress = { count, seconds in
+                let rate = Int(Double(count) / max(seconds, 0.001))
+                FileHandleOutput.progress("importing: \(count) documents, \(rate)/s")
+            }
+        }
+        let importer = ImportWiring.importer(database: database, verifier: verifier, report: report, progress: progress)
         let summary = try importer.importPaths(paths)
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)

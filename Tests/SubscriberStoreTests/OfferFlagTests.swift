@@ -1,0 +1,34 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SubscriberStore
+import SubscriptionModel
+
+@Suite struct OfferFlagTests {
+    @Test func flagsAreSetClearedAndLogged() throws {
+        let db = try AppDatabase.inMemory()
+        let t0 = Instant(parsing: "2025-03-01")!
+        #expect(try db.setFlags(.winBack, on: ["1", "2", "2"], note: "spring", operatorName: "ann", at: t0) == 2)
+        // Setting the same flag again changes nothing and logs nothing.
+        #expect(try db.setFlags(.winBack, on: ["1"], note: "spring", operatorName: "bob", at: t0.adding(days: 1)) == 0)
+        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "bob", at: t0.adding(days: 2), clear: true) == 1)
+        let flags = try db.flags()
+        #expect(flags.map(\.originalTransactionId) == ["2"])
+        #expect(flags.first?.operatorName == "ann")
+        #expect(flags.first?.note == "spring")
+        let log = try db.flagLog()
+        #expect(log.map { "\($0.originalTransactionId) \($0.action.rawValue) \($0.operatorName)" } == ["1 set ann", "2 set ann", "1 clear bob"])
+    }
+
+    @Test func theAuditLogCannotBeRewritten() throws {
+        let db = try AppDatabase.inMemory()
+        try db.setFlags(.service, on: ["9"], note: nil, operatorName: "ann", at: Instant(milliseconds: 0))
+        #expect(throws: DatabaseError.self) {
+            try db.writer.write { db in try db.execute(sql: "UPDATE offerFlagLog SET operator = 'eve'") }
+        }
+        #expect(throws: DatabaseError.self) {
+            try db.writer.write { db in try db.execute(sql: "DELETE FROM offerFlagLog") }
+        }
+        #expect(try db.flagLog().count == 1)
+    }
+}
