@@ -50,7 +50,7 @@ public struct ImportSummary: Sendable, Equatable {
 /// the next is decoded.
 public final class Importer: Sendable {
     public typealias Split = @Sendable (_ data: Data, _ name: String) -> [RawDocument]
-    public typealias Decode = @Sendable (_ document: Data) -> Result<DocumentFacts, ImportRejection>
+    public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportRejection>
 
     let database: AppDatabase
     let split: Split
@@ -124,6 +124,8 @@ public final class Importer: Sendable {
         }
         try flush()
         if let last = try writes.finish() { merge(last) }
+        // Each touched subscription is derived once, after all its facts are in.
+        try database.rebuildPending()
         summary.subscriptionsTouched = touched.count
         summary.seconds = seconds(since: started)
         return summary
@@ -150,7 +152,7 @@ public final class Importer: Sendable {
         if let error = raw.readError {
             return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .rejected(reason: error))
         }
-        switch decode(raw.bytes ?? Data()) {
+        switch decode(raw.bytes ?? Data(), sha) {
         case .success(let facts):
             return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .facts(facts))
         case .failure(let rejection):
@@ -246,7 +248,7 @@ final class WriteLane: @unchecked Sendable {
         let previous = try finish()
         group.enter()
         queue.async {
-            let result = Result { try self.database.apply(documents) }
+            let result = Result { try self.database.apply(documents, rebuild: false) }
             self.outcome = result
             self.group.leave()
         }

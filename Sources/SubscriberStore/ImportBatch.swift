@@ -46,11 +46,41 @@ public struct BatchResult: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    /// Writes a batch of documents in ONE transaction: archive, facts, then the derived rows of
-    /// every subscription the batch touched. A crash leaves the store as it was before the batch.
+    /// Writes a batch of documents in ONE transaction: archive, facts, and the list of
+    /// subscriptions whose derived rows must be rebuilt. A crash leaves the store as it was before
+    /// the batch. With `rebuild` (the default) the derived rows are rebuilt before returning;
+    /// an importer of many batches passes false and calls `rebuildPending()` once at the end, so
+    /// each subscription is derived once per import rather than once per batch.
     @discardableResult
-    public func apply(_ documents: [IncomingDocument]) throws -> BatchResult {
-        try writer.write { db in try FactWriter(db).apply(documents) }
+    public func apply(_ documents: [IncomingDocument], rebuild: Bool = true) throws -> BatchResult {
+        let result = try writer.write { db in try FactWriter(db).apply(documents) }
+        if rebuild { try rebuildPending() }
+        return result
+    }
+
+    /// Rebuilds the derived rows of every pending subscription, `chunk` subscriptions per
+    /// transaction. Returns how many were rebuilt.
+    @discardableResult
+    public func rebuildPending(chunk: Int = 2000, progress: ((Int) -> Void)? = nil) throws -> Int {
+        var total = 0
+        while true {
+            let done = try writer.write { db -> Int in
+                let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?",
+                                              arguments: [chunk])
+                try Materializer(db).rebuild(ids)
+                let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
+                for id in ids { try delete.execute(arguments: [id]) }
+                return ids.count
+            }
+            total += done
+            progress?(total)
+            if done < chunk { return total }
+        }
+    }
+
+    /// Subscriptions whose derived rows are not rebuilt yet (after an interrupted import).
+    public func pendingCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSubscription") ?? 0 }
     }
 }
 
@@ -107,7 +137,8 @@ struct FactWriter {
                 for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
             }
         }
-        try Materializer(db).rebuild(touched.sorted())
+        let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
+        for id in touched { try pending.execute(arguments: [id]) }
         result.touchedSubscriptions = touched
         return result
     }

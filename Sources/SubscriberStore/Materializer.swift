@@ -2,15 +2,159 @@ import GRDB
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// Rebuilds the rows derived from one subscription's facts (DESIGN §3) so population figures
-/// are SQL over indexed tables. Runs inside the import's transaction.
+/// Rebuilds the rows derived from a subscription's facts (DESIGN §3) — `subscription`, `period`,
+/// `run`, `segment`, `event`, `billingFailure` — so population figures are SQL over indexed
+/// tables. Runs inside the import's transaction, for every subscription the batch touched.
 struct Materializer {
     let db: Database
 
     init(_ db: Database) { self.db = db }
 
     func rebuild(_ originalTransactionIds: [String]) throws {
-        // Filled in once the timeline derivation lands.
-        _ = originalTransactionIds
+        let reader = FactReader(db)
+        for id in originalTransactionIds {
+            try delete(id)
+            let timeline = SubscriptionTimeline.derive(try reader.facts(of: id))
+            guard !timeline.periods.isEmpty else { continue }
+            try insert(timeline)
+        }
+    }
+
+    private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
+
+    private func delete(_ id: String) throws {
+        for table in Self.tables {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").execute(arguments: [id])
+        }
+    }
+
+    private func insert(_ t: SubscriptionTimeline) throws {
+        let id = t.originalTransactionId
+        let env = t.environment.rawValue
+        let last = t.periods[t.periods.count - 1]
+        let lastEvent = t.events.last
+        try db.cachedStatement(sql: """
+            INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
+                lastEventType, dataHorizon)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
+                t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
+                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds,
+            ])
+
+        let period = try db.cachedStatement(sql: """
+            INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for p in t.periods {
+            try period.execute(arguments: [
+                p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
+                p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
+                p.isPaid && !p.isCutByUpgrade,
+            ])
+        }
+
+        let run = try db.cachedStatement(sql: """
+            INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, firstPaidStart,
+                cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (i, r) in t.runs.enumerated() {
+            try run.execute(arguments: [
+                id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
+                r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
+                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds,
+            ])
+        }
+
+        let segment = try db.cachedStatement(sql: """
+            INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
+                paidPeriods, periodDays, graceEnd)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for s in Self.segments(of: t) {
+            try segment.execute(arguments: [id, env, s.start.milliseconds, s.end?.milliseconds ?? AppDatabase.openEnd,
+                                            s.state.rawValue, s.productId, s.autoRenew, s.runIndex, s.paidPeriods,
+                                            s.periodDays, s.graceEnd?.milliseconds])
+        }
+
+        let event = try db.cachedStatement(sql: """
+            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for e in t.events {
+            try event.execute(arguments: [id, env, e.at.milliseconds, e.type.rawValue, e.productId,
+                                          e.expirationReason?.rawValue, e.transactionId])
+        }
+
+        let failure = try db.cachedStatement(sql: """
+            INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
+                windowEnd, recoveryStart)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        for f in t.billingFailures {
+            try failure.execute(arguments: [id, env, f.at.milliseconds, f.transactionId, f.productId,
+                                            f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
+                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds])
+        }
+    }
+
+    struct Segment: Equatable {
+        var start: Instant
+        var end: Instant?
+        var state: SubscriptionState
+        var productId: String
+        var autoRenew: Bool
+        var runIndex: Int
+        var paidPeriods: Int
+        var periodDays: Double?
+        var graceEnd: Instant?
+    }
+
+    /// The timeline cut at every state interval, auto-renew interval and period start.
+    static func segments(of t: SubscriptionTimeline) -> [Segment] {
+        var cuts = Set<Instant>()
+        for s in t.stateIntervals { cuts.insert(s.from) }
+        for a in t.autoRenewIntervals { cuts.insert(a.from) }
+        for p in t.periods { cuts.insert(p.start); cuts.insert(p.end) }
+        for f in t.billingFailures { cuts.insert(f.at); cuts.insert(f.windowEnd) }
+        let first = t.periods[0].start
+        let points = cuts.filter { $0 >= first }.sorted()
+        var result: [Segment] = []
+        var periodIndex = -1
+        var failureIndex = 0
+        for (i, at) in points.enumerated() {
+            guard let interval = t.stateInterval(at: at) else { continue }
+            while periodIndex + 1 < t.periods.count && t.periods[periodIndex + 1].start <= at { periodIndex += 1 }
+            let runIndex = periodIndex >= 0 ? t.periods[periodIndex].runIndex : 0
+            let covering = periodIndex >= 0 && at < t.periods[periodIndex].end ? t.periods[periodIndex] : nil
+            while failureIndex < t.billingFailures.count && t.billingFailures[failureIndex].windowEnd <= at { failureIndex += 1 }
+            var grace: Instant? = nil
+            if failureIndex < t.billingFailures.count {
+                let f = t.billingFailures[failureIndex]
+                if f.at <= at && at < f.windowEnd { grace = f.gracePeriodExpiresDate }
+            }
+            let segment = Segment(
+                start: at, end: i + 1 < points.count ? points[i + 1] : nil, state: interval.state,
+                productId: interval.productId, autoRenew: t.autoRenew(at: at) ?? false, runIndex: runIndex,
+                paidPeriods: t.runs.isEmpty ? 0 : t.runs[runIndex].paidPeriods(asOf: at),
+                periodDays: covering.map { Double($0.expiresDate.milliseconds - $0.start.milliseconds) / 86_400_000 },
+                graceEnd: grace)
+            // Merge with the previous segment when nothing differs but the start.
+            if var previous = result.last, previous.end == at,
+               previous.state == segment.state, previous.productId == segment.productId,
+               previous.autoRenew == segment.autoRenew, previous.runIndex == segment.runIndex,
+               previous.paidPeriods == segment.paidPeriods, previous.periodDays == segment.periodDays,
+               previous.graceEnd == segment.graceEnd {
+                previous.end = segment.end
+                result[result.count - 1] = previous
+            } else {
+                result.append(segment)
+            }
+        }
+        return result
     }
 }

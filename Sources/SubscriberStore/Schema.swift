@@ -120,6 +120,117 @@ extension AppDatabase {
                     BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
                 """)
         }
+        migrator.registerMigration("v1 derived rows") { db in
+            // Rows derived from each subscription's facts (DESIGN §3), rebuilt for every subscription an
+            // import touches, inside the same transaction. `end` of an open-ended row is `openEnd`.
+            try db.execute(sql: """
+                CREATE TABLE subscription (
+                    originalTransactionId TEXT PRIMARY KEY NOT NULL,
+                    environment TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    firstStart INTEGER NOT NULL,
+                    latestStart INTEGER NOT NULL,
+                    periodCount INTEGER NOT NULL,
+                    runCount INTEGER NOT NULL,
+                    billingFailureCount INTEGER NOT NULL,
+                    autoRenewProductId TEXT,
+                    priceIncreaseStatus INTEGER,
+                    appAccountToken TEXT,
+                    lastEventAt INTEGER,
+                    lastEventType TEXT,
+                    dataHorizon INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX subscription_product ON subscription(productId);
+
+                CREATE TABLE period (
+                    transactionId TEXT PRIMARY KEY NOT NULL,
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    runIndex INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    "end" INTEGER NOT NULL,
+                    offerKind TEXT NOT NULL,
+                    class TEXT NOT NULL,
+                    isPaid INTEGER NOT NULL,
+                    isRefunded INTEGER NOT NULL,
+                    isCutByUpgrade INTEGER NOT NULL,
+                    -- paid and not cut by an upgrade: what retention counts.
+                    countsForRetention INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start);
+
+                CREATE TABLE run (
+                    originalTransactionId TEXT NOT NULL,
+                    runIndex INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    endedAt INTEGER NOT NULL,
+                    expirationReason TEXT NOT NULL,
+                    firstPaidStart INTEGER,
+                    cohortMonth INTEGER,
+                    firstPaidProductId TEXT,
+                    paidPeriodCount INTEGER NOT NULL,
+                    lastPaidStart INTEGER,
+                    PRIMARY KEY (originalTransactionId, runIndex)
+                ) WITHOUT ROWID;
+                CREATE INDEX run_cohort ON run(environment, firstPaidStart) WHERE firstPaidStart IS NOT NULL;
+                CREATE INDEX run_ended ON run(environment, endedAt);
+
+                -- The subscription's life cut at every change of state, product, auto-renew status and at
+                -- every period start: "what is true at t" is one row with start <= t < end.
+                CREATE TABLE segment (
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    "end" INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    autoRenew INTEGER NOT NULL,
+                    runIndex INTEGER NOT NULL,
+                    -- paid periods of the run started at or before `start`
+                    paidPeriods INTEGER NOT NULL,
+                    -- length in days of the period covering the segment, null outside periods
+                    periodDays REAL,
+                    graceEnd INTEGER,
+                    PRIMARY KEY (originalTransactionId, start)
+                ) WITHOUT ROWID;
+                CREATE INDEX segment_end ON segment(environment, "end", start, state, productId);
+
+                CREATE TABLE event (
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    expirationReason TEXT,
+                    transactionId TEXT
+                );
+                CREATE INDEX event_at ON event(environment, at, type, productId);
+                CREATE INDEX event_subscription ON event(originalTransactionId, at);
+
+                CREATE TABLE billingFailure (
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    transactionId TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    graceEnd INTEGER,
+                    retryEnd INTEGER NOT NULL,
+                    windowEnd INTEGER NOT NULL,
+                    recoveryStart INTEGER,
+                    PRIMARY KEY (originalTransactionId, transactionId)
+                ) WITHOUT ROWID;
+                CREATE INDEX billingFailure_at ON billingFailure(environment, at);
+
+                -- Subscriptions whose facts changed and whose derived rows are not rebuilt yet. Written in
+                -- the same transaction as the facts, so a crash between the two never loses a rebuild.
+                CREATE TABLE pendingSubscription (originalTransactionId TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
+
+    /// The `end` stored for rows that never end.
+    public static let openEnd: Int64 = 253_402_300_800_000 // 10000-01-01
 }

@@ -1,9 +1,299 @@
 import ArgumentParser
+import Foundation
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
 
 struct Report: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "report", abstract: "Print analytics as table, csv or json.")
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
+        subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
+                      SubscriberReportCommand.self, EligibilityReport.self])
+}
+
+extension EnvironmentFilter: ExpressibleByArgument {}
+
+/// T is `YYYY-MM-DD` (midnight UTC) or full ISO 8601.
+struct InstantArgument: ExpressibleByArgument {
+    var instant: Instant
+    init?(argument: String) {
+        guard let i = Instant(parsing: argument) else { return nil }
+        instant = i
+    }
+    static var defaultValueDescription: String { "YYYY-MM-DD or ISO 8601" }
+}
+
+extension Month: @retroactive ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+}
+
+/// Options every report takes.
+struct ReportOptions: ParsableArguments {
+    @OptionGroup var store: StoreOptions
+    @Option(help: "table, csv or json.") var format: OutputFormat = .table
+    @Option(help: "Only this product.") var product: String?
+    @Option(help: "production, sandbox or all.") var environment: EnvironmentFilter = .production
+
+    var scope: ReportScope { ReportScope(environment: environment, productId: product) }
+
+    func analytics() throws -> SubscriberAnalytics {
+        SubscriberAnalytics(database: try store.open(readOnly: true))
+    }
+}
+
+/// `--as-of`, defaulting to the data horizon.
+struct AsOfOption: ParsableArguments {
+    @Option(name: .customLong("as-of"), help: "The instant figures are read at (default: the data horizon).")
+    var asOf: InstantArgument?
+}
+
+/// `--from` / `--to` instants, `to` after `from`.
+struct RangeOptions: ParsableArguments {
+    @Option(help: "Start of the range (inclusive).") var from: InstantArgument
+    @Option(help: "End of the range (exclusive).") var to: InstantArgument
+
+    func validate() throws {
+        if to.instant <= from.instant {
+            throw ValidationError("--to \(to.instant.iso8601) is not after --from \(from.instant.iso8601)")
+        }
+    }
+}
+
+func emit(_ format: OutputFormat, json: () throws -> String, csv: () -> String, table: () -> String) rethrows {
+    switch format {
+    case .json: print(try json())
+    case .csv: print(csv())
+    case .table: print(table())
+    }
+}
+
+func percent(_ rate: Double?) -> String {
+    guard let rate else { return "–" }
+    return String(format: "%.1f%%", rate * 100)
+}
+
+// MARK: - states
+
+struct StatesReport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "states", abstract: "Subscriptions in each state at as-of.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
-        throw ValidationError("'report' is not available yet")
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let counts = try analytics.states(asOf: at, scope: options.scope)
+        try emit(options.format, json: { try ReportJSON.states(counts) }, csv: {
+            CSV.render(header: ["state", "subscriptions"], rows: SubscriptionState.allCases.map { [$0.rawValue, "\(counts[$0])"] }
+                + [["active", "\(counts.active)"]])
+        }, table: {
+            var t = TextTable(headers: ["state", "subscriptions", "share"], rightAligned: [1, 2])
+            let total = counts.total
+            t.rows = SubscriptionState.allCases.map {
+                [$0.rawValue, "\(counts[$0])", percent(total == 0 ? nil : Double(counts[$0]) / Double(total))]
+            }
+            t.rows.append(["active", "\(counts.active)", percent(total == 0 ? nil : Double(counts.active) / Double(total))])
+            t.footer = ["total", "\(total)", ""]
+            return "States at \(at.iso8601)\n" + t.render()
+        })
+    }
+}
+
+// MARK: - events
+
+struct EventsReport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "events", abstract: "Events with their instant in [from, to).")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var range: RangeOptions
+    @OptionGroup var asOf: AsOfOption
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        try emit(options.format, json: { try ReportJSON.events(counts) }, csv: {
+            CSV.render(header: ["event", "reason", "count"],
+                       rows: EventType.allCases.map { [$0.rawValue, "", "\(counts[$0])"] }
+                        + ExpirationReason.allCases.map { ["expiration", $0.rawValue, "\(counts[$0])"] })
+        }, table: {
+            var t = TextTable(headers: ["event", "count"], rightAligned: [1])
+            t.rows = EventType.allCases.map { [$0.rawValue, "\(counts[$0])"] }
+            t.rows += ExpirationReason.allCases.map { ["  expiration: \($0.rawValue)", "\(counts[$0])"] }
+            return "Events in [\(counts.from.iso8601), \(counts.to.iso8601)) as of \(at.iso8601)\n" + t.render()
+        })
+    }
+}
+
+// MARK: - cohorts
+
+struct CohortsReport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cohorts", abstract: "Retention by cohort month and consecutive paid periods.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
+    @Option(help: "Paid periods after the first to show.") var periods = 12
+    @Option(help: "First cohort month (YYYY-MM).") var from: Month?
+    @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
+
+    func validate() throws {
+        if periods < 1 || periods > 120 { throw ValidationError("--periods must be between 1 and 120") }
+        if let from, let to, to < from { throw ValidationError("--to \(to) is before --from \(from)") }
+    }
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, scope: options.scope)
+        try emit(options.format, json: { try ReportJSON.cohorts(grid) }, csv: {
+            var rows: [[String]] = []
+            func add(_ label: String, _ c: CohortGrid.Row) {
+                for k in 0..<grid.periods {
+                    rows.append([label, "\(c.started)", "\(k + 1)", "\(c.retained[k])", "\(c.eligible[k])",
+                                 c.rate[k].map { String($0) } ?? ""])
+                }
+            }
+            for c in grid.cohorts { add(c.month.description, c) }
+            add("average", grid.average)
+            return CSV.render(header: ["month", "started", "period", "retained", "eligible", "rate"], rows: rows)
+        }, table: {
+            let shown = min(grid.periods, 6)
+            var t = TextTable(headers: ["cohort", "started"] + (1...shown).map { "P\($0)" }, rightAligned: Set(1...(shown + 1)))
+            t.rows = grid.cohorts.map { c in [c.month.description, "\(c.started)"] + (0..<shown).map { percent(c.rate[$0]) } }
+            let avg = grid.average
+            t.footer = ["average", "\(avg.started)"] + (0..<shown).map { percent(avg.rate[$0]) }
+            var text = "Retention as of \(at.iso8601) (share of eligible members still paying after k renewals; – not known yet)\n"
+            text += t.render()
+            if shown < grid.periods { text += "\n(\(grid.periods - shown) more periods: use --format csv or json)" }
+            return text
+        })
+    }
+}
+
+// MARK: - recovery
+
+struct RecoveryReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "recovery", abstract: "Billing failures in [from, to) and how they ended.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var range: RangeOptions
+    @OptionGroup var asOf: AsOfOption
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        try emit(options.format, json: { try ReportJSON.recovery(r) }, csv: {
+            CSV.render(header: ["failures", "recovered", "expired", "pending"] + RecoveryReport.dayThresholds.map { "recoveredWithin\($0)Days" },
+                       rows: [["\(r.failures)", "\(r.recovered)", "\(r.expired)", "\(r.pending)"]
+                        + RecoveryReport.dayThresholds.map { "\(r.recoveredWithinDays[$0] ?? 0)" }])
+        }, table: {
+            func share(_ n: Int) -> String { percent(r.failures == 0 ? nil : Double(n) / Double(r.failures)) }
+            var t = TextTable(headers: ["billing failures", "count", "share"], rightAligned: [1, 2])
+            t.rows = [["recovered", "\(r.recovered)", share(r.recovered)], ["expired", "\(r.expired)", share(r.expired)],
+                      ["pending", "\(r.pending)", share(r.pending)]]
+            t.rows += RecoveryReport.dayThresholds.map { d in
+                let n = r.recoveredWithinDays[d] ?? 0
+                return ["  recovered within \(d) days", "\(n)", share(n)]
+            }
+            t.footer = ["total", "\(r.failures)", ""]
+            return "Billing failures in [\(r.from.iso8601), \(r.to.iso8601)) as of \(at.iso8601)\n" + t.render()
+        })
+    }
+}
+
+// MARK: - subscriber
+
+struct SubscriberReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscriber",
+        abstract: "One subscriber's timeline and figures.",
+        discussion: "ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
+    @Argument(help: "Any id of the subscriber.") var id: String
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        switch try analytics.subscriber(id, asOf: asOf.asOf?.instant) {
+        case .notFound(let id):
+            throw CLIError("no subscription matches \(id) (tried originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id and email)")
+        case .ambiguous(let id, let matches):
+            throw CLIError("\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId")
+        case .found(let report):
+            try emit(options.format, json: { try ReportJSON.subscriber(report) }, csv: {
+                CSV.render(header: ["transactionId", "productId", "start", "end", "offerKind", "class", "refunded"],
+                           rows: report.timeline.periods.map {
+                               [$0.transactionId, $0.productId, $0.start.iso8601, $0.end.iso8601, $0.offerKind.rawValue,
+                                $0.periodClass.rawValue, $0.isRefunded ? "true" : "false"]
+                           })
+            }, table: { SubscriberText.render(report) })
+        }
+    }
+}
+
+enum SubscriberText {
+    static func render(_ r: SubscriberReport) -> String {
+        var lines: [String] = []
+        lines.append("Subscription \(r.originalTransactionId) as of \(r.asOf.iso8601)")
+        func field(_ name: String, _ value: String?) { lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–")) }
+        field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
+        field("appAccountToken", r.appAccountToken)
+        field("product", r.productId)
+        field("state", r.state?.rawValue ?? "not started")
+        field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
+        field("renews to", r.autoRenewProductId)
+        field("billing retry", r.inBillingRetry ? "yes" : "no")
+        field("grace until", r.gracePeriodExpires?.iso8601)
+        field("price increase", r.priceIncrease)
+        field("expiration reason", r.expirationReason?.rawValue)
+        field("paid periods", "\(r.paidPeriods)")
+        field("billing failures", "\(r.billingFailures)")
+        lines.append("")
+        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "refunded"])
+        periods.rows = r.timeline.periods.map {
+            [$0.transactionId, $0.productId, $0.start.isoDate, $0.end.isoDate, $0.offerKind.rawValue, $0.periodClass.rawValue,
+             $0.isRefunded ? "yes" : ""]
+        }
+        lines.append(periods.render())
+        lines.append("")
+        var events = TextTable(headers: ["at", "event", "product"])
+        events.rows = r.events.map { [$0.at.iso8601, $0.type.rawValue + ($0.expirationReason.map { " (\($0.rawValue))" } ?? ""), $0.productId] }
+        lines.append(events.render())
+        if !r.flags.isEmpty {
+            lines.append("")
+            var flags = TextTable(headers: ["flag", "by", "at", "note"])
+            flags.rows = r.flags.map { [$0.offer.rawValue, $0.operatorName, $0.at.iso8601, $0.note ?? ""] }
+            lines.append(flags.render())
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+// MARK: - eligibility
+
+struct EligibilityReport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
+    @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind?
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let rows = try analytics.eligibility(asOf: at, offer: offer, scope: options.scope)
+        try emit(options.format, json: { try ReportJSON.eligibility(rows, asOf: at) }, csv: {
+            CSV.render(header: ["offer", "originalTransactionId", "productId", "detail"],
+                       rows: rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] })
+        }, table: {
+            var t = TextTable(headers: ["offer", "subscription", "product", "why"])
+            t.rows = rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] }
+            let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
+            t.footer = [kinds.map { k in "\(k.rawValue) \(rows.filter { $0.offer == k }.count)" }.joined(separator: ", "), "", "", ""]
+            return "Eligible at \(at.iso8601)\n" + t.render()
+        })
     }
 }

@@ -1,0 +1,86 @@
+import GRDB
+import SubscriberStore
+import SubscriptionModel
+
+/// DESIGN §3 retention cohorts: members are runs with a paid period started on or before as-of,
+/// by the UTC month of their first paid period; `retained[k]` and `eligible[k]` for k = 1…P.
+public struct CohortGrid: Sendable, Equatable {
+    public struct Row: Sendable, Equatable {
+        public var month: Month
+        public var started: Int
+        public var retained: [Int]
+        public var eligible: [Int]
+        /// retained / eligible, nil when eligible is 0 (not known yet).
+        public var rate: [Double?] { zip(retained, eligible).map { $1 == 0 ? nil : Double($0) / Double($1) } }
+    }
+
+    public var asOf: Instant
+    public var periods: Int
+    public var cohorts: [Row]
+
+    /// Sums of retained and eligible over the months shown.
+    public var average: Row {
+        var row = Row(month: cohorts.first?.month ?? asOf.month, started: 0,
+                      retained: Array(repeating: 0, count: periods), eligible: Array(repeating: 0, count: periods))
+        for c in cohorts {
+            row.started += c.started
+            for k in 0..<periods {
+                row.retained[k] += c.retained[k]
+                row.eligible[k] += c.eligible[k]
+            }
+        }
+        return row
+    }
+}
+
+extension SubscriberAnalytics {
+    /// - Parameters:
+    ///   - from: first cohort month (default: the first cohort in the store).
+    ///   - to: last cohort month (default: the as-of month).
+    public func cohorts(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
+                        scope: ReportScope = ReportScope()) throws -> CohortGrid {
+        precondition(periods >= 1)
+        // (cohort month, paid periods at as-of, ended at as-of) → members
+        var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
+        var firstMonth: Int?
+        try database.writer.read { db in
+            var sql = """
+                SELECT cohortMonth,
+                       CASE WHEN lastPaidStart <= ?1 THEN paidPeriodCount
+                            ELSE (SELECT COUNT(*) FROM period p
+                                  WHERE p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                                    AND p.countsForRetention AND p.start <= ?1) END AS paid,
+                       endedAt <= ?1 AS ended,
+                       COUNT(*)
+                FROM run r
+                WHERE \(scope.environment.sql) AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1
+                """
+            var arguments: StatementArguments = [asOf.milliseconds]
+            if let product = scope.productId { sql += " AND firstPaidProductId = ?2"; arguments += [product] }
+            sql += " GROUP BY 1, 2, 3"
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                let month: Int = row[0]
+                histogram[month, default: []].append((row[1], row[2], row[3]))
+                firstMonth = min(firstMonth ?? month, month)
+            }
+        }
+        let lastIndex = (to ?? asOf.month).index
+        let firstIndex = from?.index ?? firstMonth ?? lastIndex
+        var grid = CohortGrid(asOf: asOf, periods: periods, cohorts: [])
+        guard firstIndex <= lastIndex else { return grid }
+        for m in firstIndex...lastIndex {
+            var row = CohortGrid.Row(month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
+                                     eligible: Array(repeating: 0, count: periods))
+            for cell in histogram[m] ?? [] {
+                row.started += cell.count
+                for k in 1...periods {
+                    let retained = cell.paid >= k + 1
+                    if retained { row.retained[k - 1] += cell.count }
+                    if retained || cell.ended { row.eligible[k - 1] += cell.count }
+                }
+            }
+            grid.cohorts.append(row)
+        }
+        return grid
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// The exact JSON shapes of DESIGN §4: camelCase keys in the contract's order, instants as
+/// `YYYY-MM-DDTHH:MM:SSZ`, every key always present (null when unknown).
+public enum ReportJSON {
+    public static func states(_ c: StateCounts) throws -> String {
+        var o = JSONObject()
+        o["asOf"] = .string(c.asOf.iso8601)
+        var counts = JSONObject()
+        for s in SubscriptionState.allCases { counts[s.rawValue] = .int(c[s]) }
+        o["counts"] = .object(counts)
+        o["active"] = .int(c.active)
+        return JSONValue.object(o).text
+    }
+
+    public static func events(_ e: EventCounts) throws -> String {
+        var o = JSONObject()
+        o["from"] = .string(e.from.iso8601)
+        o["to"] = .string(e.to.iso8601)
+        var counts = JSONObject()
+        for t in EventType.allCases { counts[t.rawValue] = .int(e[t]) }
+        o["counts"] = .object(counts)
+        var reasons = JSONObject()
+        for r in ExpirationReason.allCases { reasons[r.rawValue] = .int(e[r]) }
+        o["expirationReasons"] = .object(reasons)
+        return JSONValue.object(o).text
+    }
+
+    public static func cohorts(_ g: CohortGrid) throws -> String {
+        func rates(_ row: CohortGrid.Row) -> JSONValue { .array(row.rate.map { $0.map(JSONValue.double) ?? .null }) }
+        var o = JSONObject()
+        o["asOf"] = .string(g.asOf.iso8601)
+        o["periods"] = .int(g.periods)
+        o["cohorts"] = .array(g.cohorts.map { c in
+            var r = JSONObject()
+            r["month"] = .string(c.month.description)
+            r["started"] = .int(c.started)
+            r["retained"] = .array(c.retained.map(JSONValue.int))
+            r["eligible"] = .array(c.eligible.map(JSONValue.int))
+            r["rate"] = rates(c)
+            return .object(r)
+        })
+        let avg = g.average
+        var a = JSONObject()
+        a["retained"] = .array(avg.retained.map(JSONValue.int))
+        a["eligible"] = .array(avg.eligible.map(JSONValue.int))
+        a["rate"] = rates(avg)
+        o["average"] = .object(a)
+        return JSONValue.object(o).text
+    }
+
+    public static func recovery(_ r: RecoveryReport) throws -> String {
+        var o = JSONObject()
+        o["from"] = .string(r.from.iso8601)
+        o["to"] = .string(r.to.iso8601)
+        o["asOf"] = .string(r.asOf.iso8601)
+        o["failures"] = .int(r.failures)
+        o["recovered"] = .int(r.recovered)
+        o["expired"] = .int(r.expired)
+        o["pending"] = .int(r.pending)
+        var within = JSONObject()
+        for d in RecoveryReport.dayThresholds { within[String(d)] = .int(r.recoveredWithinDays[d] ?? 0) }
+        o["recoveredWithinDays"] = .object(within)
+        return JSONValue.object(o).text
+    }
+
+    public static func subscriber(_ r: SubscriberReport) throws -> String {
+        func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        var o = JSONObject()
+        o["originalTransactionId"] = .string(r.originalTransactionId)
+        o["userId"] = opt(r.userId)
+        o["appAccountToken"] = opt(r.appAccountToken)
+        o["productId"] = opt(r.productId)
+        o["state"] = opt(r.state?.rawValue)
+        o["autoRenew"] = r.autoRenew.map(JSONValue.bool) ?? .null
+        o["autoRenewProductId"] = opt(r.autoRenewProductId)
+        o["inBillingRetry"] = .bool(r.inBillingRetry)
+        o["gracePeriodExpires"] = opt(r.gracePeriodExpires?.iso8601)
+        o["expirationReason"] = opt(r.expirationReason?.rawValue)
+        o["priceIncrease"] = opt(r.priceIncrease)
+        o["paidPeriods"] = .int(r.paidPeriods)
+        o["billingFailures"] = .int(r.billingFailures)
+        o["periods"] = .array(r.timeline.periods.map { p in
+            var x = JSONObject()
+            x["transactionId"] = .string(p.transactionId)
+            x["productId"] = .string(p.productId)
+            x["start"] = .string(p.start.iso8601)
+            x["end"] = .string(p.end.iso8601)
+            x["offerKind"] = .string(p.offerKind.rawValue)
+            x["class"] = .string(p.periodClass.rawValue)
+            x["refunded"] = .bool(p.isRefunded)
+            return .object(x)
+        })
+        o["events"] = .array(r.events.map { e in
+            var x = JSONObject()
+            x["at"] = .string(e.at.iso8601)
+            x["type"] = .string(e.type.rawValue)
+            return .object(x)
+        })
+        o["flags"] = .array(r.flags.map { f in
+            var x = JSONObject()
+            x["offer"] = .string(f.offer.rawValue)
+            x["at"] = .string(f.at.iso8601)
+            x["note"] = opt(f.note)
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+
+    public static func eligibility(_ rows: [EligibleSubscriber], asOf: Instant) throws -> String {
+        var o = JSONObject()
+        o["asOf"] = .string(asOf.iso8601)
+        var counts = JSONObject()
+        for k in OfferFlagKind.allCases { counts[k.rawValue] = .int(rows.filter { $0.offer == k }.count) }
+        o["counts"] = .object(counts)
+        o["subscribers"] = .array(rows.map { r in
+            var x = JSONObject()
+            x["offer"] = .string(r.offer.rawValue)
+            x["originalTransactionId"] = .string(r.originalTransactionId)
+            x["productId"] = .string(r.productId)
+            x["detail"] = .string(r.detail)
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+}
+
+/// A JSON object that keeps its keys in insertion order.
+public struct JSONObject: Sendable, Equatable {
+    public private(set) var keys: [String] = []
+    private var values: [String: JSONValue] = [:]
+
+    public init() {}
+
+    public subscript(key: String) -> JSONValue? {
+        get { values[key] }
+        set {
+            if values[key] == nil, newValue != nil { keys.append(key) }
+            if newValue == nil { keys.removeAll { $0 == key } }
+            values[key] = newValue
+        }
+    }
+}
+
+/// A JSON value with a compact, deterministic rendering.
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    public var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite { out += d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)" } else { out += "null" }
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let a):
+            out += "["
+            for (i, v) in a.enumerated() {
+                if i > 0 { out += "," }
+                v.write(to: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (i, k) in o.keys.enumerated() {
+                if i > 0 { out += "," }
+                Self.writeString(k, to: &out)
+                out += ":"
+                o[k]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        out += "\""
+    }
+}
