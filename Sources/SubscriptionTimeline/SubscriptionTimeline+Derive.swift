@@ -4,6 +4,9 @@ extension SubscriptionTimeline {
     /// DESIGN §3 applied literally to every fact of one subscription. Facts may come in any order
     /// and duplicated; the result depends only on the set of facts. O(n log n) in the facts.
     ///
+    /// Every fact passed in is taken to belong to `facts.originalTransactionId`, and every fact is
+    /// used whatever its environment: selecting facts is the store's job.
+    ///
     /// Where §3 is silent on real data, this is what it does:
     /// - **Transactions without `expiresDate`** (non-renewing subscriptions, non-consumables that
     ///   share the id space) are not periods; they only feed `appAccountToken` and the horizon.
@@ -22,6 +25,8 @@ extension SubscriptionTimeline {
     ///   cannot hold the subscription in retry.
     /// - **A fact naming an unknown transaction** (or none) is about the latest period started at or
     ///   before its instant; before the first period it is ignored.
+    /// - **Retry end** takes, of the v2 `EXPIRED` notifications, only subtype `BILLING_RETRY`, as §3
+    ///   says; the other subtypes are sent at a renewal date, not during retry.
     /// - **"After T"** for retry end includes T itself: an auto-renew-off toggle or `EXPIRED` at the
     ///   failed period's end leaves an empty retry window (a billing issue, no retry state).
     /// - **A toggle at a run start** belongs to the new run: auto-renew is on at the start, then the
