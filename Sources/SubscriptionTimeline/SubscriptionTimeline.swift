@@ -1,37 +1,151 @@
 import SubscriptionModel
 
 /// The derived timeline of one subscription: DESIGN §3 applied to all its stored facts.
+///
+/// Build it with ``derive(_:)``; read it at any instant with the query helpers below. The
+/// `stateIntervals`, `autoRenewIntervals`, `runs` and `billingFailures` are the rows the store
+/// materialises so that population questions are plain SQL.
 public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     public var originalTransactionId: String
+    /// The environment of the first period (of any fact when there is no period).
     public var environment: StoreEnvironment
-    /// Sorted by start, non-overlapping.
+    /// Sorted by start, non-overlapping, each with its class.
     public var periods: [Period]
+    /// In order; `periods[i].runIndex` points here.
     public var runs: [Run]
-    /// Sorted by `at`.
+    /// One per failed period, sorted by `at`.
     public var billingFailures: [BillingFailure]
-    /// Sorted by `at`, then type order.
+    /// Sorted by `at`, then `EventType` order, then transaction.
     public var events: [TimelineEvent]
-    /// Sorted by `at`.
-    public var autoRenewChanges: [AutoRenewChange]
-    /// From the latest renewal fact (by instant).
+    /// Consecutive from the first period's start; the last is `expired` and open-ended.
+    public var stateIntervals: [StateInterval]
+    /// Consecutive from the first period's start; the last is open-ended.
+    public var autoRenewIntervals: [AutoRenewInterval]
+    /// From the latest renewal fact that carries one.
     public var autoRenewProductId: String?
     /// Latest price-increase status: nil none known, 0 pending consent, 1 accepted.
     public var priceIncreaseStatus: Int?
+    /// From the latest transaction (by purchase date) that carries one.
     public var appAccountToken: String?
+    /// The latest notification `signedDate`, renewal-fact instant, `purchaseDate` or
+    /// `revocationDate` among this subscription's facts (DESIGN §3 data horizon, per subscription).
+    public var dataHorizon: Instant?
 
     public init(originalTransactionId: String, environment: StoreEnvironment = .production, periods: [Period] = [],
                 runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
-                autoRenewChanges: [AutoRenewChange] = [], autoRenewProductId: String? = nil,
-                priceIncreaseStatus: Int? = nil, appAccountToken: String? = nil) {
+                stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
+                autoRenewProductId: String? = nil, priceIncreaseStatus: Int? = nil, appAccountToken: String? = nil,
+                dataHorizon: Instant? = nil) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
         self.periods = periods
         self.runs = runs
         self.billingFailures = billingFailures
         self.events = events
-        self.autoRenewChanges = autoRenewChanges
+        self.stateIntervals = stateIntervals
+        self.autoRenewIntervals = autoRenewIntervals
         self.autoRenewProductId = autoRenewProductId
         self.priceIncreaseStatus = priceIncreaseStatus
         self.appAccountToken = appAccountToken
+        self.dataHorizon = dataHorizon
     }
+}
+
+// MARK: - Reading the timeline at an instant
+
+extension SubscriptionTimeline {
+    /// The state interval containing `t`, nil before the first period starts.
+    public func stateInterval(at t: Instant) -> StateInterval? {
+        let i = lastIndex(in: stateIntervals, atOrBefore: t) { $0.from }
+        guard i >= 0, stateIntervals[i].contains(t) else { return nil }
+        return stateIntervals[i]
+    }
+
+    /// DESIGN §3 state at `t`; nil before the subscription ever started.
+    public func state(at t: Instant) -> SubscriptionState? { stateInterval(at: t)?.state }
+
+    /// Every state but `billingRetry` and `expired`; false before the subscription started.
+    public func isActive(at t: Instant) -> Bool { state(at: t)?.isActive ?? false }
+
+    /// The product states are counted under at `t` (DESIGN §3 `--product`).
+    public func productId(at t: Instant) -> String? { stateInterval(at: t)?.productId }
+
+    /// Auto-renew status at `t`: on at every run start, then the latest toggle or v2 renewal fact
+    /// at or before `t`. Nil before the subscription ever started.
+    public func autoRenew(at t: Instant) -> Bool? {
+        let i = lastIndex(in: autoRenewIntervals, atOrBefore: t) { $0.from }
+        guard i >= 0, autoRenewIntervals[i].contains(t) else { return nil }
+        return autoRenewIntervals[i].isOn
+    }
+
+    /// The run `t` belongs to: the latest run started at or before `t`, open or ended.
+    public func runIndex(at t: Instant) -> Int? {
+        let i = lastIndex(in: runs, atOrBefore: t) { $0.start }
+        return i >= 0 ? i : nil
+    }
+
+    /// Whether run `run` is open at `t` (see ``Run/isOpen(at:)``).
+    public func isOpen(run: Int, at t: Instant) -> Bool { runs[run].isOpen(at: t) }
+
+    /// The latest run started on or before `asOf`.
+    public func latestRun(asOf: Instant) -> Run? { runIndex(at: asOf).map { runs[$0] } }
+
+    /// `paidPeriods` of the latest run at `asOf` (0 when there is none).
+    public func paidPeriods(asOf: Instant) -> Int { latestRun(asOf: asOf)?.paidPeriods(asOf: asOf) ?? 0 }
+
+    /// Expiration reason of the latest run at `asOf`; nil while that run is open (or none started).
+    public func expirationReason(asOf: Instant) -> ExpirationReason? {
+        guard let run = latestRun(asOf: asOf), !run.isOpen(at: asOf) else { return nil }
+        return run.expirationReason
+    }
+
+    /// Events with `at` in `range` (half-open) and at or before `asOf`.
+    public func events(in range: Range<Instant>, asOf: Instant) -> [TimelineEvent] {
+        let upper = min(range.upperBound, asOf.adding(milliseconds: 1))
+        var i = lastIndex(in: events, atOrBefore: range.lowerBound.adding(milliseconds: -1)) { $0.at } + 1
+        var result: [TimelineEvent] = []
+        while i < events.count, events[i].at < upper {
+            result.append(events[i])
+            i += 1
+        }
+        return result
+    }
+
+    /// How `failure` turned out at `asOf`; nil when its T lies after `asOf`.
+    public func billingFailureOutcome(_ failure: BillingFailure, asOf: Instant) -> BillingFailureOutcome? {
+        failure.outcome(asOf: asOf)
+    }
+
+    /// The billing failure whose retry window contains `t`.
+    public func billingFailure(at t: Instant) -> BillingFailure? {
+        let i = lastIndex(in: billingFailures, atOrBefore: t) { $0.at }
+        guard i >= 0, billingFailures[i].inRetryWindow(t) else { return nil }
+        return billingFailures[i]
+    }
+
+    /// Inside a retry window at `t`, grace period included (Apple reports `isInBillingRetry`
+    /// throughout grace).
+    public func inBillingRetry(at t: Instant) -> Bool { billingFailure(at: t) != nil }
+
+    /// The grace period expiry while `t` is in the `gracePeriod` state, else nil.
+    public func gracePeriodExpires(at t: Instant) -> Instant? {
+        guard let f = billingFailure(at: t), t < f.graceEnd else { return nil }
+        return f.gracePeriodExpiresDate
+    }
+
+    /// Billing failures over the subscription's life with T at or before `asOf`.
+    public func billingFailureCount(asOf: Instant) -> Int {
+        lastIndex(in: billingFailures, atOrBefore: asOf) { $0.at } + 1
+    }
+}
+
+/// Index of the last element whose key is at or before `t` in an array sorted by that key; -1 when
+/// none is.
+func lastIndex<Element>(in array: [Element], atOrBefore t: Instant, key: (Element) -> Instant) -> Int {
+    var lo = 0, hi = array.count
+    while lo < hi {
+        let mid = (lo + hi) / 2
+        if key(array[mid]) <= t { lo = mid + 1 } else { hi = mid }
+    }
+    return lo - 1
 }

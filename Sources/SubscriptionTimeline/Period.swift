@@ -1,0 +1,56 @@
+import SubscriptionModel
+
+/// One period (one transaction) after deduplication and overlap cutting (DESIGN §3).
+public struct Period: Hashable, Sendable, Codable {
+    public var transactionId: String
+    public var webOrderLineItemId: String?
+    public var productId: String
+    /// `purchaseDate`.
+    public var start: Instant
+    /// `min(expiresDate, revocationDate)`, then cut to the next period's start when they overlap.
+    /// Never before `start`: a revocation (or expiry) dated before the purchase leaves an empty
+    /// period `[start, start)` that covers no instant.
+    public var end: Instant
+    /// `expiresDate` as Apple sent it (before any cut).
+    public var expiresDate: Instant
+    /// `revocationDate` as Apple sent it.
+    public var revocationDate: Instant?
+    public var offerKind: OfferKind
+    public var isFree: Bool
+    /// A revoked period that was not cut short by an upgrade.
+    public var isRefunded: Bool
+    /// Not free and not refunded.
+    public var isPaid: Bool
+    /// `isUpgraded`, or the next period starts more than 24 h before this one's uncut end.
+    public var isCutByUpgrade: Bool
+    public var periodClass: PeriodClass
+    /// Index into `SubscriptionTimeline.runs`.
+    public var runIndex: Int
+    public var price: Int64?
+    public var currency: String?
+
+    public init(transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
+                expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
+                isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
+                currency: String? = nil) {
+        self.transactionId = transactionId
+        self.webOrderLineItemId = webOrderLineItemId
+        self.productId = productId
+        self.start = start
+        self.end = end
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.offerKind = offerKind
+        self.isFree = isFree
+        self.isRefunded = isRefunded
+        self.isPaid = isPaid
+        self.isCutByUpgrade = isCutByUpgrade
+        self.periodClass = periodClass
+        self.runIndex = runIndex
+        self.price = price
+        self.currency = currency
+    }
+
+    /// Whether `t` lies in `[start, end)`.
+    public func covers(_ t: Instant) -> Bool { start <= t && t < end }
+}

@@ -1,0 +1,20 @@
+import SubscriptionModel
+
+/// DESIGN §3 state of a subscription at an instant.
+public enum SubscriptionState: String, Sendable, Codable, CaseIterable, Hashable {
+    case standard, freeTrial, introductory, promotional, offerCode, winBack, gracePeriod, billingRetry, expired
+
+    public init(_ kind: OfferKind) {
+        switch kind {
+        case .standard: self = .standard
+        case .freeTrial: self = .freeTrial
+        case .introductory: self = .introductory
+        case .promotional: self = .promotional
+        case .offerCode: self = .offerCode
+        case .winBack: self = .winBack
+        }
+    }
+
+    /// Every state but `billingRetry` and `expired`.
+    public var isActive: Bool { self != .billingRetry && self != .expired }
+}

@@ -1,0 +1,24 @@
+import SubscriptionModel
+
+/// One DESIGN §3 event at its instant. Instants may lie after the data horizon (an expiration
+/// not yet reached); readers count an event only when it is at or before as-of.
+public struct TimelineEvent: Hashable, Sendable, Codable {
+    public var at: Instant
+    public var type: EventType
+    /// The product the event belongs to (DESIGN §3 `--product`): a period-start event by that
+    /// period's product, every other event by the latest period started at or before `at`.
+    public var productId: String
+    /// Set for `expiration`.
+    public var expirationReason: ExpirationReason?
+    /// The period a period-start or refund event is about, the failed period of a billing issue.
+    public var transactionId: String?
+
+    public init(at: Instant, type: EventType, productId: String, expirationReason: ExpirationReason? = nil,
+                transactionId: String? = nil) {
+        self.at = at
+        self.type = type
+        self.productId = productId
+        self.expirationReason = expirationReason
+        self.transactionId = transactionId
+    }
+}
