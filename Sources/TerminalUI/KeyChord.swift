@@ -33,9 +33,9 @@ public struct KeyChord: Hashable, Sendable, CustomStringConvertible {
     ]
 
     private static func parseKey(_ token: String, in text: String) throws(KeyChordError) -> KeyEvent {
-        if token.count == 1 { return KeyEvent(.char(token.first!)) }
         let lower = token.lowercased()
         if let key = named[lower] { return KeyEvent(key) }
+        if token.count == 1 { return KeyEvent(.char(token.first!)) }
         if lower.hasPrefix("f"), let n = Int(lower.dropFirst()), (1...63).contains(n) { return KeyEvent(.function(n)) }
         for prefix in ["alt-", "m-"] where lower.hasPrefix(prefix) {
             var inner = try parseKey(String(token.dropFirst(prefix.count)), in: text)
