@@ -1,0 +1,75 @@
+/// Makes text from payloads safe to put on screen.
+///
+/// A subscriber id, product name or note comes from outside and could hold terminal control
+/// sequences that move the cursor, change colours or retitle the window.
+public enum TextSanitizer {
+    /// `text` without escape sequences (CSI, OSC, DCS and other ESC sequences, 7- and 8-bit),
+    /// C0 and C1 control characters, DEL and bidirectional overrides. Tabs and line breaks
+    /// become single spaces so the text stays on one line.
+    public static func strip(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var output = String.UnicodeScalarView()
+        var i = 0
+        while i < scalars.count {
+            let value = scalars[i].value
+            switch value {
+            case 0x1B:
+                i = skipEscape(scalars, from: i + 1)
+                continue
+            case 0x9B:
+                i = skipControlSequence(scalars, from: i + 1)
+                continue
+            case 0x90, 0x98, 0x9D, 0x9E, 0x9F:
+                i = skipString(scalars, from: i + 1)
+                continue
+            case 0x09, 0x0A, 0x0D:
+                if output.last != " " { output.append(" ") }
+            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+                break
+            default:
+                output.append(scalars[i])
+            }
+            i += 1
+        }
+        return String(output)
+    }
+
+    /// After ESC at `from - 1`: the index just past its sequence.
+    private static func skipEscape(_ s: [Unicode.Scalar], from start: Int) -> Int {
+        guard start < s.count else { return start }
+        switch s[start].value {
+        case 0x5B: return skipControlSequence(s, from: start + 1)                  // CSI
+        case 0x5D, 0x50, 0x58, 0x5E, 0x5F: return skipString(s, from: start + 1)   // OSC, DCS, SOS, PM, APC
+        default:
+            // Intermediates, then one final character.
+            var i = start
+            while i < s.count, (0x20...0x2F).contains(s[i].value) { i += 1 }
+            return min(s.count, i + 1)
+        }
+    }
+
+    /// Parameters and intermediates up to a final byte 0x40–0x7E; a malformed sequence ends early.
+    private static func skipControlSequence(_ s: [Unicode.Scalar], from start: Int) -> Int {
+        var i = start
+        while i < s.count {
+            let v = s[i].value
+            if (0x40...0x7E).contains(v) { return i + 1 }
+            if !(0x20...0x3F).contains(v) { return i }
+            i += 1
+        }
+        return i
+    }
+
+    /// A control string up to BEL, ESC \ or 8-bit ST.
+    private static func skipString(_ s: [Unicode.Scalar], from start: Int) -> Int {
+        var i = start
+        while i < s.count {
+            switch s[i].value {
+            case 0x07, 0x9C: return i + 1
+            case 0x1B: return (i + 1 < s.count && s[i + 1].value == 0x5C) ? i + 2 : i + 1
+            default: i += 1
+            }
+        }
+        return i
+    }
+}
