@@ -118,7 +118,8 @@ V1 = {
     "PRICE_INCREASE_CONSENT": v1("PRICE_INCREASE_CONSENT", [FEB, MAR, JAN, TRIAL],
         [pending(price_consent_status="0")]),
     "CONSUMPTION_REQUEST": v1("CONSUMPTION_REQUEST", [
-        v1_row("1000000900000301", "com.example.coins.500", "2024-03-02 14:10", "2024-03-02 14:10"),
+        v1_row("1000000900000301", "com.example.coins.500", "2024-03-02 14:10", "2024-03-02 14:10",
+               original_transaction_id="1000000900000301"),
         MAR, FEB, JAN, TRIAL], [pending()]),
     # Deprecated since March 2021; this body has the legacy top-level fields of the time.
     "RENEWAL": {"notification_type": "RENEWAL", "environment": "PROD", "password": "<shared secret>",

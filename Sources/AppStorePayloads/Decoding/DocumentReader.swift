@@ -86,6 +86,7 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                 switch line {
                 case .text(let bytes):
                     guard let trimmed = trim(bytes) else { continue }
+                    if let tooLong = overLimit(trimmed) { return tooLong }
                     return SourceDocument(location: "line \(lineNumber)", bytes: Data(trimmed))
                 case .tooLong(let count):
                     return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: count,
@@ -96,6 +97,7 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                 switch line {
                 case .text(let bytes):
                     guard let trimmed = trim(bytes) else { continue }
+                    if let tooLong = overLimit(trimmed) { return tooLong }
                     return SourceDocument(location: "line \(lineNumber)", bytes: Data(header + [0x0A] + trimmed))
                 case .tooLong(let count):
                     return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: count,
@@ -110,6 +112,12 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                 return nil
             }
         }
+    }
+
+    private func overLimit(_ line: ArraySlice<UInt8>) -> SourceDocument? {
+        guard line.count > sizeLimit else { return nil }
+        return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: line.count,
+                              rejection: DocumentReader.overLimit(line.count, limit: sizeLimit))
     }
 
     /// Ends the stream, reporting a read error (I/O, corrupt or truncated gzip) once.
