@@ -9,114 +9,145 @@ struct JSONParser {
 
     /// Parses exactly one JSON value (surrounding whitespace allowed).
     static func parse(_ data: Data) throws(PayloadError) -> JSONValue {
-        let result: Result<JSONValue, PayloadError> = data.withUnsafeBytes { raw in
+        let bytes = [UInt8](data)
+        let result: Result<[JSONTape.Token], PayloadError> = bytes.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw)
             do throws(PayloadError) {
-                return .success(try parser.parseDocument())
+                try parser.parseDocument()
+                return .success(parser.tokens)
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
+        return JSONTape(bytes: bytes, tokens: try result.get()).root
     }
 
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
     private var depth = 0
+    private var tokens: [JSONTape.Token] = []
 
-    private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        tokens.reserveCapacity(bytes.count / 12)
+    }
 
-    private mutating func parseDocument() throws(PayloadError) -> JSONValue {
+    private mutating func parseDocument() throws(PayloadError) {
         skipWhitespace()
         guard position < bytes.count else { throw PayloadError("invalid JSON: the document is empty") }
-        let value = try parseValue()
+        try parseValue()
         skipWhitespace()
         if position < bytes.count {
             throw invalid("unexpected \(shown(bytes[position])) after the end of the document")
         }
-        return value
     }
 
     // MARK: - Values
 
-    private mutating func parseValue() throws(PayloadError) -> JSONValue {
+    private mutating func append(_ kind: JSONTape.Kind, _ start: Int, _ end: Int, payload: Int64 = 0) {
+        tokens.append(JSONTape.Token(kind: kind, start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: end),
+                                     next: UInt32(truncatingIfNeeded: tokens.count + 1), payload: payload))
+    }
+
+    private mutating func parseValue() throws(PayloadError) {
         guard position < bytes.count else { throw truncated("where a value should start") }
         switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "{"): try parseObject()
+        case UInt8(ascii: "["): try parseArray()
+        case UInt8(ascii: "\""): try parseString()
+        case UInt8(ascii: "t"): try expectLiteral("true"); append(.true, position - 4, position)
+        case UInt8(ascii: "f"): try expectLiteral("false"); append(.false, position - 5, position)
+        case UInt8(ascii: "n"): try expectLiteral("null"); append(.null, position - 4, position)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
         case let byte: throw invalid("expected a value, found \(shown(byte))")
         }
     }
 
-    private mutating func parseObject() throws(PayloadError) -> JSONValue {
+    /// Closes the container whose token is at `index`.
+    private mutating func close(_ index: Int, count: Int) {
+        tokens[index].next = UInt32(truncatingIfNeeded: tokens.count)
+        tokens[index].payload = Int64(count)
+        tokens[index].end = UInt32(truncatingIfNeeded: position)
+        depth -= 1
+    }
+
+    private mutating func parseObject() throws(PayloadError) {
         let opened = position
         try enter()
+        let index = tokens.count
+        append(.object, position, position)
         position += 1
-        var members: [(key: String, value: JSONValue)] = []
+        var count = 0
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            depth -= 1
-            return .object(JSONObject(members: members))
+            close(index, count: 0)
+            return
         }
-        members.reserveCapacity(16)
         while true {
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an object that opened at byte \(opened)") }
             guard bytes[position] == UInt8(ascii: "\"") else {
                 throw invalid("expected a member name in quotes, found \(shown(bytes[position]))")
             }
-            let key = try parseString()
+            try parseString()
+            let key = tokens[tokens.count - 1]
+            if key.kind == .escapedString {
+                tokens[index].keyBits = ~0  // compared by value, never ruled out
+            } else if key.end > key.start {
+                tokens[index].keyBits |= JSONTape.keyBit(count: Int(key.end - key.start), first: bytes[Int(key.start)],
+                                                         last: bytes[Int(key.end) - 1])
+            }
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an object that opened at byte \(opened)") }
             guard bytes[position] == UInt8(ascii: ":") else {
-                throw invalid("expected ':' after member name \"\(key)\", found \(shown(bytes[position]))")
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Int(key.start)..<Int(key.end)]), as: UTF8.self)
+                throw invalid("expected ':' after member name \"\(name)\", found \(shown(bytes[position]))")
             }
             position += 1
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an object that opened at byte \(opened)") }
-            members.append((key, try parseValue()))
+            try parseValue()
+            count += 1
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an object that opened at byte \(opened)") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                depth -= 1
-                return .object(JSONObject(members: members))
+                close(index, count: count)
+                return
             case let byte: throw invalid("expected ',' or '}' in an object, found \(shown(byte))")
             }
         }
     }
 
-    private mutating func parseArray() throws(PayloadError) -> JSONValue {
+    private mutating func parseArray() throws(PayloadError) {
         let opened = position
         try enter()
+        let index = tokens.count
+        append(.array, position, position)
         position += 1
-        var elements: [JSONValue] = []
+        var count = 0
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            depth -= 1
-            return .array(elements)
+            close(index, count: 0)
+            return
         }
         while true {
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an array that opened at byte \(opened)") }
-            elements.append(try parseValue())
+            try parseValue()
+            count += 1
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an array that opened at byte \(opened)") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "]"):
                 position += 1
-                depth -= 1
-                return .array(elements)
+                close(index, count: count)
+                return
             case let byte: throw invalid("expected ',' or ']' in an array, found \(shown(byte))")
             }
         }
@@ -127,67 +158,59 @@ struct JSONParser {
         if depth > Self.maximumDepth { throw invalid("nesting deeper than \(Self.maximumDepth) levels") }
     }
 
-    private mutating func parseString() throws(PayloadError) -> String {
+    /// Validates a string and records its byte range; escapes are decoded only if it is read.
+    private mutating func parseString() throws(PayloadError) {
         let opened = position
         position += 1
         let start = position
-        // Fast path: no escapes.
+        var escaped = false
         while position < bytes.count {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            while position + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                position += 8
+            }
+            guard position < bytes.count else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                append(escaped ? .escapedString : .string, start, position)
                 position += 1
-                return text
+                return
             }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw invalid("control character \(shown(byte)) inside a string") }
-            position += 1
-        }
-        guard position < bytes.count else { throw truncated("inside a string that opened at byte \(opened)") }
-        var utf8 = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
-        while position < bytes.count {
-            let byte = bytes[position]
-            switch byte {
-            case UInt8(ascii: "\""):
-                position += 1
-                return String(decoding: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
                 position += 1
                 guard position < bytes.count else { break }
-                let escape = bytes[position]
-                position += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
+                switch bytes[position] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    position += 1
                 case UInt8(ascii: "u"):
-                    var scalar = try parseHex4(opened: opened)
-                    if (0xD800..<0xDC00).contains(scalar), position + 1 < bytes.count,
-                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
-                        position += 2
-                        let low = try parseHex4(opened: opened)
-                        if (0xDC00..<0xE000).contains(low) {
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            scalar = 0xFFFD
-                        }
-                    }
-                    let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                    utf8.append(contentsOf: Array(String(Character(character)).utf8))
-                default:
+                    position += 1
+                    _ = try parseHex4(opened: opened)
+                case let escape:
                     position -= 1
                     throw invalid("unknown escape \\\(Character(Unicode.Scalar(escape))) inside a string")
                 }
-            default:
-                if byte < 0x20 { throw invalid("control character \(shown(byte)) inside a string") }
-                utf8.append(byte)
-                position += 1
+                continue
             }
+            if byte < 0x20 { throw invalid("control character \(shown(byte)) inside a string") }
+            position += 1
         }
         throw truncated("inside a string that opened at byte \(opened)")
+    }
+
+    /// Whether a little-endian word of string bytes holds `"`, `\\` or a byte below 0x20.
+    @inline(__always)
+    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let quote = hasZeroByte(word ^ (ones &* 0x22))
+        let backslash = hasZeroByte(word ^ (ones &* 0x5C))
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (quote | backslash | control) != 0
     }
 
     private mutating func parseHex4(opened: Int) throws(PayloadError) -> UInt32 {
@@ -208,7 +231,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(PayloadError) -> JSONValue {
+    private mutating func parseNumber() throws(PayloadError) {
         let start = position
         var isInteger = true
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -237,11 +260,12 @@ struct JSONParser {
         if isInteger, position - firstDigit <= 18 {
             var value: Int64 = 0
             for i in firstDigit..<position { value = value * 10 + Int64(bytes[i] - UInt8(ascii: "0")) }
-            return .integer(bytes[start] == UInt8(ascii: "-") ? -value : value)
+            append(.integer, start, position, payload: bytes[start] == UInt8(ascii: "-") ? -value : value)
+            return
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        guard let value = Double(text) else { throw invalid("number \(text) is out of range", at: start) }
-        return .double(value)
+        guard let value = Double(text), value.isFinite else { throw invalid("number \(text) is out of range", at: start) }
+        append(.double, start, position)
     }
 
     // MARK: - Helpers

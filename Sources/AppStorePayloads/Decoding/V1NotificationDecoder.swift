@@ -65,7 +65,7 @@ enum V1NotificationDecoder {
     private static func legacyRows(_ top: FieldReader, _ key: String) throws(PayloadError) -> [FieldReader] {
         switch top.object[key] {
         case nil, .null?: return []
-        case .object(let o)?: return o.members.isEmpty ? [] : [FieldReader(o, path: key)]
+        case .object(let o)?: return o.isEmpty ? [] : [FieldReader(o, path: key)]
         case .array?: return try top.objects(key)
         case let value?: throw top.mismatch(key, expected: "an object or an array of objects", found: value)
         }
