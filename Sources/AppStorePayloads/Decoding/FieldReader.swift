@@ -7,12 +7,23 @@ import SubscriptionModel
 /// accept JSON numbers and booleans. Absent, `null` and (for v1) empty strings read as nil.
 struct FieldReader {
     let object: JSONObject
-    let path: String
+    private let basePath: String
+    private let index: Int?
 
     init(_ object: JSONObject, path: String) {
         self.object = object
-        self.path = path
+        self.basePath = path
+        self.index = nil
     }
+
+    /// The element `index` of the array at `arrayPath`; its path is only spelled out for a message.
+    init(_ object: JSONObject, arrayPath: String, index: Int) {
+        self.object = object
+        self.basePath = arrayPath
+        self.index = index
+    }
+
+    var path: String { index.map { "\(basePath)[\($0)]" } ?? basePath }
 
     func path(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
@@ -53,7 +64,7 @@ struct FieldReader {
                 guard case .object(let o) = element else {
                     throw PayloadError("\(base)[\(i)]: expected an object, found \(element.foundDescription)")
                 }
-                readers.append(FieldReader(o, path: "\(base)[\(i)]"))
+                readers.append(FieldReader(o, arrayPath: base, index: i))
             }
             return readers
         case let value?: throw mismatch(key, expected: "an array of objects", found: value)
