@@ -167,8 +167,13 @@ struct JSONParser {
         while position < bytes.count {
             // Eight bytes at a time while none is a quote, a backslash or a control character.
             while position + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                if Self.hasSpecialByte(word) { break }
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let special = Self.specialBytes(word)
+                if special != 0 {
+                    // The lowest flagged byte is exact: go straight to it.
+                    position += special.trailingZeroBitCount / 8
+                    break
+                }
                 position += 8
             }
             guard position < bytes.count else { break }
@@ -201,16 +206,17 @@ struct JSONParser {
         throw truncated("inside a string that opened at byte \(opened)")
     }
 
-    /// Whether a little-endian word of string bytes holds `"`, `\\` or a byte below 0x20.
+    /// The high bits of the bytes of a little-endian word that are `"`, `\\` or below 0x20
+    /// (bytes above the first such byte may be flagged wrongly; the first is always right).
     @inline(__always)
-    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
         let quote = hasZeroByte(word ^ (ones &* 0x22))
         let backslash = hasZeroByte(word ^ (ones &* 0x5C))
         let control = (word &- ones &* 0x20) & ~word & highs
-        return (quote | backslash | control) != 0
+        return quote | backslash | control
     }
 
     private mutating func parseHex4(opened: Int) throws(PayloadError) -> UInt32 {

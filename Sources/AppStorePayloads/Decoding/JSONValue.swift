@@ -55,6 +55,14 @@ struct JSONObject: Sendable {
         return found.map { tape.value(at: $0) }
     }
 
+    /// Looks `key` up from the member after the one `cursor` found last, and moves `cursor`.
+    func value(_ key: String, cursor: JSONCursor) -> JSONValue? {
+        var key = key
+        guard let found = key.withUTF8({ tape.member(of: index, named: $0, from: cursor.next) }) else { return nil }
+        cursor.next = Int(tape.tokens[found].next)
+        return tape.value(at: found)
+    }
+
     var count: Int { Int(tape.tokens[index].payload) }
     var isEmpty: Bool { count == 0 }
 
@@ -68,6 +76,12 @@ struct JSONObject: Sendable {
         }
         return keys
     }
+}
+
+/// Where the next member lookup in one object starts (see `JSONTape.member`).
+final class JSONCursor {
+    var next: Int?
+    init() {}
 }
 
 /// A JSON array on a tape.
@@ -160,30 +174,37 @@ final class JSONTape: Sendable {
         return Self.unescape(bytes[range])
     }
 
-    /// The index of the value of member `name` of the object at `object`.
-    func member(of object: Int, named name: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The index of the value of member `name` of the object at `object`. The search starts at
+    /// the member name token `from` (when given) and wraps around, so reading members in
+    /// document order finds each one at the first comparison.
+    func member(of object: Int, named name: UnsafeBufferPointer<UInt8>, from: Int? = nil) -> Int? {
         if let first = name.first, let last = name.last,
            tokens[object].keyBits & Self.keyBit(count: name.count, first: first, last: last) == 0 {
             return nil
         }
-        var i = object + 1
+        let begin = object + 1
         let end = Int(tokens[object].next)
+        let start = from.map { $0 < end ? $0 : begin } ?? begin
         return bytes.withUnsafeBufferPointer { all -> Int? in
-            while i < end {
-                let key = tokens[i]
-                let length = Int(key.end - key.start)
-                if key.kind == .string {
-                    if length == name.count,
-                       length == 0 || (all[Int(key.start)] == name[0]
-                                       && memcmp(all.baseAddress! + Int(key.start), name.baseAddress!, length) == 0) {
+            func scan(_ from: Int, _ to: Int) -> Int? {
+                var i = from
+                while i < to {
+                    let key = tokens[i]
+                    let length = Int(key.end &- key.start)
+                    if key.kind == .string {
+                        if length == name.count,
+                           length == 0 || (all[Int(key.start)] == name[0]
+                                           && memcmp(all.baseAddress! + Int(key.start), name.baseAddress!, length) == 0) {
+                            return i + 1
+                        }
+                    } else if Self.unescape(all[Int(key.start)..<Int(key.end)]).utf8.elementsEqual(name) {
                         return i + 1
                     }
-                } else if Self.unescape(all[Int(key.start)..<Int(key.end)]).utf8.elementsEqual(name) {
-                    return i + 1
+                    i = Int(tokens[i + 1].next)
                 }
-                i = Int(tokens[i + 1].next)
+                return nil
             }
-            return nil
+            return scan(start, end) ?? (start > begin ? scan(begin, start) : nil)
         }
     }
 

@@ -57,45 +57,53 @@ struct ReceiptRows {
     /// A `latest_receipt_info` row. Offers follow the `TransactionFact` doc comment: offer code
     /// beats promotional offer beats introductory; a trial is `FREE_TRIAL` whatever the offer.
     static func transaction(_ row: FieldReader, environment: StoreEnvironment) throws(PayloadError) -> TransactionFact {
-        let transactionId = try row.requiredV1String("transaction_id")
-        let originalTransactionId = try row.v1String("original_transaction_id") ?? transactionId
-        let productId = try row.requiredV1String("product_id")
-        guard let purchaseDate = try row.v1Milliseconds("purchase_date_ms") else { throw row.missing("purchase_date_ms") }
+        // Read in alphabetical order, the order rows are written in, so each lookup is one comparison.
+        let appAccountToken = try row.v1String("app_account_token")
+        let revocationDate = try row.v1Milliseconds("cancellation_date_ms")
+        let revocationReason = try row.v1Int("cancellation_reason")
+        let currency = try row.v1String("currency")
         var expiresDate = try row.v1Milliseconds("expires_date_ms")
-        if expiresDate == nil, case .string(let legacy)? = row.object["expires_date"], let ms = FieldReader.decimal(legacy) {
+        let ownership = try row.v1String("in_app_ownership_type")
+        let isIntro = try row.v1Bool("is_in_intro_offer_period") ?? false
+        let isTrial = try row.v1Bool("is_trial_period") ?? false
+        let isUpgraded = try row.v1Bool("is_upgraded") ?? false
+        let offerCode = try row.v1String("offer_code_ref_name")
+        let originalPurchaseDate = try row.v1Milliseconds("original_purchase_date_ms")
+        let originalTransactionId = try row.v1String("original_transaction_id")
+        let price = try row.v1Int("price").map(Int64.init)
+        let productId = try row.requiredV1String("product_id")
+        let promotionalOffer = try row.v1String("promotional_offer_id")
+        let purchaseDate = try row.v1Milliseconds("purchase_date_ms")
+        let groupIdentifier = try row.v1String("subscription_group_identifier")
+        let transactionId = try row.requiredV1String("transaction_id")
+        let webOrderLineItemId = try row.v1String("web_order_line_item_id")
+
+        guard let purchaseDate else { throw row.missing("purchase_date_ms") }
+        if expiresDate == nil, case .string(let legacy)? = row.value("expires_date"), let ms = FieldReader.decimal(legacy) {
             // Receipts from before iOS 7 put milliseconds in `expires_date` itself.
             expiresDate = Instant(milliseconds: ms)
         }
-        let isTrial = try row.v1Bool("is_trial_period") ?? false
-        let isIntro = try row.v1Bool("is_in_intro_offer_period") ?? false
-        let offerCode = try row.v1String("offer_code_ref_name")
-        let promotionalOffer = try row.v1String("promotional_offer_id")
         let offerType: Int? = offerCode != nil ? 3 : promotionalOffer != nil ? 2 : (isTrial || isIntro) ? 1 : nil
-        var price: Int64?
-        if row.has("price") {
-            guard let p = try row.v1Int("price") else { throw row.missing("price") }
-            price = Int64(p)
-        }
         return TransactionFact(
             transactionId: transactionId,
-            originalTransactionId: originalTransactionId,
-            webOrderLineItemId: try row.v1String("web_order_line_item_id"),
+            originalTransactionId: originalTransactionId ?? transactionId,
+            webOrderLineItemId: webOrderLineItemId,
             productId: productId,
-            subscriptionGroupIdentifier: try row.v1String("subscription_group_identifier"),
+            subscriptionGroupIdentifier: groupIdentifier,
             purchaseDate: purchaseDate,
-            originalPurchaseDate: try row.v1Milliseconds("original_purchase_date_ms"),
+            originalPurchaseDate: originalPurchaseDate,
             expiresDate: expiresDate,
-            revocationDate: try row.v1Milliseconds("cancellation_date_ms"),
-            revocationReason: try row.v1Int("cancellation_reason"),
-            isUpgraded: try row.v1Bool("is_upgraded") ?? false,
+            revocationDate: revocationDate,
+            revocationReason: revocationReason,
+            isUpgraded: isUpgraded,
             offerType: offerType,
             offerDiscountType: isTrial ? "FREE_TRIAL" : nil,
             offerIdentifier: offerCode ?? promotionalOffer,
-            appAccountToken: try row.v1String("app_account_token"),
+            appAccountToken: appAccountToken,
             environment: environment,
             price: price,
-            currency: try row.v1String("currency"),
-            inAppOwnershipType: try row.v1String("in_app_ownership_type"))
+            currency: currency,
+            inAppOwnershipType: ownership)
     }
 
     /// A `pending_renewal_info` row at the document's instant. `"1"`/`"0"` booleans.
