@@ -150,8 +150,11 @@ import Testing
     @Test func csvWithoutTheNameHintAndWithABadHeader() throws {
         let docs = documents("appAccountToken\n7E3FB20B-4CDB-47CC-936D-99D65F608138\n")
         #expect(try decoder.decode(docs[0].bytes!).customers == [CustomerFact(appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")])
-        let bad = documents("user,email\nu,e\n", name: "people.csv")
-        #expect(rejections(bad) == [#"line 1: unknown column "user" in the CSV header (expected any of userId, email, appAccountToken, originalTransactionId)"#])
+        let afterBlankLines = documents("\n\nuserId,email\nu-9,z@example.com\n")
+        #expect(afterBlankLines.map(\.location) == ["line 4"])
+        #expect(try decoder.decode(afterBlankLines[0].bytes!).customers == [CustomerFact(userId: "u-9", email: "z@example.com")])
+        let bad = documents("\nuser,email\nu,e\n", name: "people.csv")
+        #expect(rejections(bad) == [#"line 2: unknown column "user" in the CSV header (expected any of userId, email, appAccountToken, originalTransactionId)"#])
     }
 
     @Test func sha256OfTheDocumentBytes() {

@@ -171,15 +171,23 @@ public final class DocumentStream: Sequence, IteratorProtocol {
             let line = Substring(String(decoding: buffer[first..<end], as: UTF8.self))
             if CustomersCSV.header(line) != nil {
                 let header = trim(buffer[first..<end]).map(Array.init) ?? []
-                _ = nextLine()
+                skipThroughFirstLine()
                 mode = .csv(header: header)
             } else if isCSVName {
-                _ = nextLine()
+                skipThroughFirstLine()
                 mode = .queued([SourceDocument(location: "line \(lineNumber)", bytes: nil,
                                                rejection: PayloadError(CustomersCSV.headerProblem(line)))])
             } else {
                 mode = .lines
             }
+        }
+    }
+
+    /// Consumes the blank lines before the first line that holds something, and that line.
+    private func skipThroughFirstLine() {
+        while let line = nextLine() {
+            if case .text(let bytes) = line, trim(bytes) == nil { continue }
+            return
         }
     }
 

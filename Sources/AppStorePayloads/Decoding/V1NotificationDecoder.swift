@@ -50,6 +50,8 @@ enum V1NotificationDecoder {
 
         var renewals: [RenewalFact] = []
         renewals.reserveCapacity(pending.count)
+        // A toggle's date is the instant of the whole document, so every renewal fact it carries
+        // speaks at that date; otherwise each subscription speaks at its own latest row.
         for row in pending {
             let originalTransactionId = try row.requiredV1String("original_transaction_id")
             let factInstant = changeDate ?? rows.latestInstant[originalTransactionId] ?? instant
