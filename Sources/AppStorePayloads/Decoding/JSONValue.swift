@@ -57,10 +57,15 @@ struct JSONObject: Sendable {
 
     /// Looks `key` up from the member after the one `cursor` found last, and moves `cursor`.
     func value(_ key: String, cursor: JSONCursor) -> JSONValue? {
+        valueIndex(key, cursor: cursor).map { tape.value(at: $0) }
+    }
+
+    /// The tape index of member `key`'s value (see `value(_:cursor:)`).
+    func valueIndex(_ key: String, cursor: JSONCursor) -> Int? {
         var key = key
         guard let found = key.withUTF8({ tape.member(of: index, named: $0, from: cursor.next) }) else { return nil }
         cursor.next = Int(tape.tokens[found].next)
-        return tape.value(at: found)
+        return found
     }
 
     var count: Int { Int(tape.tokens[index].payload) }
@@ -80,7 +85,7 @@ struct JSONObject: Sendable {
 
 /// Where the next member lookup in one object starts (see `JSONTape.member`).
 final class JSONCursor {
-    var next: Int?
+    @exclusivity(unchecked) var next: Int?
     init() {}
 }
 
@@ -206,6 +211,14 @@ final class JSONTape: Sendable {
             }
             return scan(start, end) ?? (start > begin ? scan(begin, start) : nil)
         }
+    }
+
+    /// The raw bytes of the unescaped string at `i`, or nil for any other token.
+    @inline(__always)
+    func withPlainString<R>(at i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        let token = tokens[i]
+        guard token.kind == .string else { return nil }
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(token.start)..<Int(token.end)])) }
     }
 
     /// Decodes the escapes of a string the parser already validated.
