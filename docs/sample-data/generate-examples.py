@@ -5,13 +5,14 @@ Every value below was chosen by hand to tell one small, coherent story per subsc
 script only spells out the repetitive wire details (the three date spellings of v1, the
 base64url of v2 JWS) so that the files stay consistent. v2 files are unsigned: header
 {"alg":"ES256","x5c":[]} and an empty signature, for `subdash import --no-verify`.
-Run it from anywhere: python3 SampleData/examples/generate.py
+It lives outside SampleData so that importing that folder never reads it.
+Run it from anywhere: python3 docs/sample-data/generate-examples.py
 """
 import base64, json, os
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "SampleData", "examples")
 PST = ZoneInfo("America/Los_Angeles")
 
 def ms(text):  # "2024-03-01 10:00" (UTC) -> milliseconds
