@@ -53,3 +53,22 @@ import Testing
                 == "truncated JSON: the document ends inside a string that opened at byte 21 (28 bytes read; is the file cut short?)")
     }
 }
+
+/// `subdash import --no-verify SampleData/examples` must apply every file.
+@Suite struct ExampleFolderTests {
+    @Test func everyExampleFileDecodesWithSignaturesOff() throws {
+        let root = Examples.directory
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count == 13 + 2 * 40 + 4)
+        let decoder = PayloadDecoder(verifier: Base64URLVerifier())
+        for file in files {
+            let docs = DocumentReader().documents(in: try Data(contentsOf: root.appendingPathComponent(file)), name: file)
+            #expect(docs.count == 1, "\(file)")
+            for doc in docs {
+                #expect(doc.rejection == nil, "\(file)")
+                #expect(throws: Never.self, "\(file)") { try decoder.decode(doc.bytes ?? Data()) }
+            }
+        }
+    }
+}
