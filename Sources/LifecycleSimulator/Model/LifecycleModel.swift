@@ -154,18 +154,19 @@ struct LifecycleGenerator {
                 outcome = [.voluntary, .billingExpire, .refundNext][rng.pick([0.65, 0.27, 0.08])]
             }
 
-            // What happens inside the period.
+            // What happens inside the period, all before a renewal charged up to a day early.
+            let latest = e.adding(days: -1)
             var plan: [(at: Instant, action: Action)] = []
             func inside(_ from: Instant, _ to: Instant) -> Instant? {
                 to.milliseconds - from.milliseconds > 2 * Self.minute
                     ? Instant(milliseconds: rng.int64(in: from.milliseconds + Self.minute..<to.milliseconds - Self.minute)) : nil
             }
-            if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -1)) {
+            if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -2)) {
                 plan.append((notice, .priceIncreasePending))
-                if outcome != .priceIncrease, let consent = inside(notice, e) { plan.append((consent, .priceIncreaseAccepted)) }
+                if outcome != .priceIncrease, let consent = inside(notice, latest) { plan.append((consent, .priceIncreaseAccepted)) }
             }
-            var lastOff = e
-            if outcome == .voluntary, let off = inside(s, e) {
+            var lastOff = latest
+            if outcome == .voluntary, let off = inside(s, latest) {
                 plan.append((off, .autoRenewOff))
                 lastOff = off
             }
@@ -174,11 +175,11 @@ struct LifecycleGenerator {
                 plan.append((on, .autoRenewOn))
             }
             let continuing = outcome == .renew || outcome == .recover
-            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(0.03), let at = inside(s, e) {
+            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(0.03), let at = inside(s, latest) {
                 plan.append((at, .downgrade(target)))
             }
             if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration, rng.chance(0.025),
-               let at = inside(s, e) {
+               let at = inside(s, latest) {
                 let offer = rng.chance(0.7) ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
                 plan.append((at, .offerRedeemed(offer)))
             }
