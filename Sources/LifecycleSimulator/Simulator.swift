@@ -118,10 +118,11 @@ public struct Simulator: Sendable {
                                               maxFileBytes: configuration.maxFileBytes)
         let v2Writer = NotificationFileWriter(directory: directory.appendingPathComponent("v2"), gzip: gzip,
                                               maxFileBytes: configuration.maxFileBytes)
-        var manifest = emptyManifest()
         let perChunk = max(1, configuration.subscribersPerChunk)
         let chunkCount = (configuration.subscribers + perChunk - 1) / perChunk
         let batch = max(1, threads) * 4
+        // Batch i+1 renders on every core while batch i is written on the writer queue.
+        let writing = BatchWriter(v1: v1Writer, v2: v2Writer, manifest: emptyManifest())
         var firstChunk = 0
         while firstChunk < chunkCount {
             let chunks = firstChunk..<min(chunkCount, firstChunk + batch)
@@ -135,15 +136,14 @@ public struct Simulator: Sendable {
                     v1Segment: gzip && !delivery.v1.isEmpty ? GzipSegment(compressing: delivery.v1) : nil,
                     v2Segment: gzip && !delivery.v2.isEmpty ? GzipSegment(compressing: delivery.v2) : nil))
             }
-            for offset in 0..<chunks.count {
-                let rendered = slots.take(offset)
-                try v1Writer.append(raw: rendered.delivery.v1, segment: rendered.v1Segment)
-                try v2Writer.append(raw: rendered.delivery.v2, segment: rendered.v2Segment)
-                manifest.add(rendered.delivery.manifest)
-            }
+            try writing.waitAndRethrow()
+            progress?(min(configuration.subscribers, chunks.lowerBound * perChunk))
+            writing.write(slots)
             firstChunk = chunks.upperBound
-            progress?(min(configuration.subscribers, firstChunk * perChunk))
         }
+        try writing.waitAndRethrow()
+        progress?(configuration.subscribers)
+        var manifest = writing.manifest
         try v1Writer.finish()
         try v2Writer.finish()
         manifest.files = v1Writer.fileNames.map { "v1/" + $0 } + v2Writer.fileNames.map { "v2/" + $0 }
@@ -166,11 +166,52 @@ struct RenderedChunk {
     var v2Segment: GzipSegment?
 }
 
+/// Writes rendered batches in order on its own queue, one batch at a time.
+private final class BatchWriter: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "subdash.generate.writer")
+    private let group = DispatchGroup()
+    private let v1: NotificationFileWriter
+    private let v2: NotificationFileWriter
+    private var failure: Error?
+    /// Read only after `waitAndRethrow()`.
+    private(set) var manifest: SimulationManifest
+
+    init(v1: NotificationFileWriter, v2: NotificationFileWriter, manifest: SimulationManifest) {
+        self.v1 = v1
+        self.v2 = v2
+        self.manifest = manifest
+    }
+
+    func write(_ slots: ChunkSlots) {
+        queue.async(group: group) { [self] in
+            guard failure == nil else { return }
+            do {
+                for offset in 0..<slots.count {
+                    let rendered = slots.take(offset)
+                    try v1.append(raw: rendered.delivery.v1, segment: rendered.v1Segment)
+                    try v2.append(raw: rendered.delivery.v2, segment: rendered.v2Segment)
+                    manifest.add(rendered.delivery.manifest)
+                }
+            } catch {
+                failure = error
+            }
+        }
+    }
+
+    func waitAndRethrow() throws {
+        group.wait()
+        if let failure { throw failure }
+    }
+}
+
 /// One slot per chunk of a batch; each concurrent iteration writes only its own slot.
 private final class ChunkSlots: @unchecked Sendable {
     private var slots: UnsafeMutableBufferPointer<RenderedChunk?>
 
+    let count: Int
+
     init(count: Int) {
+        self.count = count
         slots = .allocate(capacity: count)
         slots.initialize(repeating: nil)
     }

@@ -18,6 +18,7 @@ struct SigningTests {
             #expect(k.multiplied(by: k.inverse) == .one)
             #expect(k.adding(.zero) == k)
         }
+        #expect(P256Scalar.montgomeryFactor == P256Scalar.montgomeryFactorByNewton)
         // (n − 1)² = 1 mod n.
         let minusOne = P256Scalar.order.subtractingReportingBorrow(.one).0
         #expect(minusOne.multiplied(by: minusOne) == .one)

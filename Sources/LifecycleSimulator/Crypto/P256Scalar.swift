@@ -13,13 +13,15 @@ struct P256Scalar: Equatable, Sendable {
     static let zero = P256Scalar(0, 0, 0, 0)
     static let one = P256Scalar(1, 0, 0, 0)
 
-    /// -n⁻¹ mod 2⁶⁴, by Newton iteration.
-    static let montgomeryFactor: UInt64 = {
+    /// -n⁻¹ mod 2⁶⁴ (checked against Newton's iteration in the tests).
+    static let montgomeryFactor: UInt64 = 0xCCD1_C8AA_EE00_BC4F
+
+    static var montgomeryFactorByNewton: UInt64 {
         let n0 = order.l0
         var inverse: UInt64 = 1
         for _ in 0..<6 { inverse = inverse &* (2 &- n0 &* inverse) }
         return 0 &- inverse
-    }()
+    }
 
     /// 2²⁵⁶ mod n and 2⁵¹² mod n.
     static let montgomeryR: P256Scalar = {
@@ -95,18 +97,57 @@ struct P256Scalar: Equatable, Sendable {
         montgomeryProduct(b).montgomeryProduct(P256Scalar.montgomeryR2)
     }
 
-    /// self⁻¹ mod n (Fermat: self^(n−2)); self must be non-zero.
+    /// self⁻¹ mod n for non-zero self, by the binary extended Euclidean algorithm (variable
+    /// time, which is fine for a test signer, and several times faster than Fermat).
     var inverse: P256Scalar {
-        let base = montgomeryProduct(P256Scalar.montgomeryR2)
-        var result = P256Scalar.montgomeryR
-        let (exponent, _) = P256Scalar.order.subtractingReportingBorrow(P256Scalar(2, 0, 0, 0))
-        for limb in [exponent.l3, exponent.l2, exponent.l1, exponent.l0] {
-            for bit in stride(from: 63, through: 0, by: -1) {
-                result = result.montgomeryProduct(result)
-                if (limb >> UInt64(bit)) & 1 == 1 { result = result.montgomeryProduct(base) }
+        var u = self, v = P256Scalar.order
+        var x1 = P256Scalar.one, x2 = P256Scalar.zero
+        while u != .one && v != .one {
+            while u.l0 & 1 == 0 {
+                u = u.halved(carry: false)
+                x1 = x1.halvedModOrder()
+            }
+            while v.l0 & 1 == 0 {
+                v = v.halved(carry: false)
+                x2 = x2.halvedModOrder()
+            }
+            if u.isLess(than: v) {
+                v = v.subtractingReportingBorrow(u).0
+                x2 = x2.subtractingModOrder(x1)
+            } else {
+                u = u.subtractingReportingBorrow(v).0
+                x1 = x1.subtractingModOrder(x2)
             }
         }
-        return result.montgomeryProduct(P256Scalar.one)
+        return u == .one ? x1 : x2
+    }
+
+    /// (self + carry·2²⁵⁶) / 2.
+    @inline(__always)
+    private func halved(carry: Bool) -> P256Scalar {
+        P256Scalar(l0 >> 1 | l1 << 63, l1 >> 1 | l2 << 63, l2 >> 1 | l3 << 63, l3 >> 1 | (carry ? 1 << 63 : 0))
+    }
+
+    /// self / 2 mod n, for self < n.
+    @inline(__always)
+    private func halvedModOrder() -> P256Scalar {
+        if l0 & 1 == 0 { return halved(carry: false) }
+        let n = P256Scalar.order
+        var carry: UInt64 = 0
+        let sum = P256Scalar(P256Scalar.addWithCarry(l0, n.l0, &carry), P256Scalar.addWithCarry(l1, n.l1, &carry),
+                             P256Scalar.addWithCarry(l2, n.l2, &carry), P256Scalar.addWithCarry(l3, n.l3, &carry))
+        return sum.halved(carry: carry != 0)
+    }
+
+    /// (self − b) mod n, for self, b < n.
+    @inline(__always)
+    private func subtractingModOrder(_ b: P256Scalar) -> P256Scalar {
+        let (difference, borrow) = subtractingReportingBorrow(b)
+        guard borrow else { return difference }
+        let n = P256Scalar.order
+        var carry: UInt64 = 0
+        return P256Scalar(P256Scalar.addWithCarry(difference.l0, n.l0, &carry), P256Scalar.addWithCarry(difference.l1, n.l1, &carry),
+                          P256Scalar.addWithCarry(difference.l2, n.l2, &carry), P256Scalar.addWithCarry(difference.l3, n.l3, &carry))
     }
 
     @inline(__always)
@@ -129,29 +170,37 @@ struct P256Scalar: Equatable, Sendable {
 
     /// self · b · 2⁻²⁵⁶ mod n (CIOS Montgomery multiplication).
     func montgomeryProduct(_ b: P256Scalar) -> P256Scalar {
-        let n = P256Scalar.order
-        let factor = P256Scalar.montgomeryFactor
         var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
-        for bi in [b.l0, b.l1, b.l2, b.l3] {
-            var c: UInt64 = 0
-            t0 = P256Scalar.multiplyAccumulate(l0, bi, t0, &c)
-            t1 = P256Scalar.multiplyAccumulate(l1, bi, t1, &c)
-            t2 = P256Scalar.multiplyAccumulate(l2, bi, t2, &c)
-            t3 = P256Scalar.multiplyAccumulate(l3, bi, t3, &c)
-            let (s4, o4) = t4.addingReportingOverflow(c)
-            let t5: UInt64 = o4 ? 1 : 0
-            let m = t0 &* factor
-            c = 0
-            _ = P256Scalar.multiplyAccumulate(m, n.l0, t0, &c)
-            t0 = P256Scalar.multiplyAccumulate(m, n.l1, t1, &c)
-            t1 = P256Scalar.multiplyAccumulate(m, n.l2, t2, &c)
-            t2 = P256Scalar.multiplyAccumulate(m, n.l3, t3, &c)
-            let (s3, o3) = s4.addingReportingOverflow(c)
-            t3 = s3
-            t4 = t5 + (o3 ? 1 : 0)
-        }
+        montgomeryRound(b.l0, &t0, &t1, &t2, &t3, &t4)
+        montgomeryRound(b.l1, &t0, &t1, &t2, &t3, &t4)
+        montgomeryRound(b.l2, &t0, &t1, &t2, &t3, &t4)
+        montgomeryRound(b.l3, &t0, &t1, &t2, &t3, &t4)
         let result = P256Scalar(t0, t1, t2, t3)
-        if t4 != 0 || !result.isLess(than: n) { return result.subtractingReportingBorrow(n).0 }
+        if t4 != 0 || !result.isLess(than: P256Scalar.order) { return result.subtractingReportingBorrow(P256Scalar.order).0 }
         return result
+    }
+
+    /// One limb of b: t += self·bi, then add m·n so the low word vanishes, and shift a word down.
+    @inline(__always)
+    private func montgomeryRound(_ bi: UInt64, _ t0: inout UInt64, _ t1: inout UInt64, _ t2: inout UInt64,
+                                 _ t3: inout UInt64, _ t4: inout UInt64) {
+        let n0: UInt64 = 0xF3B9_CAC2_FC63_2551, n1: UInt64 = 0xBCE6_FAAD_A717_9E84
+        let n2: UInt64 = 0xFFFF_FFFF_FFFF_FFFF, n3: UInt64 = 0xFFFF_FFFF_0000_0000
+        var c: UInt64 = 0
+        t0 = P256Scalar.multiplyAccumulate(l0, bi, t0, &c)
+        t1 = P256Scalar.multiplyAccumulate(l1, bi, t1, &c)
+        t2 = P256Scalar.multiplyAccumulate(l2, bi, t2, &c)
+        t3 = P256Scalar.multiplyAccumulate(l3, bi, t3, &c)
+        let (s4, o4) = t4.addingReportingOverflow(c)
+        let t5: UInt64 = o4 ? 1 : 0
+        let m = t0 &* P256Scalar.montgomeryFactor
+        c = 0
+        _ = P256Scalar.multiplyAccumulate(m, n0, t0, &c)
+        t0 = P256Scalar.multiplyAccumulate(m, n1, t1, &c)
+        t1 = P256Scalar.multiplyAccumulate(m, n2, t2, &c)
+        t2 = P256Scalar.multiplyAccumulate(m, n3, t3, &c)
+        let (s3, o3) = s4.addingReportingOverflow(c)
+        t3 = s3
+        t4 = t5 + (o3 ? 1 : 0)
     }
 }

@@ -121,8 +121,9 @@ struct LifecycleGenerator {
             let isFree = life.transactions[current].isFree
 
             // An immediate upgrade to a higher level cuts this period short.
+            // (More than 24 h before the period's end, so the overlap reads as an upgrade, DESIGN §3.)
             if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(0.025) {
-                let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - Self.hour)))
+                let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
                 guard u < model.horizon else { return nil }
                 let target = product == Catalog.proWeekly && rng.chance(0.5) ? Catalog.proMonthly : Catalog.premiumMonthly
                 life.transactions[current].upgradedAt = u
