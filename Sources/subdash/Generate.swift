@@ -1,9 +1,72 @@
 import ArgumentParser
+import Foundation
+import LifecycleSimulator
+import SubscriptionModel
 
-struct Generate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "generate", abstract: "Generate simulated subscriber lifecycles as real payloads.")
+extension PayloadVersions: ExpressibleByArgument {}
 
-    mutating func run() async throws {
-        throw ValidationError("'generate' is not available yet")
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate simulated subscriber lifecycles as real App Store notification payloads.",
+        discussion: """
+            Writes DIR/v1/notifications-NNNN.ndjson[.gz] and/or DIR/v2/…, DIR/test-root.pem (import with \
+            --trust-root DIR/test-root.pem) and DIR/manifest.json. The same seed gives byte-identical output.
+            """)
+
+    @Option(help: "Number of subscribers (one subscription each).")
+    var subscribers: Int
+
+    @Option(help: "Seed of every random choice, keys and signatures included.")
+    var seed: UInt64 = 1
+
+    @Option(help: "First month of the range (YYYY-MM).")
+    var start: String = "2024-01"
+
+    @Option(help: "Months in the range; nothing is dated after its end.")
+    var months: Int = 24
+
+    @Option(help: "Notification versions: v1, v2, or both (v1 until halfway, then v2).")
+    var format: PayloadVersions = .v2
+
+    @ArgumentParser.Flag(help: "gzip the NDJSON files.")
+    var gzip = false
+
+    @Option(name: .customLong("max-file-mb"), help: ArgumentHelp("Start a new file before one passes this size.", visibility: .hidden))
+    var maxFileMB: Int = 64
+
+    @Option(help: "Output directory (created; must not already hold generated output).")
+    var out: String
+
+    func validate() throws {
+        guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
+        guard Month(parsing: start) != nil else { throw ValidationError("--start must be YYYY-MM, got '\(start)'") }
+        guard (1...240).contains(months) else { throw ValidationError("--months must be between 1 and 240") }
+        guard maxFileMB > 0 else { throw ValidationError("--max-file-mb must be positive") }
+    }
+
+    func run() throws {
+        let configuration = SimulationConfiguration(
+            seed: seed, subscribers: subscribers, start: Month(parsing: start)!, months: months, format: format, gzip: gzip,
+            maxFileBytes: maxFileMB << 20)
+        let simulator = try Simulator(configuration: configuration)
+        let interactive = isatty(STDERR_FILENO) == 1
+        let began = Date()
+        var lastReport = Date.distantPast
+        let manifest = try simulator.generate(into: URL(fileURLWithPath: out)) { done in
+            let now = Date()
+            guard done == subscribers || now.timeIntervalSince(lastReport) > (interactive ? 0.2 : 5) else { return }
+            lastReport = now
+            let line = "generate: \(done)/\(subscribers) subscribers, \(Int(now.timeIntervalSince(began)))s"
+            FileHandle.standardError.write(Data((interactive ? "\r" + line : line + "\n").utf8))
+        }
+        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+        let seconds = Date().timeIntervalSince(began)
+        print("""
+            Generated \(subscribers) subscribers (\(manifest.transactions) transactions) in \(String(format: "%.1f", seconds)) s: \
+            \(manifest.documents.v1) v1 and \(manifest.documents.v2) v2 documents \
+            (\(manifest.duplicates) duplicate, \(manifest.outOfOrder) out of order) in \(manifest.files.count) files under \(out)
+            Import with: subdash import --trust-root \(out)/test-root.pem \(out)
+            """)
     }
 }

@@ -1,0 +1,418 @@
+import SubscriptionModel
+
+/// The seeded model of subscriber behaviour. `subscriber(_:)` is a pure function of the
+/// model's parameters and the index, so subscribers can be generated in any order and in
+/// parallel.
+public struct LifecycleModel: Sendable {
+    public let seed: UInt64
+    public let start: Instant
+    /// Nothing is dated at or after the horizon.
+    public let horizon: Instant
+    /// From this instant on the app receives v2 notifications (win-back offers exist only there).
+    public let v2From: Instant
+    /// `com.example.pro.monthly` goes up in price (with consent) for renewals from here.
+    public let priceIncreaseDate: Instant
+
+    /// App Store Connect's example: share of paid subscribers still paying after 1…12 renewals.
+    public static let retentionTargets: [Double] = [0.61, 0.49, 0.38, 0.32, 0.29, 0.25, 0.22, 0.17, 0.15, 0.12, 0.09, 0.07]
+    /// Share of free trials that convert to a paid period.
+    public static let trialConversion = 0.45
+
+    public init(seed: UInt64, start: Month, months: Int, v2From: Instant) {
+        self.seed = seed
+        self.start = start.start
+        self.horizon = start.adding(months: months).start
+        self.v2From = v2From
+        self.priceIncreaseDate = start.adding(months: max(1, months / 2)).start
+    }
+
+    /// Probability that a run with `paidPeriods` counted paid periods pays for one more.
+    public static func continueProbability(afterPaidPeriods paidPeriods: Int) -> Double {
+        let r = retentionTargets
+        switch paidPeriods {
+        case ...0: return 1
+        case 1: return r[0]
+        case 2...r.count: return r[paidPeriods - 1] / r[paidPeriods - 2]
+        default: return 0.92
+        }
+    }
+
+    public func subscriber(_ index: Int) -> SubscriberLifecycle {
+        var generator = LifecycleGenerator(model: self, index: index)
+        generator.generate()
+        return generator.life
+    }
+}
+
+/// Walks one subscriber through time: runs of periods, what happens inside each period, and
+/// how each period ends.
+struct LifecycleGenerator {
+    private enum Outcome { case renew, recover, billingExpire, voluntary, priceIncrease, refundNext }
+    private enum Action { case autoRenewOff, autoRenewOn, downgrade(Int), offerRedeemed(SimulatedOffer), priceIncreasePending, priceIncreaseAccepted }
+
+    let model: LifecycleModel
+    var rng: SplitMix64
+    var life: SubscriberLifecycle
+    private var renewal: RenewalSnapshot
+    private let idBase: UInt64
+    private var priceIncreaseSettled = false
+    private var anchor = Instant(milliseconds: 0), anchorCount = 0, anchorProduct = -1
+
+    private static let hour = Instant.millisecondsPerHour, day = Instant.millisecondsPerDay, minute: Int64 = 60_000
+    private static let maxTransactions = 900
+
+    init(model: LifecycleModel, index: Int) {
+        self.model = model
+        var rng = SplitMix64(seed: model.seed, index: index, stream: 1)
+        let sandbox = rng.chance(0.02)
+        let token: String? = rng.chance(0.3) ? rng.uuid() : nil
+        self.rng = rng
+        life = SubscriberLifecycle(index: index, environment: sandbox ? .sandbox : .production, appAccountToken: token)
+        renewal = RenewalSnapshot(autoRenewProduct: 0, recentSubscriptionStartDate: model.start)
+        idBase = 2_000_000_000_000_000 + UInt64(index) * 1000
+    }
+
+    mutating func generate() {
+        if life.environment == .sandbox { life.scenarios.append(.sandbox) }
+        if life.appAccountToken != nil { life.scenarios.append(.appAccountToken) }
+        var t = Instant(milliseconds: rng.int64(in: model.start.milliseconds..<model.horizon.milliseconds))
+        var product = rng.pick([0.15, 0.20, 0.55, 0.10])
+        var previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
+        while t < model.horizon, life.transactions.count < Self.maxTransactions {
+            guard let ended = simulateRun(from: t, product: product, previous: previous) else { return }
+            previous = ended
+            let comeBack: Double
+            switch ended.reason {
+            case .voluntary, .priceIncrease: comeBack = 0.25
+            case .billing: comeBack = 0.2
+            default: comeBack = 0.1
+            }
+            guard rng.chance(ended.paid ? comeBack : 0.12) else { return }
+            let gapDays: Range<Int64> = [2..<30, 30..<120, 120..<365][rng.pick([0.4, 0.35, 0.25])]
+            t = ended.end.adding(milliseconds: rng.int64(in: gapDays.lowerBound * Self.day..<gapDays.upperBound * Self.day))
+            if rng.chance(0.25) { product = rng.pick([0.15, 0.20, 0.55, 0.10]) }
+        }
+    }
+
+    // MARK: - Runs
+
+    /// Simulates one run from its first purchase; returns how it ended, or nil when it is still
+    /// open at the horizon.
+    private mutating func simulateRun(from t: Instant, product initialProduct: Int,
+                                      previous: (end: Instant, reason: ExpirationReason, paid: Bool)?) -> (end: Instant, reason: ExpirationReason, paid: Bool)? {
+        var product = initialProduct
+        let runIndex = life.runs.count
+        life.runs.append(SimulatedRun(start: t))
+        let offer = firstOffer(product: product, at: t, previous: previous)
+        renewal = RenewalSnapshot(autoRenewProduct: product, recentSubscriptionStartDate: t)
+        if priceIncreaseSettled { renewal.priceIncreaseStatus = 1 }
+        if t >= model.priceIncreaseDate { priceIncreaseSettled = true }
+        anchorProduct = -1
+        var introRemaining = offer?.kind == .introductory && offer?.discount == .payAsYouGo ? (offer?.periodCount ?? 1) - 1 : 0
+        let firstExpiry = offer?.duration.map { $0.advance(t) } ?? nextExpiry(after: t, product: product)
+        if offer?.duration != nil { anchorProduct = -1 }
+        addTransaction(product: product, purchase: t, expires: firstExpiry, offer: offer, isRenewal: false, run: runIndex)
+        emit(runIndex == 0 ? .initialBuy : .resubscribe, at: t)
+        life.scenarios.append(runIndex == 0 ? .activation : .reactivation)
+
+        while life.transactions.count < Self.maxTransactions {
+            let current = life.transactions.count - 1
+            let s = life.transactions[current].purchaseDate, e = life.transactions[current].expiresDate
+            let isFree = life.transactions[current].isFree
+
+            // An immediate upgrade to a higher level cuts this period short.
+            // (More than 24 h before the period's end, so the overlap reads as an upgrade, DESIGN §3.)
+            if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(0.025) {
+                let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
+                guard u < model.horizon else { return nil }
+                let target = product == Catalog.proWeekly && rng.chance(0.5) ? Catalog.proMonthly : Catalog.premiumMonthly
+                life.transactions[current].upgradedAt = u
+                if !isFree { life.runs[runIndex].paidPeriods -= 1 }
+                product = target
+                renewal.autoRenewProduct = target
+                renewal.nextOffer = nil
+                introRemaining = 0
+                anchorProduct = -1
+                addTransaction(product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil,
+                               isRenewal: false, run: runIndex)
+                emit(.upgrade, at: u)
+                life.scenarios.append(.upgrade)
+                continue
+            }
+
+            // How this period ends.
+            let paid = life.runs[runIndex].paidPeriods
+            let priceIncreaseDue = !priceIncreaseSettled && !isFree && Catalog.products[product].increasedPrice != nil
+                && e >= model.priceIncreaseDate
+            let outcome: Outcome
+            if rng.chance(isFree ? LifecycleModel.trialConversion : LifecycleModel.continueProbability(afterPaidPeriods: paid)) {
+                outcome = rng.chance(isFree ? 0.10 : 0.06) ? .recover : .renew
+            } else if isFree {
+                outcome = rng.chance(0.85) ? .voluntary : .billingExpire
+            } else if priceIncreaseDue && rng.chance(0.5) {
+                outcome = .priceIncrease
+            } else {
+                outcome = [.voluntary, .billingExpire, .refundNext][rng.pick([0.65, 0.27, 0.08])]
+            }
+
+            // What happens inside the period, all before a renewal charged up to a day early.
+            let latest = e.adding(days: -1)
+            var plan: [(at: Instant, action: Action)] = []
+            func inside(_ from: Instant, _ to: Instant) -> Instant? {
+                to.milliseconds - from.milliseconds > 2 * Self.minute
+                    ? Instant(milliseconds: rng.int64(in: from.milliseconds + Self.minute..<to.milliseconds - Self.minute)) : nil
+            }
+            if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -2)) {
+                plan.append((notice, .priceIncreasePending))
+                if outcome != .priceIncrease, let consent = inside(notice, latest) { plan.append((consent, .priceIncreaseAccepted)) }
+            }
+            var lastOff = latest
+            if outcome == .voluntary, let off = inside(s, latest) {
+                plan.append((off, .autoRenewOff))
+                lastOff = off
+            }
+            if rng.chance(0.04), let off = inside(s, lastOff), let on = inside(off, lastOff) {
+                plan.append((off, .autoRenewOff))
+                plan.append((on, .autoRenewOn))
+            }
+            let continuing = outcome == .renew || outcome == .recover
+            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(0.03), let at = inside(s, latest) {
+                plan.append((at, .downgrade(target)))
+            }
+            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration, rng.chance(0.025),
+               let at = inside(s, latest) {
+                let offer = rng.chance(0.7) ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
+                plan.append((at, .offerRedeemed(offer)))
+            }
+            plan.sort { $0.at < $1.at }
+            for step in plan where step.at < model.horizon { apply(step.action, at: step.at) }
+            guard e < model.horizon else { return nil }
+
+            switch outcome {
+            case .voluntary:
+                expire(.expiredVoluntary, at: e, intent: 1)
+                life.scenarios.append(.voluntaryExpiration)
+                return (e, .voluntary, paid > 0)
+            case .priceIncrease:
+                expire(.expiredPriceIncrease, at: e, intent: 3)
+                life.scenarios.append(.priceIncreaseExpiration)
+                return (e, .priceIncrease, paid > 0)
+            case .billingExpire:
+                let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
+                let cancels = rng.chance(0.15)
+                let end = cancels ? e.adding(milliseconds: rng.int64(in: Self.day..<59 * Self.day)) : e.adding(days: 60)
+                if let graceEnd, graceEnd < end {
+                    guard graceEnd < model.horizon else { return nil }
+                    graceExpired(at: graceEnd)
+                }
+                guard end < model.horizon else { return nil }
+                if cancels {
+                    renewal.autoRenewStatus = false
+                    emit(.autoRenewDisabled, at: end)
+                    life.scenarios.append(.canceledDuringBillingRetry)
+                    expire(.expiredVoluntary, at: end, intent: 1)
+                } else {
+                    expire(.expiredBillingRetry, at: end, intent: 2)
+                    life.scenarios.append(.billingRetryExpired)
+                }
+                return (end, .billing, paid > 0)
+            case .recover:
+                let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
+                let delay: Int64
+                if let graceEnd, rng.chance(0.7) {
+                    delay = rng.int64(in: Self.hour..<(graceEnd.milliseconds - e.milliseconds))
+                } else {
+                    delay = rng.chance(0.75) ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
+                }
+                let r = e.adding(milliseconds: delay)
+                if let graceEnd, graceEnd < r {
+                    guard graceEnd < model.horizon else { return nil }
+                    graceExpired(at: graceEnd)
+                }
+                guard r < model.horizon else { return nil }
+                let keepsAnniversary = graceEnd.map { r <= $0 } ?? false
+                let next = renewal.autoRenewProduct
+                if !keepsAnniversary { anchorProduct = -1 }
+                let expires = nextExpiry(after: keepsAnniversary ? e : r, product: next)
+                renewal.isInBillingRetry = false
+                renewal.gracePeriodExpiresDate = nil
+                renewal.status = 1
+                renewPeriod(product: next, purchase: r, expires: expires, run: runIndex, introRemaining: &introRemaining)
+                product = next
+                emit(.billingRecovery, at: r)
+                life.scenarios.append(keepsAnniversary ? .recoveryInGracePeriod : .recoveryWithNewAnniversary)
+            case .renew, .refundNext:
+                let early = rng.chance(0.3) ? rng.int64(in: Self.minute..<24 * Self.hour) : 0
+                let purchase = e.adding(milliseconds: -early)
+                let next = renewal.autoRenewProduct
+                let expires = nextExpiry(after: e, product: next)
+                renewPeriod(product: next, purchase: purchase, expires: expires, run: runIndex, introRemaining: &introRemaining)
+                product = next
+                emit(.renew, at: purchase)
+                life.scenarios.append(early > 0 ? .earlyRenewal : .renewal)
+                if outcome == .refundNext {
+                    let longest = min(20 * Self.day, expires.milliseconds - purchase.milliseconds - Self.hour)
+                    let r = purchase.adding(milliseconds: rng.int64(in: 3 * Self.hour..<max(4 * Self.hour, longest)))
+                    guard r < model.horizon else { return nil }
+                    let requested = r.adding(milliseconds: -rng.int64(in: Self.hour..<2 * Self.hour))
+                    renewal.autoRenewStatus = false
+                    emit(.autoRenewDisabledForRefund, at: requested)
+                    let refunded = life.transactions.count - 1
+                    life.transactions[refunded].revocationDate = r
+                    life.transactions[refunded].revocationReason = rng.chance(0.6) ? 0 : 1
+                    if !life.transactions[refunded].isFree { life.runs[runIndex].paidPeriods -= 1 }
+                    renewal.status = 5
+                    emit(.refund, at: r)
+                    life.runs[runIndex].end = r
+                    life.runs[runIndex].reason = .refund
+                    life.scenarios.append(.refund)
+                    return (r, .refund, life.runs[runIndex].paidPeriods > 0)
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Steps
+
+    private mutating func firstOffer(product: Int, at t: Instant,
+                                     previous: (end: Instant, reason: ExpirationReason, paid: Bool)?) -> SimulatedOffer? {
+        guard let previous else {
+            switch product {
+            case Catalog.proMonthly, Catalog.premiumMonthly:
+                switch rng.pick([0.35, 0.10, 0.05, 0.04, 0.46]) {
+                case 0: life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product)
+                case 1 where product == Catalog.proMonthly:
+                    life.scenarios.append(.introPayAsYouGo); return Catalog.introductoryPayAsYouGo(for: product)
+                case 2 where product == Catalog.proMonthly:
+                    life.scenarios.append(.introPayUpFront); return Catalog.introductoryPayUpFront(for: product)
+                case 3: life.scenarios.append(.offerCode); return Catalog.offerCodeFreeMonth
+                default: return nil
+                }
+            case Catalog.proYearly:
+                if rng.chance(0.4) { life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product) }
+                if rng.chance(0.05) { life.scenarios.append(.offerCode); return Catalog.offerCodeFreeMonth }
+                return nil
+            default:
+                if rng.chance(0.3) { life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product) }
+                return nil
+            }
+        }
+        let lapsedByChoice = previous.reason == .voluntary || previous.reason == .priceIncrease
+        if lapsedByChoice, t >= model.v2From, rng.chance(0.35) { life.scenarios.append(.winBack); return Catalog.winBack(for: product) }
+        if rng.chance(0.12) { life.scenarios.append(.promotionalOffer); return Catalog.promotional(for: product) }
+        if rng.chance(0.05) { life.scenarios.append(.offerCode); return Catalog.offerCodeLoyalty(for: product) }
+        return nil
+    }
+
+    private mutating func apply(_ action: Action, at instant: Instant) {
+        switch action {
+        case .autoRenewOff:
+            renewal.autoRenewStatus = false
+            emit(.autoRenewDisabled, at: instant)
+            life.scenarios.append(.autoRenewOff)
+        case .autoRenewOn:
+            renewal.autoRenewStatus = true
+            emit(.autoRenewEnabled, at: instant)
+            life.scenarios.append(.autoRenewOn)
+        case .downgrade(let target):
+            renewal.autoRenewProduct = target
+            emit(.downgrade, at: instant)
+            life.scenarios.append(.downgrade)
+        case .offerRedeemed(let offer):
+            renewal.nextOffer = offer
+            emit(.offerRedeemed, at: instant)
+            life.scenarios.append(offer.kind == .promotional ? .promotionalOffer : .offerCode)
+        case .priceIncreasePending:
+            renewal.priceIncreaseStatus = 0
+            emit(.priceIncreasePending, at: instant)
+            life.scenarios.append(.priceIncreaseNotice)
+        case .priceIncreaseAccepted:
+            renewal.priceIncreaseStatus = 1
+            priceIncreaseSettled = true
+            emit(.priceIncreaseAccepted, at: instant)
+            life.scenarios.append(.priceIncreaseConsent)
+        }
+    }
+
+    /// Enters billing retry at `e`; returns the end of the grace period when there is one.
+    /// Grace covers paid-to-paid renewals only (App Store Connect's `PAID_TO_PAID_ONLY`).
+    private mutating func failToRenew(at e: Instant, afterFreePeriod: Bool, product: Int) -> Instant? {
+        let graceDays = afterFreePeriod ? 0 : Catalog.products[product].graceDays
+        let graceEnd: Instant? = graceDays > 0 ? e.adding(days: Int64(graceDays)) : nil
+        renewal.isInBillingRetry = true
+        renewal.gracePeriodExpiresDate = graceEnd
+        renewal.status = graceEnd == nil ? 3 : 4
+        emit(graceEnd == nil ? .failToRenew : .failToRenewGracePeriod, at: e)
+        life.scenarios.append(graceEnd == nil ? .billingFailureWithoutGrace : .billingFailureWithGrace)
+        return graceEnd
+    }
+
+    private mutating func graceExpired(at instant: Instant) {
+        renewal.status = 3
+        emit(.gracePeriodExpired, at: instant)
+        life.scenarios.append(.gracePeriodExpired)
+    }
+
+    private mutating func expire(_ kind: NotificationKind, at instant: Instant, intent: Int) {
+        renewal.autoRenewStatus = false
+        renewal.isInBillingRetry = false
+        renewal.expirationIntent = intent
+        renewal.status = 2
+        emit(kind, at: instant)
+        let run = life.runs.count - 1
+        life.runs[run].end = instant
+        life.runs[run].reason = ExpirationReason(expirationIntent: intent)
+        if kind == .expiredBillingRetry || life.scenarios.last == .canceledDuringBillingRetry { life.runs[run].reason = .billing }
+    }
+
+    private mutating func renewPeriod(product: Int, purchase: Instant, expires: Instant, run: Int, introRemaining: inout Int) {
+        let previousOffer = life.transactions.last?.offer
+        var offer = renewal.nextOffer
+        renewal.nextOffer = nil
+        if offer == nil, introRemaining > 0, let intro = previousOffer, intro.discount == .payAsYouGo {
+            offer = intro
+            introRemaining -= 1
+        } else {
+            introRemaining = 0
+        }
+        addTransaction(product: product, purchase: purchase, expires: expires, offer: offer, isRenewal: true, run: run)
+    }
+
+    private mutating func addTransaction(product: Int, purchase: Instant, expires: Instant, offer: SimulatedOffer?,
+                                         isRenewal: Bool, run: Int) {
+        let sequence = UInt64(life.transactions.count)
+        let base = Catalog.products[product]
+        if purchase >= model.priceIncreaseDate, !isRenewal { priceIncreaseSettled = true }
+        let listPrice = base.increasedPrice.map { priceIncreaseSettled ? $0 : base.price } ?? base.price
+        let transaction = SimulatedTransaction(
+            transactionId: idBase + sequence, webOrderLineItemId: idBase + 500 + sequence, product: product,
+            purchaseDate: purchase, expiresDate: expires, offer: offer, price: offer?.price ?? listPrice,
+            isRenewal: isRenewal, run: run)
+        life.transactions.append(transaction)
+        if !transaction.isFree {
+            life.runs[run].paidPeriods += 1
+            if life.runs[run].firstPaidStart == nil { life.runs[run].firstPaidStart = purchase }
+        }
+    }
+
+    /// The expiry of the period after one ending at `end`, keeping the anniversary while the
+    /// product stays the same.
+    private mutating func nextExpiry(after end: Instant, product: Int) -> Instant {
+        let duration = Catalog.products[product].duration
+        if product == anchorProduct, duration.advance(anchor, by: anchorCount) == end {
+            anchorCount += 1
+        } else {
+            anchor = end
+            anchorCount = 1
+            anchorProduct = product
+        }
+        return duration.advance(anchor, by: anchorCount)
+    }
+
+    private mutating func emit(_ kind: NotificationKind, at instant: Instant) {
+        guard instant < model.horizon else { return }
+        life.notifications.append(SimulatedNotification(kind: kind, instant: instant, transaction: life.transactions.count - 1,
+                                                        renewal: renewal, notificationUUID: rng.uuid()))
+    }
+}

@@ -1,0 +1,51 @@
+import SubscriptionModel
+
+/// Which notification versions a simulated app receives.
+public enum PayloadVersions: String, Sendable, CaseIterable, Codable {
+    case v1, v2
+    /// The app migrated from v1 to v2 halfway through the range.
+    case both
+}
+
+/// Parameters of one `subdash generate` run.
+public struct SimulationConfiguration: Sendable, Equatable {
+    public var seed: UInt64
+    public var subscribers: Int
+    public var start: Month
+    public var months: Int
+    public var format: PayloadVersions
+    public var gzip: Bool
+    /// A new file starts before one would pass this many bytes (compressed bytes when gzip'd).
+    public var maxFileBytes: Int
+    /// Subscribers generated, shuffled and compressed together; fixed so that output does not
+    /// depend on the number of threads.
+    public var subscribersPerChunk = 64
+
+    public init(seed: UInt64 = 1, subscribers: Int, start: Month = Month(year: 2024, month: 1), months: Int = 24,
+                format: PayloadVersions = .v2, gzip: Bool = false, maxFileBytes: Int = 64 << 20) {
+        self.seed = seed
+        self.subscribers = subscribers
+        self.start = start
+        self.months = months
+        self.format = format
+        self.gzip = gzip
+        self.maxFileBytes = maxFileBytes
+    }
+
+    /// Nothing is dated at or after this instant.
+    public var horizon: Instant { start.adding(months: months).start }
+
+    /// With `both`, the month from which notifications are v2.
+    public var switchMonth: Month? { format == .both ? start.adding(months: months / 2) : nil }
+
+    /// Notifications at or after this instant are v2.
+    public var v2From: Instant {
+        switch format {
+        case .v1: return Instant(milliseconds: .max)
+        case .v2: return Instant(milliseconds: .min)
+        case .both: return switchMonth!.start
+        }
+    }
+
+    public var model: LifecycleModel { LifecycleModel(seed: seed, start: start, months: months, v2From: v2From) }
+}
