@@ -49,11 +49,13 @@ public struct ImportSummary: Sendable, Equatable {
 /// writes them to the store in batches, each batch one transaction. While one batch is written
 /// the next is decoded.
 public final class Importer: Sendable {
-    public typealias Split = @Sendable (_ data: Data, _ name: String) -> [RawDocument]
+    /// Opens a file (`-` = stdin) as a stream of documents; a file that cannot be read yields one
+    /// document carrying the read error.
+    public typealias Open = @Sendable (_ path: String) -> AnyIterator<RawDocument>
     public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportRejection>
 
     let database: AppDatabase
-    let split: Split
+    let open: Open
     let decode: Decode
     let batchSize: Int
     let workers: Int
@@ -64,11 +66,11 @@ public final class Importer: Sendable {
     /// - Parameters:
     ///   - report: receives one line per rejected document (`file:line 3: reason`).
     ///   - progress: receives (documents so far, seconds) after each batch.
-    public init(database: AppDatabase, split: @escaping Split, decode: @escaping Decode, signaturesVerified: Bool,
+    public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
                 batchSize: Int = 4000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
         self.database = database
-        self.split = split
+        self.open = open
         self.decode = decode
         self.batchSize = batchSize
         self.workers = workers
@@ -104,19 +106,10 @@ public final class Importer: Sendable {
         }
 
         for file in try Self.expand(paths) {
-            let data: Data
-            do {
-                data = try file == "-" ? FileHandle.standardInput.readToEnd() ?? Data() : Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                let raw = RawDocument(location: nil, bytes: nil, readError: "cannot read the file: \(error.localizedDescription)")
-                summary.files += 1
-                summary.documents += 1
-                pending.append((file == "-" ? "stdin" : file, raw))
-                continue
-            }
             summary.files += 1
             let name = file == "-" ? "stdin" : file
-            for raw in split(data, name) {
+            let documents = open(file)
+            while let raw = documents.next() {
                 summary.documents += 1
                 pending.append((raw.location.map { "\(name):\($0)" } ?? name, raw))
                 if pending.count >= batchSize { try flush() }

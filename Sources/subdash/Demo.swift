@@ -75,7 +75,7 @@ enum DemoStore {
         let database = try AppDatabase.open(path: path)
         let rootPEM = try String(contentsOfFile: root + "/generated/test-root.pem", encoding: .utf8)
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [rootPEM])
-        let importer = ImportWiring.importer(database: database, verifier: verifier, report: report, progress: nil)
+        let importer = Importer.appStore(database: database, verifier: verifier, report: report)
         var inputs = [root + "/generated"]
         if fm.fileExists(atPath: root + "/customers.csv") { inputs.append(root + "/customers.csv") }
         let summary = try importer.importPaths(inputs)

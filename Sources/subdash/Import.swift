@@ -20,6 +20,8 @@ struct Import: AsyncParsableCommand {
     var trustRoots: [String] = []
     @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
     var noVerify = false
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
+    var batchSize = 4000
     @Argument(help: "Files, directories, or - for stdin.") var paths: [String]
 
     func validate() throws {
@@ -63,7 +65,7 @@ struct Import: AsyncParsableCommand {
                 FileHandleOutput.progress("importing: \(count) documents, \(rate)/s")
             }
         }
-        let importer = ImportWiring.importer(database: database, verifier: verifier, report: report, progress: progress)
+        let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize, report: report, progress: progress)
         let summary = try importer.importPaths(paths)
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)

@@ -25,7 +25,7 @@ struct InstantArgument: ExpressibleByArgument {
     static var defaultValueDescription: String { "YYYY-MM-DD or ISO 8601" }
 }
 
-extension Month: @retroactive ExpressibleByArgument {
+extension Month: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
 }
 

@@ -14,7 +14,12 @@ import SubscriptionModel
         var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
     }
 
-    static func split(_ data: Data, _ name: String) -> [RawDocument] {
+    static func open(_ path: String) -> AnyIterator<RawDocument> {
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+        return AnyIterator(split(data).makeIterator())
+    }
+
+    static func split(_ data: Data) -> [RawDocument] {
         String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated().map { i, line in
             RawDocument(location: "line \(i + 1)", bytes: Data(line.utf8))
         }
@@ -31,7 +36,7 @@ import SubscriptionModel
     }
 
     func importer(_ db: AppDatabase, _ rejections: Lines, batchSize: Int) -> Importer {
-        Importer(database: db, split: Self.split, decode: Self.decode, signaturesVerified: true, batchSize: batchSize,
+        Importer(database: db, open: Self.open, decode: Self.decode, signaturesVerified: true, batchSize: batchSize,
                  report: { rejections.append($0) })
     }
 

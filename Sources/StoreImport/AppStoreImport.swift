@@ -1,0 +1,43 @@
+import AppStorePayloads
+import Foundation
+import SubscriberStore
+import SubscriptionModel
+
+extension Importer {
+    /// The importer for App Store documents: `DocumentReader` cuts files into documents (JSON,
+    /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
+    /// `verifier`.
+    public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = 4000,
+                                report: @escaping @Sendable (String) -> Void,
+                                progress: (@Sendable (Int, Double) -> Void)? = nil) -> Importer {
+        let reader = DocumentReader()
+        let decoder = PayloadDecoder(verifier: verifier)
+        return Importer(
+            database: database,
+            open: { path in
+                let stream: DocumentStream
+                if path == "-" {
+                    stream = reader.documents(fileDescriptor: 0)
+                } else {
+                    do {
+                        stream = try reader.documents(atPath: path)
+                    } catch {
+                        return AnyIterator([RawDocument(location: nil, bytes: nil, readError: (error as? PayloadError)?.reason ?? "\(error)")].makeIterator())
+                    }
+                }
+                return AnyIterator {
+                    guard let doc = stream.next() else { return nil }
+                    return RawDocument(location: doc.location, bytes: doc.bytes, byteCount: doc.byteCount,
+                                       readError: doc.rejection?.reason)
+                }
+            },
+            decode: { data, sha in
+                do {
+                    return .success(try decoder.decode(data, sha256Hex: sha))
+                } catch {
+                    return .failure(ImportRejection((error as? PayloadError)?.reason ?? "\(error)"))
+                }
+            },
+            signaturesVerified: verifier.verifiesSignatures, batchSize: batchSize, report: report, progress: progress)
+    }
+}
