@@ -7,13 +7,6 @@ import SubscriptionModel
 /// Pipeline tests with a toy format: each line "otid txid start end" is one document, "bad" lines
 /// are rejected. The App Store formats are tested end to end in AppStoreImportTests.
 @Suite struct ImporterTests {
-    final class Lines: @unchecked Sendable {
-        private var lines: [String] = []
-        private let lock = NSLock()
-        func append(_ s: String) { lock.lock(); lines.append(s); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
-    }
-
     static func open(_ path: String) -> AnyIterator<RawDocument> {
         let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
         return AnyIterator(split(data).makeIterator())
