@@ -1,0 +1,67 @@
+import Testing
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+
+@Suite struct SubscriberReportTests {
+    let asOf = StoreBuilder.day("2025-06-15")
+
+    /// Subscriber C of `fiveSubscribers()`: an upgrade, a billing failure recovered after 5 days.
+    @Test func reportJSONFieldByField() throws {
+        let analytics = try fiveSubscribers()
+        try analytics.database.setFlags(.loyalty, on: ["C"], note: "thanks", operatorName: "ann", at: StoreBuilder.day("2025-06-10"))
+        guard case .found(let report) = try analytics.subscriber("C4", asOf: asOf) else {
+            Issue.record("C4 (a transactionId) should find subscription C")
+            return
+        }
+        let expected = """
+            {"originalTransactionId":"C","userId":null,"appAccountToken":null,"productId":"premium.monthly",\
+            "state":"standard","autoRenew":true,"autoRenewProductId":null,"inBillingRetry":false,\
+            "gracePeriodExpires":null,"expirationReason":null,"priceIncrease":null,"paidPeriods":4,"billingFailures":1,\
+            "periods":[\
+            {"transactionId":"C1","productId":"pro.monthly","start":"2025-02-01T00:00:00Z","end":"2025-02-15T00:00:00Z","offerKind":"standard","class":"activation","refunded":false},\
+            {"transactionId":"C2","productId":"premium.monthly","start":"2025-02-15T00:00:00Z","end":"2025-03-15T00:00:00Z","offerKind":"standard","class":"productChange","refunded":false},\
+            {"transactionId":"C3","productId":"premium.monthly","start":"2025-03-15T00:00:00Z","end":"2025-04-15T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false},\
+            {"transactionId":"C4","productId":"premium.monthly","start":"2025-04-20T00:00:00Z","end":"2025-05-20T00:00:00Z","offerKind":"standard","class":"billingRecovery","refunded":false},\
+            {"transactionId":"C5","productId":"premium.monthly","start":"2025-05-20T00:00:00Z","end":"2025-06-20T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false}],\
+            "events":[{"at":"2025-02-01T00:00:00Z","type":"activation"},{"at":"2025-02-15T00:00:00Z","type":"productChange"},\
+            {"at":"2025-03-15T00:00:00Z","type":"renewal"},{"at":"2025-04-15T00:00:00Z","type":"billingIssue"},\
+            {"at":"2025-04-20T00:00:00Z","type":"billingRecovery"},{"at":"2025-05-20T00:00:00Z","type":"renewal"}],\
+            "flags":[{"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}]}
+            """
+        #expect(try ReportJSON.subscriber(report) == expected)
+    }
+
+    @Test func insideTheRetryWindowBeforeRecovery() throws {
+        guard case .found(let report) = try fiveSubscribers().subscriber("C", asOf: StoreBuilder.day("2025-04-17")) else {
+            Issue.record("C not found")
+            return
+        }
+        #expect(report.state == .billingRetry)
+        #expect(report.inBillingRetry)
+        #expect(report.paidPeriods == 2)
+        #expect(report.expirationReason == nil)
+    }
+
+    @Test func lapsedSubscriberHasAReason() throws {
+        guard case .found(let report) = try fiveSubscribers().subscriber("A", asOf: asOf) else {
+            Issue.record("A not found")
+            return
+        }
+        #expect(report.state == .expired)
+        #expect(report.paidPeriods == 3)
+        #expect(report.expirationReason == .other)
+    }
+
+    @Test func unknownAndAmbiguousIdsAreSaidSo() throws {
+        var b = StoreBuilder()
+        b.period("X", "X1", "2025-01-01", "2025-02-01")
+        b.period("Y", "Y1", "2025-01-01", "2025-02-01")
+        b.add(DocumentFacts(format: .customersCSV, customers: [
+            CustomerFact(userId: "u1", originalTransactionId: "X"), CustomerFact(userId: "u1", originalTransactionId: "Y"),
+        ]))
+        let analytics = try b.build()
+        #expect(try analytics.subscriber("nobody") == .notFound("nobody"))
+        #expect(try analytics.subscriber("u1") == .ambiguous("u1", ["X", "Y"]))
+    }
+}
