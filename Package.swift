@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
                                                              "SubscriptionModel", "LifecycleSimulator", "subdash",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
+        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics"]),

@@ -1,0 +1,63 @@
+import AppStorePayloads
+import Foundation
+import GRDB
+import StoreImport
+import Testing
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// Internal consistency of the figures on the simulated SampleData store.
+@Suite struct SampleDataConsistencyTests {
+    static let generated = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SampleData/generated").path
+
+    static func store() throws -> SubscriberAnalytics {
+        let db = try AppDatabase.inMemory()
+        let verifier = try AppleJWSVerifier(additionalRootsPEM: [String(contentsOfFile: generated + "/test-root.pem", encoding: .utf8)])
+        let summary = try Importer.appStore(database: db, verifier: verifier, report: { _ in }).importPaths([generated])
+        #expect(summary.rejected == 0)
+        return SubscriberAnalytics(database: db)
+    }
+
+    @Test func figuresAddUp() throws {
+        let analytics = try Self.store()
+        let horizon = try #require(try analytics.dataHorizon())
+        // States sum to the subscriptions that ever started.
+        let started = try analytics.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription WHERE environment = 'Production' AND firstStart <= ?",
+                             arguments: [horizon.milliseconds]) ?? 0
+        }
+        let states = try analytics.states(asOf: horizon)
+        #expect(states.total == started)
+        #expect(started > 600)
+
+        // Events over consecutive months add up to the whole range.
+        let first = Month(year: 2024, month: 1)
+        let whole = try analytics.events(from: first.start, to: horizon.month.end, asOf: horizon)
+        var sum: [EventType: Int] = [:]
+        var month = first
+        while month <= horizon.month {
+            let part = try analytics.events(from: month.start, to: month.end, asOf: horizon)
+            for t in EventType.allCases { sum[t, default: 0] += part[t] }
+            month = month.next
+        }
+        for t in EventType.allCases { #expect(sum[t, default: 0] == whole[t], "\(t)") }
+        #expect(whole[.activation] == started)
+
+        // Cohort members are the runs with a paid period: each activation or reactivation whose run pays.
+        let grid = try analytics.cohorts(asOf: horizon, periods: 4)
+        let members = try analytics.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run WHERE environment = 'Production' AND firstPaidStart <= ?",
+                             arguments: [horizon.milliseconds]) ?? 0
+        }
+        #expect(grid.average.started == members)
+        #expect(members <= whole[.activation] + whole[.reactivation])
+        // Retention is monotone: nobody is retained after k+1 renewals who was not after k.
+        for c in grid.cohorts {
+            for k in 1..<4 { #expect(c.retained[k] <= c.retained[k - 1]) }
+            for k in 0..<4 { #expect(c.retained[k] <= c.eligible[k] && c.eligible[k] <= c.started) }
+        }
+    }
+}
