@@ -39,7 +39,13 @@ struct ReportOptions: ParsableArguments {
     var scope: ReportScope { ReportScope(environment: environment, productId: product) }
 
     func analytics() throws -> SubscriberAnalytics {
-        SubscriberAnalytics(database: try store.open(readOnly: true))
+        let database = try store.open(readOnly: true)
+        let pending = try database.pendingCount()
+        if pending > 0 {
+            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (an import was interrupted); "
+                + "run `subdash import` again to bring the figures up to date")
+        }
+        return SubscriberAnalytics(database: database)
     }
 }
 
