@@ -160,7 +160,7 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
     TimelineBar(range: Double(first)..<Double(last), segments: segments).render(in: barRow, buffer: &buffer, palette: palette)
 
     let lower = Rect(x: inner.x, y: inner.y + 7, width: inner.width, height: inner.height - 7)
-    let sides = Layout.horizontal([.fill(3), .fill(2)], spacing: 2).split(lower)
+    let sides = Layout.vertical([.fill(), .fill()], spacing: 1).split(lower)
     let periodRows = timeline.periods.enumerated().map { index, period in
         Table.Row(["\(index + 1)", period.start.isoDate, period.end.isoDate, clean(period.productId), period.offerKind.rawValue,
                    period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")],
@@ -172,9 +172,10 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
         .init("Product", width: .fill()), .init("Offer", width: .fixed(12)), .init("", width: .fixed(6)),
     ], rows: periodRows, offset: scroll).render(in: sides[0], buffer: &buffer, palette: palette)
     let eventRows = report.events.reversed().map { event in
-        Table.Row([event.at.isoDate, event.type.rawValue])
+        Table.Row([event.at.isoDate, event.type.rawValue, clean(event.productId)])
     }
-    Table(columns: [.init("Event", width: .fixed(10)), .init("", width: .fill())], rows: Array(eventRows))
+    Table(columns: [.init("Event", width: .fixed(10)), .init("Type", width: .fixed(16)), .init("Product", width: .fill())],
+          rows: Array(eventRows))
         .render(in: sides[1], buffer: &buffer, palette: palette)
 }
 
