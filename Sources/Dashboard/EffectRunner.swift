@@ -44,7 +44,7 @@ public final class EffectRunner: Sendable {
         }
     }
 
-    /// One page of the Subscribers list: subscriptions joined with their segment at `asOf`, by id.
+    /// One page of the Subscribers list: subscriptions begun by `asOf`, joined with their segment then, by id.
     static func subscriberRows(_ database: AppDatabase, offset: Int, limit: Int, asOf: Instant, scope: ReportScope,
                                filter: String?) throws -> [SubscriberRow] {
         let ids: [String]? = try filter.map { try database.subscriptions(matching: $0) }
@@ -56,9 +56,9 @@ public final class EffectRunner: Sendable {
                        (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId)
                 FROM subscription s
                 LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= ? AND g."end" > ?
-                WHERE s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
+                WHERE s.firstStart <= ? AND s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
                 """
-            var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds]
+            var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
             arguments += StatementArguments(environments)
             if let product = scope.productId {
                 sql += " AND s.productId = ?"

@@ -156,6 +156,18 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         #expect(screen(state).contains { $0.hasPrefix("│*1000") })
     }
 
+    @Test func asOfCommandHidesLaterSubscriptions() throws {
+        let runner = try makeRunner()
+        var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
+        send(.start, to: &state, runner: runner)
+        try press(":", &state, runner: runner)
+        for c in "asof 2025-01-20" { send(.key(.char(c)), to: &state, runner: runner) }
+        try press("enter", &state, runner: runner)
+        #expect(state.asOf == Instant(parsing: "2025-01-20"))
+        #expect(state.subscribers.rows.map(\.id) == ["1000"])
+        #expect(state.subscribers.rows.first?.state == "standard")
+    }
+
     @Test func searchFiltersThroughTheStoreLookup() throws {
         let runner = try makeRunner()
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
