@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,71 @@
 import ArgumentParser
+import CursesBackend
+import Dashboard
+import Foundation
+import SubscriberAnalytics
+import TerminalUI
 
-struct OpenDashboard: AsyncParsableCommand {
+struct OpenDashboard: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "dashboard", abstract: "Open the dashboard on a store.")
 
-    mutating func run() async throws {
-        throw ValidationError("'dashboard' is not available yet")
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "A theme name or path (default: the built-in default theme).")
+    var theme: String?
+
+    @Option(help: "Colour: auto, always or never (NO_COLOR also turns colour off under auto).")
+    var color: String = "auto"
+
+    @Flag(name: .customLong("read-only"), help: "Open the store read-only.")
+    var readOnly = false
+
+    func validate() throws {
+        guard ColorChoice(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
+    }
+
+    func run() throws {
+        let database = try store.open(readOnly: readOnly)
+        let chosenTheme: Theme
+        do {
+            chosenTheme = try theme.map { try ThemeCatalog.standard().load($0) } ?? .builtinDefault
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let runner = EffectRunner(analytics: SubscriberAnalytics(database: database))
+        let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
+        defer { backend.shutdown() }
+        let terminal = Terminal(backend: backend)
+        let palette = chosenTheme.palette(for: backend.colorSupport)
+        let mailbox = Mailbox()
+        var state = AppState()
+
+        func apply(_ action: Action) {
+            for effect in update(&state, action) { runner.run(effect) { mailbox.post($0) } }
+        }
+
+        apply(.start)
+        while !state.shouldQuit {
+            terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
+            if let key = backend.readKey(timeout: .milliseconds(50)) {
+                if key.key == .resize { terminal.invalidate() }
+                apply(.key(key))
+            }
+            for action in mailbox.take() { apply(action) }
+        }
+    }
+}
+
+/// Results from the effect queue, waiting for the UI thread to pick them up.
+private final class Mailbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var actions: [Action] = []
+
+    func post(_ action: Action) { lock.withLock { actions.append(action) } }
+
+    func take() -> [Action] {
+        lock.withLock {
+            defer { actions = [] }
+            return actions
+        }
     }
 }

@@ -1,0 +1,251 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import SubscriptionTimeline
+import TerminalUI
+
+public enum DashboardView {
+    public static let minimumSize = Size(width: 80, height: 24)
+}
+
+/// The whole screen as a pure function of the state. Returns the buffer; `cursor(for:size:)` gives the cursor.
+public func view(_ state: AppState, size: Size, palette: Palette) -> Buffer {
+    var buffer = Buffer(size: size)
+    render(state, into: &buffer, palette: palette)
+    return buffer
+}
+
+/// Draws into `buffer` (the whole of it) and returns where the cursor belongs, if anywhere.
+@discardableResult
+public func render(_ state: AppState, into buffer: inout Buffer, palette: Palette) -> Position? {
+    let area = buffer.area
+    guard area.width >= DashboardView.minimumSize.width, area.height >= DashboardView.minimumSize.height else {
+        let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)"]
+        for (index, line) in lines.enumerated() {
+            let x = max(0, (area.width - line.displayWidth) / 2)
+            let y = max(0, area.height / 2 - 1 + index)
+            buffer.set(string: line, at: Position(x: x, y: y), style: palette[index == 0 ? .warning : .muted])
+        }
+        return nil
+    }
+    let rows = Layout.vertical([.fixed(1), .fixed(1), .fill(), .fixed(1), .fixed(1)]).split(area)
+    Tabs(titles: Pane.allCases.map(\.title), active: state.pane.rawValue).render(in: rows[0], buffer: &buffer, palette: palette)
+    var crumbs = ["subdash", state.pane.title]
+    if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
+    Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
+    var scopeText = "as of " + (state.asOf?.isoDate ?? "…") + " · " + state.scope.environment.rawValue
+    if let product = state.scope.productId { scopeText += " · " + clean(product) }
+    if !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
+    let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
+    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
+
+    let body = rows[2]
+    switch state.pane {
+    case .subscribers: renderSubscribers(state, in: body, buffer: &buffer, palette: palette)
+    case .subscriber: renderSubscriber(state, in: body, buffer: &buffer, palette: palette)
+    case .cohorts: renderCohorts(state, in: body, buffer: &buffer, palette: palette)
+    case .statesEvents: renderStatesEvents(state, in: body, buffer: &buffer, palette: palette)
+    }
+
+    var cursor: Position?
+    if let entry = state.commandLine {
+        cursor = entry.prompt.render(in: rows[3], buffer: &buffer, palette: palette)
+    } else if let status = state.status {
+        buffer.set(string: clean(status), at: Position(x: rows[3].x, y: rows[3].y), style: palette[.error], maxWidth: rows[3].width)
+    } else if isLoading(state) {
+        Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
+    }
+    HelpBar(items: KeyBindings.barItems(for: state.pane)).render(in: rows[4], buffer: &buffer, palette: palette)
+
+    switch state.overlay {
+    case .help: renderHelp(state, in: area, buffer: &buffer, palette: palette)
+    case .message(let title, let text):
+        Dialog(title: clean(title), message: clean(text)).render(in: area, buffer: &buffer, palette: palette)
+    case nil: break
+    }
+    return cursor
+}
+
+/// Payload strings never reach the screen with control characters in them.
+func clean(_ text: String) -> String { TextSanitizer.strip(text) }
+
+private func isLoading(_ state: AppState) -> Bool {
+    switch state.pane {
+    case .subscribers: state.subscribers.loading
+    case .subscriber: state.subscriber.loading
+    case .cohorts: state.cohorts.loading
+    case .statesEvents: state.statesEvents.loading
+    }
+}
+
+private func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    buffer.set(string: text, at: Position(x: area.x + 1, y: area.y + 1), style: palette[.muted], maxWidth: area.width - 2)
+}
+
+// MARK: - Panes
+
+private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let pane = state.subscribers
+    var title = "Subscribers"
+    if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
+    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area)
+    if pane.rows.isEmpty {
+        placeholder(pane.loading ? "Loading…" : "No subscribers.", in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    let rows = pane.rows.map { row in
+        Table.Row([clean(row.id), row.state ?? "—", clean(row.productId), row.paidPeriods.map(String.init) ?? "—",
+                   row.autoRenew.map { $0 ? "on" : "off" } ?? "—", row.flagCount > 0 ? "\(row.flagCount)" : ""],
+                  isMarked: state.marks.contains(row.id))
+    }
+    Table(columns: [
+        .init("Subscription", width: .fixed(20)), .init("State", width: .fixed(13)), .init("Product", width: .fill()),
+        .init("Paid", width: .fixed(5), alignment: .right), .init("Renew", width: .fixed(5)), .init("Flags", width: .fixed(5)),
+    ], rows: rows, selected: pane.selected, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
+}
+
+func role(for kind: OfferKind) -> ThemeRole {
+    switch kind {
+    case .standard: .standard
+    case .freeTrial: .freeTrial
+    case .introductory: .introductory
+    case .promotional: .promotional
+    case .offerCode: .offerCode
+    case .winBack: .winBack
+    }
+}
+
+private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    Border(title: "Subscriber", focused: true).render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
+    guard let report = state.subscriber.report else {
+        let text = state.subscriber.id == nil ? "No subscriber selected: pick one on 1 Subscribers." : "Loading…"
+        placeholder(text, in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    let fields: [(String, String)] = [
+        ("Subscription", clean(report.originalTransactionId)),
+        ("Product", report.productId.map(clean) ?? "—"),
+        ("State", report.state?.rawValue ?? "—"),
+        ("Auto-renew", report.autoRenew.map { $0 ? "on" : "off" } ?? "—"),
+        ("Paid periods", "\(report.paidPeriods)"),
+        ("Billing fails", "\(report.billingFailures)"),
+        ("User", report.userId.map(clean) ?? "—"),
+        ("Email", report.email.map(clean) ?? "—"),
+    ]
+    let halves = Layout.horizontal([.fill(), .fill()], spacing: 2).split(Rect(x: inner.x, y: inner.y, width: inner.width, height: 4))
+    for (index, field) in fields.enumerated() {
+        let column = halves[index / 4]
+        let y = column.y + index % 4
+        let x = buffer.set(string: field.0.padded(toWidth: 14), at: Position(x: column.x, y: y), style: palette[.muted])
+        buffer.set(string: field.1, at: Position(x: x, y: y), style: palette[.text], maxWidth: column.right - x)
+    }
+
+    let timeline = report.timeline
+    let first = timeline.periods.first?.start.milliseconds ?? report.asOf.milliseconds
+    let last = max(report.asOf.milliseconds, first + 1)
+    var segments = timeline.periods.map { period in
+        TimelineBar.Segment(start: Double(period.start.milliseconds), end: Double(period.end.milliseconds),
+                            role: period.isRefunded ? .refund : role(for: period.offerKind))
+    }
+    for failure in timeline.billingFailures {
+        segments.append(.init(start: Double(failure.at.milliseconds), end: Double(failure.retryEnd.milliseconds), role: .billingRetry))
+        if let grace = failure.gracePeriodExpiresDate {
+            segments.append(.init(start: Double(failure.at.milliseconds), end: Double(grace.milliseconds), role: .gracePeriod))
+        }
+    }
+    let barRow = Rect(x: inner.x, y: inner.y + 5, width: inner.width, height: 1)
+    buffer.set(string: TimelineSpan.label(first: first, last: last, width: inner.width), at: Position(x: inner.x, y: inner.y + 4),
+               style: palette[.muted], maxWidth: inner.width)
+    TimelineBar(range: Double(first)..<Double(last), segments: segments).render(in: barRow, buffer: &buffer, palette: palette)
+
+    let lower = Rect(x: inner.x, y: inner.y + 7, width: inner.width, height: inner.height - 7)
+    let sides = Layout.vertical([.fill(), .fill()], spacing: 1).split(lower)
+    let periodRows = timeline.periods.enumerated().map { index, period in
+        Table.Row(["\(index + 1)", period.start.isoDate, period.end.isoDate, clean(period.productId), period.offerKind.rawValue,
+                   period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")],
+                  role: period.isRefunded ? .refund : nil)
+    }
+    let scroll = min(state.subscriber.scroll, max(0, periodRows.count - 1))
+    Table(columns: [
+        .init("#", width: .fixed(3), alignment: .right), .init("Start", width: .fixed(10)), .init("End", width: .fixed(10)),
+        .init("Product", width: .fill()), .init("Offer", width: .fixed(12)), .init("", width: .fixed(6)),
+    ], rows: periodRows, offset: scroll).render(in: sides[0], buffer: &buffer, palette: palette)
+    let eventRows = report.events.reversed().map { event in
+        Table.Row([event.at.isoDate, event.type.rawValue, clean(event.productId)])
+    }
+    Table(columns: [.init("Event", width: .fixed(10)), .init("Type", width: .fixed(16)), .init("Product", width: .fill())],
+          rows: Array(eventRows))
+        .render(in: sides[1], buffer: &buffer, palette: palette)
+}
+
+enum TimelineSpan {
+    static func label(first: Int64, last: Int64, width: Int) -> String {
+        let left = Instant(milliseconds: first).isoDate, right = Instant(milliseconds: last).isoDate
+        let gap = max(1, width - left.count - right.count)
+        return left + String(repeating: " ", count: gap) + right
+    }
+}
+
+private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    Border(title: "Cohorts · retention by months since first paid period", focused: true)
+        .render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
+    guard let grid = state.cohorts.grid else {
+        placeholder("Loading…", in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    guard !grid.cohorts.isEmpty else {
+        placeholder("No cohorts before \(grid.asOf.isoDate).", in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    let visible = max(1, inner.height - 1)
+    let first = Table.scrollOffset(selected: state.cohorts.row, offset: max(0, grid.cohorts.count - visible), visibleRows: visible)
+    let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
+    HeatGrid(rowLabels: shown.map { "\($0.month) \(String($0.started).padded(toWidth: 5, alignment: .right))" },
+             columnLabels: (1...grid.periods).map { "M\($0)" }, values: shown.map(\.rate), cellWidth: 4,
+             selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
+}
+
+private func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let halves = Layout.horizontal([.fill(), .fill()], spacing: 1).split(area)
+    let month = state.asOf?.month.description ?? "…"
+    Border(title: "States at \(state.asOf?.isoDate ?? "…")", focused: true).render(in: halves[0], buffer: &buffer, palette: palette)
+    Border(title: "Events in \(month)", focused: false).render(in: halves[1], buffer: &buffer, palette: palette)
+    let left = Border.inner(halves[0]), right = Border.inner(halves[1])
+    guard let states = state.statesEvents.states, let events = state.statesEvents.events else {
+        placeholder("Loading…", in: left, buffer: &buffer, palette: palette)
+        return
+    }
+    var stateRows = SubscriptionState.allCases.map { Table.Row([$0.rawValue, "\(states[$0])"]) }
+    stateRows.append(Table.Row(["active", "\(states.active)"], role: .accent))
+    stateRows.append(Table.Row(["total", "\(states.total)"], role: .accent))
+    Table(columns: [.init("State", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: stateRows)
+        .render(in: left, buffer: &buffer, palette: palette)
+    let eventRows = EventType.allCases.map { Table.Row([$0.rawValue, "\(events[$0])"]) }
+    Table(columns: [.init("Event", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: eventRows)
+        .render(in: right, buffer: &buffer, palette: palette)
+}
+
+// MARK: - Help overlay
+
+private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    var seen: Set<String> = []
+    var lines: [(String, String)] = []
+    for binding in KeyBindings.all where binding.applies(to: state.pane) {
+        let key = binding.description
+        if seen.insert(key).inserted {
+            let chords = KeyBindings.all.filter { $0.description == key && $0.applies(to: state.pane) }
+                .map(\.chord.description).joined(separator: " ")
+            lines.append((chords, key))
+        }
+    }
+    let box = area.centered(Size(width: 64, height: min(area.height - 2, lines.count + 2)))
+    Border(title: "Keys · \(state.pane.title)", focused: true, fill: .dialog).render(in: box, buffer: &buffer, palette: palette)
+    let inner = Border.inner(box).inset(horizontal: 1, vertical: 0)
+    for (index, line) in lines.prefix(inner.height).enumerated() {
+        let y = inner.y + index
+        buffer.set(string: line.0, at: Position(x: inner.x, y: y), style: palette[.dialog].patched(with: palette[.helpKey]), maxWidth: 14)
+        buffer.set(string: line.1, at: Position(x: inner.x + 15, y: y), style: palette[.dialog], maxWidth: inner.width - 15)
+    }
+}
