@@ -53,7 +53,8 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("ncursesw")]),
         .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
         .target(name: "Dashboard", dependencies: [
-            "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel",
+            "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .executableTarget(name: "subdash", dependencies: [
             "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",

@@ -20,8 +20,13 @@ struct Demo: AsyncParsableCommand {
         }
         let demo = try DemoStore.build(sampleData: root, rebuild: rebuild) { line in printError(line) }
         printError("demo store: \(demo.path)")
-        // The dashboard opens here once it lands; until then the store is ready for `report`.
-        print(demo.path)
+        if isatty(0) != 0 && isatty(1) != 0 {
+            let dashboard = try OpenDashboard.parse(["--db", demo.path])
+            try dashboard.run()
+        } else {
+            // Not on a terminal (a script, CI): print the store for `report --db`.
+            print(demo.path)
+        }
     }
 }
 
