@@ -7,15 +7,18 @@ extension AppDatabase {
         migrator.registerMigration("v1 facts, archive, customers, flags") { db in
             // Every imported document, once per sha256 of its bytes.
             try db.execute(sql: """
+                -- A rowid table: bodies are large, and appending them in arrival order keeps the b-tree
+                -- compact (a WITHOUT ROWID table keyed by a random hash would scatter them).
                 CREATE TABLE document (
-                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    id INTEGER PRIMARY KEY,
+                    sha256 TEXT NOT NULL UNIQUE,
                     source TEXT NOT NULL,
                     format TEXT,
                     outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'duplicate', 'rejected')),
                     reason TEXT,
                     byteCount INTEGER NOT NULL,
                     body BLOB
-                ) WITHOUT ROWID;
+                );
 
                 CREATE TABLE notification (
                     notificationId TEXT PRIMARY KEY NOT NULL,

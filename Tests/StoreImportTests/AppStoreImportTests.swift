@@ -33,7 +33,7 @@ import SubscriberStore
             let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
             for name in names {
                 tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map { row in
-                    row.columnNames.filter { !(name == "document" && $0 == "source") }
+                    row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }
                         .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
                 }.sorted()
             }

@@ -13,7 +13,7 @@ func dump(_ database: AppDatabase) throws -> [String: [String]] {
             // The archive's `source` says where a document was first seen: it depends on order by nature.
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"")
             tables[name] = rows.map { row in
-                row.columnNames.filter { !(name == "document" && $0 == "source") }
+                row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }
                     .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
             }.sorted()
         }
