@@ -1,4 +1,4 @@
-import Crypto
+import AppStorePayloads
 import Dispatch
 import Foundation
 import SubscriberStore
@@ -154,18 +154,8 @@ public final class Importer: Sendable {
         }
     }
 
-    public static func sha256Hex(_ data: Data) -> String {
-        let digest = SHA256.hash(data: data)
-        var s = ""
-        s.reserveCapacity(64)
-        for b in digest {
-            s.append(hexDigits[Int(b >> 4)])
-            s.append(hexDigits[Int(b & 0xf)])
-        }
-        return s
-    }
-
-    private static let hexDigits = Array("0123456789abcdef")
+    /// Lower-case hex SHA-256: the archive key (the same digest v1 notification ids use).
+    public static func sha256Hex(_ data: Data) -> String { PayloadDecoder.sha256Hex(data) }
 
     /// Files to read: `-` as is, directories walked recursively in name order (hidden files and
     /// `.pem` certificates skipped), plain files as given. A missing path is an error.
