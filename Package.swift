@@ -40,6 +40,7 @@ let package = Package(
         ]),
         .target(name: "SubscriberAnalytics", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "LifecycleSimulator", dependencies: [
             "SubscriptionModel", "AppStorePayloads", "CZlib",
@@ -54,7 +55,6 @@ let package = Package(
         .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
         .target(name: "Dashboard", dependencies: [
             "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .executableTarget(name: "subdash", dependencies: [
             "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",

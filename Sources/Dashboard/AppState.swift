@@ -17,25 +17,6 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
     }
 }
 
-/// One row of the Subscribers list: the subscription with its segment at the as-of instant.
-public struct SubscriberRow: Hashable, Sendable {
-    public var id: String
-    public var productId: String
-    public var state: String?
-    public var paidPeriods: Int?
-    public var autoRenew: Bool?
-    public var flagCount: Int
-
-    public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0) {
-        self.id = id
-        self.productId = productId
-        self.state = state
-        self.paidPeriods = paidPeriods
-        self.autoRenew = autoRenew
-        self.flagCount = flagCount
-    }
-}
-
 public struct SubscribersPane: Equatable, Sendable {
     public static let pageSize = 100
     public var rows: [SubscriberRow] = []

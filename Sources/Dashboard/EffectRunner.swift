@@ -1,5 +1,4 @@
 import Dispatch
-import GRDB
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -26,8 +25,8 @@ public final class EffectRunner: Sendable {
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
             case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter):
-                let rows = try subscriberRows(analytics.database, offset: offset, limit: limit, asOf: asOf, scope: scope,
-                                              filter: filter)
+                let rows = try analytics.subscriberList(offset: offset, limit: limit, asOf: asOf, scope: scope,
+                                                        matching: filter)
                 return .loadedSubscribers(offset: offset, rows: rows)
             case .loadSubscriber(let id, let asOf):
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
@@ -41,39 +40,6 @@ public final class EffectRunner: Sendable {
             }
         } catch {
             return .failed("\(error)")
-        }
-    }
-
-    /// One page of the Subscribers list: subscriptions begun by `asOf`, joined with their segment then, by id.
-    static func subscriberRows(_ database: AppDatabase, offset: Int, limit: Int, asOf: Instant, scope: ReportScope,
-                               filter: String?) throws -> [SubscriberRow] {
-        let ids: [String]? = try filter.map { try database.subscriptions(matching: $0) }
-        if let ids, ids.isEmpty { return [] }
-        return try database.writer.read { db in
-            let environments = scope.environment.environments.map(\.rawValue)
-            var sql = """
-                SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
-                       (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId)
-                FROM subscription s
-                LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= ? AND g."end" > ?
-                WHERE s.firstStart <= ? AND s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
-                """
-            var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
-            arguments += StatementArguments(environments)
-            if let product = scope.productId {
-                sql += " AND s.productId = ?"
-                arguments += [product]
-            }
-            if let ids {
-                sql += " AND s.originalTransactionId IN (\(ids.map { _ in "?" }.joined(separator: ", ")))"
-                arguments += StatementArguments(ids)
-            }
-            sql += " ORDER BY s.originalTransactionId LIMIT ? OFFSET ?"
-            arguments += [limit, offset]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                SubscriberRow(id: row[0], productId: row[1], state: row[2], paidPeriods: row[3], autoRenew: row[4],
-                              flagCount: row[5])
-            }
         }
     }
 }

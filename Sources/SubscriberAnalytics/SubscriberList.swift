@@ -1,0 +1,58 @@
+import GRDB
+import SubscriberStore
+import SubscriptionModel
+
+/// One row of the Subscribers list: the subscription with its segment at the as-of instant.
+public struct SubscriberRow: Hashable, Sendable {
+    public var id: String
+    public var productId: String
+    public var state: String?
+    public var paidPeriods: Int?
+    public var autoRenew: Bool?
+    public var flagCount: Int
+
+    public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0) {
+        self.id = id
+        self.productId = productId
+        self.state = state
+        self.paidPeriods = paidPeriods
+        self.autoRenew = autoRenew
+        self.flagCount = flagCount
+    }
+}
+
+extension SubscriberAnalytics {
+    /// One page of the Subscribers list: subscriptions begun by `asOf` (those matching `filter`, any id,
+    /// when given), with their segment then, by id.
+    public func subscriberList(offset: Int, limit: Int, asOf: Instant, scope: ReportScope = ReportScope(),
+                               matching filter: String? = nil) throws -> [SubscriberRow] {
+        let ids: [String]? = try filter.map { try database.subscriptions(matching: $0) }
+        if let ids, ids.isEmpty { return [] }
+        return try database.writer.read { db in
+            let environments = scope.environment.environments.map(\.rawValue)
+            var sql = """
+                SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
+                       (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId)
+                FROM subscription s
+                LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= ? AND g."end" > ?
+                WHERE s.firstStart <= ? AND s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
+                """
+            var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
+            arguments += StatementArguments(environments)
+            if let product = scope.productId {
+                sql += " AND s.productId = ?"
+                arguments += [product]
+            }
+            if let ids {
+                sql += " AND s.originalTransactionId IN (\(ids.map { _ in "?" }.joined(separator: ", ")))"
+                arguments += StatementArguments(ids)
+            }
+            sql += " ORDER BY s.originalTransactionId LIMIT ? OFFSET ?"
+            arguments += [limit, offset]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                SubscriberRow(id: row[0], productId: row[1], state: row[2], paidPeriods: row[3], autoRenew: row[4],
+                              flagCount: row[5])
+            }
+        }
+    }
+}
