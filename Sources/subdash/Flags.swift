@@ -1,4 +1,5 @@
 import ArgumentParser
+import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
@@ -9,21 +10,21 @@ struct Flags: AsyncParsableCommand {
     @Option(help: "Only this offer kind.") var offer: OfferFlagKind?
     @Option(help: "table, csv or json.") var format: OutputFormat = .table
 
-    struct Row: Encodable {
+    struct Row {
         var originalTransactionId: String
         var offer: String
         var note: String?
         var `operator`: String
         var at: String
 
-        enum CodingKeys: String, CodingKey { case originalTransactionId, offer, note, `operator`, at }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(originalTransactionId, forKey: .originalTransactionId)
-            try c.encode(offer, forKey: .offer)
-            try c.encode(note, forKey: .note)
-            try c.encode(self.operator, forKey: .operator)
-            try c.encode(at, forKey: .at)
+        var json: JSONValue {
+            var o = JSONObject()
+            o["originalTransactionId"] = .string(originalTransactionId)
+            o["offer"] = .string(offer)
+            o["note"] = note.map(JSONValue.string) ?? .null
+            o["operator"] = .string(self.operator)
+            o["at"] = .string(at)
+            return .object(o)
         }
     }
 
@@ -36,7 +37,7 @@ struct Flags: AsyncParsableCommand {
         }
         switch format {
         case .json:
-            print(try JSONOutput.render(rows))
+            print(JSONValue.array(rows.map(\.json)).text)
         case .csv:
             print(CSV.render(header: ["originalTransactionId", "offer", "note", "operator", "at"],
                              rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))

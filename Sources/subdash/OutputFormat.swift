@@ -47,12 +47,3 @@ enum CSV {
         ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n")
     }
 }
-
-/// JSON with sorted keys off: keys in the order the contract lists them.
-enum JSONOutput {
-    static func render<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}
