@@ -34,6 +34,17 @@ public struct CohortGrid: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
+    /// The paid periods of run `r` started on or before as-of (`asOf` is the SQL parameter to use):
+    /// what `retained` and `eligible` count, here and in ``SubscriberPopulation/cohortRetained(month:period:)``.
+    static func paidPeriodsSQL(asOf: String) -> String {
+        """
+        CASE WHEN r.lastPaidStart <= \(asOf) THEN r.paidPeriodCount
+             ELSE (SELECT COUNT(*) FROM period p
+                   WHERE p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                     AND p.countsForRetention AND p.start <= \(asOf)) END
+        """
+    }
+
     /// - Parameters:
     ///   - from: first cohort month (default: the first cohort in the store).
     ///   - to: last cohort month (default: the as-of month).
@@ -45,12 +56,7 @@ extension SubscriberAnalytics {
         var firstMonth: Int?
         try database.writer.read { db in
             var sql = """
-                SELECT cohortMonth,
-                       CASE WHEN lastPaidStart <= ?1 THEN paidPeriodCount
-                            ELSE (SELECT COUNT(*) FROM period p
-                                  WHERE p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
-                                    AND p.countsForRetention AND p.start <= ?1) END AS paid,
-                       endedAt <= ?1 AS ended,
+                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: "?1")) AS paid, endedAt <= ?1 AS ended,
                        COUNT(*)
                 FROM run r
                 WHERE \(scope.environment.sql) AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1

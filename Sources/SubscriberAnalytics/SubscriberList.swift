@@ -23,9 +23,13 @@ public struct SubscriberRow: Hashable, Sendable {
 
 extension SubscriberAnalytics {
     /// One page of the Subscribers list: subscriptions begun by `asOf` (those matching `filter`, any id,
-    /// when given), with their segment then, by id.
+    /// when given; the members of `population` when given), with their segment then, by id.
+    ///
+    /// A population keeps its own product rule (a cohort by its first paid product, a state by the
+    /// product at as-of…), so `scope.productId` then narrows only through the population.
     public func subscriberList(offset: Int, limit: Int, asOf: Instant, scope: ReportScope = ReportScope(),
-                               matching filter: String? = nil) throws -> [SubscriberRow] {
+                               matching filter: String? = nil,
+                               population: SubscriberPopulation? = nil) throws -> [SubscriberRow] {
         let ids: [String]? = try filter.map { try database.subscriptions(matching: $0) }
         if let ids, ids.isEmpty { return [] }
         return try database.writer.read { db in
@@ -39,7 +43,11 @@ extension SubscriberAnalytics {
                 """
             var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
             arguments += StatementArguments(environments)
-            if let product = scope.productId {
+            if let population {
+                let members = Self.memberSQL(population, asOf: asOf, scope: scope)
+                sql += " AND s.originalTransactionId IN (\(members.sql))"
+                arguments += members.arguments
+            } else if let product = scope.productId {
                 sql += " AND s.productId = ?"
                 arguments += [product]
             }

@@ -35,15 +35,3 @@ struct TextTable {
         return out.joined(separator: "\n")
     }
 }
-
-/// RFC 4180 CSV: a header row, one record per row, fields quoted when needed.
-enum CSV {
-    static func field(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    static func render(header: [String], rows: [[String]]) -> String {
-        ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n")
-    }
-}
