@@ -17,7 +17,22 @@ public enum Action: Equatable, Sendable {
     case move(Int)
     case moveColumn(Int)
     case open
-    case toggleMark
+    /// Mark, unmark or toggle the cursor row (then move down).
+    case mark(MarkOperation)
+    /// Mark, unmark or toggle every shown row.
+    case markAll(MarkOperation)
+    /// Mark the rows from the last marked one to the cursor.
+    case markRange
+    /// Flag the marked rows, or the cursor row, after a confirm dialog.
+    case flag
+    /// Clear a flag on the marked rows, or the cursor row, after a confirm dialog.
+    case clearFlag
+    /// Write the shown rows to a CSV file.
+    case export
+    /// The next or previous offer list on pane 5.
+    case cycleList(Int)
+    /// Sort by the column under the cursor.
+    case sort(ascending: Bool)
     case reload
 
     case loadedHorizon(Instant?)
@@ -25,14 +40,49 @@ public enum Action: Equatable, Sendable {
     case loadedSubscriber(SubscriberReport)
     case loadedCohorts(CohortGrid)
     case loadedStatesEvents(StateCounts, EventCounts)
+    case loadedPopulationSize(SubscriberPopulation, PopulationSize)
+    case loadedOffers(OfferBoard)
+    case loadedProducts([String])
+    case loadedTheme(Theme)
+    case flagsWritten(FlagWrite, changed: Int)
+    case exported(path: String, rows: Int)
     case failed(String)
+}
+
+public enum MarkOperation: String, Equatable, Sendable {
+    case mark, unmark, toggle
 }
 
 /// Work `update` asks for; an `EffectRunner` does it off the UI thread and answers with an `Action`.
 public enum Effect: Equatable, Sendable {
     case loadHorizon
-    case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?)
+    case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?,
+                         population: SubscriberPopulation? = nil)
+    case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
     case loadCohorts(asOf: Instant, scope: ReportScope)
     case loadStatesEvents(asOf: Instant, scope: ReportScope)
+    case loadOffers(asOf: Instant, scope: ReportScope)
+    case loadProducts
+    /// A theme by name or path, for `:theme`.
+    case loadTheme(String)
+    /// Set or clear offer flags through the store's audit log.
+    case writeFlags(FlagWrite)
+    /// Write rows to a new CSV file named after `stem`.
+    case exportCSV(stem: String, header: [String], rows: [[String]])
+}
+
+/// One confirmed flag change: what the store's `setFlags` is asked to do.
+public struct FlagWrite: Equatable, Sendable {
+    public var offer: OfferFlagKind
+    public var ids: [String]
+    public var clear: Bool
+    public var operatorName: String
+
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String) {
+        self.offer = offer
+        self.ids = ids
+        self.clear = clear
+        self.operatorName = operatorName
+    }
 }

@@ -5,7 +5,7 @@ import TerminalUI
 
 /// The dashboard's panes, in tab order; the number key of a pane is `rawValue + 1`.
 public enum Pane: Int, CaseIterable, Hashable, Sendable {
-    case subscribers, subscriber, cohorts, statesEvents
+    case subscribers, subscriber, cohorts, statesEvents, offers
 
     public var title: String {
         switch self {
@@ -13,6 +13,7 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
         case .subscriber: "Subscriber"
         case .cohorts: "Cohorts"
         case .statesEvents: "States & Events"
+        case .offers: "Offers"
         }
     }
 }
@@ -25,6 +26,11 @@ public struct SubscribersPane: Equatable, Sendable {
     public var loading = false
     /// The last page came back short: there is nothing more to fetch.
     public var complete = false
+    /// A drill-down: only the subscriptions behind a cohort cell, a state or an event count.
+    public var population: SubscriberPopulation?
+    public var populationSize: PopulationSize?
+    /// `enter` (or `:user`) came while the list was loading: open a row when it arrives.
+    public var openWhenLoaded: OpenIntent?
     public var selectedId: String? { rows.indices.contains(selected) ? rows[selected].id : nil }
 }
 
@@ -46,6 +52,16 @@ public struct StatesEventsPane: Equatable, Sendable {
     public var states: StateCounts?
     public var events: EventCounts?
     public var loading = false
+    /// The cursor: the state rows first (then active, total), then the event rows.
+    public var row = 0
+}
+
+/// What to open when the Subscribers list arrives.
+public enum OpenIntent: Equatable, Sendable {
+    /// The row under the cursor (an `enter` typed ahead of the results).
+    case selected
+    /// The only row, as `:user ID` asks; several rows stay listed.
+    case single(String)
 }
 
 public enum Overlay: Equatable, Sendable {
@@ -57,6 +73,8 @@ public enum Overlay: Equatable, Sendable {
 public enum CommandKind: Equatable, Sendable {
     case search
     case command
+    /// The text filter of the Offers lists.
+    case filter
 }
 
 public struct CommandEntry: Equatable, Sendable {
@@ -74,15 +92,39 @@ public struct AppState: Equatable, Sendable {
     public var subscriber = SubscriberPane()
     public var cohorts = CohortsPane()
     public var statesEvents = StatesEventsPane()
+    public var offers = OffersPane()
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
     public var commandLine: CommandEntry?
+    /// `:` lines submitted so far, oldest first (↑ recalls them).
+    public var commandHistory: [String] = []
     public var overlay: Overlay?
+    /// A flag change waiting for yes or no.
+    public var confirmation: Confirmation?
+    /// The keys of a sequence typed so far (`g` of `g s`).
+    public var pendingKeys: [KeyEvent] = []
+    /// An error, shown in the status line until the next load.
     public var status: String?
+    /// What just happened ("flagged 2 …", "exported … to …"), shown when there is no error.
+    public var notice: String?
     public var shouldQuit = false
+    /// Opened with `--read-only`: no action that writes to the store is offered.
+    public var readOnly = false
+    /// Who flag changes are written as (`--operator NAME`, else `$USER`).
+    public var operatorName = "unknown"
+    /// The theme `:theme` switched to; nil: the one the dashboard was started with.
+    public var theme: Theme?
+    /// Theme names `:theme` completes.
+    public var themeNames: [String] = []
+    /// Product ids `:product` completes.
+    public var products: [String] = []
 
-    public init(asOf: Instant? = nil, scope: ReportScope = ReportScope()) {
+    public init(asOf: Instant? = nil, scope: ReportScope = ReportScope(), readOnly: Bool = false,
+                operatorName: String = "unknown", themeNames: [String] = []) {
         self.asOf = asOf
         self.scope = scope
+        self.readOnly = readOnly
+        self.operatorName = operatorName
+        self.themeNames = themeNames
     }
 }

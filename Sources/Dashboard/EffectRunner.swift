@@ -1,33 +1,47 @@
 import Dispatch
+import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TerminalUI
 
 /// Runs effects against the store on a background queue and hands each result back as an action.
 public final class EffectRunner: Sendable {
     public let analytics: SubscriberAnalytics
+    /// Where `:theme` looks for themes.
+    public let themes: ThemeCatalog
+    /// Where `ctrl-s` writes its CSV files.
+    public let exportDirectory: String
+    /// The instant flag changes are written at.
+    public let now: @Sendable () -> Instant
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
 
-    public init(analytics: SubscriberAnalytics) { self.analytics = analytics }
+    public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
+                exportDirectory: String = FileManager.default.currentDirectoryPath,
+                now: @escaping @Sendable () -> Instant = { Instant(Date()) }) {
+        self.analytics = analytics
+        self.themes = themes
+        self.exportDirectory = exportDirectory
+        self.now = now
+    }
 
     /// Runs `effect` off the calling thread; `send` is called on the background queue.
     public func run(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
-        let analytics = analytics
-        queue.async { send(EffectRunner.perform(effect, analytics: analytics)) }
+        queue.async { [self] in send(perform(effect)) }
     }
 
     /// Runs `effect` here and now: what tests and `run` both use.
-    public func perform(_ effect: Effect) -> Action { EffectRunner.perform(effect, analytics: analytics) }
-
-    static func perform(_ effect: Effect, analytics: SubscriberAnalytics) -> Action {
+    public func perform(_ effect: Effect) -> Action {
         do {
             switch effect {
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
-            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter):
+            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population):
                 let rows = try analytics.subscriberList(offset: offset, limit: limit, asOf: asOf, scope: scope,
-                                                        matching: filter)
+                                                        matching: filter, population: population)
                 return .loadedSubscribers(offset: offset, rows: rows)
+            case .loadPopulationSize(let population, let asOf, let scope):
+                return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
             case .loadCohorts(let asOf, let scope):
@@ -37,9 +51,40 @@ public final class EffectRunner: Sendable {
                 let month = asOf.month
                 return .loadedStatesEvents(try analytics.states(asOf: asOf, scope: scope),
                                            try analytics.events(from: month.start, to: month.end, asOf: asOf, scope: scope))
+            case .loadOffers(let asOf, let scope):
+                return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
+                                                flags: try analytics.database.flags()))
+            case .loadProducts:
+                return .loadedProducts(try analytics.productIds())
+            case .loadTheme(let name):
+                return .loadedTheme(try themes.load(name))
+            case .writeFlags(let write):
+                let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: nil, operatorName: write.operatorName,
+                                                              at: now(), clear: write.clear)
+                return .flagsWritten(write, changed: changed)
+            case .exportCSV(let stem, let header, let rows):
+                let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
+                                                 contents: CSV.render(header: header, rows: rows) + "\n")
+                return .exported(path: path, rows: rows.count)
             }
         } catch {
             return .failed("\(error)")
         }
+    }
+
+    /// Writes a file that did not exist before (`stem.csv`, else `stem-2.csv`, …) and returns its path:
+    /// an export never replaces an earlier one.
+    static func writeNewFile(directory: String, stem: String, extension ext: String, contents: String) throws -> String {
+        let data = Data(contents.utf8)
+        for n in 1...999 {
+            let path = directory + "/" + stem + (n == 1 ? "" : "-\(n)") + "." + ext
+            do {
+                try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+                return path
+            } catch CocoaError.fileWriteFileExists {
+                continue
+            }
+        }
+        throw CocoaError(.fileWriteFileExists)
     }
 }

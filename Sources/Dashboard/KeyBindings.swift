@@ -9,9 +9,11 @@ public struct KeyBinding: Equatable, Sendable {
     public var shownInBar: Bool
     /// nil: everywhere; otherwise only on these panes.
     public var panes: Set<Pane>?
+    /// Writes to the store: hidden, and refused, in `--read-only`.
+    public var writes: Bool
 
     public init(_ chord: String, _ action: Action, name: String, description: String, shownInBar: Bool = false,
-                panes: Set<Pane>? = nil) {
+                panes: Set<Pane>? = nil, writes: Bool = false) {
         do {
             self.chord = try KeyChord(parsing: chord)
         } catch {
@@ -22,9 +24,13 @@ public struct KeyBinding: Equatable, Sendable {
         self.description = description
         self.shownInBar = shownInBar
         self.panes = panes
+        self.writes = writes
     }
 
     public func applies(to pane: Pane) -> Bool { panes.map { $0.contains(pane) } ?? true }
+
+    /// Offered on `pane` in this mode: the bindings the help bar and `?` list.
+    public func isOffered(on pane: Pane, readOnly: Bool) -> Bool { applies(to: pane) && !(readOnly && writes) }
 }
 
 public enum KeyBindings {
@@ -37,37 +43,86 @@ public enum KeyBindings {
         KeyBinding("2", .switchPane(.subscriber), name: "subscriber", description: "Go to Subscriber"),
         KeyBinding("3", .switchPane(.cohorts), name: "cohorts", description: "Go to Cohorts"),
         KeyBinding("4", .switchPane(.statesEvents), name: "states", description: "Go to States & Events"),
+        KeyBinding("5", .switchPane(.offers), name: "offers", description: "Go to Offers"),
         KeyBinding("esc", .back, name: "back", description: "Back to the previous pane", shownInBar: true),
         KeyBinding("-", .back, name: "back", description: "Back to the previous pane"),
         KeyBinding("/", .startSearch, name: "search", description: "Search subscribers by any id or email", shownInBar: true,
                    panes: [.subscribers]),
-        KeyBinding(":", .startCommand, name: "command", description: "Command line (:q, :asof DATE, :product ID)"),
+        KeyBinding("/", .startSearch, name: "filter", description: "Filter the list by text in any column", shownInBar: true,
+                   panes: [.offers]),
+        KeyBinding(":", .startCommand, name: "command",
+                   description: "Command line (:user ID, :asof DATE, :product ID, :theme NAME, :q; tab completes)"),
         KeyBinding("enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
-                   panes: [.subscribers]),
-        KeyBinding("space", .toggleMark, name: "mark", description: "Mark or unmark the selected subscriber", shownInBar: true,
-                   panes: [.subscribers]),
+                   panes: [.subscribers, .offers]),
+        KeyBinding("enter", .open, name: "members", description: "List the subscribers behind the cell", shownInBar: true,
+                   panes: [.cohorts]),
+        KeyBinding("enter", .open, name: "members", description: "List the subscribers behind the row", shownInBar: true,
+                   panes: [.statesEvents]),
+        KeyBinding("space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
+                   panes: [.subscribers, .offers]),
+        KeyBinding("s", .mark(.mark), name: "mark", description: "Mark the row", panes: [.offers]),
+        KeyBinding("u", .mark(.unmark), name: "unmark", description: "Unmark the row", panes: [.offers]),
+        KeyBinding("t", .mark(.toggle), name: "toggle", description: "Toggle the row's mark", panes: [.offers]),
+        KeyBinding("g s", .markAll(.mark), name: "mark all", description: "Mark every shown row", panes: [.offers]),
+        KeyBinding("g u", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
+        KeyBinding("g t", .markAll(.toggle), name: "toggle all", description: "Toggle the mark of every shown row",
+                   panes: [.offers]),
+        KeyBinding("ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
+                   panes: [.offers]),
+        KeyBinding("ctrl-\\", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
+        KeyBinding("f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
+                   shownInBar: true, panes: [.offers], writes: true),
+        KeyBinding("F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
+                   panes: [.offers], writes: true),
+        KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
+        KeyBinding(">", .cycleList(1), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
+        KeyBinding("<", .cycleList(-1), name: "previous list", description: "Previous offer list", panes: [.offers]),
+        KeyBinding("[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",
+                   panes: [.offers]),
+        KeyBinding("]", .sort(ascending: false), name: "sort ↓", description: "Sort descending by the column under the cursor",
+                   panes: [.offers]),
         KeyBinding("down", .move(1), name: "down", description: "Move down"),
         KeyBinding("j", .move(1), name: "down", description: "Move down"),
         KeyBinding("up", .move(-1), name: "up", description: "Move up"),
         KeyBinding("k", .move(-1), name: "up", description: "Move up"),
         KeyBinding("pgdn", .move(20), name: "page down", description: "Move down a page"),
         KeyBinding("pgup", .move(-20), name: "page up", description: "Move up a page"),
-        KeyBinding("right", .moveColumn(1), name: "right", description: "Next column", panes: [.cohorts]),
-        KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.cohorts]),
-        KeyBinding("left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts]),
-        KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts]),
+        KeyBinding("g g", .move(-1_000_000_000), name: "top", description: "Go to the first row"),
+        KeyBinding("G", .move(1_000_000_000), name: "bottom", description: "Go to the last (loaded) row"),
+        KeyBinding("right", .moveColumn(1), name: "right", description: "Next column", panes: [.cohorts, .offers]),
+        KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.cohorts, .offers]),
+        KeyBinding("left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts, .offers]),
+        KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts, .offers]),
         KeyBinding("ctrl-r", .reload, name: "reload", description: "Reload the pane from the store"),
     ]
 
-    /// The binding a key press triggers on `pane` (single-key chords only).
-    public static func action(for event: KeyEvent, on pane: Pane) -> Action? {
-        all.first { $0.chord.keys == [event] && $0.applies(to: pane) }?.action
+    /// What the keys typed so far mean on `pane`.
+    public enum Resolution: Equatable, Sendable {
+        /// A whole chord: run its binding.
+        case binding(KeyBinding)
+        /// The start of one or more chords (`g` of `g s`): wait for the next key; these could follow.
+        case prefix([KeyBinding])
+        case unbound
     }
 
-    /// The help bar's items for `pane`: the bar-worthy bindings, one per name.
-    public static func barItems(for pane: Pane) -> [HelpBar.Item] {
+    /// Resolves a key sequence (`[g]`, `[g, s]`) on `pane`. Every binding is considered, even writing
+    /// ones in read-only mode, so that the key can say why it does nothing.
+    public static func resolve(_ keys: [KeyEvent], on pane: Pane) -> Resolution {
+        let candidates = all.filter { $0.applies(to: pane) && $0.chord.hasPrefix(keys) }
+        if let exact = candidates.first(where: { $0.chord.keys == keys }) { return .binding(exact) }
+        return candidates.isEmpty ? .unbound : .prefix(candidates)
+    }
+
+    /// The binding a single key press triggers on `pane`.
+    public static func action(for event: KeyEvent, on pane: Pane) -> Action? {
+        if case .binding(let binding) = resolve([event], on: pane) { return binding.action }
+        return nil
+    }
+
+    /// The help bar's items for `pane`: the bar-worthy bindings, one per name (none that write in read-only).
+    public static func barItems(for pane: Pane, readOnly: Bool = false) -> [HelpBar.Item] {
         var seen: Set<String> = []
-        return all.filter { $0.shownInBar && $0.applies(to: pane) && seen.insert($0.name).inserted }
+        return all.filter { $0.shownInBar && $0.isOffered(on: pane, readOnly: readOnly) && seen.insert($0.name).inserted }
             .map { HelpBar.Item(key: $0.chord.description, description: $0.name) }
     }
 }

@@ -7,7 +7,7 @@ import TerminalUI
 public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
-        return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
+        return (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
     case .key(let event):
         return handleKey(&state, event)
     case .switchPane(let pane):
@@ -20,14 +20,32 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         let step = action == .nextPane ? 1 : all.count - 1
         return update(&state, .switchPane(all[(state.pane.rawValue + step) % all.count]))
     case .back:
+        // esc precedence: a dialog or overlay, then a filter, then the page (the command line never gets here).
+        if state.confirmation != nil { state.confirmation = nil; state.notice = "nothing changed"; return [] }
         if state.overlay != nil { state.overlay = nil; return [] }
         if state.pane == .subscribers, state.subscribers.filter != nil {
             state.subscribers.filter = nil
             return reloadSubscribers(&state)
         }
-        guard let previous = state.history.popLast() else { return [] }
+        if state.pane == .offers, state.offers.filter != nil {
+            state.offers.filter = nil
+            state.offers.refreshShown()
+            return []
+        }
+        var effects: [Effect] = []
+        if state.pane == .subscribers, state.subscribers.population != nil {
+            // A drill-down is a page of its own: leaving it brings back the whole list.
+            state.subscribers.population = nil
+            state.subscribers.populationSize = nil
+            state.subscribers.rows = []
+            state.subscribers.selected = 0
+            state.subscribers.complete = false
+            if state.history.isEmpty { return load(&state, .subscribers) }
+        }
+        guard let previous = state.history.popLast() else { return effects }
         state.pane = previous
-        return loadIfNeeded(&state, previous)
+        effects += loadIfNeeded(&state, previous)
+        return effects
     case .quit:
         state.shouldQuit = true
         return []
@@ -35,26 +53,61 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.overlay = state.overlay == .help ? nil : .help
         return []
     case .startSearch:
-        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
+        if state.pane == .offers {
+            state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
+        } else {
+            state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
+        }
         return []
     case .startCommand:
-        state.commandLine = CommandEntry(kind: .command, prompt: Prompt(prefix: ":"))
+        var prompt = Prompt(prefix: ":", history: state.commandHistory)
+        prompt.candidates = commandCompletions(for: "", state)
+        state.commandLine = CommandEntry(kind: .command, prompt: prompt)
         return []
     case .move(let delta):
         return move(&state, delta)
     case .moveColumn(let delta):
+        if state.pane == .offers {
+            state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
+            return []
+        }
         guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
         state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
         return []
     case .open:
+        switch state.pane {
+        case .subscribers:
+            guard let id = state.subscribers.selectedId else {
+                // Typed ahead of the results (a search just submitted): open when they arrive.
+                if state.subscribers.loading { state.subscribers.openWhenLoaded = .selected }
+                return []
+            }
+            return openSubscriber(&state, id)
+        case .offers:
+            guard let id = state.offers.selectedRow?.id else { return [] }
+            return openSubscriber(&state, id)
+        case .cohorts, .statesEvents:
+            return drillDown(&state)
+        case .subscriber:
+            return []
+        }
+    case .mark(let operation):
+        if state.pane == .offers { return markRow(&state, operation) }
         guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
-        state.subscriber = SubscriberPane(id: id)
-        _ = update(&state, .switchPane(.subscriber))
-        return load(&state, .subscriber)
-    case .toggleMark:
-        guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
-        if state.marks.remove(id) == nil { state.marks.insert(id) }
+        apply(operation, to: id, in: &state.marks)
         return move(&state, 1)
+    case .markAll(let operation):
+        return markShown(&state, operation)
+    case .markRange:
+        return markRange(&state)
+    case .flag, .clearFlag:
+        return confirmFlags(&state, clear: action == .clearFlag)
+    case .export:
+        return exportShown(&state)
+    case .cycleList(let delta):
+        return cycleList(&state, delta)
+    case .sort(let ascending):
+        return sortOffers(&state, ascending: ascending)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
 
@@ -62,10 +115,16 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.asOf = horizon ?? Instant(milliseconds: 0)
         return load(&state, state.pane)
     case .loadedSubscribers(let offset, let rows):
+        // A later page for a list that has since been reset is stale.
+        guard offset == 0 || offset == state.subscribers.rows.count else { return [] }
         state.subscribers.loading = false
         if offset == 0 { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
         state.subscribers.complete = rows.count < SubscribersPane.pageSize
         state.subscribers.selected = clamp(state.subscribers.selected, 0, max(0, state.subscribers.rows.count - 1))
+        return openTypedAhead(&state)
+    case .loadedPopulationSize(let population, let size):
+        guard population == state.subscribers.population else { return [] }
+        state.subscribers.populationSize = size
         return []
     case .loadedSubscriber(let report):
         guard report.originalTransactionId == state.subscriber.id else { return [] }
@@ -81,11 +140,30 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .loadedStatesEvents(let states, let events):
         state.statesEvents = StatesEventsPane(states: states, events: events, loading: false)
         return []
+    case .loadedOffers(let board):
+        state.offers.board = board
+        state.offers.loading = false
+        state.offers.refreshShown()
+        return []
+    case .loadedProducts(let products):
+        state.products = products
+        return []
+    case .loadedTheme(let theme):
+        state.theme = theme
+        state.notice = "theme \(theme.name)"
+        return []
+    case .flagsWritten(let write, let changed):
+        return flagsWritten(&state, write, changed: changed)
+    case .exported(let path, let rows):
+        state.notice = "exported \(rows) row\(rows == 1 ? "" : "s") to \(path)"
+        return []
     case .failed(let message):
         state.subscribers.loading = false
+        state.subscribers.openWhenLoaded = nil
         state.subscriber.loading = false
         state.cohorts.loading = false
         state.statesEvents.loading = false
+        state.offers.loading = false
         state.status = message
         return []
     }
@@ -93,12 +171,30 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
 
 // MARK: - Keys
 
+/// Keys go to the first taker: a confirm dialog, the command line, the help overlay, then the
+/// bindings of the focused pane (sequences such as `g s` wait in `pendingKeys`).
 private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if event.key == .resize { return [] }
+    if var confirmation = state.confirmation {
+        guard let confirmed = confirmation.handle(event) else {
+            state.confirmation = confirmation
+            return []
+        }
+        state.confirmation = nil
+        guard confirmed else {
+            state.notice = "nothing changed"
+            return []
+        }
+        state.offers.lastOffer = confirmation.offer
+        state.notice = (confirmation.clear ? "clearing " : "flagging ") + "\(confirmation.ids.count)…"
+        return [.writeFlags(FlagWrite(offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
+                                      operatorName: state.operatorName))]
+    }
     if var entry = state.commandLine {
         let outcome = entry.prompt.handle(event)
         switch outcome {
         case .editing:
+            if entry.kind == .command, event.key != .tab { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
             state.commandLine = entry
             return []
         case .cancelled:
@@ -106,7 +202,13 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             return []
         case .submitted(let text):
             state.commandLine = nil
-            return entry.kind == .search ? search(&state, text) : runCommand(&state, text)
+            switch entry.kind {
+            case .search: return search(&state, text)
+            case .filter: return filterOffers(&state, text)
+            case .command:
+                state.commandHistory = entry.prompt.history
+                return runCommand(&state, text)
+            }
         }
     }
     if state.overlay != nil {
@@ -114,8 +216,26 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
         state.overlay = nil
         return []
     }
-    guard let action = KeyBindings.action(for: event, on: state.pane) else { return [] }
-    return update(&state, action)
+    if !state.pendingKeys.isEmpty && event.key == .esc {
+        state.pendingKeys = []
+        return []
+    }
+    let keys = state.pendingKeys + [event]
+    state.pendingKeys = []
+    switch KeyBindings.resolve(keys, on: state.pane) {
+    case .binding(let binding):
+        if binding.writes && state.readOnly {
+            state.notice = "read-only: \(binding.name) is off (the dashboard was opened with --read-only)"
+            return []
+        }
+        return update(&state, binding.action)
+    case .prefix:
+        state.pendingKeys = keys
+        return []
+    case .unbound:
+        // An unfinished sequence then another key: the sequence is dropped, the key counts alone.
+        return keys.count > 1 ? handleKey(&state, event) : []
+    }
 }
 
 private func search(_ state: inout AppState, _ text: String) -> [Effect] {
@@ -124,26 +244,29 @@ private func search(_ state: inout AppState, _ text: String) -> [Effect] {
     return reloadSubscribers(&state)
 }
 
-private func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
-    let words = text.split(separator: " ").map(String.init)
-    switch words.first {
-    case "q", "quit":
-        state.shouldQuit = true
-        return []
-    case "asof":
-        guard words.count == 2, let day = Instant(parsing: words[1]) else {
-            state.status = "usage: :asof YYYY-MM-DD"
-            return []
+/// Opens subscriber `id` on pane 2.
+func openSubscriber(_ state: inout AppState, _ id: String) -> [Effect] {
+    state.subscriber = SubscriberPane(id: id)
+    _ = update(&state, .switchPane(.subscriber))
+    return load(&state, .subscriber)
+}
+
+/// The Subscribers list has arrived: carry out an `enter` or `:user` that came before it.
+private func openTypedAhead(_ state: inout AppState) -> [Effect] {
+    guard let intent = state.subscribers.openWhenLoaded, state.pane == .subscribers else { return [] }
+    state.subscribers.openWhenLoaded = nil
+    let rows = state.subscribers.rows
+    switch intent {
+    case .selected:
+        guard let id = state.subscribers.selectedId else { return [] }
+        return openSubscriber(&state, id)
+    case .single(let query):
+        if rows.count == 1 { return openSubscriber(&state, rows[0].id) }
+        if rows.isEmpty {
+            state.status = "no subscription matches \(TextSanitizer.strip(query))"
+        } else {
+            state.notice = "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.strip(query)): pick one"
         }
-        state.asOf = day
-        invalidate(&state)
-        return load(&state, state.pane)
-    case "product":
-        state.scope.productId = words.count >= 2 ? words[1] : nil
-        invalidate(&state)
-        return load(&state, state.pane)
-    default:
-        state.status = "unknown command: \(TextSanitizer.strip(text))"
         return []
     }
 }
@@ -160,7 +283,7 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
            let asOf = state.asOf {
             state.subscribers.loading = true
             return [.loadSubscribers(offset: pane.rows.count, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
-                                     filter: nil)]
+                                     filter: nil, population: pane.population)]
         }
         return []
     case .subscriber:
@@ -171,20 +294,26 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         state.cohorts.row = clamp(state.cohorts.row + delta, 0, max(0, count - 1))
         return []
     case .statesEvents:
+        state.statesEvents.row = clamp(state.statesEvents.row + delta, 0, StatesEventsPane.rowCount - 1)
+        return []
+    case .offers:
+        state.offers.selected = clamp(state.offers.selected + delta, 0, max(0, state.offers.shown.count - 1))
         return []
     }
 }
 
-private func invalidate(_ state: inout AppState) {
+func invalidate(_ state: inout AppState) {
     state.subscribers.rows = []
     state.subscribers.complete = false
     state.subscriber.report = nil
     state.cohorts.grid = nil
     state.statesEvents.states = nil
     state.statesEvents.events = nil
+    state.offers.board = nil
+    state.offers.refreshShown()
 }
 
-private func reloadSubscribers(_ state: inout AppState) -> [Effect] {
+func reloadSubscribers(_ state: inout AppState) -> [Effect] {
     state.subscribers.rows = []
     state.subscribers.selected = 0
     state.subscribers.complete = false
@@ -197,18 +326,23 @@ private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .subscriber: state.subscriber.report == nil
     case .cohorts: state.cohorts.grid == nil
     case .statesEvents: state.statesEvents.states == nil
+    case .offers: state.offers.board == nil
     }
     return empty ? load(&state, pane) : []
 }
 
-private func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
+func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     state.status = nil
     switch pane {
     case .subscribers:
         state.subscribers.loading = true
-        return [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
-                                 filter: state.subscribers.filter)]
+        var effects: [Effect] = [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
+                                                  filter: state.subscribers.filter, population: state.subscribers.population)]
+        if let population = state.subscribers.population {
+            effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
+        }
+        return effects
     case .subscriber:
         guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
         state.subscriber.id = id
@@ -220,6 +354,9 @@ private func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .statesEvents:
         state.statesEvents.loading = true
         return [.loadStatesEvents(asOf: asOf, scope: state.scope)]
+    case .offers:
+        state.offers.loading = true
+        return [.loadOffers(asOf: asOf, scope: state.scope)]
     }
 }
 

@@ -44,17 +44,23 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     case .subscriber: renderSubscriber(state, in: body, buffer: &buffer, palette: palette)
     case .cohorts: renderCohorts(state, in: body, buffer: &buffer, palette: palette)
     case .statesEvents: renderStatesEvents(state, in: body, buffer: &buffer, palette: palette)
+    case .offers: renderOffers(state, in: body, buffer: &buffer, palette: palette)
     }
 
     var cursor: Position?
+    let statusRow = Position(x: rows[3].x, y: rows[3].y)
     if let entry = state.commandLine {
         cursor = entry.prompt.render(in: rows[3], buffer: &buffer, palette: palette)
     } else if let status = state.status {
-        buffer.set(string: clean(status), at: Position(x: rows[3].x, y: rows[3].y), style: palette[.error], maxWidth: rows[3].width)
+        buffer.set(string: clean(status), at: statusRow, style: palette[.error], maxWidth: rows[3].width)
+    } else if !state.pendingKeys.isEmpty {
+        buffer.set(string: pendingHint(state), at: statusRow, style: palette[.accent], maxWidth: rows[3].width)
     } else if isLoading(state) {
         Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
+    } else if let notice = state.notice {
+        buffer.set(string: clean(notice), at: statusRow, style: palette[.success], maxWidth: rows[3].width)
     }
-    HelpBar(items: KeyBindings.barItems(for: state.pane)).render(in: rows[4], buffer: &buffer, palette: palette)
+    HelpBar(items: KeyBindings.barItems(for: state.pane, readOnly: state.readOnly)).render(in: rows[4], buffer: &buffer, palette: palette)
 
     switch state.overlay {
     case .help: renderHelp(state, in: area, buffer: &buffer, palette: palette)
@@ -62,6 +68,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         Dialog(title: clean(title), message: clean(text)).render(in: area, buffer: &buffer, palette: palette)
     case nil: break
     }
+    state.confirmation?.dialog.render(in: area, buffer: &buffer, palette: palette)
     return cursor
 }
 
@@ -74,10 +81,20 @@ private func isLoading(_ state: AppState) -> Bool {
     case .subscriber: state.subscriber.loading
     case .cohorts: state.cohorts.loading
     case .statesEvents: state.statesEvents.loading
+    case .offers: state.offers.loading
     }
 }
 
-private func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: Palette) {
+/// `g …`: the keys that can finish the sequence typed so far.
+private func pendingHint(_ state: AppState) -> String {
+    let typed = KeyChord(state.pendingKeys).description
+    guard case .prefix(let bindings) = KeyBindings.resolve(state.pendingKeys, on: state.pane) else { return typed }
+    let next = bindings.filter { $0.isOffered(on: state.pane, readOnly: state.readOnly) }
+        .map { "\($0.chord.description) \($0.name)" }
+    return "\(typed) …  " + next.joined(separator: " · ")
+}
+
+func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: Palette) {
     buffer.set(string: text, at: Position(x: area.x + 1, y: area.y + 1), style: palette[.muted], maxWidth: area.width - 2)
 }
 
@@ -87,6 +104,12 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let pane = state.subscribers
     var title = "Subscribers"
     if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
+    if let population = pane.population {
+        title += " · \(population)"
+        if let size = pane.populationSize {
+            title += size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
+        }
+    }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
@@ -217,13 +240,16 @@ private func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout 
         placeholder("Loading…", in: left, buffer: &buffer, palette: palette)
         return
     }
-    var stateRows = SubscriptionState.allCases.map { Table.Row([$0.rawValue, "\(states[$0])"]) }
-    stateRows.append(Table.Row(["active", "\(states.active)"], role: .accent))
-    stateRows.append(Table.Row(["total", "\(states.total)"], role: .accent))
-    Table(columns: [.init("State", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: stateRows)
+    let stateRows = StatesEventsPane.stateRows.map { row in
+        Table.Row([row.name, "\(row.states.reduce(0) { $0 + states[$1] })"], role: row.states.count > 1 ? .accent : nil)
+    }
+    let cursor = state.statesEvents.row, split = StatesEventsPane.stateRows.count
+    Table(columns: [.init("State", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: stateRows,
+          selected: cursor < split ? cursor : nil)
         .render(in: left, buffer: &buffer, palette: palette)
     let eventRows = EventType.allCases.map { Table.Row([$0.rawValue, "\(events[$0])"]) }
-    Table(columns: [.init("Event", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: eventRows)
+    Table(columns: [.init("Event", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: eventRows,
+          selected: cursor >= split ? cursor - split : nil)
         .render(in: right, buffer: &buffer, palette: palette)
 }
 
@@ -232,10 +258,12 @@ private func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout 
 private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     var seen: Set<String> = []
     var lines: [(String, String)] = []
-    for binding in KeyBindings.all where binding.applies(to: state.pane) {
+    // This pane's own keys first: they are what the overlay is opened for.
+    let offered = KeyBindings.all.filter { $0.isOffered(on: state.pane, readOnly: state.readOnly) }
+    for binding in offered.filter({ $0.panes != nil }) + offered.filter({ $0.panes == nil }) {
         let key = binding.description
         if seen.insert(key).inserted {
-            let chords = KeyBindings.all.filter { $0.description == key && $0.applies(to: state.pane) }
+            let chords = KeyBindings.all.filter { $0.description == key && $0.isOffered(on: state.pane, readOnly: state.readOnly) }
                 .map(\.chord.description).joined(separator: " ")
             lines.append((chords, key))
         }
@@ -243,7 +271,11 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     let box = area.centered(Size(width: 64, height: min(area.height - 2, lines.count + 2)))
     Border(title: "Keys · \(state.pane.title)", focused: true, fill: .dialog).render(in: box, buffer: &buffer, palette: palette)
     let inner = Border.inner(box).inset(horizontal: 1, vertical: 0)
-    for (index, line) in lines.prefix(inner.height).enumerated() {
+    if lines.count > inner.height {
+        let more = lines.count - inner.height + 1
+        lines = Array(lines.prefix(inner.height - 1)) + [("…", "\(more) more: see docs/keybindings.md")]
+    }
+    for (index, line) in lines.enumerated() {
         let y = inner.y + index
         buffer.set(string: line.0, at: Position(x: inner.x, y: y), style: palette[.dialog].patched(with: palette[.helpKey]), maxWidth: 14)
         buffer.set(string: line.1, at: Position(x: inner.x + 15, y: y), style: palette[.dialog], maxWidth: inner.width - 15)

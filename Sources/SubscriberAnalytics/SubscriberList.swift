@@ -64,3 +64,12 @@ extension SubscriberAnalytics {
         }
     }
 }
+
+extension SubscriberAnalytics {
+    /// Every product id a subscription in scope has had a period of, sorted.
+    public func productIds(scope: ReportScope = ReportScope()) throws -> [String] {
+        try database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM period WHERE \(scope.environment.sql) ORDER BY 1")
+        }
+    }
+}

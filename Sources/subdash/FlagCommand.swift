@@ -36,7 +36,7 @@ struct FlagCommand: AsyncParsableCommand {
             }
         }
         for p in problems { printError("subdash flag: \(p)") }
-        let who = operatorName ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let who = OpenDashboard.operatorName(operatorName)
         let changed = try db.setFlags(offer, on: targets, note: note, operatorName: who,
                                       at: Instant(Date()), clear: clear)
         let verb = clear ? "cleared \(offer.rawValue) on" : "flagged for \(offer.rawValue):"

@@ -1,0 +1,97 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import TerminalUI
+
+// MARK: - `:` commands
+
+/// The commands the `:` line knows, with what their argument is.
+enum CommandName: String, CaseIterable {
+    case user, asof, product, theme, offers, subscribers, cohorts, states, q, quit
+
+    /// Completed with a space after it when it takes an argument.
+    var takesArgument: Bool { [.user, .asof, .product, .theme, .offers].contains(self) }
+}
+
+/// Runs a submitted `:` line.
+func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
+    let words = text.split(separator: " ").map(String.init)
+    guard let first = words.first else { return [] }
+    let argument = words.dropFirst().joined(separator: " ")
+    switch CommandName(rawValue: first) {
+    case .q, .quit:
+        state.shouldQuit = true
+        return []
+    case .asof:
+        guard words.count == 2, let day = Instant(parsing: words[1]) else {
+            state.status = "usage: :asof YYYY-MM-DD (or a full ISO 8601 instant)"
+            return []
+        }
+        state.asOf = day
+        invalidate(&state)
+        return load(&state, state.pane)
+    case .product:
+        state.scope.productId = argument.isEmpty ? nil : argument
+        state.notice = argument.isEmpty ? "every product" : "product \(TextSanitizer.strip(argument))"
+        invalidate(&state)
+        return load(&state, state.pane)
+    case .theme:
+        guard !argument.isEmpty else {
+            state.status = "usage: :theme NAME (\(state.themeNames.joined(separator: ", ")))"
+            return []
+        }
+        return [.loadTheme(argument)]
+    case .user:
+        guard !argument.isEmpty else {
+            state.status = "usage: :user ID (an originalTransactionId, transactionId, appAccountToken, user id or email)"
+            return []
+        }
+        // Listed on pane 1 like a search; opened at once when it names one subscription.
+        _ = update(&state, .switchPane(.subscribers))
+        state.subscribers.population = nil
+        state.subscribers.populationSize = nil
+        state.subscribers.filter = argument
+        let effects = reloadSubscribers(&state)
+        state.subscribers.openWhenLoaded = .single(argument)
+        return effects
+    case .offers:
+        if !argument.isEmpty {
+            guard let list = OfferList.allCases.first(where: { $0.title.lowercased() == argument.lowercased() }) else {
+                state.status = "usage: :offers [\(OfferList.allCases.map(\.title).joined(separator: "|"))]"
+                return []
+            }
+            state.offers.list = list
+            state.offers.refreshShown()
+        }
+        return update(&state, .switchPane(.offers))
+    case .subscribers: return update(&state, .switchPane(.subscribers))
+    case .cohorts: return update(&state, .switchPane(.cohorts))
+    case .states: return update(&state, .switchPane(.statesEvents))
+    case nil:
+        state.status = "unknown command: \(TextSanitizer.strip(text)) (try :user, :asof, :product, :theme, :offers, :q)"
+        return []
+    }
+}
+
+/// What tab can complete `text` to on the `:` line: command names first, then each command's
+/// arguments (known products, theme names, the data horizon and month ends, the selected subscriber).
+func commandCompletions(for text: String, _ state: AppState) -> [String] {
+    guard let space = text.firstIndex(of: " ") else {
+        return CommandName.allCases.map { $0.takesArgument ? $0.rawValue + " " : $0.rawValue }
+    }
+    let arguments: [String]
+    switch CommandName(rawValue: String(text[..<space])) {
+    case .asof:
+        guard let asOf = state.asOf else { return [] }
+        // as-of itself, then the last day of each of the twelve months before it.
+        arguments = [asOf.isoDate] + (0..<12).map { asOf.month.adding(months: -$0).start.adding(days: -1).isoDate }
+    case .product: arguments = state.products
+    case .theme: arguments = state.themeNames
+    case .offers: arguments = OfferList.allCases.map(\.title)
+    case .user:
+        arguments = [state.subscriber.id, state.subscribers.selectedId, state.offers.selectedRow?.id].compactMap { $0 }
+    default: arguments = []
+    }
+    let command = String(text[...space])
+    var seen: Set<String> = []
+    return arguments.filter { seen.insert($0).inserted }.map { command + $0 }
+}

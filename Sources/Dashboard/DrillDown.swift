@@ -1,0 +1,44 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import SubscriptionTimeline
+
+extension StatesEventsPane {
+    /// The state rows of pane 4, in order: each state, then `active` and `total`.
+    public static let stateRows: [(name: String, states: [SubscriptionState])] =
+        SubscriptionState.allCases.map { ($0.rawValue, [$0]) }
+        + [("active", SubscriptionState.allCases.filter(\.isActive)), ("total", SubscriptionState.allCases)]
+
+    /// State rows, then one row per event type.
+    public static var rowCount: Int { stateRows.count + EventType.allCases.count }
+
+    /// The population behind cursor row `row` at as-of (events: those of as-of's month).
+    public static func population(row: Int, asOf: Instant) -> SubscriberPopulation? {
+        if row < stateRows.count { return .states(stateRows[row].states) }
+        let index = row - stateRows.count
+        guard EventType.allCases.indices.contains(index) else { return nil }
+        let month = asOf.month
+        return .events(EventType.allCases[index], from: month.start, to: month.end)
+    }
+}
+
+/// `enter` on a cohort cell or a pane 4 row: pane 1 lists the subscribers behind that figure.
+func drillDown(_ state: inout AppState) -> [Effect] {
+    guard let asOf = state.asOf else { return [] }
+    let population: SubscriberPopulation
+    switch state.pane {
+    case .cohorts:
+        guard let grid = state.cohorts.grid, grid.cohorts.indices.contains(state.cohorts.row) else { return [] }
+        population = .cohortRetained(month: grid.cohorts[state.cohorts.row].month, period: state.cohorts.column + 1)
+    case .statesEvents:
+        guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf) else { return [] }
+        population = found
+    default:
+        return []
+    }
+    state.history.append(state.pane)
+    state.pane = .subscribers
+    state.subscribers.filter = nil
+    state.subscribers.population = population
+    state.subscribers.populationSize = nil
+    return reloadSubscribers(&state)
+}

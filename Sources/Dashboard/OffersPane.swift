@@ -1,0 +1,160 @@
+import Foundation
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+
+/// What pane 5 loads: every eligibility list at as-of and the current flags.
+public struct OfferBoard: Equatable, Sendable {
+    public var asOf: Instant
+    public var eligible: [EligibleSubscriber]
+    public var flags: [OfferFlag]
+
+    public init(asOf: Instant, eligible: [EligibleSubscriber], flags: [OfferFlag]) {
+        self.asOf = asOf
+        self.eligible = eligible
+        self.flags = flags
+    }
+}
+
+/// The lists pane 5 switches between: one per offer kind, then the flagged subscribers.
+public enum OfferList: Hashable, Sendable, CaseIterable {
+    case eligible(OfferFlagKind)
+    case flagged
+
+    public static let allCases: [OfferList] = OfferFlagKind.allCases.map(OfferList.eligible) + [.flagged]
+
+    public var title: String {
+        switch self {
+        case .eligible(let kind): kind.rawValue
+        case .flagged: "flagged"
+        }
+    }
+
+    public var columns: [String] {
+        switch self {
+        case .eligible: ["Subscription", "Product", "Why", "Flags"]
+        case .flagged: ["Subscription", "Offers", "Operator", "Flagged at", "Note"]
+        }
+    }
+
+    /// The exported file's header: the columns in camelCase.
+    public var csvHeader: [String] {
+        switch self {
+        case .eligible: ["originalTransactionId", "productId", "why", "flags"]
+        case .flagged: ["originalTransactionId", "offers", "operator", "flaggedAt", "note"]
+        }
+    }
+}
+
+/// One row of an offer list: a subscription, why it is there and its current flags.
+public struct OfferRow: Hashable, Sendable {
+    public var id: String
+    public var productId: String
+    /// Why it is eligible, or the flag's note.
+    public var detail: String
+    /// The offers it is flagged for now.
+    public var flags: [OfferFlagKind]
+    /// Who flagged it and when (the latest flag), on the flagged list.
+    public var flaggedBy: String?
+    public var flaggedAt: Instant?
+
+    /// The cells for `list`'s columns, as shown and as exported.
+    public func cells(for list: OfferList) -> [String] {
+        let offers = flags.map(\.rawValue).joined(separator: " ")
+        switch list {
+        case .eligible: return [id, productId, detail, offers]
+        case .flagged: return [id, offers, flaggedBy ?? "", flaggedAt?.iso8601 ?? "", detail]
+        }
+    }
+}
+
+/// A sort on one column of the shown list.
+public struct OfferSort: Equatable, Sendable {
+    public var column: Int
+    public var ascending: Bool
+}
+
+/// Pane 5's state. `shown` is derived from the board, the list, the filter and the sort each time one
+/// of them changes (never per frame); the cursor and the marks are ids, so they survive all four.
+public struct OffersPane: Equatable, Sendable {
+    public var board: OfferBoard?
+    public var loading = false
+    public var list: OfferList = .eligible(.winBack)
+    /// Case-insensitive text every shown row contains in one of its cells.
+    public var filter: String?
+    public var sort: OfferSort?
+    /// The column under the cursor (what `[` and `]` sort by).
+    public var column = 0
+    public private(set) var shown: [OfferRow] = []
+    public var selected = 0
+    /// Marked subscriptions by original transaction id.
+    public var marks: Set<String> = []
+    /// The last row marked: where `ctrl-space` starts its range.
+    public var lastMark: String?
+    /// The offer last flagged or cleared, proposed again where the list does not say which.
+    public var lastOffer: OfferFlagKind = .winBack
+
+    public init() {}
+
+    public var selectedRow: OfferRow? { shown.indices.contains(selected) ? shown[selected] : nil }
+
+    /// Rows per list, for the list selector.
+    public func count(of list: OfferList) -> Int {
+        guard let board else { return 0 }
+        switch list {
+        case .eligible(let kind): return board.eligible.lazy.filter { $0.offer == kind }.count
+        case .flagged: return Set(board.flags.map(\.originalTransactionId)).count
+        }
+    }
+
+    /// Recomputes `shown`, keeping the cursor on the same subscription when it is still shown.
+    public mutating func refreshShown() {
+        let cursorId = selectedRow?.id
+        shown = OffersPane.rows(board: board, list: list, filter: filter, sort: sort)
+        if let cursorId, let index = shown.firstIndex(where: { $0.id == cursorId }) {
+            selected = index
+        } else {
+            selected = clamp(selected, 0, max(0, shown.count - 1))
+        }
+        column = clamp(column, 0, list.columns.count - 1)
+    }
+
+    static func rows(board: OfferBoard?, list: OfferList, filter: String?, sort: OfferSort?) -> [OfferRow] {
+        guard let board else { return [] }
+        var flagsById: [String: [OfferFlag]] = [:]
+        for flag in board.flags { flagsById[flag.originalTransactionId, default: []].append(flag) }
+        func kinds(_ id: String) -> [OfferFlagKind] {
+            let set = Set((flagsById[id] ?? []).map(\.offer))
+            return OfferFlagKind.allCases.filter(set.contains)
+        }
+        var rows: [OfferRow]
+        switch list {
+        case .eligible(let kind):
+            rows = board.eligible.filter { $0.offer == kind }.map {
+                OfferRow(id: $0.originalTransactionId, productId: $0.productId, detail: $0.detail, flags: kinds($0.originalTransactionId))
+            }
+        case .flagged:
+            // Flags come newest first: the first one of a subscription is its latest.
+            var seen: Set<String> = []
+            rows = []
+            for flag in board.flags where seen.insert(flag.originalTransactionId).inserted {
+                let notes = (flagsById[flag.originalTransactionId] ?? []).compactMap(\.note)
+                rows.append(OfferRow(id: flag.originalTransactionId, productId: "", detail: notes.joined(separator: "; "),
+                                     flags: kinds(flag.originalTransactionId), flaggedBy: flag.operatorName, flaggedAt: flag.at))
+            }
+        }
+        if let filter, !filter.isEmpty {
+            rows = rows.filter { row in row.cells(for: list).contains { $0.range(of: filter, options: .caseInsensitive) != nil } }
+        }
+        if let sort {
+            // Stable, by the column's text compared as people read numbers (`9` before `10`), ties by id.
+            rows = rows.enumerated().sorted { a, b in
+                let x = a.element.cells(for: list)[sort.column], y = b.element.cells(for: list)[sort.column]
+                let order = x.compare(y, options: [.numeric, .caseInsensitive])
+                if order == .orderedSame { return a.offset < b.offset }
+                return sort.ascending == (order == .orderedAscending)
+            }.map(\.element)
+        }
+        return rows
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SubscriberAnalytics
+import SubscriptionModel
+import TerminalUI
+
+// MARK: - Marks
+
+/// Applies a mark operation to one id of a mark set.
+func apply(_ operation: MarkOperation, to id: String, in marks: inout Set<String>) {
+    switch operation {
+    case .mark: marks.insert(id)
+    case .unmark: marks.remove(id)
+    case .toggle: if marks.remove(id) == nil { marks.insert(id) }
+    }
+}
+
+/// `space` / `s` / `u` / `t` on pane 5: the cursor row, then the cursor moves down.
+func markRow(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
+    guard let id = state.offers.selectedRow?.id else { return [] }
+    apply(operation, to: id, in: &state.offers.marks)
+    if state.offers.marks.contains(id) { state.offers.lastMark = id }
+    state.offers.selected = min(state.offers.selected + 1, max(0, state.offers.shown.count - 1))
+    return []
+}
+
+/// `g s` / `g u` / `g t`: every shown row (the filter decides what "shown" is).
+func markShown(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
+    guard state.pane == .offers else { return [] }
+    for row in state.offers.shown { apply(operation, to: row.id, in: &state.offers.marks) }
+    state.notice = "\(state.offers.marks.count) marked"
+    return []
+}
+
+/// `ctrl-space`: marks every row between the last marked one and the cursor (k9s' span mark).
+func markRange(_ state: inout AppState) -> [Effect] {
+    let pane = state.offers
+    guard state.pane == .offers, let cursor = pane.selectedRow?.id else { return [] }
+    guard let anchor = pane.lastMark, pane.marks.contains(anchor),
+          let from = pane.shown.firstIndex(where: { $0.id == anchor }) else {
+        state.offers.marks.insert(cursor)
+        state.offers.lastMark = cursor
+        state.notice = "no marked row in view to start a range from: marked this one"
+        return []
+    }
+    let range = min(from, pane.selected)...max(from, pane.selected)
+    for row in pane.shown[range] { state.offers.marks.insert(row.id) }
+    state.offers.lastMark = cursor
+    state.notice = "marked \(range.count) rows · \(state.offers.marks.count) marked"
+    return []
+}
+
+// MARK: - Flags
+
+/// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
+func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
+    guard state.pane == .offers else { return [] }
+    guard !state.readOnly else {
+        state.notice = "read-only: flags cannot be changed (the dashboard was opened with --read-only)"
+        return []
+    }
+    let pane = state.offers
+    let ids = pane.marks.isEmpty ? pane.selectedRow.map { [$0.id] } ?? [] : pane.marks.sorted()
+    guard !ids.isEmpty else {
+        state.notice = "nothing to \(clear ? "unflag" : "flag"): the list is empty"
+        return []
+    }
+    let shown = Set(pane.shown.map(\.id))
+    let offer: OfferFlagKind
+    switch pane.list {
+    case .eligible(let kind): offer = kind
+    case .flagged: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
+    }
+    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count)
+    return []
+}
+
+/// The store has written a confirmed change: say so, and reload what shows flags.
+func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> [Effect] {
+    let unchanged = write.ids.count - changed
+    let verb = write.clear ? "cleared \(write.offer.rawValue) on" : "flagged for \(write.offer.rawValue):"
+    state.notice = "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
+        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : "flagged"))" : "")
+    // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
+    state.subscribers.rows = []
+    state.subscribers.complete = false
+    state.subscriber.report = nil
+    var effects = load(&state, .offers)
+    if state.pane == .subscribers { effects += load(&state, .subscribers) }
+    return effects
+}
+
+// MARK: - Lists, filter, sort, export
+
+func cycleList(_ state: inout AppState, _ delta: Int) -> [Effect] {
+    let all = OfferList.allCases
+    let index = all.firstIndex(of: state.offers.list) ?? 0
+    state.offers.list = all[(index + delta % all.count + all.count) % all.count]
+    state.offers.sort = nil
+    state.offers.selected = 0
+    state.offers.refreshShown()
+    return []
+}
+
+func sortOffers(_ state: inout AppState, ascending: Bool) -> [Effect] {
+    guard state.pane == .offers else { return [] }
+    state.offers.sort = OfferSort(column: state.offers.column, ascending: ascending)
+    state.offers.refreshShown()
+    return []
+}
+
+func filterOffers(_ state: inout AppState, _ text: String) -> [Effect] {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    state.offers.filter = trimmed.isEmpty ? nil : trimmed
+    state.offers.refreshShown()
+    return []
+}
+
+/// `ctrl-s`: the shown rows, in their order, with the columns the pane shows.
+func exportShown(_ state: inout AppState) -> [Effect] {
+    guard state.pane == .offers, let board = state.offers.board else { return [] }
+    let list = state.offers.list
+    let stem = "offers-\(list.title)-\(board.asOf.isoDate)"
+    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) })]
+}

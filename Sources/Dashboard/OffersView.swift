@@ -1,0 +1,53 @@
+import SubscriptionModel
+import TerminalUI
+
+/// Pane 5: the list selector (each offer's eligibility list, then the flagged), and the shown rows
+/// with their marks, the column cursor and the sort.
+func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let pane = state.offers
+    var title = "Offers · \(pane.list.title) [\(pane.marks.count) marked / \(pane.shown.count)]"
+    if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
+    if state.readOnly { title += " · read-only" }
+    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area)
+    guard inner.height >= 3 else { return }
+
+    var x = inner.x
+    for list in OfferList.allCases {
+        let label = " \(list.title) \(pane.board == nil ? "…" : String(pane.count(of: list))) "
+        guard x < inner.right else { break }
+        x = buffer.set(string: label, at: Position(x: x, y: inner.y), style: palette[list == pane.list ? .tabActive : .tab],
+                       maxWidth: inner.right - x)
+        x += 1
+    }
+    let listArea = Rect(x: inner.x, y: inner.y + 2, width: inner.width, height: inner.height - 2)
+    guard !pane.shown.isEmpty else {
+        let text: String
+        if pane.board == nil {
+            text = "Loading…"
+        } else if pane.filter != nil {
+            text = "No row matches the filter (esc clears it)."
+        } else {
+            text = pane.list == .flagged ? "Nobody is flagged." : "Nobody is eligible for \(pane.list.title) at \(state.asOf?.isoDate ?? "as-of")."
+        }
+        placeholder(text, in: listArea, buffer: &buffer, palette: palette)
+        return
+    }
+    let widths: [Constraint] = switch pane.list {
+    case .eligible: [.fixed(20), .fixed(18), .fill(), .fixed(16)]
+    case .flagged: [.fixed(20), .fixed(22), .fixed(12), .fixed(20), .fill()]
+    }
+    let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1) }
+    let rows = pane.shown.map { row in
+        Table.Row(row.cells(for: pane.list).map(clean), isMarked: pane.marks.contains(row.id))
+    }
+    let visible = listArea.height - 1
+    let offset = Table.scrollOffset(selected: pane.selected, offset: max(0, pane.selected - visible / 2), visibleRows: visible)
+    Table(columns: columns, rows: rows, selected: pane.selected, offset: offset,
+          sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true)
+        .render(in: listArea, buffer: &buffer, palette: palette)
+    // The column cursor: its header is underlined (what `[` and `]` sort by).
+    let body = Rect(x: listArea.x + 1, y: listArea.y, width: listArea.width - 1, height: 1)
+    let header = Layout.horizontal(widths, spacing: 1).split(body)[pane.column]
+    buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
+}
