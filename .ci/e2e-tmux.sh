@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, search a
-# subscriber by email, open it, see its timeline, go to the cohorts, quit. Polls capture-pane
-# instead of sleeping; dumps the pane on failure.
+# subscriber by email, open it, see its timeline, go to the cohorts, then to Offers: mark two
+# rows, flag them, confirm, quit; then check with `subdash flags --format json` that exactly those
+# two are flagged, by the operator given. Polls capture-pane instead of sleeping; dumps the pane
+# on failure.
 set -euo pipefail
 bin="${1:-.build/debug/subdash}"
 store="${2:?usage: e2e-tmux.sh BINARY STORE}"
 session="subdash-e2e-$$"
+socket="subdash-e2e-$$"
+operator="e2e-operator"
 work="$(mktemp -d)"
 cp "$store" "$work/store.sqlite"
 
-cleanup() { tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"; }
+tmux() { command tmux -L "$socket" "$@"; }
+cleanup() { tmux kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-tmux new-session -d -s "$session" -x 120 -y 40 "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite; echo EXITED=\$? > $work/exit; sleep 30"
+tmux new-session -d -s "$session" -x 120 -y 40 \
+  "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --operator $operator; echo EXITED=\$? > $work/exit; sleep 30"
+
+fail() {
+  echo "e2e: $1; the pane:" >&2
+  tmux capture-pane -p -t "$session" >&2 || true
+  exit 1
+}
 
 wait_for() {
   local text="$1" i
@@ -20,24 +32,49 @@ wait_for() {
     if tmux capture-pane -p -t "$session" | grep -qF -- "$text"; then return 0; fi
     sleep 0.1
   done
-  echo "e2e: did not see '$text' on the screen:" >&2
-  tmux capture-pane -p -t "$session" >&2
-  exit 1
+  fail "did not see '$text' on the screen"
 }
+
+# The first two subscriptions of the win-back list, as the Offers pane lists them (by id).
+read -r -a expected <<<"$("$bin" report eligibility --db "$work/store.sqlite" --offer winBack --format csv |
+  sed -n '2,3p' | cut -d, -f2 | tr '\n' ' ')"
+[ "${#expected[@]}" -eq 2 ] || fail "the store has fewer than two win-back candidates"
 
 wait_for "Subscribers"
 tmux send-keys -t "$session" "/"
 tmux send-keys -t "$session" -l "customer0002@example.com"
 tmux send-keys -t "$session" Enter
-wait_for "2000000000001000"
-sleep 0.5 # the row is drawn before the list settles (an Enter at once is lost: see the note)
+wait_for 'Subscribers matching "customer0002@example.com"'
+# No pause: an enter typed the instant the search is shown (even before its rows arrive) opens the row.
 tmux send-keys -t "$session" Enter
 wait_for "Subscriber  ›  2000000000001000"
 wait_for "freeTrial"
 wait_for "conversion"
+
 tmux send-keys -t "$session" "3"
 wait_for "2025-12"
+
+tmux send-keys -t "$session" "5"
+wait_for "Offers · winBack [0 marked / "
+wait_for "${expected[1]}"
+tmux send-keys -t "$session" Space Space
+wait_for "Offers · winBack [2 marked / "
+tmux send-keys -t "$session" "f"
+wait_for "Flag 2 subscribers for winBack?"
+tmux send-keys -t "$session" Enter
+wait_for "flagged for winBack: 2 subscriptions as $operator"
+wait_for "flagged 2"
+
 tmux send-keys -t "$session" "q"
 for i in $(seq 1 50); do [ -f "$work/exit" ] && break; sleep 0.1; done
-grep -q "EXITED=0" "$work/exit" || { echo "e2e: the dashboard did not exit cleanly" >&2; cat "$work/exit" >&2 || true; exit 1; }
+grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not exit cleanly ($(cat "$work/exit" 2>/dev/null))"
+
+flags="$("$bin" flags --db "$work/store.sqlite" --format json)"
+ids="$(grep -o '"originalTransactionId":"[^"]*"' <<<"$flags" | cut -d'"' -f4 | sort | tr '\n' ' ')"
+want="$(printf '%s\n' "${expected[@]}" | sort | tr '\n' ' ')"
+[ "$ids" = "$want" ] || { echo "e2e: flagged [$ids], expected [$want]: $flags" >&2; exit 1; }
+[ "$(grep -o '"operator":"[^"]*"' <<<"$flags" | sort -u)" = "\"operator\":\"$operator\"" ] ||
+  { echo "e2e: flags not written as $operator: $flags" >&2; exit 1; }
+[ "$(grep -o '"offer":"[^"]*"' <<<"$flags" | sort -u)" = '"offer":"winBack"' ] ||
+  { echo "e2e: flags not for winBack: $flags" >&2; exit 1; }
 echo "e2e: ok"

@@ -34,7 +34,7 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         return
     }
     let widths: [Constraint] = switch pane.list {
-    case .eligible: [.fixed(20), .fixed(18), .fill(), .fixed(16)]
+    case .eligible: [.fixed(20), .fill(), .fill(), .fixed(17)]
     case .flagged: [.fixed(20), .fixed(22), .fixed(12), .fixed(20), .fill()]
     }
     let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1) }

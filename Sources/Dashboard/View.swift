@@ -29,7 +29,15 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     }
     let rows = Layout.vertical([.fixed(1), .fixed(1), .fill(), .fixed(1), .fixed(1)]).split(area)
     Tabs(titles: Pane.allCases.map(\.title), active: state.pane.rawValue).render(in: rows[0], buffer: &buffer, palette: palette)
-    var crumbs = ["subdash", state.pane.title]
+    var crumbs = ["subdash"]
+    if state.pane == .subscribers, let population = state.subscribers.population {
+        // A drill-down shows where it came from.
+        switch population {
+        case .cohortStarted, .cohortRetained, .cohortEligible: crumbs.append(Pane.cohorts.title)
+        case .states, .events: crumbs.append(Pane.statesEvents.title)
+        }
+    }
+    crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
     var scopeText = "as of " + (state.asOf?.isoDate ?? "…") + " · " + state.scope.environment.rawValue
