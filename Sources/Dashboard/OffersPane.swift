@@ -72,6 +72,11 @@ public struct OfferRow: Hashable, Sendable {
 public struct OfferSort: Equatable, Sendable {
     public var column: Int
     public var ascending: Bool
+
+    public init(column: Int, ascending: Bool) {
+        self.column = column
+        self.ascending = ascending
+    }
 }
 
 /// Pane 5's state. `shown` is derived from the board, the list, the filter and the sort each time one

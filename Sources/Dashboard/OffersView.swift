@@ -34,8 +34,8 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         return
     }
     let widths: [Constraint] = switch pane.list {
-    case .eligible: [.fixed(20), .fill(), .fill(), .fixed(17)]
-    case .flagged: [.fixed(20), .fixed(22), .fixed(12), .fixed(20), .fill()]
+    case .eligible: [.fixed(17), .fill(2), .fill(3), .fixed(13)]
+    case .flagged: [.fixed(17), .fill(), .fixed(12), .fixed(20), .fill()]
     }
     let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1) }
     let rows = pane.shown.map { row in

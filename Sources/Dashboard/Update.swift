@@ -194,7 +194,8 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
         let outcome = entry.prompt.handle(event)
         switch outcome {
         case .editing:
-            if entry.kind == .command, event.key != .tab { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
+            // Completions follow the text: command names, then the arguments of the command typed.
+            if entry.kind == .command { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
             state.commandLine = entry
             return []
         case .cancelled:

@@ -1,0 +1,457 @@
+import Dashboard
+import Foundation
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import Testing
+import TerminalUI
+
+/// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended
+/// voluntarily on 2025-02-01 (win-back); 5000 is active with auto-renew on (nothing); 6000 renews
+/// monthly since 2025-01-05 (the January cohort with 4000).
+private func makeOffersRunner(exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
+    var documents: [IncomingDocument] = []
+    func add(_ facts: DocumentFacts) {
+        let name = "doc\(documents.count + 1)"
+        documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                                          byteCount: 1, body: nil, content: .facts(facts)))
+    }
+    func period(_ id: String, _ start: String, _ end: String, original: String? = nil) {
+        add(DocumentFacts(format: .v2Notification, transactions: [
+            TransactionFact(transactionId: id, originalTransactionId: original ?? id, productId: "pro.monthly",
+                            purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!, environment: .production),
+        ]))
+    }
+    func autoRenewOff(_ id: String, _ at: String) {
+        add(DocumentFacts(format: .v2Notification, notifications: [
+            NotificationFact(notificationId: "off-\(id)", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+                             subtype: "AUTO_RENEW_DISABLED", instant: Instant(parsing: at)!, originalTransactionId: id,
+                             autoRenewStatus: false),
+        ]))
+    }
+    for id in ["1000", "2000", "3000"] {
+        period(id, "2025-03-01", "2025-04-01")
+        autoRenewOff(id, "2025-03-05")
+    }
+    period("4000", "2025-01-01", "2025-02-01")
+    autoRenewOff("4000", "2025-01-15")
+    period("5000", "2025-03-02", "2025-04-02")
+    period("6000", "2025-01-05", "2025-02-05")
+    period("6001", "2025-02-05", "2025-03-05", original: "6000")
+    period("6002", "2025-03-05", "2025-04-05", original: "6000")
+    let db = try AppDatabase.inMemory()
+    try db.apply(documents)
+    let stamp = Instant(parsing: "2025-03-11T09:30:00Z")!
+    return EffectRunner(analytics: SubscriberAnalytics(database: db), exportDirectory: exportDirectory, now: { stamp })
+}
+
+/// Runs `action` and every effect it causes, synchronously, to a quiet state.
+private func send(_ action: Action, to state: inout AppState, runner: EffectRunner) {
+    var queue = [action]
+    while !queue.isEmpty {
+        let effects = update(&state, queue.removeFirst())
+        queue += effects.map(runner.perform)
+    }
+}
+
+private func press(_ chords: String..., state: inout AppState, runner: EffectRunner) throws {
+    for chord in chords {
+        for key in try KeyChord(parsing: chord).keys { send(.key(key), to: &state, runner: runner) }
+    }
+}
+
+private func type(_ text: String, _ state: inout AppState, runner: EffectRunner) {
+    for c in text { send(.key(.char(c)), to: &state, runner: runner) }
+}
+
+private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [String] {
+    let backend = TestBackend(width: width, height: height, colorSupport: .none)
+    let terminal = Terminal(backend: backend)
+    terminal.draw { buffer in render(state, into: &buffer, palette: Palette.builtinDefault(.none)) }
+    return backend.lines
+}
+
+private let asOf = Instant(parsing: "2025-03-10")!
+
+/// Started and on pane 5's retention list.
+private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppState {
+    var state = AppState(asOf: asOf, readOnly: readOnly, operatorName: "alice", themeNames: ["default", "mono"])
+    send(.start, to: &state, runner: runner)
+    try press("5", ">", state: &state, runner: runner)
+    #expect(state.pane == .offers)
+    #expect(state.offers.list == .eligible(.retention))
+    return state
+}
+
+@Suite struct OffersScreens {
+    @Test func offersPaneListsEligibleSubscribersByOffer() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf, operatorName: "alice")
+        send(.start, to: &state, runner: runner)
+        try press("5", state: &state, runner: runner)
+        var lines = screen(state)
+        #expect(lines[0].contains("5 Offers"))
+        #expect(lines[1].contains("subdash") && lines[1].contains("Offers"))
+        #expect(lines[2].contains("Offers · winBack [0 marked / 1]"))
+        #expect(lines[3].contains(" winBack 1   retention 3   upgrade 0   loyalty 0   service 0   flagged 0"))
+        #expect(lines[5].hasPrefix("│ Subscription"))
+        #expect(lines[6].hasPrefix("│ 4000") && lines[6].contains("pro.monthly") && lines[6].contains("ended voluntary 2025-02-01"), "\(lines[6])")
+        #expect(lines[23].contains("space mark") && lines[23].contains("f flag"))
+
+        try press(">", state: &state, runner: runner)
+        lines = screen(state)
+        #expect(lines[2].contains("Offers · retention [0 marked / 3]"))
+        #expect(Array(lines[6...8]).map { String($0.prefix(6)) } == ["│ 1000", "│ 2000", "│ 3000"])
+        #expect(lines[6].contains("auto-renew off, standard"))
+        #expect(!lines[9].contains("000"))
+    }
+
+    @Test func marksShowInTheGutterAndTheTitle() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("space", "j", "s", state: &state, runner: runner)
+        let lines = screen(state)
+        #expect(lines[2].contains("Offers · retention [2 marked / 3]"))
+        #expect(lines[6].hasPrefix("│*1000"))
+        #expect(lines[7].hasPrefix("│ 2000"))
+        #expect(lines[8].hasPrefix("│*3000"))
+    }
+
+    @Test func confirmDialogShowsTheCount() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("g s", "f", state: &state, runner: runner)
+        let text = screen(state).joined(separator: "\n")
+        #expect(text.contains("Flag for an offer"))
+        #expect(text.contains("Flag 3 subscribers for retention?"))
+        #expect(text.contains("[ Flag ]  [ Cancel ]"))
+    }
+
+    @Test func flaggedListShowsWhoAndWhen() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("f", "enter", state: &state, runner: runner)
+        try press("<", "<", state: &state, runner: runner)
+        #expect(state.offers.list == .flagged)
+        let lines = screen(state, width: 120, height: 40)
+        #expect(lines[2].contains("Offers · flagged [0 marked / 1]"))
+        #expect(lines.contains { $0.hasPrefix("│ 1000") && $0.contains("retention") && $0.contains("alice")
+            && $0.contains("2025-03-11T09:30:00Z") })
+        #expect(lines[3].contains("retention 3") && lines[3].contains("flagged 1"))
+    }
+
+    @Test func readOnlyHidesFlagging() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner, readOnly: true)
+        var lines = screen(state)
+        #expect(lines[2].contains("read-only"))
+        #expect(lines[23].contains("space mark") && !lines[23].contains("flag"))
+        try press("?", state: &state, runner: runner)
+        let help = screen(state, width: 120, height: 40).joined(separator: "\n")
+        #expect(help.contains("Mark the row"))
+        #expect(!help.contains("Flag the marked rows"))
+        #expect(!help.contains("Clear an offer flag"))
+        try press("esc", "f", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+        lines = screen(state)
+        #expect(lines[22].contains("read-only: flag is off"))
+        try press("F", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+        #expect(try runner.analytics.database.flags().isEmpty)
+    }
+}
+
+@Suite struct OffersUpdate {
+    @Test func marksSurviveResortFilterAndReload() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("space", "j", "j", "space", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "3000"])
+        // Sort by id descending: the same ids stay marked, wherever their rows went.
+        try press("]", state: &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["3000", "2000", "1000"])
+        #expect(state.offers.marks == ["1000", "3000"])
+        #expect(screen(state)[6].hasPrefix("│*3000") && screen(state)[8].hasPrefix("│*1000"))
+        // A filter hides a marked row without unmarking it.
+        try press("/", state: &state, runner: runner)
+        type("2000", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["2000"])
+        #expect(state.offers.marks == ["1000", "3000"])
+        try press("esc", state: &state, runner: runner)
+        #expect(state.offers.shown.count == 3)
+        // A reload from the store keeps them too.
+        try press("ctrl-r", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "3000"])
+        #expect(state.offers.sort == OfferSort(column: 0, ascending: false))
+        #expect(screen(state)[6].hasPrefix("│*3000"))
+    }
+
+    @Test func flagWithNoMarksActsOnTheCursorRow() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("j", "f", state: &state, runner: runner)
+        #expect(state.confirmation == Confirmation(offer: .retention, ids: ["2000"], clear: false))
+        try press("enter", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+        let flags = try runner.analytics.database.flags()
+        #expect(flags.map(\.originalTransactionId) == ["2000"])
+        #expect(flags.first?.offer == .retention)
+        #expect(flags.first?.operatorName == "alice")
+        let log = try runner.analytics.database.flagLog()
+        #expect(log.map { "\($0.originalTransactionId) \($0.offer) \($0.action) \($0.operatorName)" } == ["2000 retention set alice"])
+        #expect(state.notice == "flagged for retention: 1 subscription as alice")
+        #expect(state.offers.shown.first { $0.id == "2000" }?.flags == [.retention])
+    }
+
+    @Test func flagActsOnTheMarkedRowsAndTheDialogCanChangeTheOffer() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("space", "space", state: &state, runner: runner)
+        try press("f", state: &state, runner: runner)
+        #expect(state.confirmation?.ids == ["1000", "2000"])
+        #expect(state.confirmation?.question == "Flag 2 subscribers for retention?")
+        try press("o", state: &state, runner: runner)
+        #expect(state.confirmation?.question == "Flag 2 subscribers for upgrade?")
+        try press("enter", state: &state, runner: runner)
+        #expect(try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.offer)" }.sorted()
+            == ["1000 upgrade", "2000 upgrade"])
+        // F clears, also after a confirm; `esc` in the dialog changes nothing.
+        try press("F", state: &state, runner: runner)
+        #expect(state.confirmation?.clear == true)
+        try press("esc", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+        #expect(state.notice == "nothing changed")
+        #expect(try runner.analytics.database.flags().count == 2)
+        try press("F", "o", "enter", state: &state, runner: runner)
+        #expect(try runner.analytics.database.flags().isEmpty)
+        #expect(try runner.analytics.database.flagLog().map(\.action) == [.set, .set, .clear, .clear])
+    }
+
+    @Test func escPrecedence() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("/", state: &state, runner: runner)
+        type("000", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.filter == "000")
+        // The dialog first…
+        try press("f", state: &state, runner: runner)
+        #expect(state.confirmation != nil)
+        try press("esc", state: &state, runner: runner)
+        #expect(state.confirmation == nil && state.offers.filter == "000" && state.pane == .offers)
+        // …then the command line…
+        try press(":", state: &state, runner: runner)
+        #expect(state.commandLine != nil)
+        try press("esc", state: &state, runner: runner)
+        #expect(state.commandLine == nil && state.offers.filter == "000" && state.pane == .offers)
+        // …then the filter…
+        try press("esc", state: &state, runner: runner)
+        #expect(state.offers.filter == nil && state.pane == .offers)
+        // …then back to the previous pane.
+        try press("esc", state: &state, runner: runner)
+        #expect(state.pane == .subscribers)
+    }
+
+    @Test func gSequencesActOnEveryShownRow() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("g", state: &state, runner: runner)
+        #expect(state.pendingKeys == [.char("g")])
+        #expect(screen(state)[22].contains("g …") && screen(state)[22].contains("g s mark all"))
+        try press("s", state: &state, runner: runner)
+        #expect(state.pendingKeys.isEmpty)
+        #expect(state.offers.marks == ["1000", "2000", "3000"])
+        try press("g u", state: &state, runner: runner)
+        #expect(state.offers.marks.isEmpty)
+        // "All" means every shown row: a filter narrows it.
+        try press("/", state: &state, runner: runner)
+        type("3000", &state, runner: runner)
+        try press("enter", "g t", "esc", state: &state, runner: runner)
+        #expect(state.offers.marks == ["3000"])
+        try press("g t", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "2000"])
+        // An unfinished sequence is dropped by esc, without going back.
+        try press("g", "esc", state: &state, runner: runner)
+        #expect(state.pendingKeys.isEmpty && state.pane == .offers)
+    }
+
+    @Test func ctrlSpaceMarksARange() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("s", state: &state, runner: runner)
+        #expect(state.offers.selected == 1)
+        try press("j", "ctrl-space", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "2000", "3000"])
+        try press("u", "k", "u", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000"])
+    }
+
+    @Test func exportWritesTheShownRows() throws {
+        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let runner = try makeOffersRunner(exportDirectory: directory)
+        var state = try onRetention(runner)
+        try press("]", "ctrl-s", state: &state, runner: runner)
+        let path = directory + "/subdash-offers-retention-2025-03-10.csv"
+        #expect(state.notice == "exported 3 rows to \(path)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == """
+            originalTransactionId,productId,why,flags
+            3000,pro.monthly,"auto-renew off, standard",
+            2000,pro.monthly,"auto-renew off, standard",
+            1000,pro.monthly,"auto-renew off, standard",
+
+            """)
+        // A second export never replaces the first.
+        try press("ctrl-s", state: &state, runner: runner)
+        #expect(state.notice == "exported 3 rows to \(directory)/subdash-offers-retention-2025-03-10-2.csv")
+    }
+
+    @Test func enterTypedAheadOfSearchResultsOpensTheRow() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        _ = update(&state, .key(.char("/")))
+        for c in "2000" { _ = update(&state, .key(.char(c))) }
+        // The search is submitted; its rows are not back yet when enter comes.
+        let search = update(&state, .key(KeyEvent(.enter)))
+        #expect(state.subscribers.rows.isEmpty && state.subscribers.loading)
+        #expect(update(&state, .key(KeyEvent(.enter))).isEmpty)
+        #expect(state.pane == .subscribers)
+        for effect in search { send(runner.perform(effect), to: &state, runner: runner) }
+        #expect(state.pane == .subscriber)
+        #expect(state.subscriber.id == "2000")
+        #expect(state.subscriber.report?.originalTransactionId == "2000")
+    }
+}
+
+@Suite struct DashboardCommandLine {
+    @Test func tabCompletesCommandsAndTheirArguments() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf, themeNames: ["default", "high-contrast", "mono"])
+        send(.start, to: &state, runner: runner)
+        try press(":", state: &state, runner: runner)
+        type("th", &state, runner: runner)
+        try press("tab", state: &state, runner: runner)
+        #expect(state.commandLine?.prompt.value == "theme ")
+        type("m", &state, runner: runner)
+        try press("tab", state: &state, runner: runner)
+        #expect(state.commandLine?.prompt.value == "theme mono")
+        #expect(update(&state, .key(KeyEvent(.enter))) == [.loadTheme("mono")])
+        #expect(state.commandHistory == ["theme mono"])
+
+        try press(":", state: &state, runner: runner)
+        type("pr", &state, runner: runner)
+        try press("tab", "tab", state: &state, runner: runner)
+        #expect(state.commandLine?.prompt.value == "product pro.monthly")
+        try press("esc", state: &state, runner: runner)
+        try press(":", state: &state, runner: runner)
+        type("asof ", &state, runner: runner)
+        #expect(state.commandLine?.prompt.matches.prefix(2) == ["asof 2025-03-10", "asof 2025-02-28"])
+    }
+
+    @Test func themeSwitchesLive() throws {
+        let themes = NSTemporaryDirectory() + "subdash-themes-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: themes, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: themes) }
+        try "name = \"Plain test\"\ntext = \"red\"\n".write(toFile: themes + "/plain.theme", atomically: true, encoding: .utf8)
+        let base = try makeOffersRunner()
+        let runner = EffectRunner(analytics: base.analytics, themes: ThemeCatalog(userDirectory: nil, bundledDirectory: themes))
+        var state = AppState(asOf: asOf, themeNames: ["plain"])
+        try press(":", state: &state, runner: runner)
+        type("theme plain", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.theme?.name == "Plain test")
+        #expect(state.notice == "theme Plain test")
+        try press(":", state: &state, runner: runner)
+        type("theme nope", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.theme?.name == "Plain test")
+        #expect(state.status?.contains("nope") == true)
+    }
+
+    @Test func userOpensASubscriberByAnyId() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        try press("3", ":", state: &state, runner: runner)
+        type("user 4000", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.pane == .subscriber)
+        #expect(state.subscriber.report?.originalTransactionId == "4000")
+        try press(":", state: &state, runner: runner)
+        type("user 9999", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.pane == .subscribers)
+        #expect(state.status == "no subscription matches 9999")
+    }
+
+    @Test func quitAndUnknownCommands() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        try press(":", state: &state, runner: runner)
+        type("frobnicate", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.status?.hasPrefix("unknown command: frobnicate") == true)
+        try press(":", state: &state, runner: runner)
+        type("q", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.shouldQuit)
+    }
+}
+
+@Suite struct DrillDownTests {
+    @Test func enterOnAStateRowListsItsSubscribers() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        try press("4", state: &state, runner: runner)
+        // standard is the first row: all but 4000.
+        try press("enter", state: &state, runner: runner)
+        #expect(state.pane == .subscribers)
+        #expect(state.subscribers.population == .states([.standard]))
+        #expect(state.subscribers.rows.map(\.id) == ["1000", "2000", "3000", "5000", "6000"])
+        #expect(state.subscribers.populationSize == PopulationSize(figure: 5, subscriptions: 5))
+        #expect(state.statesEvents.states?[.standard] == 5)
+        let lines = screen(state)
+        #expect(lines[1].contains("States & Events") && lines[1].contains("Subscribers"))
+        #expect(lines[2].contains("Subscribers · state standard (5)"))
+        // esc leaves the drill-down, back where it came from; pane 1 then lists everyone again.
+        try press("esc", state: &state, runner: runner)
+        #expect(state.pane == .statesEvents)
+        try press("1", state: &state, runner: runner)
+        #expect(state.subscribers.population == nil)
+        #expect(state.subscribers.rows.count == 6)
+    }
+
+    @Test func enterOnAnEventRowListsItsSubscribers() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        try press("4", state: &state, runner: runner)
+        // The event rows follow the state rows: activation first; March has 1000, 2000, 3000 and 5000.
+        for _ in 0..<StatesEventsPane.stateRows.count { try press("j", state: &state, runner: runner) }
+        try press("enter", state: &state, runner: runner)
+        #expect(state.subscribers.population == .events(.activation, from: asOf.month.start, to: asOf.month.end))
+        #expect(state.subscribers.rows.map(\.id) == ["1000", "2000", "3000", "5000"])
+        #expect(state.statesEvents.events?[.activation] == state.subscribers.populationSize?.figure)
+    }
+
+    @Test func enterOnACohortCellListsItsMembers() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        try press("3", state: &state, runner: runner)
+        let grid = try #require(state.cohorts.grid)
+        let january = try #require(grid.cohorts.firstIndex { $0.month == Month(year: 2025, month: 1) })
+        #expect(grid.cohorts[january].started == 2)
+        #expect(grid.cohorts[january].retained.prefix(3) == [1, 1, 0])
+        while state.cohorts.row < january { try press("j", state: &state, runner: runner) }
+        try press("enter", state: &state, runner: runner)
+        #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1))
+        #expect(state.subscribers.rows.map(\.id) == ["6000"])
+        #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
+        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · retained at M1 (1)"))
+    }
+}
