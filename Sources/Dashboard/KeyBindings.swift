@@ -119,10 +119,14 @@ public enum KeyBindings {
         return nil
     }
 
-    /// The help bar's items for `pane`: the bar-worthy bindings, one per name (none that write in read-only).
+    /// The help bar's items for `pane`: the bar-worthy bindings, one per name, the pane's own first
+    /// (none that write in read-only).
     public static func barItems(for pane: Pane, readOnly: Bool = false) -> [HelpBar.Item] {
         var seen: Set<String> = []
-        return all.filter { $0.shownInBar && $0.isOffered(on: pane, readOnly: readOnly) && seen.insert($0.name).inserted }
+        let offered = all.filter { $0.shownInBar && $0.isOffered(on: pane, readOnly: readOnly) }
+        // The pane's own keys first (lazygit): when the bar is short, the global ones give way.
+        return (offered.filter { $0.panes != nil } + offered.filter { $0.panes == nil })
+            .filter { seen.insert($0.name).inserted }
             .map { HelpBar.Item(key: $0.chord.description, description: $0.name) }
     }
 }

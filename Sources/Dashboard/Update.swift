@@ -175,6 +175,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
 /// bindings of the focused pane (sequences such as `g s` wait in `pendingKeys`).
 private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if event.key == .resize { return [] }
+    // A message stays until the next key; what this key does may leave a new one.
+    state.notice = nil
+    if state.commandLine == nil { state.status = nil }
     if var confirmation = state.confirmation {
         guard let confirmed = confirmation.handle(event) else {
             state.confirmation = confirmation
