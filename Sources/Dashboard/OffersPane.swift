@@ -151,7 +151,7 @@ public struct OffersPane: Equatable, Sendable {
         if let filter, !filter.isEmpty {
             rows = rows.filter { row in row.cells(for: list).contains { $0.range(of: filter, options: .caseInsensitive) != nil } }
         }
-        if let sort {
+        if let sort, list.columns.indices.contains(sort.column) {
             // Stable, by the column's text compared as people read numbers (`9` before `10`), ties by id.
             rows = rows.enumerated().sorted { a, b in
                 let x = a.element.cells(for: list)[sort.column], y = b.element.cells(for: list)[sort.column]

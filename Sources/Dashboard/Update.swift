@@ -138,7 +138,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
         return []
     case .loadedStatesEvents(let states, let events):
-        state.statesEvents = StatesEventsPane(states: states, events: events, loading: false)
+        state.statesEvents.states = states
+        state.statesEvents.events = events
+        state.statesEvents.loading = false
         return []
     case .loadedOffers(let board):
         state.offers.board = board
@@ -200,10 +202,11 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             // Completions follow the text: command names, then the arguments of the command typed.
             if entry.kind == .command { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
             state.commandLine = entry
-            return []
+            // The Offers filter applies as it is typed (the rows are all in memory).
+            return entry.kind == .filter ? filterOffers(&state, entry.prompt.value) : []
         case .cancelled:
             state.commandLine = nil
-            return []
+            return entry.kind == .filter ? filterOffers(&state, "") : []
         case .submitted(let text):
             state.commandLine = nil
             switch entry.kind {

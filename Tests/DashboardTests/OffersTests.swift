@@ -253,6 +253,32 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.pane == .subscribers)
     }
 
+    @Test func filterAppliesAsItIsTyped() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("/", state: &state, runner: runner)
+        type("30", &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["3000"])
+        #expect(screen(state)[2].contains("Offers · retention [0 marked / 1] matching \"30\""))
+        try press("backspace", "backspace", "2", state: &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["2000"])
+        // esc in the prompt drops the filter with it.
+        try press("esc", state: &state, runner: runner)
+        #expect(state.commandLine == nil && state.offers.filter == nil && state.offers.shown.count == 3)
+    }
+
+    @Test func sortSurvivesSwitchingToAListWithFewerColumns() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("f", "enter", "<", "<", "l", "l", "l", "l", "[", state: &state, runner: runner)
+        #expect(state.offers.list == .flagged && state.offers.sort == OfferSort(column: 4, ascending: true))
+        try press(":", state: &state, runner: runner)
+        type("offers retention", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["1000", "2000", "3000"])
+        #expect(state.offers.column == 3)
+    }
+
     @Test func gSequencesActOnEveryShownRow() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
