@@ -23,6 +23,8 @@ public enum Action: Equatable, Sendable {
     case markAll(MarkOperation)
     /// Mark the rows from the last marked one to the cursor.
     case markRange
+    /// Move to the next (1) or previous (-1) marked row.
+    case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.
     case flag
     /// Clear a flag on the marked rows, or the cursor row, after a confirm dialog.

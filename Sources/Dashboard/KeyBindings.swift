@@ -69,6 +69,8 @@ public enum KeyBindings {
                    panes: [.offers]),
         KeyBinding("ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
                    panes: [.offers]),
+        KeyBinding("}", .jumpToMark(1), name: "next mark", description: "Go to the next marked row", panes: [.offers]),
+        KeyBinding("{", .jumpToMark(-1), name: "previous mark", description: "Go to the previous marked row", panes: [.offers]),
         KeyBinding("ctrl-\\", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
         KeyBinding("f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
                    shownInBar: true, panes: [.offers], writes: true),

@@ -49,6 +49,22 @@ func markRange(_ state: inout AppState) -> [Effect] {
     return []
 }
 
+/// `}` / `{`: the next or previous shown row that is marked, wrapping around.
+func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
+    let pane = state.offers
+    guard state.pane == .offers, !pane.shown.isEmpty else { return [] }
+    let count = pane.shown.count
+    for step in 1...count {
+        let index = ((pane.selected + direction * step) % count + count) % count
+        if pane.marks.contains(pane.shown[index].id) {
+            state.offers.selected = index
+            return []
+        }
+    }
+    state.notice = "no marked row in view"
+    return []
+}
+
 // MARK: - Flags
 
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.

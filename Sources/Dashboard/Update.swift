@@ -100,6 +100,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return markShown(&state, operation)
     case .markRange:
         return markRange(&state)
+    case .jumpToMark(let direction):
+        return jumpToMark(&state, direction)
     case .flag, .clearFlag:
         return confirmFlags(&state, clear: action == .clearFlag)
     case .export:

@@ -311,6 +311,14 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.offers.marks == ["1000", "2000", "3000"])
         try press("u", "k", "u", state: &state, runner: runner)
         #expect(state.offers.marks == ["1000"])
+        try press("}", state: &state, runner: runner)
+        #expect(state.offers.selected == 0)
+        try press("j", "t", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "2000"] && state.offers.selected == 2)
+        try press("{", state: &state, runner: runner)
+        #expect(state.offers.selected == 1)
+        try press("{", state: &state, runner: runner)
+        #expect(state.offers.selected == 0)
     }
 
     @Test func exportWritesTheShownRows() throws {
