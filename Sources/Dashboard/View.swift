@@ -190,6 +190,13 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
                style: palette[.muted], maxWidth: inner.width)
     TimelineBar(range: Double(first)..<Double(last), segments: segments).render(in: barRow, buffer: &buffer, palette: palette)
 
+    if !report.flags.isEmpty {
+        // Offer flags operators set, with who and when (the row under the timeline is free for it).
+        let flags = report.flags.map { "\($0.offer.rawValue) by \(clean($0.operatorName)) \($0.at.isoDate)" }
+        let x = buffer.set(string: "Offer flags   ", at: Position(x: inner.x, y: inner.y + 6), style: palette[.muted])
+        buffer.set(string: flags.joined(separator: " · "), at: Position(x: x, y: inner.y + 6), style: palette[.accent],
+                   maxWidth: inner.right - x)
+    }
     let lower = Rect(x: inner.x, y: inner.y + 7, width: inner.width, height: inner.height - 7)
     let sides = Layout.vertical([.fill(), .fill()], spacing: 1).split(lower)
     let periodRows = timeline.periods.enumerated().map { index, period in

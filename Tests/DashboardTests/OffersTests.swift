@@ -138,6 +138,10 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(lines.contains { $0.hasPrefix("│ 1000") && $0.contains("retention") && $0.contains("alice")
             && $0.contains("2025-03-11T09:30:00Z") })
         #expect(lines[3].contains("retention 3") && lines[3].contains("flagged 1"))
+        // enter opens the subscriber, whose pane shows the flag with who and when.
+        try press("enter", state: &state, runner: runner)
+        #expect(state.pane == .subscriber && state.subscriber.id == "1000")
+        #expect(screen(state).contains { $0.contains("Offer flags   retention by alice 2025-03-11") })
     }
 
     @Test func readOnlyHidesFlagging() throws {
