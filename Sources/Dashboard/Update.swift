@@ -32,7 +32,6 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.offers.refreshShown()
             return []
         }
-        var effects: [Effect] = []
         if state.pane == .subscribers, state.subscribers.population != nil {
             // A drill-down is a page of its own: leaving it brings back the whole list.
             state.subscribers.population = nil
@@ -42,10 +41,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.subscribers.complete = false
             if state.history.isEmpty { return load(&state, .subscribers) }
         }
-        guard let previous = state.history.popLast() else { return effects }
+        guard let previous = state.history.popLast() else { return [] }
         state.pane = previous
-        effects += loadIfNeeded(&state, previous)
-        return effects
+        return loadIfNeeded(&state, previous)
     case .quit:
         state.shouldQuit = true
         return []
