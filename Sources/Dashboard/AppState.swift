@@ -99,6 +99,8 @@ public struct AppState: Equatable, Sendable {
     /// `:` lines submitted so far, oldest first (↑ recalls them).
     public var commandHistory: [String] = []
     public var overlay: Overlay?
+    /// The first line the help overlay shows.
+    public var helpScroll = 0
     /// A flag change waiting for yes or no.
     public var confirmation: Confirmation?
     /// The keys of a sequence typed so far (`g` of `g s`).

@@ -49,6 +49,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return []
     case .toggleHelp:
         state.overlay = state.overlay == .help ? nil : .help
+        state.helpScroll = 0
         return []
     case .startSearch:
         if state.pane == .offers {
@@ -220,6 +221,18 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     }
     if state.overlay != nil {
         if event.key == .char("q") { return update(&state, .quit) }
+        // The help overlay scrolls when the pane has more keys than the screen has rows.
+        let scroll: Int? = switch event.key {
+        case .char("j"), .down: 1
+        case .char("k"), .up: -1
+        case .pageDown, .char(" "): 10
+        case .pageUp: -10
+        default: nil
+        }
+        if let scroll, state.overlay == .help {
+            state.helpScroll = max(0, state.helpScroll + scroll)
+            return []
+        }
         state.overlay = nil
         return []
     }

@@ -287,8 +287,12 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     Border(title: "Keys · \(state.pane.title)", focused: true, fill: .dialog).render(in: box, buffer: &buffer, palette: palette)
     let inner = Border.inner(box).inset(horizontal: 1, vertical: 0)
     if lines.count > inner.height {
-        let more = lines.count - inner.height + 1
-        lines = Array(lines.prefix(inner.height - 1)) + [("…", "\(more) more: see docs/keybindings.md")]
+        // Too many for the screen: a window on them, with how many lie below (j/k scroll).
+        let room = max(1, inner.height - 1)
+        let first = min(state.helpScroll, max(0, lines.count - room))
+        let below = lines.count - first - room
+        lines = Array(lines[first..<min(lines.count, first + room)])
+            + [("j/k", below > 0 ? "\(below) more below" : "end of the list (k scrolls back)")]
     }
     for (index, line) in lines.enumerated() {
         let y = inner.y + index

@@ -59,6 +59,8 @@ struct OpenDashboard: ParsableCommand {
             }
             terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
             if let key = backend.readKey(timeout: .milliseconds(50)) {
+                // Results that came in while waiting came before the key: apply them first.
+                for action in mailbox.take() { apply(action) }
                 if key.key == .resize { terminal.invalidate() }
                 apply(.key(key))
             }

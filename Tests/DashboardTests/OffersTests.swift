@@ -155,6 +155,13 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(help.contains("Mark the row"))
         #expect(!help.contains("Flag the marked rows"))
         #expect(!help.contains("Clear an offer flag"))
+        // At 80×24 the overlay shows what fits and scrolls to the rest.
+        var small = screen(state).joined(separator: "\n")
+        #expect(small.contains("Mark the row") && small.contains("more below") && !small.contains("Reload the pane"))
+        for _ in 0..<30 { try press("j", state: &state, runner: runner) }
+        small = screen(state).joined(separator: "\n")
+        #expect(small.contains("Reload the pane") && small.contains("end of the list"))
+        #expect(state.overlay == .help)
         try press("esc", "f", state: &state, runner: runner)
         #expect(state.confirmation == nil)
         lines = screen(state)
