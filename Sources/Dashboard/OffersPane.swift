@@ -103,18 +103,19 @@ public struct OffersPane: Equatable, Sendable {
 
     public var selectedRow: OfferRow? { shown.indices.contains(selected) ? shown[selected] : nil }
 
-    /// Rows per list, for the list selector.
-    public func count(of list: OfferList) -> Int {
-        guard let board else { return 0 }
-        switch list {
-        case .eligible(let kind): return board.eligible.lazy.filter { $0.offer == kind }.count
-        case .flagged: return Set(board.flags.map(\.originalTransactionId)).count
-        }
-    }
+    /// Rows per list (before the filter), for the list selector; counted once per load, not per frame.
+    public private(set) var counts: [OfferList: Int] = [:]
 
-    /// Recomputes `shown`, keeping the cursor on the same subscription when it is still shown.
+    public func count(of list: OfferList) -> Int { counts[list] ?? 0 }
+
+    /// Recomputes `shown` (and the counts), keeping the cursor on the same subscription when it is still shown.
     public mutating func refreshShown() {
         let cursorId = selectedRow?.id
+        counts = [:]
+        if let board {
+            for row in board.eligible { counts[.eligible(row.offer), default: 0] += 1 }
+            counts[.flagged] = Set(board.flags.map(\.originalTransactionId)).count
+        }
         shown = OffersPane.rows(board: board, list: list, filter: filter, sort: sort)
         if let cursorId, let index = shown.firstIndex(where: { $0.id == cursorId }) {
             selected = index
