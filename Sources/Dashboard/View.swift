@@ -42,7 +42,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
     var scopeText = "as of " + (state.asOf?.isoDate ?? "…") + " · " + state.scope.environment.rawValue
     if let product = state.scope.productId { scopeText += " · " + clean(product) }
-    if !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
+    if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
     let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
     buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
 
