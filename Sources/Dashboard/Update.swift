@@ -307,7 +307,8 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         }
         return []
     case .subscriber:
-        state.subscriber.scroll = max(0, state.subscriber.scroll + delta)
+        let periods = state.subscriber.report?.timeline.periods.count ?? 0
+        state.subscriber.scroll = clamp(state.subscriber.scroll + delta, 0, max(0, periods - 1))
         return []
     case .cohorts:
         let count = state.cohorts.grid?.cohorts.count ?? 0
