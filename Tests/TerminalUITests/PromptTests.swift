@@ -60,6 +60,12 @@ import Testing
         let cursor = prompt.render(in: buffer.area, buffer: &buffer, palette: .builtinDefault(.ansi256))
         #expect(buffer.lines() == ["/al  alpha alps     "])
         #expect(cursor == Position(x: 2, y: 0))
+        // After a space the hints name only the word being completed.
+        var command = Prompt(prefix: ":", candidates: ["theme default", "theme mono", "asof"])
+        type("theme ", into: &command)
+        var line = Buffer(width: 30, height: 1)
+        command.render(in: line.area, buffer: &line, palette: .builtinDefault(.none))
+        #expect(line.lines() == [":theme   default mono         "])
     }
 
     @Test func longTextScrollsToKeepTheCursorVisible() {

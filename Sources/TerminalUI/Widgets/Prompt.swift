@@ -160,7 +160,9 @@ public struct Prompt: Hashable, Sendable {
         let visible = String(text[first...])
         let cursorX = x + DisplayWidth.of(String(text[first..<cursor]))
         x = buffer.set(string: visible, at: Position(x: x, y: area.y), style: style, maxWidth: area.right - x)
-        let hint = matches
+        // The matches by the word being typed: after `theme `, `default mono …`, not `theme default theme mono …`.
+        let typedWords = value.lastIndex(of: " ").map { value.distance(from: value.startIndex, to: $0) + 1 } ?? 0
+        let hint = matches.map { String($0.dropFirst(typedWords)) }
         if !hint.isEmpty && x + 3 < area.right {
             buffer.set(string: "  " + hint.joined(separator: " "), at: Position(x: x, y: area.y), style: palette[.muted], maxWidth: area.right - x)
         }
