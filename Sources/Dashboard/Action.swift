@@ -23,6 +23,9 @@ public enum Action: Equatable, Sendable {
     case markAll(MarkOperation)
     /// Mark the rows from the last marked one to the cursor.
     case markRange
+    /// Ask for a regular expression, then mark (true) or unmark the shown rows whose cell in the
+    /// cursor's column matches it.
+    case markMatching(Bool)
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.

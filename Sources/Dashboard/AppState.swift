@@ -75,6 +75,8 @@ public enum CommandKind: Equatable, Sendable {
     case command
     /// The text filter of the Offers lists.
     case filter
+    /// A regular expression whose matching rows are marked (true) or unmarked.
+    case markPattern(mark: Bool)
 }
 
 public struct CommandEntry: Equatable, Sendable {

@@ -49,6 +49,30 @@ func markRange(_ state: inout AppState) -> [Effect] {
     return []
 }
 
+/// `|` / `\`: (un)marks the shown rows whose cell in the cursor's column matches `pattern`
+/// (a regular expression, case-insensitive, found anywhere in the cell), as VisiData does.
+func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effect] {
+    guard !pattern.isEmpty else { return [] }
+    let expression: NSRegularExpression
+    do {
+        expression = try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
+    } catch {
+        state.status = "not a regular expression: \(TextSanitizer.strip(pattern))"
+        return []
+    }
+    let pane = state.offers, column = pane.column
+    var count = 0
+    for row in pane.shown {
+        let cell = row.cells(for: pane.list)[column]
+        guard expression.firstMatch(in: cell, range: NSRange(cell.startIndex..., in: cell)) != nil else { continue }
+        apply(mark ? .mark : .unmark, to: row.id, in: &state.offers.marks)
+        count += 1
+    }
+    state.notice = "\(mark ? "marked" : "unmarked") \(count) row\(count == 1 ? "" : "s") whose \(pane.list.columns[column]) matches "
+        + "/\(TextSanitizer.strip(pattern))/ · \(state.offers.marks.count) marked"
+    return []
+}
+
 /// `}` / `{`: the next or previous shown row that is marked, wrapping around.
 func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
     let pane = state.offers

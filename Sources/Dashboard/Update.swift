@@ -99,6 +99,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return markShown(&state, operation)
     case .markRange:
         return markRange(&state)
+    case .markMatching(let mark):
+        guard state.pane == .offers else { return [] }
+        state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
+        return []
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:
@@ -213,6 +217,7 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             switch entry.kind {
             case .search: return search(&state, text)
             case .filter: return filterOffers(&state, text)
+            case .markPattern(let mark): return markMatching(&state, pattern: text, mark: mark)
             case .command:
                 state.commandHistory = entry.prompt.history
                 return runCommand(&state, text)

@@ -332,6 +332,26 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.offers.selected == 0)
     }
 
+    @Test func pipeMarksTheRowsMatchingARegularExpressionInTheColumn() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("|", state: &state, runner: runner)
+        #expect(screen(state)[22].hasPrefix("|"))
+        type("^[12]0", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.marks == ["1000", "2000"])
+        #expect(state.notice == "marked 2 rows whose Subscription matches /^[12]0/ · 2 marked")
+        // In another column: the reason; `\` unmarks.
+        try press("l", "l", "\\", state: &state, runner: runner)
+        type("OFF, stand", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.marks.isEmpty)
+        try press("|", state: &state, runner: runner)
+        type("(", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.status == "not a regular expression: (")
+    }
+
     @Test func exportWritesTheShownRows() throws {
         let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
