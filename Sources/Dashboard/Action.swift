@@ -83,11 +83,14 @@ public struct FlagWrite: Equatable, Sendable {
     public var ids: [String]
     public var clear: Bool
     public var operatorName: String
+    /// Kept with each flag set (and in the audit log).
+    public var note: String?
 
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String) {
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil) {
         self.offer = offer
         self.ids = ids
         self.clear = clear
         self.operatorName = operatorName
+        self.note = note
     }
 }

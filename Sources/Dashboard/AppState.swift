@@ -77,6 +77,8 @@ public enum CommandKind: Equatable, Sendable {
     case filter
     /// A regular expression whose matching rows are marked (true) or unmarked.
     case markPattern(mark: Bool)
+    /// The note of the flag the confirm dialog is about to set.
+    case note
 }
 
 public struct CommandEntry: Equatable, Sendable {

@@ -9,6 +9,8 @@ public struct Confirmation: Equatable, Sendable {
     public var clear: Bool
     /// How many of `ids` the current view does not show (marked, then filtered away or in another list).
     public var hidden: Int
+    /// A note to keep with the flags (`n` in the dialog).
+    public var note: String?
     public var selectedButton = 0
 
     public init(offer: OfferFlagKind, ids: [String], clear: Bool, hidden: Int = 0) {
@@ -27,7 +29,8 @@ public struct Confirmation: Equatable, Sendable {
     public var dialog: Dialog {
         var lines = [question]
         if hidden > 0 { lines.append("(\(hidden) of them \(hidden == 1 ? "is" : "are") marked but not shown here)") }
-        lines.append("o: another offer · enter: \(clear ? "clear" : "flag") · esc: cancel")
+        if let note { lines.append("Note: \(TextSanitizer.strip(note))") }
+        lines.append("o: another offer · \(clear ? "" : "n: note · ")enter: \(clear ? "clear" : "flag") · esc: cancel")
         return Dialog(title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
                       buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)
     }

@@ -59,7 +59,7 @@ public final class EffectRunner: Sendable {
             case .loadTheme(let name):
                 return .loadedTheme(try themes.load(name))
             case .writeFlags(let write):
-                let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: nil, operatorName: write.operatorName,
+                let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: write.note, operatorName: write.operatorName,
                                                               at: now(), clear: write.clear)
                 return .flagsWritten(write, changed: changed)
             case .exportCSV(let stem, let header, let rows):

@@ -185,7 +185,12 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     // A message stays until the next key; what this key does may leave a new one.
     state.notice = nil
     if state.commandLine == nil { state.status = nil }
-    if var confirmation = state.confirmation {
+    if var confirmation = state.confirmation, state.commandLine == nil {
+        if !confirmation.clear, event.key == .char("n") {
+            // The note prompt opens over the dialog; submitting it comes back to the dialog.
+            state.commandLine = CommandEntry(kind: .note, prompt: Prompt(prefix: "note: ", text: confirmation.note ?? ""))
+            return []
+        }
         guard let confirmed = confirmation.handle(event) else {
             state.confirmation = confirmation
             return []
@@ -198,7 +203,7 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
         state.offers.lastOffer = confirmation.offer
         state.notice = (confirmation.clear ? "clearing " : "flagging ") + "\(confirmation.ids.count)…"
         return [.writeFlags(FlagWrite(offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
-                                      operatorName: state.operatorName))]
+                                      operatorName: state.operatorName, note: confirmation.note))]
     }
     if var entry = state.commandLine {
         let outcome = entry.prompt.handle(event)
@@ -218,6 +223,10 @@ private func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             case .search: return search(&state, text)
             case .filter: return filterOffers(&state, text)
             case .markPattern(let mark): return markMatching(&state, pattern: text, mark: mark)
+            case .note:
+                let note = text.trimmingCharacters(in: .whitespaces)
+                state.confirmation?.note = note.isEmpty ? nil : note
+                return []
             case .command:
                 state.commandHistory = entry.prompt.history
                 return runCommand(&state, text)

@@ -239,6 +239,21 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(try runner.analytics.database.flagLog().map(\.action) == [.set, .set, .clear, .clear])
     }
 
+    @Test func aNoteTypedInTheDialogIsKeptWithTheFlags() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        try press("f", "n", state: &state, runner: runner)
+        #expect(state.commandLine?.kind == .note && state.confirmation != nil)
+        type("called 3 times", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.commandLine == nil)
+        #expect(state.confirmation?.note == "called 3 times")
+        #expect(screen(state).joined(separator: "\n").contains("Note: called 3 times"))
+        try press("enter", state: &state, runner: runner)
+        #expect(try runner.analytics.database.flags().map(\.note) == ["called 3 times"])
+        #expect(try runner.analytics.database.flagLog().map(\.note) == ["called 3 times"])
+    }
+
     @Test func escPrecedence() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
