@@ -75,6 +75,8 @@ public enum Effect: Equatable, Sendable {
     case writeFlags(FlagWrite)
     /// Write rows to a new CSV file named after `stem`.
     case exportCSV(stem: String, header: [String], rows: [[String]])
+    /// Every subscriber the Subscribers list would page through (not only the loaded pages), as CSV.
+    case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
 }
 
 /// One confirmed flag change: what the store's `setFlags` is asked to do.

@@ -62,6 +62,17 @@ public final class EffectRunner: Sendable {
                 let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: write.note, operatorName: write.operatorName,
                                                               at: now(), clear: write.clear)
                 return .flagsWritten(write, changed: changed)
+            case .exportSubscribers(let stem, let asOf, let scope, let filter, let population):
+                var rows: [[String]] = []
+                while true {
+                    let page = try analytics.subscriberList(offset: rows.count, limit: 10_000, asOf: asOf, scope: scope,
+                                                            matching: filter, population: population)
+                    rows += page.map(Self.csvRow)
+                    if page.count < 10_000 { break }
+                }
+                let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
+                                                 contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
+                return .exported(path: path, rows: rows.count)
             case .exportCSV(let stem, let header, let rows):
                 let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                                                  contents: CSV.render(header: header, rows: rows) + "\n")
@@ -70,6 +81,13 @@ public final class EffectRunner: Sendable {
         } catch {
             return .failed("\(error)")
         }
+    }
+
+    static let subscriberHeader = ["originalTransactionId", "productId", "state", "paidPeriods", "autoRenew", "flags"]
+
+    static func csvRow(_ row: SubscriberRow) -> [String] {
+        [row.id, row.productId, row.state ?? "", row.paidPeriods.map(String.init) ?? "", row.autoRenew.map { $0 ? "on" : "off" } ?? "",
+         "\(row.flagCount)"]
     }
 
     /// Writes a file that did not exist before (`stem.csv`, else `stem-2.csv`, …) and returns its path:

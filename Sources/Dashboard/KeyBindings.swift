@@ -81,6 +81,8 @@ public enum KeyBindings {
         KeyBinding("F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
                    panes: [.offers], writes: true),
         KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
+        KeyBinding("ctrl-s", .export, name: "export", description: "Export every subscriber of the list to a CSV file",
+                   panes: [.subscribers]),
         KeyBinding(">", .cycleList(1), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
         KeyBinding("<", .cycleList(-1), name: "previous list", description: "Previous offer list", panes: [.offers]),
         KeyBinding("[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",

@@ -155,8 +155,19 @@ func filterOffers(_ state: inout AppState, _ text: String) -> [Effect] {
     return []
 }
 
-/// `ctrl-s`: the shown rows, in their order, with the columns the pane shows.
+/// `ctrl-s`: the shown rows, in their order, with the columns the pane shows; on pane 1, every
+/// subscriber of the list (search or drill-down), not only the pages loaded.
 func exportShown(_ state: inout AppState) -> [Effect] {
+    if state.pane == .subscribers, let asOf = state.asOf {
+        var stem = "subscribers-\(asOf.isoDate)"
+        if let population = state.subscribers.population {
+            stem += "-" + String(population.description.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+                .split(separator: "-").joined(separator: "-")
+        }
+        state.notice = "exporting…"
+        return [.exportSubscribers(stem: stem, asOf: asOf, scope: state.scope, filter: state.subscribers.filter,
+                                   population: state.subscribers.population)]
+    }
     guard state.pane == .offers, let board = state.offers.board else { return [] }
     let list = state.offers.list
     let stem = "offers-\(list.title)-\(board.asOf.isoDate)"

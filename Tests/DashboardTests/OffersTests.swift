@@ -388,6 +388,23 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.notice == "exported 3 rows to \(directory)/subdash-offers-retention-2025-03-10-2.csv")
     }
 
+    @Test func ctrlSOnSubscribersExportsTheWholeDrillDown() throws {
+        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let runner = try makeOffersRunner(exportDirectory: directory)
+        var state = AppState(asOf: asOf)
+        send(.start, to: &state, runner: runner)
+        try press("4", "enter", "ctrl-s", state: &state, runner: runner)
+        let path = directory + "/subdash-subscribers-2025-03-10-state-standard.csv"
+        #expect(state.notice == "exported 5 rows to \(path)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
+            "originalTransactionId,productId,state,paidPeriods,autoRenew,flags",
+            "1000,pro.monthly,standard,1,off,0", "2000,pro.monthly,standard,1,off,0", "3000,pro.monthly,standard,1,off,0",
+            "5000,pro.monthly,standard,1,on,0", "6000,pro.monthly,standard,3,on,0",
+        ])
+    }
+
     @Test func enterTypedAheadOfSearchResultsOpensTheRow() throws {
         let runner = try makeOffersRunner()
         var state = AppState(asOf: asOf)
