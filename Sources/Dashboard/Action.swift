@@ -26,6 +26,8 @@ public enum Action: Equatable, Sendable {
     /// Ask for a regular expression, then mark (true) or unmark the shown rows whose cell in the
     /// cursor's column matches it.
     case markMatching(Bool)
+    /// Cohorts: list the runs of the cell under the cursor that ended before it (eligible, not retained).
+    case openChurned
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.

@@ -103,6 +103,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard state.pane == .offers else { return [] }
         state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
         return []
+    case .openChurned:
+        return state.pane == .cohorts ? drillDown(&state, churned: true) : []
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:

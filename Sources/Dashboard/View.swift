@@ -33,7 +33,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     if state.pane == .subscribers, let population = state.subscribers.population {
         // A drill-down shows where it came from.
         switch population {
-        case .cohortStarted, .cohortRetained, .cohortEligible: crumbs.append(Pane.cohorts.title)
+        case .cohortStarted, .cohortRetained, .cohortEligible, .cohortChurned: crumbs.append(Pane.cohorts.title)
         case .states, .events: crumbs.append(Pane.statesEvents.title)
         }
     }

@@ -15,6 +15,8 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
     case cohortRetained(month: Month, period: Int)
     /// The runs of the cohort `month` whose retention at `period` is known (`eligible[period]`).
     case cohortEligible(month: Month, period: Int)
+    /// The runs of the cohort `month` that ended before being retained at `period`: eligible, not retained.
+    case cohortChurned(month: Month, period: Int)
     /// Subscriptions in any of these states at as-of (one state, or the `active` / `total` rows).
     case states([SubscriptionState])
     /// Events of this type with their instant in [from, to) and at or before as-of.
@@ -25,6 +27,7 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
         case .cohortStarted(let month): "cohort \(month) · started"
         case .cohortRetained(let month, let period): "cohort \(month) · retained at M\(period)"
         case .cohortEligible(let month, let period): "cohort \(month) · eligible at M\(period)"
+        case .cohortChurned(let month, let period): "cohort \(month) · churned by M\(period)"
         case .states(let states):
             if Set(states) == Set(SubscriptionState.allCases) {
                 "every state"
@@ -71,7 +74,8 @@ extension SubscriberAnalytics {
         let environment = scope.environment.sql
         let now = asOf.milliseconds
         switch population {
-        case .cohortStarted(let month), .cohortRetained(let month, _), .cohortEligible(let month, _):
+        case .cohortStarted(let month), .cohortRetained(let month, _), .cohortEligible(let month, _),
+             .cohortChurned(let month, _):
             // As in `cohorts(…)`: runs with a paid period started on or before as-of, by first paid month and product.
             var sql = """
                 SELECT r.originalTransactionId FROM run r
@@ -85,6 +89,9 @@ extension SubscriberAnalytics {
                 arguments += [now, now, k + 1]
             case .cohortEligible(_, let k):
                 sql += " AND ((\(paidPeriodsSQL(asOf: "?"))) >= ? OR r.endedAt <= ?)"
+                arguments += [now, now, k + 1, now]
+            case .cohortChurned(_, let k):
+                sql += " AND (\(paidPeriodsSQL(asOf: "?"))) < ? AND r.endedAt <= ?"
                 arguments += [now, now, k + 1, now]
             default:
                 break

@@ -31,6 +31,8 @@ import SubscriptionTimeline
                 let eligible = try analytics.size(of: .cohortEligible(month: row.month, period: k), asOf: asOf)
                 #expect(retained.figure == row.retained[k - 1], "\(row.month) retained M\(k)")
                 #expect(eligible.figure == row.eligible[k - 1], "\(row.month) eligible M\(k)")
+                let churned = try analytics.size(of: .cohortChurned(month: row.month, period: k), asOf: asOf)
+                #expect(churned.figure == row.eligible[k - 1] - row.retained[k - 1], "\(row.month) churned M\(k)")
                 checked += retained.figure
             }
         }
