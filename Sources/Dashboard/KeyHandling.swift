@@ -1,0 +1,131 @@
+import Foundation
+import SubscriberAnalytics
+import SubscriptionModel
+import TerminalUI
+
+/// Keys go to the first taker: a confirm dialog, the command line, the help overlay, then the
+/// bindings of the focused pane (sequences such as `g s` wait in `pendingKeys`).
+func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
+    if event.key == .resize { return [] }
+    // A message stays until the next key; what this key does may leave a new one.
+    state.notice = nil
+    if state.commandLine == nil { state.status = nil }
+    if var confirmation = state.confirmation, state.commandLine == nil {
+        if !confirmation.clear, event.key == .char("n") {
+            // The note prompt opens over the dialog; submitting it comes back to the dialog.
+            state.commandLine = CommandEntry(kind: .note, prompt: Prompt(prefix: "note: ", text: confirmation.note ?? ""))
+            return []
+        }
+        guard let confirmed = confirmation.handle(event) else {
+            state.confirmation = confirmation
+            return []
+        }
+        state.confirmation = nil
+        guard confirmed else {
+            state.notice = "nothing changed"
+            return []
+        }
+        state.offers.lastOffer = confirmation.offer
+        state.notice = (confirmation.clear ? "clearing " : "flagging ") + "\(confirmation.ids.count)…"
+        return [.writeFlags(FlagWrite(offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
+                                      operatorName: state.operatorName, note: confirmation.note))]
+    }
+    if var entry = state.commandLine {
+        let outcome = entry.prompt.handle(event)
+        switch outcome {
+        case .editing:
+            // Completions follow the text: command names, then the arguments of the command typed.
+            if entry.kind == .command { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
+            state.commandLine = entry
+            // The Offers filter applies as it is typed (the rows are all in memory).
+            return entry.kind == .filter ? filterOffers(&state, entry.prompt.value) : []
+        case .cancelled:
+            state.commandLine = nil
+            return entry.kind == .filter ? filterOffers(&state, "") : []
+        case .submitted(let text):
+            state.commandLine = nil
+            switch entry.kind {
+            case .search: return search(&state, text)
+            case .filter: return filterOffers(&state, text)
+            case .markPattern(let mark): return markMatching(&state, pattern: text, mark: mark)
+            case .note:
+                let note = text.trimmingCharacters(in: .whitespaces)
+                state.confirmation?.note = note.isEmpty ? nil : note
+                return []
+            case .command:
+                state.commandHistory = entry.prompt.history
+                return runCommand(&state, text)
+            }
+        }
+    }
+    if state.overlay != nil {
+        if event.key == .char("q") { return update(&state, .quit) }
+        // The help overlay scrolls when the pane has more keys than the screen has rows.
+        let scroll: Int? = switch event.key {
+        case .char("j"), .down: 1
+        case .char("k"), .up: -1
+        case .pageDown, .char(" "): 10
+        case .pageUp: -10
+        default: nil
+        }
+        if let scroll, state.overlay == .help {
+            state.helpScroll = max(0, state.helpScroll + scroll)
+            return []
+        }
+        state.overlay = nil
+        return []
+    }
+    if !state.pendingKeys.isEmpty && event.key == .esc {
+        state.pendingKeys = []
+        return []
+    }
+    let keys = state.pendingKeys + [event]
+    state.pendingKeys = []
+    switch KeyBindings.resolve(keys, on: state.pane) {
+    case .binding(let binding):
+        if binding.writes && state.readOnly {
+            state.notice = "read-only: \(binding.name) is off (the dashboard was opened with --read-only)"
+            return []
+        }
+        return update(&state, binding.action)
+    case .prefix:
+        state.pendingKeys = keys
+        return []
+    case .unbound:
+        // An unfinished sequence then another key: the sequence is dropped, the key counts alone.
+        return keys.count > 1 ? handleKey(&state, event) : []
+    }
+}
+
+private func search(_ state: inout AppState, _ text: String) -> [Effect] {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    state.subscribers.filter = trimmed.isEmpty ? nil : trimmed
+    return reloadSubscribers(&state)
+}
+
+/// Opens subscriber `id` on pane 2.
+func openSubscriber(_ state: inout AppState, _ id: String) -> [Effect] {
+    state.subscriber = SubscriberPane(id: id)
+    _ = update(&state, .switchPane(.subscriber))
+    return load(&state, .subscriber)
+}
+
+/// The Subscribers list has arrived: carry out an `enter` or `:user` that came before it.
+func openTypedAhead(_ state: inout AppState) -> [Effect] {
+    guard let intent = state.subscribers.openWhenLoaded, state.pane == .subscribers else { return [] }
+    state.subscribers.openWhenLoaded = nil
+    let rows = state.subscribers.rows
+    switch intent {
+    case .selected:
+        guard let id = state.subscribers.selectedId else { return [] }
+        return openSubscriber(&state, id)
+    case .single(let query):
+        if rows.count == 1 { return openSubscriber(&state, rows[0].id) }
+        if rows.isEmpty {
+            state.status = "no subscription matches \(TextSanitizer.strip(query))"
+        } else {
+            state.notice = "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.strip(query)): pick one"
+        }
+        return []
+    }
+}
