@@ -6,6 +6,8 @@ import TerminalUI
 public enum Action: Equatable, Sendable {
     case start
     case key(KeyEvent)
+    /// No key came for a while after the start of a sequence (`g`): drop it, as vim's timeoutlen does.
+    case keyTimeout
     case switchPane(Pane)
     case nextPane
     case previousPane

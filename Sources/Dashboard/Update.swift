@@ -10,6 +10,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
     case .key(let event):
         return handleKey(&state, event)
+    case .keyTimeout:
+        state.pendingKeys = []
+        return []
     case .switchPane(let pane):
         guard pane != state.pane else { return [] }
         state.history.append(state.pane)

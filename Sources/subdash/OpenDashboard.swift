@@ -50,6 +50,8 @@ struct OpenDashboard: ParsableCommand {
 
         apply(.start)
         var shownTheme = state.theme
+        let clock = ContinuousClock()
+        var lastKey = clock.now
         while !state.shouldQuit {
             if state.theme != shownTheme, let theme = state.theme {
                 // `:theme` switched: resolve the new palette once, then repaint every cell.
@@ -63,6 +65,9 @@ struct OpenDashboard: ParsableCommand {
                 for action in mailbox.take() { apply(action) }
                 if key.key == .resize { terminal.invalidate() }
                 apply(.key(key))
+                lastKey = clock.now
+            } else if !state.pendingKeys.isEmpty, clock.now - lastKey > .seconds(1) {
+                apply(.keyTimeout)
             }
             for action in mailbox.take() { apply(action) }
         }

@@ -323,9 +323,13 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.offers.marks == ["3000"])
         try press("g t", state: &state, runner: runner)
         #expect(state.offers.marks == ["1000", "2000"])
-        // An unfinished sequence is dropped by esc, without going back.
+        // An unfinished sequence is dropped by esc, without going back, or when no key follows in time.
         try press("g", "esc", state: &state, runner: runner)
         #expect(state.pendingKeys.isEmpty && state.pane == .offers)
+        try press("g", state: &state, runner: runner)
+        send(.keyTimeout, to: &state, runner: runner)
+        try press("s", state: &state, runner: runner)
+        #expect(state.pendingKeys.isEmpty && state.offers.marks == ["1000", "2000", "3000"])
     }
 
     @Test func ctrlSpaceMarksARange() throws {
