@@ -1,0 +1,292 @@
+import Foundation
+@testable import LifecycleSimulator
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+import Testing
+
+/// States, events, refunds and delivery order through the store: signed v2 payloads imported by
+/// `Importer.appStore`, then the SQL reports over the rows import materialised.
+///
+/// Three subscribers (2025, UTC), all `com.example.pro.monthly`:
+/// - **X**: X1 02-15 → 03-15; the renewal fails at 03-15 with no grace period; Apple gives up
+///   with EXPIRED/BILLING_RETRY at 04-10 06:00. Retry end = min(03-15 + 60 d, 04-10 06:00) =
+///   04-10 06:00. billingRetry [03-15, 04-10 06:00), expired after; the run ends there, `billing`.
+/// - **R**: R1 03-01 → 04-01; fails at 04-01 with a 16-day grace period to 04-17; grace expires,
+///   never recovered, nothing more is sent. Retry end = 04-01 + 60 d = 05-31 (29 days to 04-30,
+///   31 in May). gracePeriod [04-01, 04-17), billingRetry [04-17, 05-31), expired after; `billing`.
+/// - **F**: F1 03-10 → 04-10, renews F2 04-10 → 05-10, F2 refunded at 04-20 12:00. F2's end =
+///   min(05-10, 04-20 12:00) = 04-20 12:00; it is refunded (revoked, no upgrade), so not paid.
+///   The run ends at 04-20 12:00, `refund`.
+@Suite struct StoreBoundaryTests {
+    static let pro = "com.example.pro.monthly"
+    static let asOf = Wire.at("2025-07-01T00:00:00Z")
+
+    static func transaction(_ id: String, original: String, _ start: String, _ expires: String,
+                            revokedAt: String? = nil) -> WireTransaction {
+        WireTransaction(transactionId: id, originalTransactionId: original, webOrderLineItemId: "9" + id.dropFirst(),
+                        productId: pro, purchaseDate: Wire.at(start), originalPurchaseDate: Wire.at(start),
+                        expiresDate: Wire.at(expires), price: 9990, revocationDate: revokedAt.map(Wire.at),
+                        revocationReason: revokedAt == nil ? nil : 1, isRenewal: id != original)
+    }
+
+    static func documents(_ jws: CompactJWS) -> [String] {
+        var n = 0
+        func note(_ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
+                  retry: Bool? = nil, grace: String? = nil, intent: Int? = nil) -> String {
+            n += 1
+            let renewal = WireRenewal(productId: pro, autoRenewProductId: pro, isInBillingRetryPeriod: retry,
+                                      gracePeriodExpiresDate: grace.map(Wire.at), expirationIntent: intent)
+            return Wire.v2(type, subtype, uuid: "0b5e7d10-0000-4000-8000-0000000001\(n < 10 ? "0" : "")\(n)",
+                           signedDate: Wire.at(at), status: status, transaction: t, renewal: renewal, jws: jws)
+        }
+        let x1 = transaction("3000000000000002", original: "3000000000000002", "2025-02-15T00:00:00Z", "2025-03-15T00:00:00Z")
+        let r1 = transaction("3000000000000001", original: "3000000000000001", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
+        let f1 = transaction("3000000000000003", original: "3000000000000003", "2025-03-10T00:00:00Z", "2025-04-10T00:00:00Z")
+        let f2 = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z", "2025-05-10T00:00:00Z")
+        let f2Refunded = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z",
+                                     "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
+        return [
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-02-15T00:00:00Z", x1),
+            note("DID_FAIL_TO_RENEW", nil, "2025-03-15T00:00:00Z", status: 3, x1, retry: true),
+            note("EXPIRED", "BILLING_RETRY", "2025-04-10T06:00:00Z", status: 2, x1, retry: false, intent: 2),
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-03-01T00:00:00Z", r1),
+            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-01T00:00:00Z", status: 4, r1, retry: true,
+                 grace: "2025-04-17T00:00:00Z"),
+            note("GRACE_PERIOD_EXPIRED", nil, "2025-04-17T00:00:00Z", status: 3, r1, retry: true, grace: "2025-04-17T00:00:00Z"),
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-03-10T00:00:00Z", f1),
+            note("DID_RENEW", nil, "2025-04-10T00:00:00Z", f2),
+            note("REFUND", nil, "2025-04-20T12:00:00Z", status: 5, f2Refunded),
+        ]
+    }
+
+    static func store() throws -> SubscriberAnalytics {
+        let chain = try Wire.chain()
+        let (analytics, rejected) = try Wire.store(documents(try CompactJWS(chain: chain)), chain: chain)
+        #expect(rejected == [])
+        return analytics
+    }
+
+    // MARK: - States on boundaries
+
+    /// `report states` at instants on and next to every boundary. Periods are [start, end): the
+    /// start instant is in the period, the end instant is not. One millisecond before is the
+    /// last instant of the previous state.
+    @Test(arguments: [
+        // (instant, standard, gracePeriod, billingRetry, expired)
+        ("2025-02-14T23:59:59.999Z", 0, 0, 0, 0),  // nobody started yet
+        ("2025-02-15T00:00:00Z", 1, 0, 0, 0),      // X1 starts (inclusive)
+        ("2025-03-01T00:00:00Z", 2, 0, 0, 0),      // R1 starts
+        ("2025-03-14T23:59:59.999Z", 3, 0, 0, 0),  // X, R, F all standard
+        ("2025-03-15T00:00:00Z", 2, 0, 1, 0),      // X1 ends (exclusive): X fails, no grace → billingRetry
+        ("2025-04-01T00:00:00Z", 1, 1, 1, 0),      // R1 ends: R in grace; X in retry; F standard
+        ("2025-04-10T00:00:00Z", 1, 1, 1, 0),      // F1 → F2 with no gap: F standard throughout
+        ("2025-04-10T05:59:59.999Z", 1, 1, 1, 0),  // X still in retry
+        ("2025-04-10T06:00:00Z", 1, 1, 0, 1),      // EXPIRED/BILLING_RETRY: X expired
+        ("2025-04-16T23:59:59.999Z", 1, 1, 0, 1),  // R: last instant of grace
+        ("2025-04-17T00:00:00Z", 1, 0, 1, 1),      // R: grace over, billing retry goes on
+        ("2025-04-20T11:59:59.999Z", 1, 0, 1, 1),  // F2 still covers
+        ("2025-04-20T12:00:00Z", 0, 0, 1, 2),      // F2 refunded: its end is the revocation
+        ("2025-05-30T23:59:59.999Z", 0, 0, 1, 2),  // R: last instant of retry
+        ("2025-05-31T00:00:00Z", 0, 0, 0, 3),      // R: retry end = T + 60 d
+    ])
+    func statesOnBoundaries(instant: String, standard: Int, grace: Int, retry: Int, expired: Int) throws {
+        let analytics = try Self.store()
+        let at = Wire.at(instant)
+        let states = try analytics.states(asOf: at)
+        let active = standard + grace
+        #expect(try ReportJSON.states(states) == """
+            {"asOf":"\(at.iso8601)","counts":{"standard":\(standard),"freeTrial":0,"introductory":0,"promotional":0,\
+            "offerCode":0,"winBack":0,"gracePeriod":\(grace),"billingRetry":\(retry),"expired":\(expired)},"active":\(active)}
+            """)
+        // The per-subscriber reading (Swift) agrees with the population one (SQL).
+        var fromSubscribers: [SubscriptionState: Int] = [:]
+        for id in ["3000000000000001", "3000000000000002", "3000000000000003"] {
+            guard case .found(let r) = try analytics.subscriber(id, asOf: at) else { Issue.record("\(id) not found"); continue }
+            if let s = r.state { fromSubscribers[s, default: 0] += 1 }
+        }
+        #expect(fromSubscribers == states.counts.filter { $0.value > 0 })
+    }
+
+    @Test func subscriberFiguresInGraceAndRetry() throws {
+        let analytics = try Self.store()
+        guard case .found(let grace) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-04-05T00:00:00Z")),
+              case .found(let retry) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-04-17T00:00:00Z")),
+              case .found(let after) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-05-31T00:00:00Z"))
+        else { Issue.record("R not found"); return }
+        #expect(grace.state == .gracePeriod)
+        #expect(grace.inBillingRetry && grace.gracePeriodExpires == Wire.at("2025-04-17T00:00:00Z"))
+        #expect(grace.expirationReason == nil)
+        #expect(retry.state == .billingRetry)
+        #expect(retry.inBillingRetry && retry.gracePeriodExpires == nil)
+        #expect(retry.expirationReason == nil)
+        #expect(after.state == .expired)
+        #expect(!after.inBillingRetry)
+        #expect(after.expirationReason == .billing)
+    }
+
+    // MARK: - Events in half-open ranges
+
+    /// Events (hand-listed): X activation 02-15, billingIssue 03-15, expiration(billing) 04-10 06:00;
+    /// R activation 03-01, billingIssue 04-01, expiration(billing) 05-31; F activation 03-10,
+    /// renewal 04-10, refund 04-20 12:00, expiration(refund) 04-20 12:00.
+    @Test func eventsInHalfOpenRanges() throws {
+        let analytics = try Self.store()
+        func json(_ from: String, _ to: String, asOf: Instant = Self.asOf) throws -> String {
+            try ReportJSON.events(try analytics.events(from: Wire.at(from), to: Wire.at(to), asOf: asOf))
+        }
+        func expected(_ from: String, _ to: String, activation: Int = 0, renewal: Int = 0, billingIssue: Int = 0,
+                      refund: Int = 0, billing: Int = 0, byRefund: Int = 0) -> String {
+            """
+            {"from":"\(from)","to":"\(to)","counts":{"activation":\(activation),"reactivation":0,"renewal":\(renewal),\
+            "conversion":0,"billingRecovery":0,"productChange":0,"billingIssue":\(billingIssue),"autoRenewOff":0,\
+            "autoRenewOn":0,"refund":\(refund),"expiration":\(billing + byRefund)},"expirationReasons":{"voluntary":0,\
+            "billing":\(billing),"priceIncrease":0,"productUnavailable":0,"refund":\(byRefund),"other":0}}
+            """
+        }
+        // R's activation at 03-01 00:00 belongs to the range that starts there, not the one that ends there.
+        #expect(try json("2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z")
+                == expected("2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z", activation: 1))
+        // R's billing issue at 04-01 00:00 is left out of [03-01, 04-01).
+        #expect(try json("2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
+                == expected("2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z", activation: 2, billingIssue: 1))
+        // The refund at 04-20 12:00 is left out of a range ending at 04-20 12:00.
+        #expect(try json("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z")
+                == expected("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z", renewal: 1, billingIssue: 1, billing: 1))
+        #expect(try json("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z")
+                == expected("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z", refund: 1, byRefund: 1))
+        #expect(try json("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z")
+                == expected("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z", billing: 1))
+        // The five ranges above are consecutive; together they are the whole.
+        #expect(try json("2025-02-01T00:00:00Z", "2025-06-01T00:00:00Z")
+                == expected("2025-02-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 3, renewal: 1, billingIssue: 2,
+                            refund: 1, billing: 2, byRefund: 1))
+        // An event exactly at as-of counts; one millisecond earlier it does not.
+        #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-31T00:00:00Z"))
+                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", billing: 1))
+        #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-30T23:59:59.999Z"))
+                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z"))
+        // An empty range and a range after as-of are honest zeros.
+        #expect(try json("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z")
+                == expected("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z"))
+        #expect(try json("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z")
+                == expected("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z"))
+    }
+
+    // MARK: - Refunds
+
+    /// F: the refunded renewal is a period (refunded, not paid), ends at the revocation, and ends
+    /// the run with reason `refund`.
+    @Test func refundedPeriod() throws {
+        let analytics = try Self.store()
+        guard case .found(let f) = try analytics.subscriber("3000000000000003", asOf: Self.asOf) else {
+            Issue.record("F not found")
+            return
+        }
+        #expect(try ReportJSON.subscriber(f) == """
+            {"originalTransactionId":"3000000000000003","userId":null,"appAccountToken":null,\
+            "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
+            "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
+            "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
+            {"transactionId":"3000000000000003","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false},\
+            {"transactionId":"3000000000000013","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true}],\
+            "events":[{"at":"2025-03-10T00:00:00Z","type":"activation"},{"at":"2025-04-10T00:00:00Z","type":"renewal"},\
+            {"at":"2025-04-20T12:00:00Z","type":"refund"},{"at":"2025-04-20T12:00:00Z","type":"expiration"}],"flags":[]}
+            """)
+        // Before the refund was made, F2 was paid: the refund is dated, and as-of reads it then.
+        guard case .found(let before) = try analytics.subscriber("3000000000000003", asOf: Wire.at("2025-04-15T00:00:00Z")) else {
+            Issue.record("F not found")
+            return
+        }
+        // paidPeriods counts F1 only: F2 is refunded, and a refund stored now changes the past
+        // figures it belongs to ("--as-of moves the reading instant, not what is known").
+        #expect(before.paidPeriods == 1)
+        #expect(before.state == .standard)
+    }
+
+    /// Cohorts at 07-01, two periods: X (February) and R, F (March) each have one paid period and
+    /// an ended run (F2 is refunded, so not a second paid period): retained 0, eligible = started.
+    @Test func refundIsNotRetention() throws {
+        let grid = try Self.store().cohorts(asOf: Self.asOf, periods: 2)
+        #expect(try ReportJSON.cohorts(grid) == """
+            {"asOf":"2025-07-01T00:00:00Z","periods":2,"cohorts":[\
+            {"month":"2025-02","started":1,"retained":[0,0],"eligible":[1,1],"rate":[0,0]},\
+            {"month":"2025-03","started":2,"retained":[0,0],"eligible":[2,2],"rate":[0,0]},\
+            {"month":"2025-04","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
+            {"month":"2025-05","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
+            {"month":"2025-06","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
+            {"month":"2025-07","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]}],\
+            "average":{"retained":[0,0],"eligible":[3,3],"rate":[0,0]}}
+            """)
+    }
+
+    // MARK: - Delivery order and duplicates
+
+    /// Every report this suite reads, as JSON, for one store.
+    static func everyReport(_ analytics: SubscriberAnalytics, subscribers: [String]) throws -> [String] {
+        var out: [String] = []
+        for day in stride(from: 0, to: 240, by: 3) {
+            let at = Wire.at("2025-01-01T00:00:00Z").adding(days: Int64(day)).adding(hours: Int64(day % 24))
+            out.append(try ReportJSON.states(try analytics.states(asOf: at)))
+        }
+        for m in 1...9 {
+            let from = Wire.at(String(format: "2025-%02d-01T00:00:00Z", m))
+            let to = Wire.at(String(format: "2025-%02d-01T00:00:00Z", m + 1))
+            out.append(try ReportJSON.events(try analytics.events(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))))
+            out.append(try ReportJSON.recovery(try analytics.recovery(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))))
+        }
+        out.append(try ReportJSON.cohorts(try analytics.cohorts(asOf: Wire.at("2025-12-31T00:00:00Z"), periods: 12)))
+        out.append(try ReportJSON.eligibility(try analytics.eligibility(asOf: Wire.at("2025-09-15T00:00:00Z")),
+                                              asOf: Wire.at("2025-09-15T00:00:00Z")))
+        for id in subscribers {
+            for asOf in [nil, Wire.at("2025-04-10T03:00:00Z"), Wire.at("2025-12-31T00:00:00Z")] {
+                guard case .found(let r) = try analytics.subscriber(id, asOf: asOf) else {
+                    Issue.record("\(id) not found")
+                    continue
+                }
+                out.append(try ReportJSON.subscriber(r))
+            }
+        }
+        out.append(try analytics.dataHorizon()?.iso8601 ?? "no horizon")
+        return out
+    }
+
+    /// The same documents delivered in reverse, every one twice, and split over two imports (the
+    /// refund before the renewal it refunds, the expiry before the failure) give byte-identical
+    /// reports to the clean, in-order delivery.
+    @Test func outOfOrderAndDuplicatedDeliveriesChangeNothing() throws {
+        let chain = try Wire.chain()
+        let jws = try CompactJWS(chain: chain)
+        let documents = Self.documents(jws) + SubscriberStory.v2Documents(jws)
+        let subscribers = ["3000000000000001", "3000000000000002", "3000000000000003", SubscriberStory.original]
+
+        let (clean, cleanRejected) = try Wire.store(documents, chain: chain)
+        #expect(cleanRejected == [])
+        let expected = try Self.everyReport(clean, subscribers: subscribers)
+
+        let messyDB = try AppDatabase.inMemory()
+        var rng = SplitMix64(state: 7)
+        var shuffled = documents + documents
+        shuffled.shuffle(using: &rng)
+        #expect(try Wire.importDocuments(Array(documents.reversed().prefix(documents.count / 2)), into: messyDB,
+                                         chain: chain) == [])
+        #expect(try Wire.importDocuments(shuffled, into: messyDB, chain: chain) == [])
+        let messy = try Self.everyReport(SubscriberAnalytics(database: messyDB), subscribers: subscribers)
+        #expect(messy.count == expected.count)
+        for (m, e) in zip(messy, expected) where m != e { #expect(m == e) }
+    }
+
+    /// The same for the v1 story: v1 documents have no date of their own, so the order they are
+    /// read in must matter even less.
+    @Test func outOfOrderV1DeliveriesChangeNothing() throws {
+        let chain = try Wire.chain()
+        let documents = SubscriberStory.v1Documents
+        let (clean, _) = try Wire.store(documents, chain: chain)
+        let expected = try Self.everyReport(clean, subscribers: [SubscriberStory.original])
+        let (messy, rejected) = try Wire.store(documents.reversed() + documents, chain: chain)
+        #expect(rejected == [])
+        let got = try Self.everyReport(messy, subscribers: [SubscriberStory.original])
+        for (m, e) in zip(got, expected) where m != e { #expect(m == e) }
+    }
+}
