@@ -15,7 +15,8 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     public var runs: [Run]
     /// One per failed period, sorted by `at`.
     public var billingFailures: [BillingFailure]
-    /// Sorted by `at`, then `EventType` order, then transaction.
+    /// Sorted by `at`; at one instant in the order they happen: by the period they are about,
+    /// then `EventType` order, then transaction.
     public var events: [TimelineEvent]
     /// Consecutive from the first period's start; the last is `expired` and open-ended.
     public var stateIntervals: [StateInterval]

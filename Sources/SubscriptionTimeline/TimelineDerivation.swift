@@ -260,30 +260,37 @@ struct TimelineDerivation {
 
     // MARK: - Events
 
+    /// Events at one instant are listed in the order they happen: by the period they are about
+    /// (the failed period's billing issue before the recovery that starts at its end, the ended
+    /// run's expiration before the reactivation that starts there), then by `EventType` order.
+    /// A toggle is about the latest period started at or before it.
     mutating func collectEvents() {
+        var keyed = events.map { (event: $0, period: latestPeriod(startedAtOrBefore: $0.at) ?? 0) }
         for (i, p) in periods.enumerated() {
-            events.append(TimelineEvent(at: p.start, type: EventType(p.periodClass), productId: p.productId,
-                                        transactionId: p.transactionId))
+            keyed.append((TimelineEvent(at: p.start, type: EventType(p.periodClass), productId: p.productId,
+                                        transactionId: p.transactionId), i))
             if p.isRefunded, let r = p.revocationDate {
                 let at = max(r, p.start)
-                events.append(TimelineEvent(at: at, type: .refund, productId: productId(at: at, fallback: i),
-                                            transactionId: p.transactionId))
+                keyed.append((TimelineEvent(at: at, type: .refund, productId: productId(at: at, fallback: i),
+                                            transactionId: p.transactionId), i))
             }
         }
         for f in failures {
-            events.append(TimelineEvent(at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
-                                        transactionId: f.transactionId))
+            keyed.append((TimelineEvent(at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
+                                        transactionId: f.transactionId), f.periodIndex))
         }
         for run in runs {
-            events.append(TimelineEvent(at: run.endedAt, type: .expiration,
+            keyed.append((TimelineEvent(at: run.endedAt, type: .expiration,
                                         productId: productId(at: run.endedAt, fallback: run.lastPeriod),
-                                        expirationReason: run.expirationReason))
+                                        expirationReason: run.expirationReason), run.lastPeriod))
         }
-        events.sort { a, b in
-            if a.at != b.at { return a.at < b.at }
-            if a.type != b.type { return a.type.rank < b.type.rank }
-            return (a.transactionId ?? "") < (b.transactionId ?? "")
+        keyed.sort { a, b in
+            if a.event.at != b.event.at { return a.event.at < b.event.at }
+            if a.period != b.period { return a.period < b.period }
+            if a.event.type != b.event.type { return a.event.type.rank < b.event.type.rank }
+            return (a.event.transactionId ?? "") < (b.event.transactionId ?? "")
         }
+        events = keyed.map(\.event)
     }
 
     // MARK: - State intervals
