@@ -37,11 +37,13 @@ struct TimelineDerivation {
         deriveAutoRenew()
         assignExpirationReasons()
         collectEvents()
+        let renewsTo = autoRenewProductIds()
+        let priceIncrease = priceIncreaseStatuses()
         return SubscriptionTimeline(
             originalTransactionId: facts.originalTransactionId, environment: environment(), periods: periods,
             runs: runs, billingFailures: failures, events: events, stateIntervals: stateIntervals(),
-            autoRenewIntervals: autoRenewIntervals, autoRenewProductId: autoRenewProductId(),
-            priceIncreaseStatus: priceIncreaseStatus(), appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
+            autoRenewIntervals: autoRenewIntervals, autoRenewProductIds: renewsTo, priceIncreaseStatuses: priceIncrease,
+            appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
     }
 
     // MARK: - Periods, overlaps and upgrades

@@ -219,6 +219,33 @@ import Testing
         #expect(try at("2025-08-29T15:30:00Z").expirationReason == .voluntary)
     }
 
+    /// `autoRenewProductId` and `priceIncrease` are read at as-of like every other field
+    /// (docs/metrics.md): the latest renewal info at or before it.
+    @Test func renewalPreferenceAndPriceIncreaseAtAsOf() throws {
+        let v2 = try Self.v2Store()
+        func at(_ iso: String) throws -> SubscriberReport { try Self.report(v2, asOf: Wire.at(iso)) }
+        // The downgrade is scheduled 03-01 08:00 and takes effect at the 03-20 renewal.
+        #expect(try at("2025-03-01T07:59:59Z").autoRenewProductId == SubscriberStory.premium)
+        #expect(try at("2025-03-01T08:00:00Z").autoRenewProductId == SubscriberStory.pro)
+        #expect(try at("2025-03-01T08:00:00Z").productId == SubscriberStory.premium)
+        // PRICE_INCREASE/PENDING 07-19 10:00, ACCEPTED 07-21 08:00.
+        #expect(try at("2025-07-19T09:59:59Z").priceIncrease == nil)
+        #expect(try at("2025-07-19T10:00:00Z").priceIncrease == "pending")
+        #expect(try at("2025-07-21T08:00:00Z").priceIncrease == "accepted")
+
+        // v1 documents speak at their latest row's purchase (DESIGN §3 "Fact instants"), so v1
+        // knows of the downgrade from T3's purchase, 02-20 09:30, where the DID_RENEW of T3
+        // (renewing to premium) speaks too; of two v1 values at one instant the greater id is
+        // read (docs/metrics.md), here pro. The consent request is known from T7's purchase.
+        let v1 = try Self.v1Store()
+        func v1At(_ iso: String) throws -> SubscriberReport { try Self.report(v1, asOf: Wire.at(iso)) }
+        #expect(try v1At("2025-02-20T09:29:59Z").autoRenewProductId == SubscriberStory.premium)
+        #expect(try v1At("2025-02-20T09:30:00Z").autoRenewProductId == SubscriberStory.pro)
+        #expect(try v1At("2025-06-29T15:29:59Z").priceIncrease == nil)
+        #expect(try v1At("2025-06-29T15:30:00Z").priceIncrease == "pending")
+        #expect(try v1At("2025-07-29T15:30:00Z").priceIncrease == "accepted")
+    }
+
     /// The two billing failures through `report recovery`: recovered after 0 and 9 days.
     @Test(arguments: ["v1", "v2"]) func recoveryReportOfTheStory(format: String) throws {
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
