@@ -174,6 +174,24 @@ import Testing
                 == expected("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z"))
     }
 
+    /// `report recovery` of X (T 03-15, retry end 04-10 06:00) and R (T 04-01, retry end 05-31):
+    /// pending until the retry end, expired from it; never recovered.
+    @Test(arguments: [
+        // (as-of, failures, expired, pending)
+        ("2025-03-14T23:59:59.999Z", 0, 0, 0),  // T ≤ as-of: X's failure has not happened yet
+        ("2025-03-15T00:00:00Z", 1, 0, 1),
+        ("2025-04-10T05:59:59.999Z", 2, 0, 2),
+        ("2025-04-10T06:00:00Z", 2, 1, 1),      // X: retry end ≤ as-of
+        ("2025-05-30T23:59:59.999Z", 2, 1, 1),
+        ("2025-05-31T00:00:00Z", 2, 2, 0),      // R: T + 60 d
+    ])
+    func recoveryOnBoundaries(asOf: String, failures: Int, expired: Int, pending: Int) throws {
+        let r = try Self.store().recovery(from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
+                                          asOf: Wire.at(asOf))
+        #expect(r.failures == failures && r.expired == expired && r.pending == pending && r.recovered == 0)
+        #expect(r.recoveredWithinDays.values.allSatisfy { $0 == 0 })
+    }
+
     // MARK: - Refunds
 
     /// F: the refunded renewal is a period (refunded, not paid), ends at the revocation, and ends

@@ -266,6 +266,53 @@ import Testing
         #expect(during.recovered == 0)
     }
 
+    /// `--product`: period-start events by their period's product; billing issues, toggles and
+    /// the expiration by the product of the latest period started at or before them. Premium has
+    /// T2 (productChange 01-20) and T3 (renewal 02-20) and nothing else; everything else is pro:
+    /// activation T1; productChange T4; billingRecovery T5, T7; renewal T6, T8; billingIssue
+    /// 04-20 (T5 started that instant) and 06-20 (T6); autoRenewOff 04-02 (T4) and 08-10 (T8);
+    /// autoRenewOn 04-05 (T4); expiration 08-29 (T8), voluntary.
+    @Test(arguments: ["v1", "v2"]) func eventsAndStatesByProduct(format: String) throws {
+        let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
+        let from = Wire.at("2025-01-01T00:00:00Z"), to = Wire.at("2026-01-01T00:00:00Z")
+        func counts(_ product: String?) throws -> [EventType: Int] {
+            try analytics.events(from: from, to: to, asOf: Self.asOf, scope: ReportScope(productId: product)).counts
+                .filter { $0.value > 0 }
+        }
+        #expect(try counts(SubscriberStory.premium) == [.productChange: 1, .renewal: 1])
+        #expect(try counts(SubscriberStory.pro) == [.activation: 1, .productChange: 1, .billingRecovery: 2, .renewal: 2,
+                                                    .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1])
+        #expect(try counts(nil) == [.activation: 1, .productChange: 2, .billingRecovery: 2, .renewal: 3,
+                                    .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1])
+        #expect(try analytics.events(from: from, to: to, asOf: Self.asOf).expirationReasons == [.voluntary: 1])
+
+        let february = Wire.at("2025-02-25T00:00:00Z")
+        #expect(try analytics.states(asOf: february, scope: ReportScope(productId: SubscriberStory.premium)).counts
+                == [.standard: 1])
+        #expect(try analytics.states(asOf: february, scope: ReportScope(productId: SubscriberStory.pro)).total == 0)
+        // In grace the subscription counts under the failed period's product.
+        #expect(try analytics.states(asOf: Wire.at("2025-06-21T00:00:00Z"), scope: ReportScope(productId: SubscriberStory.pro))
+                .counts == [.gracePeriod: 1])
+    }
+
+    /// Offer suggestions on the story. At 08-15: active on T8 (31 days) with auto-renew off and
+    /// 7 paid periods, 2 billing failures in the last 365 days: retention, upgrade (≥ 6 paid
+    /// periods on a period under 60 days) and service; not loyalty (< 12). At 09-01: ended
+    /// voluntary on 08-29 (within 180 days), nothing open: winBack, and still service.
+    @Test(arguments: ["v1", "v2"]) func offerEligibilityAlongTheStory(format: String) throws {
+        let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
+        func offers(_ iso: String) throws -> [String] {
+            try analytics.eligibility(asOf: Wire.at(iso)).map { "\($0.offer.rawValue): \($0.detail)" }
+        }
+        #expect(try offers("2025-08-15T00:00:00Z") == ["retention: auto-renew off, standard",
+                                                       "upgrade: 7 paid periods of 31 days",
+                                                       "service: 2 billing failures in 365 days"])
+        #expect(try offers("2025-09-01T00:00:00Z") == ["winBack: ended voluntary 2025-08-29",
+                                                       "service: 2 billing failures in 365 days"])
+        // In grace on 06-21: service because of the grace period itself.
+        #expect(try offers("2025-06-21T00:00:00Z") == ["service: in gracePeriod"])
+    }
+
     /// Every id of the story finds it: a later transactionId, the appAccountToken.
     @Test func anyIdFindsTheStory() throws {
         let analytics = try Self.v2Store()
