@@ -302,7 +302,12 @@ import Testing
         let documents = SubscriberStory.v1Documents
         let (clean, _) = try Wire.store(documents, chain: chain)
         let expected = try Self.everyReport(clean, subscribers: [SubscriberStory.original])
-        let (messy, rejected) = try Wire.store(documents.reversed() + documents, chain: chain)
+        // A redelivery of a v1 body that differs only in bytes that carry no fact (a new
+        // base64 receipt) is a new document with the same facts.
+        let redelivered = documents[8].replacingOccurrences(of: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ",
+                                                            with: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDvQ")
+        #expect(redelivered != documents[8])
+        let (messy, rejected) = try Wire.store(documents.reversed() + documents + [redelivered], chain: chain)
         #expect(rejected == [])
         let got = try Self.everyReport(messy, subscribers: [SubscriberStory.original])
         for (m, e) in zip(got, expected) where m != e { #expect(m == e) }
