@@ -223,6 +223,47 @@ import Testing
         #expect(before.state == .standard)
     }
 
+    /// The same refund told in v1 (Apple's table: "AppleCare refunded a subscription: CANCEL,
+    /// DID_CHANGE_RENEWAL_STATUS"): the cancelled row has `cancellation_date_ms` and no
+    /// `is_upgraded`, so it is a refund. The system turns auto-renew off 5 s after the refund,
+    /// after the run ended: still a toggle that changes the status, so an `autoRenewOff` event.
+    @Test func v1RefundThroughCancel() throws {
+        let original = "3000000000000004"
+        let v1 = Self.transaction(original, original: original, "2025-03-10T00:00:00Z", "2025-04-10T00:00:00Z")
+        let v2 = Self.transaction("3000000000000014", original: original, "2025-04-10T00:00:00Z", "2025-05-10T00:00:00Z")
+        let v2Refunded = Self.transaction("3000000000000014", original: original, "2025-04-10T00:00:00Z",
+                                     "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
+        let renewing = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro)
+        var off = renewing
+        off.autoRenewStatus = false
+        let documents = [
+            Wire.v1("INITIAL_BUY", original: original, rows: [v1], renewal: renewing),
+            Wire.v1("DID_RENEW", original: original, rows: [v1, v2], renewal: renewing),
+            Wire.v1("CANCEL", original: original, rows: [v1, v2Refunded], renewal: renewing),
+            Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: original, rows: [v1, v2Refunded], renewal: off,
+                    autoRenewChangeDate: Wire.at("2025-04-20T12:00:05Z")),
+        ]
+        let (analytics, rejected) = try Wire.store(documents, chain: try Wire.chain())
+        #expect(rejected == [])
+        guard case .found(let r) = try analytics.subscriber(original, asOf: Self.asOf) else {
+            Issue.record("not found")
+            return
+        }
+        expectSameJSON(try ReportJSON.subscriber(r), """
+            {"originalTransactionId":"3000000000000004","userId":null,"appAccountToken":null,\
+            "productId":"com.example.pro.monthly","state":"expired","autoRenew":false,\
+            "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
+            "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
+            {"transactionId":"3000000000000004","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false},\
+            {"transactionId":"3000000000000014","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true}],\
+            "events":[{"at":"2025-03-10T00:00:00Z","type":"activation"},{"at":"2025-04-10T00:00:00Z","type":"renewal"},\
+            {"at":"2025-04-20T12:00:00Z","type":"refund"},{"at":"2025-04-20T12:00:00Z","type":"expiration"},\
+            {"at":"2025-04-20T12:00:05Z","type":"autoRenewOff"}],"flags":[]}
+            """)
+        // The data horizon is the toggle's own date (the latest fact instant).
+        #expect(try analytics.dataHorizon() == Wire.at("2025-04-20T12:00:05Z"))
+    }
+
     /// Cohorts at 07-01, two periods: X (February) and R, F (March) each have one paid period and
     /// an ended run (F2 is refunded, so not a second paid period): retained 0, eligible = started.
     @Test func refundIsNotRetention() throws {
