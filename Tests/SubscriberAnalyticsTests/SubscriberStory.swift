@@ -26,6 +26,10 @@ import SubscriptionModel
 /// | 08-10 20:00 | turns auto-renew off | DID_CHANGE_RENEWAL_STATUS | …/AUTO_RENEW_DISABLED |
 /// | 08-29 15:30 | expires, voluntarily | — (v1 has no expiry notification) | EXPIRED/VOLUNTARY |
 ///
+/// While in billing retry Apple reports the expiration intent 2 (billing error) in the renewal
+/// info, as it does for any period that failed to renew; both failures are recovered, so that
+/// intent says nothing about how the subscription finally ends.
+///
 /// The grace period is 3 days (App Store Connect offers 3, 16 or 28): long enough to recover
 /// inside it the first time, short enough that the 9-day recovery comes in billing retry.
 enum SubscriberStory {
@@ -83,11 +87,11 @@ enum SubscriberStory {
             Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro),
                     autoRenewChangeDate: Wire.at("2025-04-05T18:00:00Z")),
             Wire.v1("DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4],
-                    renewal: renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z")),
+                    renewal: renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
             Wire.v1("DID_RECOVER", original: o, rows: upToT2 + [t3, t4, t5], renewal: renewal(pro, retry: false)),
             Wire.v1("DID_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6], renewal: renewal(pro)),
             Wire.v1("DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6],
-                    renewal: renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z")),
+                    renewal: renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
             Wire.v1("DID_RECOVER", original: o, rows: upToT2 + [t3, t4, t5, t6, t7], renewal: renewal(pro, retry: false)),
             Wire.v1("PRICE_INCREASE_CONSENT", original: o, rows: upToT2 + [t3, t4, t5, t6, t7],
                     renewal: renewal(pro, consent: 0)),
@@ -117,13 +121,13 @@ enum SubscriberStory {
             note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-04-02T12:00:00Z", t4, renewal(pro, on: false)),
             note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", "2025-04-05T18:00:00Z", t4, renewal(pro)),
             note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-20T15:30:00Z", status: 4, t4,
-                 renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z")),
+                 renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
             note("DID_RENEW", "BILLING_RECOVERY", "2025-04-22T11:00:00Z", t5, renewal(pro, retry: false)),
             note("DID_RENEW", nil, "2025-05-20T15:30:00Z", t6, renewal(pro)),
             note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-20T15:30:00Z", status: 4, t6,
-                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z")),
+                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
             note("GRACE_PERIOD_EXPIRED", nil, "2025-06-23T15:30:00Z", status: 3, t6,
-                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z")),
+                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
             note("DID_RENEW", "BILLING_RECOVERY", "2025-06-29T15:30:00Z", t7, renewal(pro, retry: false)),
             note("PRICE_INCREASE", "PENDING", "2025-07-19T10:00:00Z", t7, renewal(pro, consent: 0)),
             note("PRICE_INCREASE", "ACCEPTED", "2025-07-21T08:00:00Z", t7, renewal(pro, consent: 1)),
