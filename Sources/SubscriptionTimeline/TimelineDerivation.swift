@@ -210,6 +210,10 @@ struct TimelineDerivation {
 
     // MARK: - Expiration reasons
 
+    /// The expiration intent is read from the facts of the run's last period (from its start to
+    /// the next run's start): an intent reported about an earlier period is about a failure
+    /// that was recovered, since a later period followed (Apple reports intent 2 throughout
+    /// billing retry), and says nothing about how the run finally ended.
     mutating func assignExpirationReasons() {
         var intents: [(at: Instant, reason: ExpirationReason)] = []
         for note in facts.notifications where note.format != .v1Notification && note.notificationType == "EXPIRED" {
@@ -231,7 +235,7 @@ struct TimelineDerivation {
                 reason = .refund
             } else if failureOfPeriod[run.lastPeriod] != nil {
                 reason = .billing
-            } else if let intent = latestIntent(intents, from: run.start, before: nextStart) {
+            } else if let intent = latestIntent(intents, from: periods[run.lastPeriod].start, before: nextStart) {
                 reason = intent
             } else {
                 // The run's own facts stop at the next run's start.

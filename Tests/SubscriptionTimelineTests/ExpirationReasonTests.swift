@@ -19,6 +19,22 @@ import SubscriptionModel
                                    "2024-02-15T12:00:00Z expiration other"])
     }
 
+    /// Intent 2 reported while `a` was in billing retry is about `a`; `b` recovered it, then the
+    /// subscriber turned auto-renew off and `c` lapsed with no intent of its own: voluntary.
+    @Test func intentOfARecoveredFailureDoesNotDecideTheEnd() {
+        let tl = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-05", "2024-03-05"),
+                         tx("c", "2024-03-05", "2024-04-05")],
+                        renewals: [renewal("2024-01-01", tx: "a", retry: true, intent: 2, v1: true)],
+                        notes: [toggle(false, "2024-03-20", v1: true)])
+        #expect(tl.classes() == [.activation, .billingRecovery, .renewal])
+        #expect(tl.runs[0].expirationReason == .voluntary)
+        // An intent about the last period still decides.
+        let priced = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
+                            renewals: [renewal("2024-01-01", tx: "a", intent: 1, v1: true),
+                                       renewal("2024-02-01", tx: "b", intent: 3, v1: true)])
+        #expect(priced.runs[0].expirationReason == .priceIncrease)
+    }
+
     @Test func voluntaryFromV1Intent() {
         let tl = derive(month, renewals: [renewal("2024-01-01", tx: "a", autoRenew: false, intent: 1, v1: true)])
         #expect(tl.runs[0].expirationReason == .voluntary)
