@@ -55,8 +55,10 @@ import Testing
     /// - T8 pro 07-29 15:30 → 08-29 15:30: `renewal`.
     ///
     /// One run (every class joins), ended at T8's end, 08-29 15:30 (no failure there). Reason: not
-    /// refunded, no failure at its end; v2 has the intent EXPIRED/VOLUNTARY = `voluntary`; v1 has
-    /// no intent, but auto-renew is off at the end (toggled off 08-10) = `voluntary` too.
+    /// refunded, no failure at its end; v2: the latest intent about T8 is EXPIRED/VOLUNTARY (and
+    /// intent 1) = `voluntary`; v1: the only intents (2) were reported about T4 and T6, whose
+    /// failures T5 and T7 recovered, none about T8 (docs/metrics.md), and auto-renew is off at
+    /// the end (toggled off 08-10) = `voluntary` too.
     ///
     /// paidPeriods = paid periods from the first paid one, not counting T1 (cut by an upgrade):
     /// T2…T8 = 7. billingFailures = 2. State at 09-01: no period, no retry window: `expired`, by
