@@ -336,10 +336,12 @@ import Testing
             """)
     }
 
-    /// Every id of the story finds it: a later transactionId, the appAccountToken.
+    /// Every id of the story finds it: a later transactionId, the appAccountToken, a webOrderLineItemId.
     @Test func anyIdFindsTheStory() throws {
         let analytics = try Self.v2Store()
         #expect(try Self.report(analytics, "2000000100000005").originalTransactionId == SubscriberStory.original)
         #expect(try Self.report(analytics, SubscriberStory.token).originalTransactionId == SubscriberStory.original)
+        #expect(try Self.report(analytics, "2000000090000003").originalTransactionId == SubscriberStory.original)
+        #expect(try Self.report(try Self.v1Store(), "2000000090000001").originalTransactionId == SubscriberStory.original)
     }
 }
