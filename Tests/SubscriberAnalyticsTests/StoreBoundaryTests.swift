@@ -19,6 +19,8 @@ import Testing
 /// - **F**: F1 03-10 → 04-10, renews F2 04-10 → 05-10, F2 refunded at 04-20 12:00. F2's end =
 ///   min(05-10, 04-20 12:00) = 04-20 12:00; it is refunded (revoked, no upgrade), so not paid.
 ///   The run ends at 04-20 12:00, `refund`.
+/// - **G**: G1 05-01 → 06-01 00:00, renewed 12 h late: G2 06-01 12:00 → 07-01 12:00. A gap of at
+///   most 24 h: `renewal`, one run; `expired` during the gap, but no expiration event.
 @Suite struct StoreBoundaryTests {
     static let pro = "com.example.pro.monthly"
     static let asOf = Wire.at("2025-07-01T00:00:00Z")
@@ -47,6 +49,8 @@ import Testing
         let f2 = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z", "2025-05-10T00:00:00Z")
         let f2Refunded = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z",
                                      "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
+        let g1 = transaction("3000000000000005", original: "3000000000000005", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
+        let g2 = transaction("3000000000000015", original: "3000000000000005", "2025-06-01T12:00:00Z", "2025-07-01T12:00:00Z")
         return [
             note("SUBSCRIBED", "INITIAL_BUY", "2025-02-15T00:00:00Z", x1),
             note("DID_FAIL_TO_RENEW", nil, "2025-03-15T00:00:00Z", status: 3, x1, retry: true),
@@ -58,6 +62,8 @@ import Testing
             note("SUBSCRIBED", "INITIAL_BUY", "2025-03-10T00:00:00Z", f1),
             note("DID_RENEW", nil, "2025-04-10T00:00:00Z", f2),
             note("REFUND", nil, "2025-04-20T12:00:00Z", status: 5, f2Refunded),
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-05-01T00:00:00Z", g1),
+            note("DID_RENEW", nil, "2025-06-01T12:00:00Z", g2),
         ]
     }
 
@@ -88,8 +94,14 @@ import Testing
         ("2025-04-17T00:00:00Z", 1, 0, 1, 1),      // R: grace over, billing retry goes on
         ("2025-04-20T11:59:59.999Z", 1, 0, 1, 1),  // F2 still covers
         ("2025-04-20T12:00:00Z", 0, 0, 1, 2),      // F2 refunded: its end is the revocation
-        ("2025-05-30T23:59:59.999Z", 0, 0, 1, 2),  // R: last instant of retry
-        ("2025-05-31T00:00:00Z", 0, 0, 0, 3),      // R: retry end = T + 60 d
+        ("2025-04-30T23:59:59.999Z", 0, 0, 1, 2),
+        ("2025-05-01T00:00:00Z", 1, 0, 1, 2),      // G1 starts
+        ("2025-05-30T23:59:59.999Z", 1, 0, 1, 2),  // R: last instant of retry
+        ("2025-05-31T00:00:00Z", 1, 0, 0, 3),      // R: retry end = T + 60 d
+        ("2025-06-01T00:00:00Z", 0, 0, 0, 4),      // G1 ends: G in the ≤ 24 h gap is expired
+        ("2025-06-01T11:59:59.999Z", 0, 0, 0, 4),
+        ("2025-06-01T12:00:00Z", 1, 0, 0, 3),      // G2 starts
+        ("2025-07-01T12:00:00Z", 0, 0, 0, 4),      // G2 ends
     ])
     func statesOnBoundaries(instant: String, standard: Int, grace: Int, retry: Int, expired: Int) throws {
         let analytics = try Self.store()
@@ -102,7 +114,7 @@ import Testing
             """)
         // The per-subscriber reading (Swift) agrees with the population one (SQL).
         var fromSubscribers: [SubscriptionState: Int] = [:]
-        for id in ["3000000000000001", "3000000000000002", "3000000000000003"] {
+        for id in ["3000000000000001", "3000000000000002", "3000000000000003", "3000000000000005"] {
             guard case .found(let r) = try analytics.subscriber(id, asOf: at) else { Issue.record("\(id) not found"); continue }
             if let s = r.state { fromSubscribers[s, default: 0] += 1 }
         }
@@ -130,7 +142,8 @@ import Testing
 
     /// Events (hand-listed): X activation 02-15, billingIssue 03-15, expiration(billing) 04-10 06:00;
     /// R activation 03-01, billingIssue 04-01, expiration(billing) 05-31; F activation 03-10,
-    /// renewal 04-10, refund 04-20 12:00, expiration(refund) 04-20 12:00.
+    /// renewal 04-10, refund 04-20 12:00, expiration(refund) 04-20 12:00; G activation 05-01,
+    /// renewal 06-01 12:00 and no expiration for the gap before it (its run ends 07-01 12:00).
     @Test func eventsInHalfOpenRanges() throws {
         let analytics = try Self.store()
         func json(_ from: String, _ to: String, asOf: Instant = Self.asOf) throws -> String {
@@ -155,18 +168,24 @@ import Testing
         #expect(try json("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z")
                 == expected("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z", renewal: 1, billingIssue: 1, billing: 1))
         #expect(try json("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z")
-                == expected("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z", refund: 1, byRefund: 1))
+                == expected("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z", activation: 1, refund: 1, byRefund: 1))
         #expect(try json("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z")
                 == expected("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z", billing: 1))
-        // The five ranges above are consecutive; together they are the whole.
-        #expect(try json("2025-02-01T00:00:00Z", "2025-06-01T00:00:00Z")
-                == expected("2025-02-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 3, renewal: 1, billingIssue: 2,
+        // G's gap [06-01 00:00, 06-01 12:00) has no event; the renewal closes it.
+        #expect(try json("2025-06-01T00:00:00Z", "2025-06-01T12:00:00Z")
+                == expected("2025-06-01T00:00:00Z", "2025-06-01T12:00:00Z"))
+        #expect(try json("2025-06-01T12:00:00Z", "2025-07-01T00:00:00Z")
+                == expected("2025-06-01T12:00:00Z", "2025-07-01T00:00:00Z", renewal: 1))
+        // The seven ranges above are consecutive; together they are the whole.
+        #expect(try json("2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z")
+                == expected("2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z", activation: 4, renewal: 2, billingIssue: 2,
                             refund: 1, billing: 2, byRefund: 1))
-        // An event exactly at as-of counts; one millisecond earlier it does not.
+        // An event exactly at as-of counts; one millisecond earlier it does not (G's activation
+        // on 05-01 counts in both).
         #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-31T00:00:00Z"))
-                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", billing: 1))
+                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 1, billing: 1))
         #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-30T23:59:59.999Z"))
-                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z"))
+                == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 1))
         // An empty range and a range after as-of are honest zeros.
         #expect(try json("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z")
                 == expected("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z"))
@@ -266,6 +285,9 @@ import Testing
 
     /// Cohorts at 07-01, two periods: X (February) and R, F (March) each have one paid period and
     /// an ended run (F2 is refunded, so not a second paid period): retained 0, eligible = started.
+    /// G (May) has G1 and G2 (the late renewal continues the run): retained[1] = 1; its run is
+    /// open at 07-01 with 2 < 3 paid periods, so k = 2 is not known yet: eligible 0, rate null.
+    /// Average: retained [0+0+1, 0], eligible [1+2+1, 1+2+0] = [4, 3]: rates 1/4 and 0/3.
     @Test func refundIsNotRetention() throws {
         let grid = try Self.store().cohorts(asOf: Self.asOf, periods: 2)
         #expect(try ReportJSON.cohorts(grid) == """
@@ -273,10 +295,10 @@ import Testing
             {"month":"2025-02","started":1,"retained":[0,0],"eligible":[1,1],"rate":[0,0]},\
             {"month":"2025-03","started":2,"retained":[0,0],"eligible":[2,2],"rate":[0,0]},\
             {"month":"2025-04","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
-            {"month":"2025-05","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
+            {"month":"2025-05","started":1,"retained":[1,0],"eligible":[1,0],"rate":[1,null]},\
             {"month":"2025-06","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
             {"month":"2025-07","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]}],\
-            "average":{"retained":[0,0],"eligible":[3,3],"rate":[0,0]}}
+            "average":{"retained":[1,0],"eligible":[4,3],"rate":[0.25,0]}}
             """)
     }
 
@@ -318,7 +340,8 @@ import Testing
         let chain = try Wire.chain()
         let jws = try CompactJWS(chain: chain)
         let documents = Self.documents(jws) + SubscriberStory.v2Documents(jws)
-        let subscribers = ["3000000000000001", "3000000000000002", "3000000000000003", SubscriberStory.original]
+        let subscribers = ["3000000000000001", "3000000000000002", "3000000000000003", "3000000000000005",
+                           SubscriberStory.original]
 
         let (clean, cleanRejected) = try Wire.store(documents, chain: chain)
         #expect(cleanRejected == [])
