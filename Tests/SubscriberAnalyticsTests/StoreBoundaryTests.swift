@@ -283,6 +283,41 @@ import Testing
         #expect(try analytics.dataHorizon() == Wire.at("2025-04-20T12:00:05Z"))
     }
 
+    /// v2 notifications up to the 08-10 toggle of the story, then a `/verifyReceipt` response
+    /// (v1 shape) showing T8 refunded on 08-15 10:00. The v1 copy of T8 is dated by its
+    /// cancellation, after every v2 copy (signed 07-29 and 08-10, none revoked): it is the latest
+    /// word on T8, and the refund must not be lost because the older copies are v2.
+    @Test func laterRefundInAV1CopyBeatsOlderV2Copies() throws {
+        let chain = try Wire.chain()
+        let v2 = Array(SubscriberStory.v2Documents(try CompactJWS(chain: chain)).dropLast())  // no EXPIRED
+        var t8 = SubscriberStory.t8
+        t8.revocationDate = Wire.at("2025-08-15T10:00:00Z")
+        t8.revocationReason = 0
+        let s = SubscriberStory.self
+        let receipt = Wire.verifyReceipt(original: s.original, rows: [s.t1Upgraded, s.t2, s.t3, s.t4, s.t5, s.t6, s.t7, t8],
+                                         renewal: WireRenewal(productId: s.pro, autoRenewProductId: s.pro, autoRenewStatus: false))
+        let (analytics, rejected) = try Wire.store(v2 + [receipt], chain: chain)
+        #expect(rejected == [])
+        guard case .found(let r) = try analytics.subscriber(s.original, asOf: Wire.at("2025-09-01T00:00:00Z")) else {
+            Issue.record("not found")
+            return
+        }
+        // T8 [07-29 15:30, min(08-29 15:30, 08-15 10:00)) refunded: not paid (T2…T7 = 6), the run
+        // ends at the revocation with reason refund.
+        #expect(r.timeline.periods.last?.end == Wire.at("2025-08-15T10:00:00Z"))
+        #expect(r.timeline.periods.last?.isRefunded == true)
+        #expect(r.paidPeriods == 6)
+        #expect(r.expirationReason == .refund)
+        #expect(r.events.suffix(3).map(\.type) == [.autoRenewOff, .refund, .expiration])
+        // The same documents in the other order give the same timeline.
+        let (reversed, _) = try Wire.store([receipt] + v2.reversed(), chain: chain)
+        guard case .found(let r2) = try reversed.subscriber(s.original, asOf: Wire.at("2025-09-01T00:00:00Z")) else {
+            Issue.record("not found")
+            return
+        }
+        #expect(r2.timeline == r.timeline)
+    }
+
     /// Cohorts at 07-01, two periods: X (February) and R, F (March) each have one paid period and
     /// an ended run (F2 is refunded, so not a second paid period): retained 0, eligible = started.
     /// G (May) has G1 and G2 (the late renewal continues the run): retained[1] = 1; its run is

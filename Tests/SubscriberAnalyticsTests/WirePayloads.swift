@@ -233,6 +233,26 @@ extension Wire {
         ])
     }
 
+    /// A `/verifyReceipt` response body (status 0) holding `rows` and one `pending_renewal_info`.
+    static func verifyReceipt(original: String, rows: [WireTransaction], renewal r: WireRenewal) -> String {
+        let pending = object([
+            ("auto_renew_product_id", .string(r.autoRenewProductId)),
+            ("auto_renew_status", v1digit(r.autoRenewStatus)),
+            ("original_transaction_id", .string(original)),
+            ("product_id", .string(r.productId)),
+            ("expiration_intent", r.expirationIntent.map { .string(String($0)) }),
+        ])
+        return object([
+            ("status", .int(0)),
+            ("environment", .string("Production")),
+            ("receipt", .raw(object([("receipt_type", .string("Production")), ("bundle_id", .string(bundleId)),
+                                     ("in_app", .raw("[]"))]))),
+            ("latest_receipt_info", .raw(array(rows.sorted { $0.purchaseDate > $1.purchaseDate }.map(\.v1Row)))),
+            ("latest_receipt", .string("MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ")),
+            ("pending_renewal_info", .raw(array([pending]))),
+        ])
+    }
+
     /// A v2 body `{"signedPayload": "<JWS>"}` whose transaction and renewal info are signed JWS
     /// too, all at `signedDate`.
     static func v2(_ type: String, _ subtype: String?, uuid: String, signedDate: Instant, status: Int,
