@@ -170,6 +170,17 @@ import Testing
         #expect(v1.appAccountToken == v2.appAccountToken)
     }
 
+    /// An app that moves its notification URL from v1 to v2 mid-life: v1 documents up to the first
+    /// DID_FAIL_TO_RENEW (T4 failing), v2 from the same failure on. Same life, same report.
+    @Test func switchingFromV1ToV2MidwayGivesTheSameReport() throws {
+        let chain = try Wire.chain()
+        let v1 = Array(SubscriberStory.v1Documents.prefix(9))
+        let v2 = Array(SubscriberStory.v2Documents(try CompactJWS(chain: chain)).dropFirst(7))
+        let (analytics, rejected) = try Wire.store(v1 + v2, chain: chain)
+        #expect(rejected == [])
+        expectSameJSON(try ReportJSON.subscriber(try Self.report(try Self.flagged(analytics))), Self.expectedJSON)
+    }
+
     // MARK: - Reading the story at instants
 
     /// Both formats, at instants chosen on and around the story's boundaries.
