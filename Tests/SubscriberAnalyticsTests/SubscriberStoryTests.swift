@@ -326,6 +326,21 @@ import Testing
         #expect(try offers("2025-06-21T00:00:00Z") == ["service: in gracePeriod"])
     }
 
+    /// "Within the last N days" is the half-open window [event, event + N d): win-back from the end
+    /// (08-29 15:30) until 180 days later, 2026-02-25 15:30 (2 d to 08-31, +30 +31 +30 +31 +31 =
+    /// 155 to 01-31, +25), excluded; service while both failures (04-20 15:30, 06-20 15:30) are
+    /// within 365 days: until 2026-04-20 15:30, excluded.
+    @Test func offerWindowsAreHalfOpen() throws {
+        let analytics = try Self.v2Store()
+        func offers(_ asOf: Instant) throws -> [OfferFlagKind] { try analytics.eligibility(asOf: asOf).map(\.offer) }
+        let winBackEnds = Wire.at("2026-02-25T15:30:00Z")
+        #expect(try offers(winBackEnds.adding(milliseconds: -1)) == [.winBack, .service])
+        #expect(try offers(winBackEnds) == [.service])
+        let serviceEnds = Wire.at("2026-04-20T15:30:00Z")
+        #expect(try offers(serviceEnds.adding(milliseconds: -1)) == [.service])
+        #expect(try offers(serviceEnds) == [])
+    }
+
     /// The story is one cohort member: its first paid period is T1 (January), and it counts T2…T8
     /// (T1 was cut by the upgrade: not a renewal; the two recoveries continue the run), so
     /// paidPeriods = 7 and retained[k] = 1 while 7 ≥ k + 1, i.e. k = 1…6.
