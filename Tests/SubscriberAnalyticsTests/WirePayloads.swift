@@ -66,8 +66,10 @@ enum Wire {
 
     // MARK: - Importing
 
-    /// The test chain every v2 document here is signed with (valid 2024–2027).
-    static func chain() throws -> TestCertificateChain {
+    /// The test chain every v2 document here is signed with (valid 2024–2027), made once.
+    static func chain() throws -> TestCertificateChain { try sharedChain.get() }
+
+    private static let sharedChain = Result {
         try TestCertificateChain(seed: 20_250_105, validFrom: at("2024-01-01T00:00:00Z"), validUntil: at("2027-01-01T00:00:00Z"))
     }
 
