@@ -242,6 +242,54 @@ import Testing
         #expect(before.state == .standard)
     }
 
+    /// A refund of a period that had already ended: H1 (03-01 → 04-01) renewed into H2 on 04-01,
+    /// and H1 was refunded on 04-15, while H2 ran. H1 is refunded (not paid), the refund is an
+    /// event at 04-15, but the subscriber never lost access: H2 is a `renewal` of the same run,
+    /// not a reactivation after an expiration dated 04-01, before the refund that would have
+    /// caused it (docs/metrics.md).
+    @Test func refundOfAnEndedPeriodDoesNotEndTheRun() throws {
+        let chain = try Wire.chain()
+        let jws = try CompactJWS(chain: chain)
+        let original = "3000000000000006"
+        let h1 = Self.transaction(original, original: original, "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
+        let h2 = Self.transaction("3000000000000016", original: original, "2025-04-01T00:00:00Z", "2025-05-01T00:00:00Z")
+        let h1Refunded = Self.transaction(original, original: original, "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z",
+                                          revokedAt: "2025-04-15T00:00:00Z")
+        let renewal = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro)
+        let documents = [
+            Wire.v2("SUBSCRIBED", "INITIAL_BUY", uuid: "0b5e7d10-0000-4000-8000-000000000301",
+                    signedDate: Wire.at("2025-03-01T00:00:00Z"), status: 1, transaction: h1, renewal: renewal, jws: jws),
+            Wire.v2("DID_RENEW", nil, uuid: "0b5e7d10-0000-4000-8000-000000000302",
+                    signedDate: Wire.at("2025-04-01T00:00:00Z"), status: 1, transaction: h2, renewal: renewal, jws: jws),
+            Wire.v2("REFUND", nil, uuid: "0b5e7d10-0000-4000-8000-000000000303",
+                    signedDate: Wire.at("2025-04-15T00:00:00Z"), status: 1, transaction: h1Refunded, renewal: renewal, jws: jws),
+        ]
+        let (analytics, rejected) = try Wire.store(documents, chain: chain)
+        #expect(rejected == [])
+        guard case .found(let r) = try analytics.subscriber(original, asOf: Wire.at("2025-04-20T00:00:00Z")) else {
+            Issue.record("not found")
+            return
+        }
+        expectSameJSON(try ReportJSON.subscriber(r), """
+            {"originalTransactionId":"3000000000000006","userId":null,"appAccountToken":null,\
+            "productId":"com.example.pro.monthly","state":"standard","autoRenew":true,\
+            "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
+            "expirationReason":null,"priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
+            {"transactionId":"3000000000000006","productId":"com.example.pro.monthly","start":"2025-03-01T00:00:00Z","end":"2025-04-01T00:00:00Z","offerKind":"standard","class":"activation","refunded":true},\
+            {"transactionId":"3000000000000016","productId":"com.example.pro.monthly","start":"2025-04-01T00:00:00Z","end":"2025-05-01T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false}],\
+            "events":[{"at":"2025-03-01T00:00:00Z","type":"activation"},{"at":"2025-04-01T00:00:00Z","type":"renewal"},\
+            {"at":"2025-04-15T00:00:00Z","type":"refund"}],"flags":[]}
+            """)
+        // Through the store: no expiration anywhere in March–April, one refund; the cohort member
+        // starts with H2 (H1 is not paid), in April.
+        let events = try analytics.events(from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
+                                          asOf: Wire.at("2025-04-20T00:00:00Z"))
+        #expect(events.counts.filter { $0.value > 0 } == [.activation: 1, .renewal: 1, .refund: 1])
+        let grid = try analytics.cohorts(asOf: Wire.at("2025-04-20T00:00:00Z"), periods: 1)
+        #expect(grid.cohorts.map(\.month.description) == ["2025-04"])
+        #expect(grid.cohorts.map(\.started) == [1])
+    }
+
     /// The same refund told in v1 (Apple's table: "AppleCare refunded a subscription: CANCEL,
     /// DID_CHANGE_RENEWAL_STATUS"): the cancelled row has `cancellation_date_ms` and no
     /// `is_upgraded`, so it is a refund. The system turns auto-renew off 5 s after the refund,
