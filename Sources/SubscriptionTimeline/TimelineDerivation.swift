@@ -170,7 +170,7 @@ struct TimelineDerivation {
                 c = .billingRecovery
                 failures[f].recoveryTransactionId = cur.transactionId
                 failures[f].recoveryStart = cur.start
-            } else if !prev.isRefunded, cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
+            } else if !Self.endedByRefund(prev), cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
                 if prev.isCutByUpgrade || cur.productId != prev.productId {
                     c = .productChange
                 } else if cur.offerKind == .standard && prev.offerKind != .standard {
@@ -185,6 +185,14 @@ struct TimelineDerivation {
             periods[i].periodClass = c
             periods[i].runIndex = run
         }
+    }
+
+    /// §3 "the previous period is not refunded", read as: its refund took the access away. A
+    /// refund dated after the period had ended (at its expiry, or when the next period started)
+    /// is still a refund, but the subscriber had already renewed: it does not end the run.
+    static func endedByRefund(_ p: Period) -> Bool {
+        guard p.isRefunded, let r = p.revocationDate else { return false }
+        return r <= p.end
     }
 
     mutating func buildRuns() {

@@ -19,6 +19,20 @@ import SubscriptionModel
                                    "2024-02-15T12:00:00Z expiration other"])
     }
 
+    /// `a` refunded on 02-15, after `b` had renewed it on 02-01: a refund, not the end of the run.
+    /// Refunded at 02-01 exactly (as `b` starts) it ends the run, and `b` reactivates.
+    @Test func refundAfterThePeriodEndedDoesNotEndTheRun() {
+        let late = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-15"), tx("b", "2024-02-01", "2024-03-01")])
+        #expect(late.periods[0].isRefunded && !late.periods[0].isPaid)
+        #expect(late.classes() == [.activation, .renewal])
+        #expect(late.eventList() == ["2024-01-01T00:00:00Z activation", "2024-02-01T00:00:00Z renewal",
+                                     "2024-02-15T00:00:00Z refund", "2024-03-01T00:00:00Z expiration other"])
+        let atTheBoundary = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-01"),
+                                    tx("b", "2024-02-01", "2024-03-01")])
+        #expect(atTheBoundary.classes() == [.activation, .reactivation])
+        #expect(atTheBoundary.runs[0].expirationReason == .refund)
+    }
+
     /// Intent 2 reported while `a` was in billing retry is about `a`; `b` recovered it, then the
     /// subscriber turned auto-renew off and `c` lapsed with no intent of its own: voluntary.
     @Test func intentOfARecoveredFailureDoesNotDecideTheEnd() {
