@@ -168,6 +168,13 @@ import Testing
         #expect(v1.autoRenewProductId == v2.autoRenewProductId)
         #expect(v1.priceIncreaseStatus == v2.priceIncreaseStatus)
         #expect(v1.appAccountToken == v2.appAccountToken)
+
+        // And so is every population figure read from the store (states through the year, events,
+        // recovery and cohorts month by month, eligibility), all but the data horizon.
+        let v1Reports = try StoreBoundaryTests.everyReport(try Self.v1Store(), subscribers: []).dropLast()
+        let v2Reports = try StoreBoundaryTests.everyReport(try Self.v2Store(), subscribers: []).dropLast()
+        #expect(v1Reports.count == v2Reports.count)
+        for (a, b) in zip(v1Reports, v2Reports) where a != b { #expect(a == b) }
     }
 
     /// An app that moves its notification URL from v1 to v2 mid-life: v1 documents up to the first
