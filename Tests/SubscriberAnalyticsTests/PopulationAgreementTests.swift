@@ -1,0 +1,85 @@
+import GRDB
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+import Testing
+
+/// The population reports are SQL over rows import materialised; `report subscriber` derives
+/// one timeline in Swift. On the simulated SampleData both must tell the same story: counted one
+/// subscriber at a time, the timelines give exactly the SQL figures.
+@Suite struct PopulationAgreementTests {
+    @Test func sqlFiguresAreTheSumOfTheTimelines() throws {
+        let analytics = try SampleDataConsistencyTests.store()
+        let ids = try analytics.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
+        }
+        #expect(ids.count > 600)
+        let timelines = try ids.map { SubscriptionTimeline.derive(try analytics.database.facts(of: $0)) }
+        let horizon = try #require(try analytics.dataHorizon())
+
+        // States at the first of every month, at a noon in between, and at the horizon.
+        var instants: [Instant] = [horizon]
+        var month = Month(year: 2024, month: 1)
+        while month <= horizon.month {
+            instants += [month.start, month.start.adding(days: 13).adding(hours: 12)]
+            month = month.next
+        }
+        var seen: [OfferFlagKind: Int] = [:]
+        for at in instants where at <= horizon {
+            var counts: [SubscriptionState: Int] = [:]
+            var offers: [OfferFlagKind: Int] = [:]
+            for t in timelines {
+                guard let s = t.state(at: at) else { continue }
+                counts[s, default: 0] += 1
+                for offer in Self.offers(t, at: at) { offers[offer, default: 0] += 1 }
+            }
+            #expect(try analytics.states(asOf: at).counts.filter { $0.value > 0 } == counts, "states at \(at)")
+            var sqlOffers: [OfferFlagKind: Int] = [:]
+            for e in try analytics.eligibility(asOf: at) { sqlOffers[e.offer, default: 0] += 1 }
+            #expect(sqlOffers == offers, "offers at \(at)")
+            seen.merge(offers, uniquingKeysWith: +)
+        }
+
+        // Every offer is suggested somewhere along the way, so the comparison above is not empty.
+        #expect(OfferFlagKind.allCases.allSatisfy { seen[$0, default: 0] > 0 }, "\(seen)")
+        // Events month by month.
+        month = Month(year: 2024, month: 1)
+        while month <= horizon.month {
+            var counts: [EventType: Int] = [:]
+            var reasons: [ExpirationReason: Int] = [:]
+            for t in timelines {
+                for e in t.events(in: month.start..<month.end, asOf: horizon) {
+                    counts[e.type, default: 0] += 1
+                    if let r = e.expirationReason { reasons[r, default: 0] += 1 }
+                }
+            }
+            let sql = try analytics.events(from: month.start, to: month.end, asOf: horizon)
+            #expect(sql.counts.filter { $0.value > 0 } == counts, "events in \(month)")
+            #expect(sql.expirationReasons.filter { $0.value > 0 } == reasons, "expiration reasons in \(month)")
+            month = month.next
+        }
+    }
+
+    /// DESIGN §3 "Offer eligibility", read off one timeline (windows half-open, docs/metrics.md).
+    static func offers(_ t: SubscriptionTimeline, at: Instant) -> [OfferFlagKind] {
+        guard let state = t.state(at: at) else { return [] }
+        var result: [OfferFlagKind] = []
+        let day = Instant.millisecondsPerDay
+        if state == .expired, let run = t.latestRun(asOf: at), run.endedAt <= at,
+           run.endedAt.milliseconds > at.milliseconds - 180 * day,
+           run.expirationReason == .voluntary || run.expirationReason == .priceIncrease {
+            result.append(.winBack)
+        }
+        let paid = t.paidPeriods(asOf: at)
+        let covering = t.periods.last { $0.covers(at) }
+        if state.isActive, t.autoRenew(at: at) == false { result.append(.retention) }
+        if state.isActive, let p = covering, p.expiresDate.milliseconds - p.start.milliseconds < 60 * day, paid >= 6 {
+            result.append(.upgrade)
+        }
+        if state.isActive, paid >= 12, t.autoRenew(at: at) == true { result.append(.loyalty) }
+        let recentFailures = t.billingFailures.filter { $0.at <= at && $0.at.milliseconds > at.milliseconds - 365 * day }
+        if state == .gracePeriod || state == .billingRetry || recentFailures.count >= 2 { result.append(.service) }
+        return result
+    }
+}
