@@ -9,6 +9,8 @@ import Testing
 /// one timeline in Swift. On the simulated SampleData both must tell the same story: counted one
 /// subscriber at a time, the timelines give exactly the SQL figures.
 @Suite struct PopulationAgreementTests {
+    /// States and offers at many instants; events, expiration reasons and billing recovery month
+    /// by month.
     @Test func sqlFiguresAreTheSumOfTheTimelines() throws {
         let analytics = try SampleDataConsistencyTests.store()
         let ids = try analytics.database.writer.read { db in
@@ -54,6 +56,25 @@ import Testing
                     if let r = e.expirationReason { reasons[r, default: 0] += 1 }
                 }
             }
+            // Billing recovery of the failures with T in the month, read at the horizon.
+            var outcomes = (failures: 0, recovered: 0, expired: 0, within: [Int: Int]())
+            for t in timelines {
+                for f in t.billingFailures where f.at >= month.start && f.at < month.end {
+                    guard let outcome = f.outcome(asOf: horizon) else { continue }
+                    outcomes.failures += 1
+                    switch outcome {
+                    case .recovered(let days):
+                        outcomes.recovered += 1
+                        for d in RecoveryReport.dayThresholds where days <= Double(d) { outcomes.within[d, default: 0] += 1 }
+                    case .expired: outcomes.expired += 1
+                    case .pending: break
+                    }
+                }
+            }
+            let recovery = try analytics.recovery(from: month.start, to: month.end, asOf: horizon)
+            #expect(recovery.failures == outcomes.failures && recovery.recovered == outcomes.recovered
+                    && recovery.expired == outcomes.expired, "recovery in \(month)")
+            #expect(recovery.recoveredWithinDays.filter { $0.value > 0 } == outcomes.within, "recovered within in \(month)")
             let sql = try analytics.events(from: month.start, to: month.end, asOf: horizon)
             #expect(sql.counts.filter { $0.value > 0 } == counts, "events in \(month)")
             #expect(sql.expirationReasons.filter { $0.value > 0 } == reasons, "expiration reasons in \(month)")
