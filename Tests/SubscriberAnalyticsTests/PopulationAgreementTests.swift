@@ -9,16 +9,32 @@ import Testing
 /// one timeline in Swift. On the simulated SampleData both must tell the same story: counted one
 /// subscriber at a time, the timelines give exactly the SQL figures.
 @Suite struct PopulationAgreementTests {
-    /// States and offers at many instants; events, expiration reasons and billing recovery month
-    /// by month.
-    @Test func sqlFiguresAreTheSumOfTheTimelines() throws {
+    /// The SampleData store and the timeline of every production subscription in it, made once.
+    struct Population: Sendable {
+        let analytics: SubscriberAnalytics
+        let timelines: [SubscriptionTimeline]
+        let horizon: Instant
+
+        var parts: (SubscriberAnalytics, [SubscriptionTimeline], Instant) { (analytics, timelines, horizon) }
+    }
+
+    static let shared = Result<Population, any Error> {
         let analytics = try SampleDataConsistencyTests.store()
         let ids = try analytics.database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
         }
-        #expect(ids.count > 600)
         let timelines = try ids.map { SubscriptionTimeline.derive(try analytics.database.facts(of: $0)) }
-        let horizon = try #require(try analytics.dataHorizon())
+        guard let horizon = try analytics.dataHorizon() else { throw PopulationError.emptyStore }
+        return Population(analytics: analytics, timelines: timelines, horizon: horizon)
+    }
+
+    enum PopulationError: Error { case emptyStore }
+
+    /// States and offers at many instants; events, expiration reasons and billing recovery month
+    /// by month.
+    @Test func sqlFiguresAreTheSumOfTheTimelines() throws {
+        let (analytics, timelines, horizon) = try Self.shared.get().parts
+        #expect(timelines.count > 600)
 
         // States at the first of every month, at a noon in between, and at the horizon.
         var instants: [Instant] = [horizon]
@@ -79,6 +95,37 @@ import Testing
             #expect(sql.counts.filter { $0.value > 0 } == counts, "events in \(month)")
             #expect(sql.expirationReasons.filter { $0.value > 0 } == reasons, "expiration reasons in \(month)")
             month = month.next
+        }
+    }
+
+    /// Retention cohorts at the horizon and at a mid-point: members, retained and eligible per cell.
+    @Test func cohortsAreTheSumOfTheRuns() throws {
+        let (analytics, timelines, horizon) = try Self.shared.get().parts
+        let periods = 6
+        for asOf in [horizon, Month(year: 2024, month: 9).start.adding(days: 9)] {
+            var cells: [Month: (started: Int, retained: [Int], eligible: [Int])] = [:]
+            for t in timelines {
+                for run in t.runs {
+                    guard let first = run.firstPaidStart, first <= asOf, let month = run.cohortMonth else { continue }
+                    let paid = run.paidPeriods(asOf: asOf)
+                    let ended = run.endedAt <= asOf
+                    var cell = cells[month] ?? (0, Array(repeating: 0, count: periods), Array(repeating: 0, count: periods))
+                    cell.started += 1
+                    for k in 1...periods {
+                        if paid >= k + 1 { cell.retained[k - 1] += 1 }
+                        if paid >= k + 1 || ended { cell.eligible[k - 1] += 1 }
+                    }
+                    cells[month] = cell
+                }
+            }
+            let grid = try analytics.cohorts(asOf: asOf, periods: periods)
+            #expect(grid.cohorts.filter { $0.started > 0 }.count == cells.count)
+            for row in grid.cohorts {
+                let cell = cells[row.month] ?? (0, Array(repeating: 0, count: periods), Array(repeating: 0, count: periods))
+                #expect(row.started == cell.started, "\(row.month) at \(asOf)")
+                #expect(row.retained == cell.retained, "\(row.month) at \(asOf)")
+                #expect(row.eligible == cell.eligible, "\(row.month) at \(asOf)")
+            }
         }
     }
 
