@@ -31,6 +31,10 @@ import SubscriptionModel
                                     tx("b", "2024-02-01", "2024-03-01")])
         #expect(atTheBoundary.classes() == [.activation, .reactivation])
         #expect(atTheBoundary.runs[0].expirationReason == .refund)
+        // The last period refunded after it expired: the run ended at the expiry, reason refund.
+        let lastLate = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-15")])
+        #expect(lastLate.eventList() == ["2024-01-01T00:00:00Z activation", "2024-02-01T00:00:00Z expiration refund",
+                                         "2024-02-15T00:00:00Z refund"])
     }
 
     /// Intent 2 reported while `a` was in billing retry is about `a`; `b` recovered it, then the
