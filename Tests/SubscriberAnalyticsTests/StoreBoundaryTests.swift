@@ -242,6 +242,70 @@ import Testing
         #expect(before.state == .standard)
     }
 
+    /// Two more ways out of a grace period (2025, grace 06-01 00:00 → 06-17 00:00 for both):
+    /// - **K** is charged inside grace on 06-03 06:00; the recovered K2 keeps the anniversary
+    ///   (expires 07-01) but starts at the charge: grace [06-01, 06-03 06:00), then standard;
+    ///   recovered after 2.25 days (≤ 3).
+    /// - **L** turns auto-renew off in grace on 06-05 09:00: Apple stops retrying, so the retry
+    ///   ends there (the first auto-renew-off toggle after T): grace to 06-05 09:00, then
+    ///   expired; the run ends at 06-05 09:00, `billing` (a failure at its end, even though the
+    ///   subscriber then turned auto-renew off). At that instant the toggle comes before the
+    ///   expiration it caused.
+    @Test func leavingGraceByARecoveryOrByCancelling() throws {
+        let chain = try Wire.chain()
+        let jws = try CompactJWS(chain: chain)
+        var n = 400
+        func note(_ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
+                  on: Bool = true, retry: Bool? = nil) -> String {
+            n += 1
+            let renewal = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro, autoRenewStatus: on,
+                                      isInBillingRetryPeriod: retry,
+                                      gracePeriodExpiresDate: retry == true ? Wire.at("2025-06-17T00:00:00Z") : nil)
+            return Wire.v2(type, subtype, uuid: "0b5e7d10-0000-4000-8000-000000000\(n)", signedDate: Wire.at(at),
+                           status: status, transaction: t, renewal: renewal, jws: jws)
+        }
+        let k1 = Self.transaction("3000000000000007", original: "3000000000000007", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
+        let k2 = Self.transaction("3000000000000017", original: "3000000000000007", "2025-06-03T06:00:00Z", "2025-07-01T00:00:00Z")
+        let l1 = Self.transaction("3000000000000008", original: "3000000000000008", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
+        let documents = [
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-05-01T00:00:00Z", k1),
+            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-01T00:00:00Z", status: 4, k1, retry: true),
+            note("DID_RENEW", "BILLING_RECOVERY", "2025-06-03T06:00:00Z", k2, retry: false),
+            note("SUBSCRIBED", "INITIAL_BUY", "2025-05-01T00:00:00Z", l1),
+            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-01T00:00:00Z", status: 4, l1, retry: true),
+            note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-06-05T09:00:00Z", status: 4, l1, on: false,
+                 retry: true),
+        ]
+        let (analytics, rejected) = try Wire.store(documents, chain: chain)
+        #expect(rejected == [])
+        func states(_ iso: String) throws -> [SubscriptionState: Int] {
+            try analytics.states(asOf: Wire.at(iso)).counts.filter { $0.value > 0 }
+        }
+        #expect(try states("2025-05-31T23:59:59.999Z") == [.standard: 2])
+        #expect(try states("2025-06-01T00:00:00Z") == [.gracePeriod: 2])
+        #expect(try states("2025-06-03T05:59:59.999Z") == [.gracePeriod: 2])
+        #expect(try states("2025-06-03T06:00:00Z") == [.standard: 1, .gracePeriod: 1])
+        #expect(try states("2025-06-05T08:59:59.999Z") == [.standard: 1, .gracePeriod: 1])
+        #expect(try states("2025-06-05T09:00:00Z") == [.standard: 1, .expired: 1])
+
+        let recovery = try analytics.recovery(from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
+                                              asOf: Wire.at("2025-06-20T00:00:00Z"))
+        #expect(try ReportJSON.recovery(recovery) == """
+            {"from":"2025-06-01T00:00:00Z","to":"2025-07-01T00:00:00Z","asOf":"2025-06-20T00:00:00Z","failures":2,\
+            "recovered":1,"expired":1,"pending":0,"recoveredWithinDays":{"3":1,"7":1,"16":1,"30":1,"60":1}}
+            """)
+
+        guard case .found(let l) = try analytics.subscriber("3000000000000008", asOf: Wire.at("2025-06-20T00:00:00Z")) else {
+            Issue.record("L not found")
+            return
+        }
+        #expect(l.expirationReason == .billing)
+        #expect(l.events.map { "\($0.at.iso8601) \($0.type.rawValue)" } == [
+            "2025-05-01T00:00:00Z activation", "2025-06-01T00:00:00Z billingIssue", "2025-06-05T09:00:00Z autoRenewOff",
+            "2025-06-05T09:00:00Z expiration",
+        ])
+    }
+
     /// A refund of a period that had already ended: H1 (03-01 → 04-01) renewed into H2 on 04-01,
     /// and H1 was refunded on 04-15, while H2 ran. H1 is refunded (not paid), the refund is an
     /// event at 04-15, but the subscriber never lost access: H2 is a `renewal` of the same run,
