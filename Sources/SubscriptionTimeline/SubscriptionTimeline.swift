@@ -42,8 +42,7 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
                 runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
                 stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
                 autoRenewProductIds: [TimedValue<String>] = [], priceIncreaseStatuses: [TimedValue<Int>] = [],
-                appAccountToken: String? = nil,
-                dataHorizon: Instant? = nil) {
+                appAccountToken: String? = nil, dataHorizon: Instant? = nil) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
         self.periods = periods
