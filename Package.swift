@@ -30,7 +30,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         .target(name: "SubscriberStore", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline",
+            "SubscriptionModel", "SubscriptionTimeline", "CZlib",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
