@@ -34,6 +34,7 @@ let package = Package(
         .target(name: "SubscriberStore", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "CZstd",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
         .target(name: "StoreImport", dependencies: [

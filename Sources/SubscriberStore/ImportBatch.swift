@@ -72,7 +72,7 @@ extension AppDatabase {
                                               arguments: [chunk])
                 try Materializer(db).rebuild(ids)
                 let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-                for id in ids { try delete.execute(arguments: [id]) }
+                for id in ids { try delete.run(db, id) }
                 return ids.count
             }
             total += done
@@ -114,12 +114,12 @@ struct FactWriter {
         for doc in documents {
             switch doc.content {
             case .rejected(let reason):
-                try insertDocument.execute(arguments: [doc.sha256, doc.source, nil, "rejected", reason, doc.byteCount,
-                                                       doc.archived?.data, doc.archived?.encoding])
+                try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
+                                   doc.archived?.data, doc.archived?.encoding)
                 result.rejected += 1
             case .facts(let facts):
-                try insertDocument.execute(arguments: [doc.sha256, doc.source, facts.format.rawValue, "applied", nil,
-                                                       doc.byteCount, doc.archived?.data, doc.archived?.encoding])
+                try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
+                                       doc.byteCount, doc.archived?.data, doc.archived?.encoding)
                 if db.changesCount == 0 {
                     let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
                     if previous != "rejected" {
@@ -128,7 +128,7 @@ struct FactWriter {
                         continue
                     }
                     // Rejected before (say, an untrusted root), accepted now.
-                    try replaceDocument.execute(arguments: [doc.source, facts.format.rawValue, "applied", doc.sha256])
+                    try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
                 let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256)
                 for t in facts.transactions { winners.offer(t) }
@@ -136,7 +136,7 @@ struct FactWriter {
                 try writeCustomers(facts.customers)
                 if !facts.notifications.isEmpty && newNotifications == 0 {
                     // A redelivery of a notification already stored (same notificationUUID).
-                    try setOutcome.execute(arguments: ["duplicate", doc.sha256])
+                    try setOutcome.run(db, "duplicate", doc.sha256)
                     result.duplicates += 1
                 } else {
                     result.applied += 1
@@ -147,7 +147,7 @@ struct FactWriter {
         }
         try writeTransactions(winners.facts)
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
-        for id in touched { try pending.execute(arguments: [id]) }
+        for id in touched { try pending.run(db, id) }
         result.touchedSubscriptions = touched
         return result
     }
@@ -161,9 +161,9 @@ struct FactWriter {
             """)
         var inserted = 0
         for n in notifications {
-            try statement.execute(arguments: [n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
+            try statement.run(db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
                                               n.instant.milliseconds, n.originalTransactionId, n.transactionId,
-                                              n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document])
+                                  n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document)
             inserted += db.changesCount
         }
         return inserted
@@ -190,13 +190,11 @@ struct FactWriter {
             WHERE excluded.rank > "transaction".rank
             """)
         for (t, rank) in transactions {
-            try statement.execute(arguments: [
-                t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
+            try statement.run(db, t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, rank,
-            ])
+                t.signedDate?.milliseconds, rank)
         }
     }
 
@@ -209,11 +207,9 @@ struct FactWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         for r in renewals {
-            try statement.execute(arguments: [
-                r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
+            try statement.run(db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
                 r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
-                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1,
-            ])
+                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1)
         }
     }
 
@@ -224,7 +220,7 @@ struct FactWriter {
             ON CONFLICT DO NOTHING
             """)
         for c in customers {
-            try statement.execute(arguments: [c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? ""])
+            try statement.run(db, c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? "")
         }
     }
 }
