@@ -76,3 +76,47 @@ extension Statement {
         if let failure { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: failure, sql: sql) }
     }
 }
+
+/// The current row of a stepped statement, read column by column without `Row` boxes.
+struct ColumnReader {
+    let statement: OpaquePointer
+
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+
+    func text(_ i: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, i) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
+    }
+
+    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
+    func optionalInt64(_ i: Int32) -> Int64? { isNull(i) ? nil : int64(i) }
+    func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : Int(int64(i)) }
+    func bool(_ i: Int32) -> Bool { int64(i) != 0 }
+    func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : bool(i) }
+}
+
+extension Statement {
+    /// Runs a query with `values` bound and calls `row` for each result row.
+    func forEachRow<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value,
+                                                row: (ColumnReader) throws -> Void) throws {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        var index: Int32 = 0
+        for value in repeat each values {
+            index += 1
+            value.bind(to: handle, at: index)
+        }
+        defer { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
+        let reader = ColumnReader(statement: handle)
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+            try row(reader)
+        }
+    }
+}
