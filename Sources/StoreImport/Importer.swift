@@ -84,6 +84,8 @@ public final class Importer: Sendable {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
+        try database.prepareForBulkImport()
+        defer { try? database.finishBulkImport() }
         let writes = WriteLane(database: database)
         var pending: [(source: String, raw: RawDocument)] = []
         var touched = Set<String>()

@@ -59,6 +59,30 @@ public final class AppDatabase: Sendable {
         return "subdash.sqlite"
     }
 
+    /// Settings of the writing connection for an import of many documents. Every document adds a
+    /// key at a random place in a few indexes (its sha256, its notification id), so once a store
+    /// holds millions of documents each batch dirties thousands of pages all over those indexes:
+    /// with SQLite's defaults they are read back from the file and the WAL is checkpointed after
+    /// every batch, the same pages written again and again (perf at 1,000,000 subscribers: a third
+    /// of the time in the kernel copying pages). A larger page cache keeps the indexes' inner pages
+    /// and a larger checkpoint interval lets a page dirtied by several batches be copied once.
+    public func prepareForBulkImport(cacheMegabytes: Int = 512) throws {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheMegabytes * 1024)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+        }
+    }
+
+    /// After an import: back to the everyday settings, and the WAL folded into the store and
+    /// truncated so the store is one file of its final size.
+    public func finishBulkImport() throws {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+            if path != nil { _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+
     /// SQLite's `PRAGMA data_version`: changes when another connection commits.
     public func dataVersion() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
