@@ -1,0 +1,74 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// What pane 4 shows: states at as-of beside 30 days earlier, a month's events beside the month
+/// before, and a daily series behind each row. All from ``SubscriberAnalytics``.
+public struct StatesEventsFigures: Equatable, Sendable {
+    /// The states are compared with this many days before as-of.
+    public static let comparisonDays = 30
+
+    public var states: StateCounts
+    /// The states `comparisonDays` before as-of.
+    public var statesBefore: StateCounts
+    /// One sample a day from `comparisonDays` before as-of to as-of (`comparisonDays + 1` values).
+    public var dailyStates: [SubscriptionState: [Int]]
+    public var month: Month
+    public var events: EventCounts
+    public var previousEvents: EventCounts
+    /// One value per day of `month` (days after as-of stay 0).
+    public var dailyEvents: [EventType: [Int]]
+
+    public init(states: StateCounts, statesBefore: StateCounts, dailyStates: [SubscriptionState: [Int]], month: Month,
+                events: EventCounts, previousEvents: EventCounts, dailyEvents: [EventType: [Int]]) {
+        self.states = states
+        self.statesBefore = statesBefore
+        self.dailyStates = dailyStates
+        self.month = month
+        self.events = events
+        self.previousEvents = previousEvents
+        self.dailyEvents = dailyEvents
+    }
+
+    public static func load(_ analytics: SubscriberAnalytics, asOf: Instant, month: Month, scope: ReportScope) throws -> Self {
+        let days = comparisonDays + 1
+        let before = asOf.adding(days: -Int64(comparisonDays))
+        return StatesEventsFigures(
+            states: try analytics.states(asOf: asOf, scope: scope),
+            statesBefore: try analytics.states(asOf: before, scope: scope),
+            dailyStates: try analytics.dailyStates(endingAt: asOf, days: days, scope: scope),
+            month: month,
+            events: try analytics.events(from: month.start, to: month.end, asOf: asOf, scope: scope),
+            previousEvents: try analytics.events(from: month.previous.start, to: month.start, asOf: asOf, scope: scope),
+            dailyEvents: try analytics.dailyEvents(from: month.start, days: month.dayCount, asOf: asOf, scope: scope))
+    }
+
+    /// The daily series of one state, zeros when it never occurs.
+    public func series(_ state: SubscriptionState) -> [Int] {
+        dailyStates[state] ?? Array(repeating: 0, count: Self.comparisonDays + 1)
+    }
+
+    /// The daily series of the states `include` picks, summed (the active and total rows).
+    public func series(summing include: (SubscriptionState) -> Bool) -> [Int] {
+        SubscriptionState.allCases.filter(include).map(series).reduce(Array(repeating: 0, count: Self.comparisonDays + 1)) {
+            zip($0, $1).map(+)
+        }
+    }
+
+    public func series(_ type: EventType) -> [Int] { dailyEvents[type] ?? Array(repeating: 0, count: month.dayCount) }
+}
+
+extension StatesEventsPane {
+    /// The month whose events are shown: the chosen one, else the month of as-of.
+    public func shownMonth(asOf: Instant) -> Month { min(month ?? asOf.month, asOf.month) }
+}
+
+/// `h`/`l` on pane 4: the events of the previous or next month (never past as-of's month).
+func moveMonth(_ state: inout AppState, _ delta: Int) -> [Effect] {
+    guard let asOf = state.asOf else { return [] }
+    let month = min(state.statesEvents.shownMonth(asOf: asOf).adding(months: delta), asOf.month)
+    guard month != state.statesEvents.shownMonth(asOf: asOf) else { return [] }
+    state.statesEvents.month = month == asOf.month ? nil : month
+    state.statesEvents.loading = true
+    return [.loadStatesEvents(asOf: asOf, month: month, scope: state.scope)]
+}
