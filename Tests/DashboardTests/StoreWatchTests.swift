@@ -1,0 +1,154 @@
+@testable import Dashboard
+import Foundation
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+import Testing
+import TerminalUI
+
+/// Runs `action` and every effect it causes, synchronously, to a quiet state.
+private func drive(_ action: Action, _ state: inout AppState, _ runner: EffectRunner) {
+    var queue = [action]
+    while !queue.isEmpty { queue += update(&state, queue.removeFirst()).map(runner.perform) }
+}
+
+private func keys(_ chords: String..., state: inout AppState, runner: EffectRunner) throws {
+    for chord in chords {
+        for key in try KeyChord(parsing: chord).keys { drive(.key(key), &state, runner) }
+    }
+}
+
+/// A file store in a fresh temporary directory, removed at the end.
+private func withFileStore(_ body: (String) throws -> Void) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-watch-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try body(directory.appendingPathComponent("store.sqlite").path)
+}
+
+@Suite struct StoreWatchTests {
+    @Test func anImportByAnotherConnectionReloadsTheVisiblePaneInPlace() throws {
+        try withFileStore { path in
+            let dashboardStore = try AppDatabase.open(path: path)
+            try dashboardStore.apply(SampleStore.documents(count: 6))
+            let runner = EffectRunner(analytics: SubscriberAnalytics(database: dashboardStore))
+            var state = AppState(asOf: SampleStore.asOf)
+            drive(.start, &state, runner)
+            drive(.tick, &state, runner)
+            try keys("j", "j", "space", state: &state, runner: runner)
+            let cursorId = state.subscribers.selectedId
+            #expect(state.subscribers.rows.count == 6)
+            #expect(state.marks.count == 1)
+
+            // nothing changed: a tick reloads nothing
+            #expect(update(&state, .tick) == [.checkStore])
+            #expect(update(&state, runner.perform(.checkStore)).isEmpty)
+
+            // another connection (as another process's import would) adds three subscriptions
+            let importer = try AppDatabase.open(path: path)
+            try importer.apply(SampleStore.documents(count: 3, idBase: 9000))
+            #expect(update(&state, .tick) == [.checkStore])
+            let reload = update(&state, runner.perform(.checkStore))
+            #expect(reload == [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
+                                                scope: state.scope, filter: nil)])
+            #expect(!state.subscribers.rows.isEmpty, "the old rows stay on screen while the new ones load")
+            for effect in reload { drive(runner.perform(effect), &state, runner) }
+
+            #expect(state.subscribers.rows.count == 9)
+            #expect(state.subscribers.rows.contains { $0.id == "9000" })
+            #expect(state.subscribers.selectedId == cursorId, "the cursor stays on the same subscription")
+            #expect(state.marks.count == 1, "marks survive the reload")
+            // the other panes are reloaded when next shown, with the new figures
+            #expect(state.storeWatch.stale == [.subscriber, .cohorts, .statesEvents])
+            try keys("4", state: &state, runner: runner)
+            #expect(state.statesEvents.figures?.states.total == 9)
+            #expect(state.storeWatch.stale == [.subscriber, .cohorts])
+        }
+    }
+
+    @Test func asOfFollowsTheDataHorizonUnlessChosen() throws {
+        try withFileStore { path in
+            let dashboardStore = try AppDatabase.open(path: path)
+            try dashboardStore.apply(SampleStore.documents(count: 2))
+            let runner = EffectRunner(analytics: SubscriberAnalytics(database: dashboardStore))
+            var state = AppState()
+            drive(.start, &state, runner)
+            drive(.tick, &state, runner)
+            let before = try #require(state.asOf)
+
+            try AppDatabase.open(path: path).apply(SampleStore.documents(count: 20, idBase: 7000))
+            drive(.tick, &state, runner)
+            let after = try #require(state.asOf)
+            #expect(after > before)
+            #expect(state.subscribers.rows.count == 22)
+
+            // an as-of chosen with :asof stays put
+            try keys(":", state: &state, runner: runner)
+            for c in "asof 2025-03-01" { drive(.key(.char(c)), &state, runner) }
+            try keys("enter", state: &state, runner: runner)
+            try AppDatabase.open(path: path).apply(SampleStore.documents(count: 1, idBase: 8000))
+            drive(.tick, &state, runner)
+            #expect(state.asOf == Instant(parsing: "2025-03-01"))
+        }
+    }
+
+    @Test func ticksDoNotPileUpBehindASlowCheck() {
+        var state = AppState(asOf: SampleStore.asOf)
+        #expect(update(&state, .tick) == [.checkStore])
+        #expect(update(&state, .tick).isEmpty)
+        _ = update(&state, .storeVersion(nil))
+        #expect(update(&state, .tick) == [.checkStore])
+    }
+}
+
+@Suite struct StatesEventsPaneTests {
+    @Test func dailyStatesAreTheStatesOfEachDay() throws {
+        let analytics = SubscriberAnalytics(database: try SampleStore.database())
+        let asOf = SampleStore.asOf.adding(hours: 7)
+        let daily = try analytics.dailyStates(endingAt: asOf, days: 31)
+        #expect(daily.values.allSatisfy { $0.count == 31 })
+        for day in 0..<31 {
+            let states = try analytics.states(asOf: asOf.adding(days: Int64(day - 30)))
+            for state in SubscriptionState.allCases {
+                #expect((daily[state]?[day] ?? 0) == states[state], "\(state) on day \(day)")
+            }
+        }
+        #expect(daily[.expired]?.last ?? 0 > 0)
+    }
+
+    @Test func figuresCompareWithThirtyDaysAndThePreviousMonth() throws {
+        let runner = try SampleStore.runner()
+        var state = AppState(asOf: SampleStore.asOf)
+        try keys("4", state: &state, runner: runner)
+        let figures = try #require(state.statesEvents.figures)
+        let analytics = runner.analytics
+        #expect(figures.month == Month(year: 2025, month: 6))
+        #expect(figures.states == (try analytics.states(asOf: SampleStore.asOf)))
+        #expect(figures.statesBefore == (try analytics.states(asOf: SampleStore.asOf.adding(days: -30))))
+        #expect(figures.series(summing: { _ in true }).last == figures.states.total)
+        #expect(figures.series(summing: { _ in true }).first == figures.statesBefore.total)
+        #expect(figures.dailyEvents.values.allSatisfy { $0.count == 30 })
+        #expect(figures.series(.renewal).reduce(0, +) == figures.events[.renewal])
+
+        try keys("l", state: &state, runner: runner)
+        #expect(state.statesEvents.figures?.month == Month(year: 2025, month: 6), "no month after as-of's")
+        try keys("h", "h", state: &state, runner: runner)
+        let april = try #require(state.statesEvents.figures)
+        #expect(april.month == Month(year: 2025, month: 4))
+        #expect(april.events == (try analytics.events(from: Month(year: 2025, month: 4).start, to: Month(year: 2025, month: 5).start,
+                                                      asOf: SampleStore.asOf)))
+        #expect(april.previousEvents.from == Month(year: 2025, month: 3).start)
+        #expect(april.states == figures.states, "states stay at as-of")
+    }
+
+    @Test func sparklinesSpanTheWholeSeriesAtAnyWidth() {
+        let series = Array(1...31)
+        let six = (0..<6).map { b in (b * 31 / 6, (b + 1) * 31 / 6) }
+        #expect(six.first! == (0, 5) && six.last! == (25, 31))
+        let resampled = SparkTable.resample(series, width: 6)
+        #expect(resampled.count == 6)
+        #expect(resampled.first == 3 && resampled.last == 28.5)
+        #expect(SparkTable.resample(series, width: 40).count == 31)
+    }
+}
