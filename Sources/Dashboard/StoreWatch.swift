@@ -52,7 +52,8 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         let limit = max(SubscribersPane.pageSize, state.subscribers.rows.count)
         return [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope, filter: state.subscribers.filter)]
     case .subscriber:
-        guard let id = state.subscriber.id else { return [] }
+        guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
+        state.subscriber.id = id
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
         return [.loadCohorts(asOf: asOf, scope: state.scope)]

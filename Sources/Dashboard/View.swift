@@ -93,7 +93,10 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
         placeholder(pane.loading ? "Loading…" : "No subscribers.", in: inner, buffer: &buffer, palette: palette)
         return
     }
-    let rows = pane.rows.map { row in
+    // Only the rows on screen become table rows: a frame costs the same on row 10 and row 100,000.
+    let visible = max(0, inner.height - 1)
+    let first = Table.scrollOffset(selected: pane.selected, offset: 0, visibleRows: visible)
+    let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
         Table.Row([clean(row.id), row.state ?? "—", clean(row.productId), row.paidPeriods.map(String.init) ?? "—",
                    row.autoRenew.map { $0 ? "on" : "off" } ?? "—", row.flagCount > 0 ? "\(row.flagCount)" : ""],
                   isMarked: state.marks.contains(row.id))
@@ -101,7 +104,7 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     Table(columns: [
         .init("Subscription", width: .fixed(20)), .init("State", width: .fixed(13)), .init("Product", width: .fill()),
         .init("Paid", width: .fixed(5), alignment: .right), .init("Renew", width: .fixed(5)), .init("Flags", width: .fixed(5)),
-    ], rows: rows, selected: pane.selected, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
+    ], rows: rows, selected: pane.selected - first, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
 }
 
 func role(for kind: OfferKind) -> ThemeRole {

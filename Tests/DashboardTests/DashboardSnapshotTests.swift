@@ -15,6 +15,7 @@ import TerminalUI
 
     static let screens: [Screen] = [
         Screen(name: "subscribers", keys: ["j", "j", "space", "j"]),
+        Screen(name: "subscribers-scrolled", keys: ["space"] + Array(repeating: "j", count: 20)),
         Screen(name: "subscriber", keys: ["j", "j", "j", "j", "enter"]),
         Screen(name: "cohorts", keys: ["3", "j", "l"]),
         Screen(name: "states-events", keys: ["4"]),
