@@ -31,12 +31,17 @@ public struct StatesEventsFigures: Equatable, Sendable {
     }
 
     public static func load(_ analytics: SubscriberAnalytics, asOf: Instant, month: Month, scope: ReportScope) throws -> Self {
-        let days = comparisonDays + 1
-        let before = asOf.adding(days: -Int64(comparisonDays))
+        // The daily series starts at the comparison day and ends at as-of: its ends are the two
+        // state counts, so the segments are read once rather than three times (they are the cost:
+        // every ended subscription keeps an open-ended expired segment).
+        let daily = try analytics.dailyStates(endingAt: asOf, days: comparisonDays + 1, scope: scope)
+        func counts(at instant: Instant, _ pick: ([Int]) -> Int?) -> StateCounts {
+            StateCounts(asOf: instant, counts: daily.compactMapValues { series in pick(series).flatMap { $0 > 0 ? $0 : nil } })
+        }
         return StatesEventsFigures(
-            states: try analytics.states(asOf: asOf, scope: scope),
-            statesBefore: try analytics.states(asOf: before, scope: scope),
-            dailyStates: try analytics.dailyStates(endingAt: asOf, days: days, scope: scope),
+            states: counts(at: asOf, \.last),
+            statesBefore: counts(at: asOf.adding(days: -Int64(comparisonDays)), \.first),
+            dailyStates: daily,
             month: month,
             events: try analytics.events(from: month.start, to: month.end, asOf: asOf, scope: scope),
             previousEvents: try analytics.events(from: month.previous.start, to: month.start, asOf: asOf, scope: scope),
