@@ -14,13 +14,14 @@ public struct StatesEventsFigures: Equatable, Sendable {
     /// One sample a day from `comparisonDays` before as-of to as-of (`comparisonDays + 1` values).
     public var dailyStates: [SubscriptionState: [Int]]
     public var month: Month
-    public var events: EventCounts
-    public var previousEvents: EventCounts
+    /// Events per type in `month` (up to as-of) and in the month before: the sums of ``dailyEvents``.
+    public var events: [EventType: Int]
+    public var previousEvents: [EventType: Int]
     /// One value per day of `month` (days after as-of stay 0).
     public var dailyEvents: [EventType: [Int]]
 
     public init(states: StateCounts, statesBefore: StateCounts, dailyStates: [SubscriptionState: [Int]], month: Month,
-                events: EventCounts, previousEvents: EventCounts, dailyEvents: [EventType: [Int]]) {
+                events: [EventType: Int], previousEvents: [EventType: Int], dailyEvents: [EventType: [Int]]) {
         self.states = states
         self.statesBefore = statesBefore
         self.dailyStates = dailyStates
@@ -34,6 +35,11 @@ public struct StatesEventsFigures: Equatable, Sendable {
         // The daily series starts at the comparison day and ends at as-of: its ends are the two
         // state counts, so the segments are read once rather than three times (they are the cost:
         // every ended subscription keeps an open-ended expired segment).
+        // Both months' events in one pass too, day by day (the covering event index answers it).
+        let before = month.previous.dayCount
+        let twoMonths = try analytics.dailyEvents(from: month.previous.start, days: before + month.dayCount, asOf: asOf, scope: scope)
+        let previousMonth = twoMonths.mapValues { Array($0.prefix(before)) }
+        let thisMonth = twoMonths.mapValues { Array($0.dropFirst(before)) }
         let daily = try analytics.dailyStates(endingAt: asOf, days: comparisonDays + 1, scope: scope)
         func counts(at instant: Instant, _ pick: ([Int]) -> Int?) -> StateCounts {
             StateCounts(asOf: instant, counts: daily.compactMapValues { series in pick(series).flatMap { $0 > 0 ? $0 : nil } })
@@ -43,9 +49,9 @@ public struct StatesEventsFigures: Equatable, Sendable {
             statesBefore: counts(at: asOf.adding(days: -Int64(comparisonDays)), \.first),
             dailyStates: daily,
             month: month,
-            events: try analytics.events(from: month.start, to: month.end, asOf: asOf, scope: scope),
-            previousEvents: try analytics.events(from: month.previous.start, to: month.start, asOf: asOf, scope: scope),
-            dailyEvents: try analytics.dailyEvents(from: month.start, days: month.dayCount, asOf: asOf, scope: scope))
+            events: thisMonth.mapValues { $0.reduce(0, +) },
+            previousEvents: previousMonth.mapValues { $0.reduce(0, +) },
+            dailyEvents: thisMonth)
     }
 
     /// The daily series of one state, zeros when it never occurs.
@@ -61,6 +67,9 @@ public struct StatesEventsFigures: Equatable, Sendable {
     }
 
     public func series(_ type: EventType) -> [Int] { dailyEvents[type] ?? Array(repeating: 0, count: month.dayCount) }
+
+    public func count(_ type: EventType) -> Int { events[type] ?? 0 }
+    public func previousCount(_ type: EventType) -> Int { previousEvents[type] ?? 0 }
 }
 
 extension StatesEventsPane {

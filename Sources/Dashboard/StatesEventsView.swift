@@ -31,7 +31,7 @@ func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, 
         .render(in: left, buffer: &buffer, palette: palette)
 
     let eventRows = EventType.allCases.map { type in
-        SparkTable.Row(name: type.rawValue, value: figures.events[type], other: "\(figures.previousEvents[type])",
+        SparkTable.Row(name: type.rawValue, value: figures.count(type), other: "\(figures.previousCount(type))",
                        series: figures.series(type))
     }
     SparkTable(titles: ("Event", figures.month.description, figures.month.previous.description, "daily"), nameWidth: 15,

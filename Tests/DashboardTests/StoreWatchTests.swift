@@ -129,16 +129,28 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
         #expect(figures.series(summing: { _ in true }).last == figures.states.total)
         #expect(figures.series(summing: { _ in true }).first == figures.statesBefore.total)
         #expect(figures.dailyEvents.values.allSatisfy { $0.count == 30 })
-        #expect(figures.series(.renewal).reduce(0, +) == figures.events[.renewal])
+        #expect(figures.series(.renewal).reduce(0, +) == figures.count(.renewal))
+        let june = try analytics.events(from: figures.month.start, to: figures.month.end, asOf: SampleStore.asOf)
+        let may = try analytics.events(from: figures.month.previous.start, to: figures.month.start, asOf: SampleStore.asOf)
+        for type in EventType.allCases {
+            #expect(figures.count(type) == june[type], "\(type) in June")
+            #expect(figures.previousCount(type) == may[type], "\(type) in May")
+        }
+        #expect(EventType.allCases.contains { figures.count($0) > 0 } && EventType.allCases.contains { figures.previousCount($0) > 0 })
 
         try keys("l", state: &state, runner: runner)
         #expect(state.statesEvents.figures?.month == Month(year: 2025, month: 6), "no month after as-of's")
         try keys("h", "h", state: &state, runner: runner)
         let april = try #require(state.statesEvents.figures)
         #expect(april.month == Month(year: 2025, month: 4))
-        #expect(april.events == (try analytics.events(from: Month(year: 2025, month: 4).start, to: Month(year: 2025, month: 5).start,
-                                                      asOf: SampleStore.asOf)))
-        #expect(april.previousEvents.from == Month(year: 2025, month: 3).start)
+        let aprilEvents = try analytics.events(from: Month(year: 2025, month: 4).start, to: Month(year: 2025, month: 5).start,
+                                               asOf: SampleStore.asOf)
+        let marchEvents = try analytics.events(from: Month(year: 2025, month: 3).start, to: Month(year: 2025, month: 4).start,
+                                               asOf: SampleStore.asOf)
+        for type in EventType.allCases {
+            #expect(april.count(type) == aprilEvents[type] && april.previousCount(type) == marchEvents[type], "\(type)")
+        }
+        #expect(april.dailyEvents.values.allSatisfy { $0.count == 30 })
         #expect(april.states == figures.states, "states stay at as-of")
     }
 
