@@ -32,14 +32,15 @@ public struct StatesEventsFigures: Equatable, Sendable {
     }
 
     public static func load(_ analytics: SubscriberAnalytics, asOf: Instant, month: Month, scope: ReportScope) throws -> Self {
-        // The daily series starts at the comparison day and ends at as-of: its ends are the two
-        // state counts, so the segments are read once rather than three times (they are the cost:
-        // every ended subscription keeps an open-ended expired segment).
-        // Both months' events in one pass too, day by day (the covering event index answers it).
+        // Both months' events in one pass, day by day (the covering event index answers it); the
+        // month totals are the sums of the days, as the tests check against `events(from:to:)`.
         let before = month.previous.dayCount
         let twoMonths = try analytics.dailyEvents(from: month.previous.start, days: before + month.dayCount, asOf: asOf, scope: scope)
         let previousMonth = twoMonths.mapValues { Array($0.prefix(before)) }
         let thisMonth = twoMonths.mapValues { Array($0.dropFirst(before)) }
+        // The daily series starts at the comparison day and ends at as-of: its ends are the two
+        // state counts, so the segments are read once rather than three times (they are the cost:
+        // every ended subscription keeps an open-ended expired segment).
         let daily = try analytics.dailyStates(endingAt: asOf, days: comparisonDays + 1, scope: scope)
         func counts(at instant: Instant, _ pick: ([Int]) -> Int?) -> StateCounts {
             StateCounts(asOf: instant, counts: daily.compactMapValues { series in pick(series).flatMap { $0 > 0 ? $0 : nil } })
