@@ -67,6 +67,35 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
         }
     }
 
+    @Test func otherPanesKeepTheirCursorThroughAReload() throws {
+        try withFileStore { path in
+            let dashboardStore = try AppDatabase.open(path: path)
+            try dashboardStore.apply(SampleStore.documents(count: 12))
+            let runner = EffectRunner(analytics: SubscriberAnalytics(database: dashboardStore))
+            var state = AppState(asOf: SampleStore.asOf)
+            drive(.start, &state, runner)
+            drive(.tick, &state, runner)
+            try keys("3", "j", "j", "l", "l", state: &state, runner: runner)
+            let cell = (state.cohorts.row, state.cohorts.column)
+            let startedBefore = state.cohorts.grid?.cohorts.map(\.started).reduce(0, +)
+
+            try AppDatabase.open(path: path).apply(SampleStore.documents(count: 12, idBase: 9000))
+            drive(.tick, &state, runner)
+            #expect(state.cohorts.grid?.cohorts.map(\.started).reduce(0, +) ?? 0 > startedBefore ?? 0)
+            #expect(state.cohorts.row == cell.0 && state.cohorts.column == cell.1)
+
+            // the Subscriber pane reloads the same subscription and keeps its scroll
+            try keys("1", "enter", state: &state, runner: runner)
+            try keys("j", state: &state, runner: runner)
+            let id = state.subscriber.id
+            try AppDatabase.open(path: path).apply(SampleStore.documents(count: 1, idBase: 9500))
+            drive(.tick, &state, runner)
+            #expect(state.subscriber.id == id && state.subscriber.report?.originalTransactionId == id)
+            #expect(state.subscriber.scroll == 1)
+            #expect(state.storeWatch.stale.contains(.subscribers))
+        }
+    }
+
     @Test func asOfFollowsTheDataHorizonUnlessChosen() throws {
         try withFileStore { path in
             let dashboardStore = try AppDatabase.open(path: path)
