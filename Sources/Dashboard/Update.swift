@@ -7,7 +7,8 @@ import TerminalUI
 public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
-        return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
+        // The store's version is read before the first query, so a change after it is never missed.
+        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane))
     case .key(let event):
         return handleKey(&state, event)
     case .switchPane(let pane):

@@ -122,6 +122,31 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
         }
     }
 
+    /// The real loop, as `subdash dashboard` runs it: ticks on the clock, the check on the effect
+    /// queue, and the new rows on screen without a key being pressed.
+    @Test func theRunLoopShowsAnImportWithoutAKey() throws {
+        try withFileStore { path in
+            let store = try AppDatabase.open(path: path)
+            try store.apply(SampleStore.documents(count: 3))
+            let session = DashboardSession(backend: TestBackend(width: 80, height: 24),
+                                           runner: EffectRunner(analytics: SubscriberAnalytics(database: store)),
+                                           palette: .builtinDefault(.none), state: AppState(asOf: SampleStore.asOf))
+            session.tickInterval = .milliseconds(20)
+            session.apply(.start)
+            func screenShows(_ text: String) -> Bool {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    session.step(timeout: .milliseconds(5))
+                    if session.backend.lines.contains(where: { $0.contains(text) }) { return true }
+                }
+                return false
+            }
+            #expect(screenShows("│ 5020 "))
+            try AppDatabase.open(path: path).apply(SampleStore.documents(count: 1, idBase: 9900))
+            #expect(screenShows("│ 9900 "), "the imported subscription appears by itself")
+        }
+    }
+
     @Test func ticksDoNotPileUpBehindASlowCheck() {
         var state = AppState(asOf: SampleStore.asOf)
         #expect(update(&state, .tick) == [.checkStore])
