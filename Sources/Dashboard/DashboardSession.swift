@@ -40,7 +40,12 @@ public final class DashboardSession<Backend: TerminalBackend> {
     /// arrived, and tick when a tick is due.
     public func step(timeout: Duration) {
         draw()
-        if let key = backend.readKey(timeout: timeout) { press(key) }
+        if let key = backend.readKey(timeout: timeout) {
+            // Results that came in while waiting came before the key: apply them first, so an
+            // enter typed the instant a list is drawn acts on that list.
+            applyArrived(waiting: false)
+            press(key)
+        }
         applyArrived(waiting: false)
         if clock.now - lastTick >= tickInterval {
             lastTick = clock.now
