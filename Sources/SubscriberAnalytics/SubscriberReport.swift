@@ -52,7 +52,7 @@ extension SubscriberAnalytics {
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
-        let priceIncrease: String? = switch timeline.priceIncreaseStatus {
+        let priceIncrease: String? = switch timeline.priceIncreaseStatus(asOf: asOf) {
         case 0: "pending"
         case 1: "accepted"
         default: nil
@@ -61,7 +61,7 @@ extension SubscriberAnalytics {
             originalTransactionId: id, userId: customer.userId, email: customer.email,
             appAccountToken: customer.appAccountToken ?? timeline.appAccountToken,
             productId: timeline.productId(at: asOf) ?? latestPeriod?.productId, asOf: asOf, state: state,
-            autoRenew: timeline.autoRenew(at: asOf), autoRenewProductId: timeline.autoRenewProductId,
+            autoRenew: timeline.autoRenew(at: asOf), autoRenewProductId: timeline.autoRenewProductId(asOf: asOf),
             inBillingRetry: timeline.inBillingRetry(at: asOf), gracePeriodExpires: timeline.gracePeriodExpires(at: asOf),
             expirationReason: timeline.expirationReason(asOf: asOf), priceIncrease: priceIncrease,
             paidPeriods: timeline.paidPeriods(asOf: asOf), billingFailures: timeline.billingFailureCount(asOf: asOf),

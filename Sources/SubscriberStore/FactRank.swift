@@ -1,13 +1,16 @@
 import SubscriptionModel
 
 /// A total order over versions of the same fact, so that whichever arrives last, the same one
-/// wins: the latest `signedDate` first (v1 rows have none), then a version that knows of a
-/// revocation or an upgrade (Apple only ever adds those), then the content itself as a tiebreak.
+/// wins. The same order as the timeline's `TransactionMerge`: the latest date of its own first
+/// (`signedDate`; a v1 row has none but its revocation date), then a v2 version over a v1 one,
+/// then a version that knows of a revocation or an upgrade (Apple only ever adds those), then
+/// the content itself as a tiebreak.
 enum FactRank {
     static func rank(of t: TransactionFact) -> String {
-        let signed = t.signedDate?.milliseconds ?? 0
-        var text = String(signed)
+        let own = (t.signedDate ?? t.revocationDate)?.milliseconds ?? 0
+        var text = String(own)
         text = String(repeating: "0", count: max(0, 15 - text.count)) + text
+        text += t.signedDate == nil ? "0" : "1"
         text += t.revocationDate == nil ? "0" : "1"
         text += t.isUpgraded ? "1" : "0"
         text += ":" + contentHash(of: t)

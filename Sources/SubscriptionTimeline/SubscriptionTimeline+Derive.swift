@@ -34,6 +34,9 @@ extension SubscriptionTimeline {
     ///   run's start is not a fact of the previous run. Toggles before the first period are ignored.
     /// - **Facts at the same instant**: a toggle beats a v2 renewal fact, "off" beats "on".
     /// - **A grace date at or before T** is ignored; the grace state never outlasts the retry window.
+    /// - **A refund dated after its period ended** (at its expiry or the next period's start) does
+    ///   not end the run: "the previous period is not refunded" of §3 reads "its refund did not take
+    ///   the access away". The period is still refunded (not paid) with its refund event.
     /// - **Events at as-of** count ("at or before"); event ranges are half-open.
     public static func derive(_ facts: SubscriptionFacts) -> SubscriptionTimeline {
         var derivation = TimelineDerivation(facts)

@@ -15,16 +15,23 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     public var runs: [Run]
     /// One per failed period, sorted by `at`.
     public var billingFailures: [BillingFailure]
-    /// Sorted by `at`, then `EventType` order, then transaction.
+    /// Sorted by `at`; at one instant in the order they happen: by the period they are about,
+    /// then `EventType` order, then transaction.
     public var events: [TimelineEvent]
     /// Consecutive from the first period's start; the last is `expired` and open-ended.
     public var stateIntervals: [StateInterval]
     /// Consecutive from the first period's start; the last is open-ended.
     public var autoRenewIntervals: [AutoRenewInterval]
+    /// Every `autoRenewProductId` reported, by instant; read one at an instant with
+    /// ``autoRenewProductId(asOf:)``.
+    public var autoRenewProductIds: [TimedValue<String>]
+    /// Every price-increase status reported (0 pending consent, 1 accepted), by instant; read one
+    /// with ``priceIncreaseStatus(asOf:)``.
+    public var priceIncreaseStatuses: [TimedValue<Int>]
     /// From the latest renewal fact that carries one.
-    public var autoRenewProductId: String?
+    public var autoRenewProductId: String? { autoRenewProductIds.last?.value }
     /// Latest price-increase status: nil none known, 0 pending consent, 1 accepted.
-    public var priceIncreaseStatus: Int?
+    public var priceIncreaseStatus: Int? { priceIncreaseStatuses.last?.value }
     /// From the latest transaction (by purchase date) that carries one.
     public var appAccountToken: String?
     /// The latest notification `signedDate`, renewal-fact instant, `purchaseDate` or
@@ -34,8 +41,8 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     public init(originalTransactionId: String, environment: StoreEnvironment = .production, periods: [Period] = [],
                 runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
                 stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
-                autoRenewProductId: String? = nil, priceIncreaseStatus: Int? = nil, appAccountToken: String? = nil,
-                dataHorizon: Instant? = nil) {
+                autoRenewProductIds: [TimedValue<String>] = [], priceIncreaseStatuses: [TimedValue<Int>] = [],
+                appAccountToken: String? = nil, dataHorizon: Instant? = nil) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
         self.periods = periods
@@ -44,8 +51,8 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
         self.events = events
         self.stateIntervals = stateIntervals
         self.autoRenewIntervals = autoRenewIntervals
-        self.autoRenewProductId = autoRenewProductId
-        self.priceIncreaseStatus = priceIncreaseStatus
+        self.autoRenewProductIds = autoRenewProductIds
+        self.priceIncreaseStatuses = priceIncreaseStatuses
         self.appAccountToken = appAccountToken
         self.dataHorizon = dataHorizon
     }
@@ -77,6 +84,13 @@ extension SubscriptionTimeline {
         guard i >= 0, autoRenewIntervals[i].contains(t) else { return nil }
         return autoRenewIntervals[i].isOn
     }
+
+    /// The product the subscription was set to renew to at `t`: the latest renewal fact at or
+    /// before `t` that names one. Nil before any did.
+    public func autoRenewProductId(asOf t: Instant) -> String? { latestValue(in: autoRenewProductIds, atOrBefore: t) }
+
+    /// The price-increase status known at `t` (nil none, 0 pending consent, 1 accepted).
+    public func priceIncreaseStatus(asOf t: Instant) -> Int? { latestValue(in: priceIncreaseStatuses, atOrBefore: t) }
 
     /// The run `t` belongs to: the latest run started at or before `t`, open or ended.
     public func runIndex(at t: Instant) -> Int? {

@@ -10,27 +10,27 @@ extension TimelineDerivation {
         return all.min { $0.rawValue < $1.rawValue } ?? .production
     }
 
-    func autoRenewProductId() -> String? {
-        var best: (at: Instant, id: String)?
-        for r in facts.renewals {
-            guard let id = r.autoRenewProductId else { continue }
-            if let b = best, (b.at, b.id) >= (r.instant, id) { continue }
-            best = (r.instant, id)
-        }
-        return best?.id
+    /// Every `autoRenewProductId` reported, sorted by instant then value; the last one read at
+    /// or before an instant is the value at that instant.
+    func autoRenewProductIds() -> [TimedValue<String>] {
+        sortedUnique(facts.renewals.compactMap { r in r.autoRenewProductId.map { TimedValue(at: r.instant, value: $0) } })
     }
 
-    func priceIncreaseStatus() -> Int? {
-        var best: (at: Instant, status: Int)?
-        func offer(_ at: Instant, _ status: Int) {
-            if let b = best, (b.at, b.status) >= (at, status) { return }
-            best = (at, status)
-        }
-        for r in facts.renewals { if let s = r.priceIncreaseStatus { offer(r.instant, s) } }
+    /// Every price-increase status reported (renewal facts, v2 `PRICE_INCREASE` PENDING = 0,
+    /// ACCEPTED = 1), sorted by instant then value.
+    func priceIncreaseStatuses() -> [TimedValue<Int>] {
+        var all = facts.renewals.compactMap { r in r.priceIncreaseStatus.map { TimedValue(at: r.instant, value: $0) } }
         for note in facts.notifications where note.format != .v1Notification && note.notificationType == "PRICE_INCREASE" {
-            if note.subtype == "PENDING" { offer(note.instant, 0) } else if note.subtype == "ACCEPTED" { offer(note.instant, 1) }
+            if note.subtype == "PENDING" { all.append(TimedValue(at: note.instant, value: 0)) }
+            if note.subtype == "ACCEPTED" { all.append(TimedValue(at: note.instant, value: 1)) }
         }
-        return best?.status
+        return sortedUnique(all)
+    }
+
+    private func sortedUnique<V>(_ values: [TimedValue<V>]) -> [TimedValue<V>] {
+        var result: [TimedValue<V>] = []
+        for v in values.sorted(by: { ($0.at, $0.value) < ($1.at, $1.value) }) where result.last != v { result.append(v) }
+        return result
     }
 
     func appAccountToken() -> String? {

@@ -37,11 +37,13 @@ struct TimelineDerivation {
         deriveAutoRenew()
         assignExpirationReasons()
         collectEvents()
+        let renewsTo = autoRenewProductIds()
+        let priceIncrease = priceIncreaseStatuses()
         return SubscriptionTimeline(
             originalTransactionId: facts.originalTransactionId, environment: environment(), periods: periods,
             runs: runs, billingFailures: failures, events: events, stateIntervals: stateIntervals(),
-            autoRenewIntervals: autoRenewIntervals, autoRenewProductId: autoRenewProductId(),
-            priceIncreaseStatus: priceIncreaseStatus(), appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
+            autoRenewIntervals: autoRenewIntervals, autoRenewProductIds: renewsTo, priceIncreaseStatuses: priceIncrease,
+            appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
     }
 
     // MARK: - Periods, overlaps and upgrades
@@ -168,7 +170,7 @@ struct TimelineDerivation {
                 c = .billingRecovery
                 failures[f].recoveryTransactionId = cur.transactionId
                 failures[f].recoveryStart = cur.start
-            } else if !prev.isRefunded, cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
+            } else if !Self.endedByRefund(prev), cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
                 if prev.isCutByUpgrade || cur.productId != prev.productId {
                     c = .productChange
                 } else if cur.offerKind == .standard && prev.offerKind != .standard {
@@ -183,6 +185,14 @@ struct TimelineDerivation {
             periods[i].periodClass = c
             periods[i].runIndex = run
         }
+    }
+
+    /// §3 "the previous period is not refunded", read as: its refund took the access away. A
+    /// refund dated after the period had ended (at its expiry, or when the next period started)
+    /// is still a refund, but the subscriber had already renewed: it does not end the run.
+    static func endedByRefund(_ p: Period) -> Bool {
+        guard p.isRefunded, let r = p.revocationDate else { return false }
+        return r <= p.end
     }
 
     mutating func buildRuns() {
@@ -208,6 +218,10 @@ struct TimelineDerivation {
 
     // MARK: - Expiration reasons
 
+    /// The expiration intent is read from the facts of the run's last period (from its start to
+    /// the next run's start): an intent reported about an earlier period is about a failure
+    /// that was recovered, since a later period followed (Apple reports intent 2 throughout
+    /// billing retry), and says nothing about how the run finally ended.
     mutating func assignExpirationReasons() {
         var intents: [(at: Instant, reason: ExpirationReason)] = []
         for note in facts.notifications where note.format != .v1Notification && note.notificationType == "EXPIRED" {
@@ -229,7 +243,7 @@ struct TimelineDerivation {
                 reason = .refund
             } else if failureOfPeriod[run.lastPeriod] != nil {
                 reason = .billing
-            } else if let intent = latestIntent(intents, from: run.start, before: nextStart) {
+            } else if let intent = latestIntent(intents, from: periods[run.lastPeriod].start, before: nextStart) {
                 reason = intent
             } else {
                 // The run's own facts stop at the next run's start.
@@ -260,30 +274,37 @@ struct TimelineDerivation {
 
     // MARK: - Events
 
+    /// Events at one instant are listed in the order they happen: by the period they are about
+    /// (the failed period's billing issue before the recovery that starts at its end, the ended
+    /// run's expiration before the reactivation that starts there), then by `EventType` order.
+    /// A toggle is about the latest period started at or before it.
     mutating func collectEvents() {
+        var keyed = events.map { (event: $0, period: latestPeriod(startedAtOrBefore: $0.at) ?? 0) }
         for (i, p) in periods.enumerated() {
-            events.append(TimelineEvent(at: p.start, type: EventType(p.periodClass), productId: p.productId,
-                                        transactionId: p.transactionId))
+            keyed.append((TimelineEvent(at: p.start, type: EventType(p.periodClass), productId: p.productId,
+                                        transactionId: p.transactionId), i))
             if p.isRefunded, let r = p.revocationDate {
                 let at = max(r, p.start)
-                events.append(TimelineEvent(at: at, type: .refund, productId: productId(at: at, fallback: i),
-                                            transactionId: p.transactionId))
+                keyed.append((TimelineEvent(at: at, type: .refund, productId: productId(at: at, fallback: i),
+                                            transactionId: p.transactionId), i))
             }
         }
         for f in failures {
-            events.append(TimelineEvent(at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
-                                        transactionId: f.transactionId))
+            keyed.append((TimelineEvent(at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
+                                        transactionId: f.transactionId), f.periodIndex))
         }
         for run in runs {
-            events.append(TimelineEvent(at: run.endedAt, type: .expiration,
+            keyed.append((TimelineEvent(at: run.endedAt, type: .expiration,
                                         productId: productId(at: run.endedAt, fallback: run.lastPeriod),
-                                        expirationReason: run.expirationReason))
+                                        expirationReason: run.expirationReason), run.lastPeriod))
         }
-        events.sort { a, b in
-            if a.at != b.at { return a.at < b.at }
-            if a.type != b.type { return a.type.rank < b.type.rank }
-            return (a.transactionId ?? "") < (b.transactionId ?? "")
+        keyed.sort { a, b in
+            if a.event.at != b.event.at { return a.event.at < b.event.at }
+            if a.period != b.period { return a.period < b.period }
+            if a.event.type != b.event.type { return a.event.type.rank < b.event.type.rank }
+            return (a.event.transactionId ?? "") < (b.event.transactionId ?? "")
         }
+        events = keyed.map(\.event)
     }
 
     // MARK: - State intervals

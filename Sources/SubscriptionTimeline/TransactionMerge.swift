@@ -2,12 +2,14 @@ import SubscriptionModel
 
 /// One fact per `transactionId` when the same transaction arrives in several documents.
 ///
-/// The rule (DESIGN §2 "the latest fact by its own signedDate wins"):
-/// - a v2 version (it carries `signedDate`) beats a v1 version, which has no date of its own;
-/// - between v2 versions the latest `signedDate` wins, so a late `DID_RENEW` copy cannot resurrect
-///   a refund and a `REFUND_REVERSED` copy can remove one;
-/// - between v1 versions (or v2 versions signed at the same instant) the one with revocation /
-///   cancellation info wins, then the one marked `isUpgraded`: v1 rows only ever gain those fields;
+/// The rule (DESIGN §2 "the latest fact by its own signedDate (or transaction dates) wins"):
+/// - a version's own date is its `signedDate` (v2) or, for a v1 row, its revocation date; the
+///   latest wins, and a version with a date beats one without. So a late `DID_RENEW` copy cannot
+///   resurrect a refund, a `REFUND_REVERSED` copy can remove one, and a v1 row (a verifyReceipt
+///   response, say) revoked after the last v2 copy was signed is not lost to older v2 copies;
+/// - at the same date a v2 version beats a v1 version;
+/// - then the one with revocation / cancellation info wins, then the one marked `isUpgraded`:
+///   v1 rows only ever gain those fields;
 /// - any remaining tie is broken on content, so the result never depends on the order of arrival.
 enum TransactionMerge {
     static func merged(_ facts: [TransactionFact]) -> [TransactionFact] {
@@ -23,16 +25,20 @@ enum TransactionMerge {
 
     /// A strict total order on versions of one transaction, best first.
     static func isPreferred(_ a: TransactionFact, over b: TransactionFact) -> Bool {
-        switch (a.signedDate, b.signedDate) {
+        switch (ownDate(a), ownDate(b)) {
         case let (x?, y?) where x != y: return x > y
         case (.some, nil): return true
         case (nil, .some): return false
         default: break
         }
+        if (a.signedDate != nil) != (b.signedDate != nil) { return a.signedDate != nil }
         if (a.revocationDate != nil) != (b.revocationDate != nil) { return a.revocationDate != nil }
         if a.isUpgraded != b.isUpgraded { return a.isUpgraded }
         return contentOrder(a, b) > 0
     }
+
+    /// When this version was true: v2 `signedDate`; a v1 row has no date but its revocation's.
+    private static func ownDate(_ f: TransactionFact) -> Instant? { f.signedDate ?? f.revocationDate }
 
     /// Compares the fields the timeline reads; 0 only when they all agree.
     private static func contentOrder(_ a: TransactionFact, _ b: TransactionFact) -> Int {

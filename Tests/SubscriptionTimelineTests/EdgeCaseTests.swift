@@ -37,6 +37,22 @@ import SubscriptionModel
         #expect(tl.billingFailures.map(\.transactionId) == ["b"])
     }
 
+    /// At one instant, events come in the order they happen: what is about the earlier period
+    /// (its billing issue, its refund, the expiration of its run) before what starts there.
+    @Test func eventsAtOneInstantComeInTheOrderTheyHappen() {
+        // A renewal failing at 02-01 and recovered inside grace keeping the billing date.
+        let recovered = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
+                               notes: [note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2024-02-01", tx: "a", status: 4)])
+        #expect(recovered.eventList().dropFirst().prefix(2) == ["2024-02-01T00:00:00Z billingIssue",
+                                                                "2024-02-01T00:00:00Z billingRecovery"])
+        // A refund at 01-20 ends the run there; the subscriber buys again at that same instant.
+        let resubscribed = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
+                                   tx("b", "2024-01-20", "2024-02-20")])
+        #expect(resubscribed.eventList() == ["2024-01-01T00:00:00Z activation", "2024-01-20T00:00:00Z refund",
+                                             "2024-01-20T00:00:00Z expiration refund", "2024-01-20T00:00:00Z reactivation",
+                                             "2024-02-20T00:00:00Z expiration other"])
+    }
+
     @Test func noPeriodsNoTimeline() {
         let tl = derive([], notes: [toggle(false, "2024-01-01")])
         #expect(tl.periods.isEmpty && tl.runs.isEmpty && tl.events.isEmpty)

@@ -19,6 +19,40 @@ import SubscriptionModel
                                    "2024-02-15T12:00:00Z expiration other"])
     }
 
+    /// `a` refunded on 02-15, after `b` had renewed it on 02-01: a refund, not the end of the run.
+    /// Refunded at 02-01 exactly (as `b` starts) it ends the run, and `b` reactivates.
+    @Test func refundAfterThePeriodEndedDoesNotEndTheRun() {
+        let late = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-15"), tx("b", "2024-02-01", "2024-03-01")])
+        #expect(late.periods[0].isRefunded && !late.periods[0].isPaid)
+        #expect(late.classes() == [.activation, .renewal])
+        #expect(late.eventList() == ["2024-01-01T00:00:00Z activation", "2024-02-01T00:00:00Z renewal",
+                                     "2024-02-15T00:00:00Z refund", "2024-03-01T00:00:00Z expiration other"])
+        let atTheBoundary = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-01"),
+                                    tx("b", "2024-02-01", "2024-03-01")])
+        #expect(atTheBoundary.classes() == [.activation, .reactivation])
+        #expect(atTheBoundary.runs[0].expirationReason == .refund)
+        // The last period refunded after it expired: the run ended at the expiry, reason refund.
+        let lastLate = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-02-15")])
+        #expect(lastLate.eventList() == ["2024-01-01T00:00:00Z activation", "2024-02-01T00:00:00Z expiration refund",
+                                         "2024-02-15T00:00:00Z refund"])
+    }
+
+    /// Intent 2 reported while `a` was in billing retry is about `a`; `b` recovered it, then the
+    /// subscriber turned auto-renew off and `c` lapsed with no intent of its own: voluntary.
+    @Test func intentOfARecoveredFailureDoesNotDecideTheEnd() {
+        let tl = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-05", "2024-03-05"),
+                         tx("c", "2024-03-05", "2024-04-05")],
+                        renewals: [renewal("2024-01-01", tx: "a", retry: true, intent: 2, v1: true)],
+                        notes: [toggle(false, "2024-03-20", v1: true)])
+        #expect(tl.classes() == [.activation, .billingRecovery, .renewal])
+        #expect(tl.runs[0].expirationReason == .voluntary)
+        // An intent about the last period still decides.
+        let priced = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
+                            renewals: [renewal("2024-01-01", tx: "a", intent: 1, v1: true),
+                                       renewal("2024-02-01", tx: "b", intent: 3, v1: true)])
+        #expect(priced.runs[0].expirationReason == .priceIncrease)
+    }
+
     @Test func voluntaryFromV1Intent() {
         let tl = derive(month, renewals: [renewal("2024-01-01", tx: "a", autoRenew: false, intent: 1, v1: true)])
         #expect(tl.runs[0].expirationReason == .voluntary)

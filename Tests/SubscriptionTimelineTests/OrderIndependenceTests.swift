@@ -83,4 +83,19 @@ import SubscriptionModel
         #expect(tl.events(in: t("2024-02-01")..<t("2024-03-01"), asOf: t("2024-01-31T23:59:59Z")).isEmpty)
         #expect(tl.events(in: t("2024-03-01")..<t("2024-03-02"), asOf: t("2024-03-01")).map(\.type) == [.expiration])
     }
+
+    /// A copy's own date decides: v2 `signedDate`, a v1 row's revocation date.
+    @Test func aV1RevocationAfterTheV2CopiesWins() {
+        let renewed = tx("a", "2024-01-01", "2024-02-01", signed: "2024-01-01")
+        let v1Refunded = tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-15")
+        let reversed = tx("a", "2024-01-01", "2024-02-01", signed: "2024-01-20")
+        for facts in [[renewed, v1Refunded], [v1Refunded, renewed]] {
+            #expect(derive(facts).periods[0].isRefunded)
+            #expect(derive(facts).periods[0].end == t("2024-01-15"))
+        }
+        // REFUND_REVERSED signed after the revocation: not refunded any more.
+        for facts in [[renewed, v1Refunded, reversed], [reversed, v1Refunded, renewed]] {
+            #expect(!derive(facts).periods[0].isRefunded)
+        }
+    }
 }
