@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
         // zlib for reading and writing .gz payload files (SampleData is gzip'd to stay small).
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        // zstd compresses the raw archive (libzstd-dev).
+        .target(name: "CZstd", linkerSettings: [.linkedLibrary("zstd")]),
         .target(name: "AppStorePayloads", dependencies: [
             "SubscriptionModel", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -31,8 +33,9 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         .target(name: "SubscriberStore", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline",
+            "SubscriptionModel", "SubscriptionTimeline", "CZstd",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
         .target(name: "StoreImport", dependencies: [

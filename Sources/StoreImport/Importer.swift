@@ -87,14 +87,19 @@ public final class Importer: Sendable {
         let writes = WriteLane(database: database)
         var pending: [(source: String, raw: RawDocument)] = []
         var touched = Set<String>()
+        var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
 
         func flush() throws {
             guard !pending.isEmpty else { return }
             let batch = pending
             pending = []
+            let t0 = DispatchTime.now()
             let incoming = decodeAll(batch)
+            trace.decode += seconds(since: t0)
             for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
+            let t1 = DispatchTime.now()
             let result = try writes.submit(incoming)
+            trace.waitWrite += seconds(since: t1)
             if let result { merge(result) }
             progress?(summary.documents, seconds(since: started))
         }
@@ -118,7 +123,13 @@ public final class Importer: Sendable {
         try flush()
         if let last = try writes.finish() { merge(last) }
         // Each touched subscription is derived once, after all its facts are in.
+        let t2 = DispatchTime.now()
         try database.rebuildPending()
+        trace.rebuild = seconds(since: t2)
+        if ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil {
+            FileHandle.standardError.write(Data(String(format: "trace: decode %.2f s, waiting for writes %.2f s, writing %.2f s, rebuild %.2f s\n",
+                trace.decode, trace.waitWrite, writes.busy, trace.rebuild).utf8))
+        }
         summary.subscriptionsTouched = touched.count
         summary.seconds = seconds(since: started)
         return summary
@@ -223,6 +234,8 @@ final class WriteLane: @unchecked Sendable {
     let queue = DispatchQueue(label: "subdash.import.write")
     let group = DispatchGroup()
     private var outcome: Result<BatchResult, any Error>?
+    /// Seconds spent writing (read after `finish`).
+    var busy = 0.0
 
     init(database: AppDatabase) { self.database = database }
 
@@ -231,7 +244,9 @@ final class WriteLane: @unchecked Sendable {
         let previous = try finish()
         group.enter()
         queue.async {
+            let t = DispatchTime.now()
             let result = Result { try self.database.apply(documents, rebuild: false) }
+            self.busy += Double(DispatchTime.now().uptimeNanoseconds - t.uptimeNanoseconds) / 1e9
             self.outcome = result
             self.group.leave()
         }

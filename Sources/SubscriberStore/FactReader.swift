@@ -16,46 +16,46 @@ struct FactReader {
                    inAppOwnershipType, signedDate
             FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate, transactionId
             """)
-        let rows = try Row.fetchCursor(transactions, arguments: [originalTransactionId])
-        while let row = try rows.next() {
+        try transactions.forEachRow(db, originalTransactionId) { c in
             facts.transactions.append(TransactionFact(
-                transactionId: row[0], originalTransactionId: row[1], webOrderLineItemId: row[2], productId: row[3],
-                subscriptionGroupIdentifier: row[4], purchaseDate: Instant(milliseconds: row[5]),
-                originalPurchaseDate: (row[6] as Int64?).map(Instant.init(milliseconds:)),
-                expiresDate: (row[7] as Int64?).map(Instant.init(milliseconds:)),
-                revocationDate: (row[8] as Int64?).map(Instant.init(milliseconds:)), revocationReason: row[9],
-                isUpgraded: row[10], offerType: row[11], offerDiscountType: row[12], offerIdentifier: row[13],
-                appAccountToken: row[14], environment: StoreEnvironment(rawValue: row[15]) ?? .production,
-                price: row[16], currency: row[17], inAppOwnershipType: row[18],
-                signedDate: (row[19] as Int64?).map(Instant.init(milliseconds:))))
+                transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
+                productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
+                purchaseDate: Instant(milliseconds: c.int64(5)),
+                originalPurchaseDate: c.optionalInt64(6).map(Instant.init(milliseconds:)),
+                expiresDate: c.optionalInt64(7).map(Instant.init(milliseconds:)),
+                revocationDate: c.optionalInt64(8).map(Instant.init(milliseconds:)), revocationReason: c.optionalInt(9),
+                isUpgraded: c.bool(10), offerType: c.optionalInt(11), offerDiscountType: c.optionalText(12),
+                offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
+                environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
+                currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
+                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:))))
         }
         let renewals = try db.cachedStatement(sql: """
             SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
                    expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
             FROM renewalFact WHERE originalTransactionId = ? ORDER BY instant, contentHash
             """)
-        let renewalRows = try Row.fetchCursor(renewals, arguments: [originalTransactionId])
-        while let row = try renewalRows.next() {
+        try renewals.forEachRow(db, originalTransactionId) { c in
             facts.renewals.append(RenewalFact(
-                originalTransactionId: originalTransactionId, instant: Instant(milliseconds: row[0]), productId: row[1],
-                autoRenewProductId: row[2], autoRenewStatus: row[3], isInBillingRetryPeriod: row[4],
-                gracePeriodExpiresDate: (row[5] as Int64?).map(Instant.init(milliseconds:)), expirationIntent: row[6],
-                priceIncreaseStatus: row[7], transactionId: row[8],
-                environment: StoreEnvironment(rawValue: row[9]) ?? .production, isV1: row[10]))
+                originalTransactionId: originalTransactionId, instant: Instant(milliseconds: c.int64(0)),
+                productId: c.optionalText(1), autoRenewProductId: c.optionalText(2), autoRenewStatus: c.optionalBool(3),
+                isInBillingRetryPeriod: c.optionalBool(4),
+                gracePeriodExpiresDate: c.optionalInt64(5).map(Instant.init(milliseconds:)), expirationIntent: c.optionalInt(6),
+                priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
+                environment: StoreEnvironment(rawValue: c.text(9)) ?? .production, isV1: c.bool(10)))
         }
         let notifications = try db.cachedStatement(sql: """
             SELECT notificationId, format, notificationType, subtype, instant, transactionId, environment, status,
                    autoRenewStatus, bundleId
             FROM notification WHERE originalTransactionId = ? ORDER BY instant, notificationId
             """)
-        let notificationRows = try Row.fetchCursor(notifications, arguments: [originalTransactionId])
-        while let row = try notificationRows.next() {
+        try notifications.forEachRow(db, originalTransactionId) { c in
             facts.notifications.append(NotificationFact(
-                notificationId: row[0], format: PayloadFormat(rawValue: row[1]) ?? .v2Notification,
-                notificationType: row[2], subtype: row[3], instant: Instant(milliseconds: row[4]),
-                originalTransactionId: originalTransactionId, transactionId: row[5],
-                environment: StoreEnvironment(rawValue: row[6]) ?? .production, status: row[7],
-                autoRenewStatus: row[8], bundleId: row[9]))
+                notificationId: c.text(0), format: PayloadFormat(rawValue: c.text(1)) ?? .v2Notification,
+                notificationType: c.text(2), subtype: c.optionalText(3), instant: Instant(milliseconds: c.int64(4)),
+                originalTransactionId: originalTransactionId, transactionId: c.optionalText(5),
+                environment: StoreEnvironment(rawValue: c.text(6)) ?? .production, status: c.optionalInt(7),
+                autoRenewStatus: c.optionalBool(8), bundleId: c.optionalText(9)))
         }
         return facts
     }

@@ -14,15 +14,18 @@ public struct IncomingDocument: Sendable {
     /// Where it came from: `file`, `file:line 12`, `file:index 3`.
     public var source: String
     public var byteCount: Int
-    /// The raw bytes, archived; nil when the document is too large to keep.
-    public var body: Data?
+    /// The raw bytes as archived (deflated when that saves space); nil when the document is too
+    /// large to keep.
+    public var archived: ArchivedBody?
     public var content: Content
 
+    /// Compresses `body` here, so an importer building documents on several threads compresses
+    /// them in parallel rather than on the single writing thread.
     public init(sha256: String, source: String, byteCount: Int, body: Data?, content: Content) {
         self.sha256 = sha256
         self.source = source
         self.byteCount = byteCount
-        self.body = body
+        self.archived = body.map(ArchiveCodec.archive)
         self.content = content
     }
 }
@@ -69,7 +72,7 @@ extension AppDatabase {
                                               arguments: [chunk])
                 try Materializer(db).rebuild(ids)
                 let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-                for id in ids { try delete.execute(arguments: [id]) }
+                for id in ids { try delete.run(db, id) }
                 return ids.count
             }
             total += done
@@ -94,9 +97,13 @@ struct FactWriter {
     func apply(_ documents: [IncomingDocument]) throws -> BatchResult {
         var result = BatchResult()
         var touched = Set<String>()
+        // Every v1 document repeats the subscription's whole receipt: the batch's versions of each
+        // transaction are reduced to the one that ranks highest before anything is written, which
+        // is what writing them one by one would leave (the store keeps the highest rank).
+        var winners = RankedTransactions()
         let insertDocument = try db.cachedStatement(sql: """
-            INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
+            INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
             """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
         let replaceDocument = try db.cachedStatement(sql: """
@@ -107,11 +114,12 @@ struct FactWriter {
         for doc in documents {
             switch doc.content {
             case .rejected(let reason):
-                try insertDocument.execute(arguments: [doc.sha256, doc.source, nil, "rejected", reason, doc.byteCount, doc.body])
+                try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
+                                   doc.archived?.data, doc.archived?.encoding)
                 result.rejected += 1
             case .facts(let facts):
-                try insertDocument.execute(arguments: [doc.sha256, doc.source, facts.format.rawValue, "applied", nil,
-                                                       doc.byteCount, doc.body])
+                try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
+                                       doc.byteCount, doc.archived?.data, doc.archived?.encoding)
                 if db.changesCount == 0 {
                     let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
                     if previous != "rejected" {
@@ -120,15 +128,15 @@ struct FactWriter {
                         continue
                     }
                     // Rejected before (say, an untrusted root), accepted now.
-                    try replaceDocument.execute(arguments: [doc.source, facts.format.rawValue, "applied", doc.sha256])
+                    try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
                 let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256)
-                try writeTransactions(facts.transactions)
+                for t in facts.transactions { winners.offer(t) }
                 try writeRenewals(facts.renewals)
                 try writeCustomers(facts.customers)
                 if !facts.notifications.isEmpty && newNotifications == 0 {
                     // A redelivery of a notification already stored (same notificationUUID).
-                    try setOutcome.execute(arguments: ["duplicate", doc.sha256])
+                    try setOutcome.run(db, "duplicate", doc.sha256)
                     result.duplicates += 1
                 } else {
                     result.applied += 1
@@ -137,8 +145,9 @@ struct FactWriter {
                 for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
             }
         }
+        try writeTransactions(winners.facts)
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
-        for id in touched { try pending.execute(arguments: [id]) }
+        for id in touched { try pending.run(db, id) }
         result.touchedSubscriptions = touched
         return result
     }
@@ -152,15 +161,15 @@ struct FactWriter {
             """)
         var inserted = 0
         for n in notifications {
-            try statement.execute(arguments: [n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
+            try statement.run(db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
                                               n.instant.milliseconds, n.originalTransactionId, n.transactionId,
-                                              n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document])
+                                  n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document)
             inserted += db.changesCount
         }
         return inserted
     }
 
-    private func writeTransactions(_ transactions: [TransactionFact]) throws {
+    private func writeTransactions(_ transactions: [(TransactionFact, String)]) throws {
         guard !transactions.isEmpty else { return }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
@@ -180,14 +189,12 @@ struct FactWriter {
                 inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank
             WHERE excluded.rank > "transaction".rank
             """)
-        for t in transactions {
-            try statement.execute(arguments: [
-                t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
+        for (t, rank) in transactions {
+            try statement.run(db, t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, FactRank.rank(of: t),
-            ])
+                t.signedDate?.milliseconds, rank)
         }
     }
 
@@ -200,11 +207,9 @@ struct FactWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         for r in renewals {
-            try statement.execute(arguments: [
-                r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
+            try statement.run(db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
                 r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
-                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1,
-            ])
+                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1)
         }
     }
 
@@ -215,7 +220,28 @@ struct FactWriter {
             ON CONFLICT DO NOTHING
             """)
         for c in customers {
-            try statement.execute(arguments: [c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? ""])
+            try statement.run(db, c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? "")
         }
+    }
+}
+
+/// The highest-ranked version of each transaction seen so far (FactRank's order).
+struct RankedTransactions {
+    private var best: [String: (fact: TransactionFact, rank: String)] = [:]
+
+    mutating func offer(_ t: TransactionFact) {
+        if let current = best[t.transactionId] {
+            // Cheap exits first: a v1 receipt repeats identical rows.
+            if current.fact == t { return }
+            let rank = FactRank.rank(of: t)
+            if rank > current.rank { best[t.transactionId] = (t, rank) }
+        } else {
+            best[t.transactionId] = (t, FactRank.rank(of: t))
+        }
+    }
+
+    /// In transactionId order, so the index pages are visited in order.
+    var facts: [(TransactionFact, String)] {
+        best.sorted { $0.key < $1.key }.map { ($0.value.fact, $0.value.rank) }
     }
 }

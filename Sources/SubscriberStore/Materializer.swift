@@ -12,8 +12,12 @@ struct Materializer {
 
     func rebuild(_ originalTransactionIds: [String]) throws {
         let reader = FactReader(db)
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
         for id in originalTransactionIds {
-            try delete(id)
+            // A subscription seen for the first time has no derived rows to delete: six index
+            // seeks saved per new subscription. (Derived rows never exist without their
+            // `subscription` row: insert writes it first, delete removes all together.)
+            if try Int.fetchOne(exists, arguments: [id]) != nil { try delete(id) }
             let timeline = SubscriptionTimeline.derive(try reader.facts(of: id))
             guard !timeline.periods.isEmpty else { continue }
             try insert(timeline)
@@ -24,7 +28,7 @@ struct Materializer {
 
     private func delete(_ id: String) throws {
         for table in Self.tables {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
     }
 
@@ -38,11 +42,9 @@ struct Materializer {
                 runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
                 lastEventType, dataHorizon)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
+            """).run(db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
                 t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
-                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds,
-            ])
+                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds)
 
         let period = try db.cachedStatement(sql: """
             INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
@@ -50,11 +52,9 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for p in t.periods {
-            try period.execute(arguments: [
-                p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
+            try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.isPaid && !p.isCutByUpgrade,
-            ])
+                p.isPaid && !p.isCutByUpgrade)
         }
 
         let run = try db.cachedStatement(sql: """
@@ -63,11 +63,9 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (i, r) in t.runs.enumerated() {
-            try run.execute(arguments: [
-                id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
+            try run.run(db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                 r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
-                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds,
-            ])
+                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds)
         }
 
         let segment = try db.cachedStatement(sql: """
@@ -76,9 +74,9 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for s in Self.segments(of: t) {
-            try segment.execute(arguments: [id, env, s.start.milliseconds, s.end?.milliseconds ?? AppDatabase.openEnd,
+            try segment.run(db, id, env, s.start.milliseconds, s.end?.milliseconds ?? AppDatabase.openEnd,
                                             s.state.rawValue, s.productId, s.autoRenew, s.runIndex, s.paidPeriods,
-                                            s.periodDays, s.graceEnd?.milliseconds])
+                                            s.periodDays, s.graceEnd?.milliseconds)
         }
 
         let event = try db.cachedStatement(sql: """
@@ -86,8 +84,8 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for e in t.events {
-            try event.execute(arguments: [id, env, e.at.milliseconds, e.type.rawValue, e.productId,
-                                          e.expirationReason?.rawValue, e.transactionId])
+            try event.run(db, id, env, e.at.milliseconds, e.type.rawValue, e.productId,
+                                          e.expirationReason?.rawValue, e.transactionId)
         }
 
         let failure = try db.cachedStatement(sql: """
@@ -96,9 +94,9 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         for f in t.billingFailures {
-            try failure.execute(arguments: [id, env, f.at.milliseconds, f.transactionId, f.productId,
+            try failure.run(db, id, env, f.at.milliseconds, f.transactionId, f.productId,
                                             f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
-                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds])
+                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds)
         }
     }
 

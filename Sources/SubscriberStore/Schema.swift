@@ -231,6 +231,11 @@ extension AppDatabase {
                 CREATE TABLE pendingSubscription (originalTransactionId TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2 compressed archive") { db in
+            // NULL: the body is stored as it arrived; 'zstd': compressed (ArchiveCodec). Either way the
+            // original bytes come back exactly (`archivedBody(sha256:)`).
+            try db.execute(sql: "ALTER TABLE document ADD COLUMN bodyEncoding TEXT")
+        }
         return migrator
     }
 

@@ -16,19 +16,26 @@ public struct JWS: Sendable {
 
     /// Splits a compact JWS. Throws when it does not have exactly three dot-separated segments.
     public init(compact: String) throws(PayloadError) {
-        let utf8 = compact.utf8
-        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")) else {
-            throw JWS.malformed("expected 3 dot-separated segments, found 1")
+        var compact = compact
+        // The dots are found in the contiguous UTF-8 bytes (a header + payload runs to kilobytes:
+        // the generic `firstIndex(of:)` over String.UTF8View was 3 % of a verified v2 import).
+        let dots = compact.withUTF8 { bytes -> [Int] in
+            var found: [Int] = []
+            for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
+                found.append(offset)
+                if found.count > 2 { break }
+            }
+            return found
         }
-        let afterFirst = utf8.index(after: firstDot)
-        guard let secondDot = utf8[afterFirst...].firstIndex(of: UInt8(ascii: ".")) else {
-            throw JWS.malformed("expected 3 dot-separated segments, found 2")
-        }
-        let afterSecond = utf8.index(after: secondDot)
-        if utf8[afterSecond...].contains(UInt8(ascii: ".")) {
-            let count = utf8.reduce(1) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 }
+        guard dots.count == 2 else {
+            let count = dots.count > 2 ? compact.utf8.reduce(1) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } : dots.count + 1
             throw JWS.malformed("expected 3 dot-separated segments, found \(count)")
         }
+        let utf8 = compact.utf8
+        let firstDot = utf8.index(utf8.startIndex, offsetBy: dots[0])
+        let secondDot = utf8.index(utf8.startIndex, offsetBy: dots[1])
+        let afterFirst = utf8.index(after: firstDot)
+        let afterSecond = utf8.index(after: secondDot)
         headerSegment = compact[compact.startIndex..<firstDot]
         payloadSegment = compact[afterFirst..<secondDot]
         signatureSegment = compact[afterSecond...]

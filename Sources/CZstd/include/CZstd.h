@@ -1,0 +1,4 @@
+#ifndef CZSTD_H
+#define CZSTD_H
+#include <zstd.h>
+#endif
