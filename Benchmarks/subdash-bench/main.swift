@@ -144,6 +144,10 @@ struct Bench: ParsableCommand {
                 """).seconds)
         }
         md += "| hand-written SQL: states + cohort grid over `period` (baseline) | \(String(format: "%.2f", median(handTimes))) | \(String(format: "%.2f", handTimes.max() ?? 0)) | – |\n"
+
+        // The dashboard through TestBackend, in its own process (its peak memory is its own).
+        md += "\n### Dashboard on the v2 store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
+        md += try timed(Self.binDir.appendingPathComponent("subdash-frames").path, ["--db", v2Store, "--markdown"]).stdout
         return md
     }
 

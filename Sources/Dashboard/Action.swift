@@ -19,12 +19,17 @@ public enum Action: Equatable, Sendable {
     case open
     case toggleMark
     case reload
+    /// About once a second from the run loop: time to look for changes by others.
+    case tick
 
     case loadedHorizon(Instant?)
     case loadedSubscribers(offset: Int, rows: [SubscriberRow])
     case loadedSubscriber(SubscriberReport)
     case loadedCohorts(CohortGrid)
-    case loadedStatesEvents(StateCounts, EventCounts)
+    case loadedStatesEvents(StatesEventsFigures)
+    /// The store's change counter; nil when it could not be read this time.
+    case storeVersion(Int?)
+    case refreshedHorizon(Instant?)
     case failed(String)
 }
 
@@ -34,5 +39,7 @@ public enum Effect: Equatable, Sendable {
     case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?)
     case loadSubscriber(id: String, asOf: Instant)
     case loadCohorts(asOf: Instant, scope: ReportScope)
-    case loadStatesEvents(asOf: Instant, scope: ReportScope)
+    case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
+    case checkStore
+    case refreshHorizon
 }

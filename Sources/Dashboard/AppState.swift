@@ -43,8 +43,9 @@ public struct CohortsPane: Equatable, Sendable {
 }
 
 public struct StatesEventsPane: Equatable, Sendable {
-    public var states: StateCounts?
-    public var events: EventCounts?
+    public var figures: StatesEventsFigures?
+    /// The month whose events are shown; nil: the month of as-of.
+    public var month: Month?
     public var loading = false
 }
 
@@ -76,6 +77,7 @@ public struct AppState: Equatable, Sendable {
     public var statesEvents = StatesEventsPane()
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
+    public var storeWatch = StoreWatch()
     public var commandLine: CommandEntry?
     public var overlay: Overlay?
     public var status: String?

@@ -34,38 +34,8 @@ struct OpenDashboard: ParsableCommand {
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: database))
         let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
         defer { backend.shutdown() }
-        let terminal = Terminal(backend: backend)
-        let palette = chosenTheme.palette(for: backend.colorSupport)
-        let mailbox = Mailbox()
-        var state = AppState()
-
-        func apply(_ action: Action) {
-            for effect in update(&state, action) { runner.run(effect) { mailbox.post($0) } }
-        }
-
-        apply(.start)
-        while !state.shouldQuit {
-            terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
-            if let key = backend.readKey(timeout: .milliseconds(50)) {
-                if key.key == .resize { terminal.invalidate() }
-                apply(.key(key))
-            }
-            for action in mailbox.take() { apply(action) }
-        }
-    }
-}
-
-/// Results from the effect queue, waiting for the UI thread to pick them up.
-private final class Mailbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var actions: [Action] = []
-
-    func post(_ action: Action) { lock.withLock { actions.append(action) } }
-
-    func take() -> [Action] {
-        lock.withLock {
-            defer { actions = [] }
-            return actions
-        }
+        let session = DashboardSession(backend: backend, runner: runner,
+                                       palette: chosenTheme.palette(for: backend.colorSupport))
+        session.run()
     }
 }
