@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "subdash", targets: ["subdash"]),
         .executable(name: "subdash-bench", targets: ["subdash-bench"]),
+        .executable(name: "subdash-frames", targets: ["subdash-frames"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -69,6 +70,11 @@ let package = Package(
             "LifecycleSimulator", "TerminalUI", "Dashboard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/subdash-bench"),
+        // The dashboard's frame times through TestBackend; subdash-bench runs it beside the reports.
+        .executableTarget(name: "subdash-frames", dependencies: [
+            "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/subdash-frames"),
 
         .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
         .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
@@ -82,7 +88,9 @@ let package = Package(
                                                                   "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
+                                                    "SubscriptionTimeline"],
+                    exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,16 @@ struct Bench: ParsableCommand {
     @Option(help: "Runs per report (median and max are printed).") var runs = 5
     @Option(help: "Where generated data and stores are cached.") var cache = FileManager.default.temporaryDirectory.path + "/subdash-bench"
     @Option(help: "Write the results here (empty: don't write).") var output = "docs/performance.md"
+    @Option(help: "Imports to measure, comma-separated: v1, v2 (verified), v2-no-verify. Reports and the dashboard run on the v2 verified store, else the v1 store.")
+    var imports = "v1,v2,v2-no-verify"
+    @Flag(help: "Reuse a store already imported by an earlier run (its import figures are the earlier run's, marked cached).")
+    var reuse = false
+
+    /// Figures kept per size for the growth and baseline tables.
+    final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
+    let figures = Figures()
+
+    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, reuse }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -63,6 +73,7 @@ struct Bench: ParsableCommand {
         for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
             report += try measure(n)
         }
+        report += growth()
         print(report)
         if !output.isEmpty { try report.write(toFile: output, atomically: true, encoding: .utf8) }
     }
@@ -72,26 +83,55 @@ struct Bench: ParsableCommand {
         if !FileManager.default.fileExists(atPath: dir + "/manifest.json") {
             try? FileManager.default.removeItem(atPath: dir)
             FileHandle.standardError.write(Data("generating \(n) subscribers (\(format))…\n".utf8))
-            _ = try subdash(["generate", "--subscribers", "\(n)", "--seed", "1", "--format", format, "--out", dir])
+            // gzip from 100,000 up: a million v2 subscribers are 64 GB as plain NDJSON.
+            _ = try subdash(["generate", "--subscribers", "\(n)", "--seed", "1", "--format", format, "--out", dir]
+                            + (n >= 100_000 ? ["--gzip"] : []))
         }
         return dir
     }
 
+    /// An import's figures, kept beside its store so `--reuse` can print them again.
+    struct ImportRecord: Codable { var documents: Int; var seconds: Double; var peakKB: Int; var periods: Int }
+
     func measure(_ n: Int) throws -> String {
         var md = "\n## \(n) subscribers\n\n### Import\n\n| input | documents | seconds | documents/s | periods/s | peak MB | store MB |\n|---|---|---|---|---|---|---|\n"
-        let v1 = try dataset(n, "v1"), v2 = try dataset(n, "v2")
-        var v2Store = ""
-        for (label, dir, extra) in [("v1", v1, [String]()), ("v2 verified", v2, ["--trust-root", v2 + "/test-root.pem"]),
-                                    ("v2 --no-verify", v2, ["--no-verify"])] {
-            let db = "\(cache)/store-\(n)-\(label.replacingOccurrences(of: " ", with: "_")).sqlite"
-            remove(db)
-            FileHandle.standardError.write(Data("importing \(label)…\n".utf8))
-            let t = try subdash(["import", "--db", db] + extra + [dir])
-            let docs = documents(t.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
-            let periods = Int(try sqlite(db, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            md += "| \(label) | \(docs) | \(String(format: "%.1f", t.seconds)) | \(Int(Double(docs) / t.seconds)) | \(Int(Double(periods) / t.seconds)) | \(t.peakKB / 1024) | \(size(db) / 1_048_576) |\n"
-            if label == "v2 verified" { v2Store = db }
+        var values: [String: Double] = [:]
+        let wanted = Set(imports.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        var stores: [String: String] = [:]
+        for (key, label, format, verify) in [("v1", "v1", "v1", true), ("v2", "v2 verified", "v2", true),
+                                             ("v2-no-verify", "v2 --no-verify", "v2", false)] where wanted.contains(key) {
+            let dir = try dataset(n, format)
+            let extra = format == "v1" ? [] : verify ? ["--trust-root", dir + "/test-root.pem"] : ["--no-verify"]
+            let db = "\(cache)/store-\(n)-\(key).sqlite"
+            let recordPath = db + ".import.json"
+            var record: ImportRecord
+            var cached = ""
+            if reuse, let data = FileManager.default.contents(atPath: recordPath),
+               let saved = try? JSONDecoder().decode(ImportRecord.self, from: data), FileManager.default.fileExists(atPath: db) {
+                record = saved
+                cached = " (cached)"
+            } else {
+                remove(db)
+                try? FileManager.default.removeItem(atPath: recordPath)
+                FileHandle.standardError.write(Data("importing \(label) (\(n) subscribers)…\n".utf8))
+                let t = try subdash(["import", "--db", db] + extra + [dir])
+                let docs = documents(t.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
+                let periods = Int(try sqlite(db, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                record = ImportRecord(documents: docs, seconds: t.seconds, peakKB: t.peakKB, periods: periods)
+                try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: recordPath))
+            }
+            let rate = Double(record.documents) / record.seconds
+            md += "| \(label)\(cached) | \(record.documents) | \(String(format: "%.1f", record.seconds)) | \(Int(rate)) | \(Int(Double(record.periods) / record.seconds)) | \(record.peakKB / 1024) | \(size(db) / 1_048_576) |\n"
+            values["import \(label): µs per document"] = 1e6 / rate
+            values["import \(label): µs per period"] = 1e6 * record.seconds / Double(max(record.periods, 1))
+            values["import \(label): peak MB"] = Double(record.peakKB / 1024)
+            values["store \(label): MB"] = Double(size(db) / 1_048_576)
+            stores[key] = db
         }
+        guard let v2Store = stores["v2"] ?? stores["v1"] ?? stores["v2-no-verify"] else {
+            throw ValidationError("--imports names none of v1, v2, v2-no-verify")
+        }
+        let storeLabel = stores["v2"] != nil ? "v2" : stores["v1"] != nil ? "v1" : "v2 --no-verify"
 
         // Baseline: SQLite itself loading the same period rows from CSV in one transaction.
         let csv = "\(cache)/periods-\(n).csv"
@@ -109,8 +149,16 @@ struct Bench: ParsableCommand {
             COMMIT;
             """)
         md += "| sqlite3 `.import` of the \(periodsRaw) period rows (baseline) | – | \(String(format: "%.2f", load.seconds)) | – | \(Int((Double(periodsRaw) ?? 0) / max(load.seconds, 0.001))) | \(load.peakKB / 1024) | \(size(base) / 1_048_576) |\n"
+        let baselinePerPeriod = 1e6 * load.seconds / max(Double(periodsRaw) ?? 1, 1)
+        values["baseline sqlite3 .import: µs per period"] = baselinePerPeriod
+        md += "\nsubdash ÷ baseline, time per period row: "
+        md += stores.keys.sorted().compactMap { key -> String? in
+            let label = key == "v1" ? "v1" : key == "v2" ? "v2 verified" : "v2 --no-verify"
+            guard let mine = values["import \(label): µs per period"] else { return nil }
+            return "\(label) \(String(format: "%.0f", mine / baselinePerPeriod))×"
+        }.joined(separator: ", ") + " (target: within 3×).\n"
 
-        md += "\n### Reports on the v2 store (\(runs) runs)\n\n| report | median s | max s | peak MB |\n|---|---|---|---|\n"
+        md += "\n### Reports on the \(storeLabel) store (\(runs) runs)\n\n| report | median s | max s | peak MB |\n|---|---|---|---|\n"
         let horizon = try subdash(["report", "states", "--db", v2Store, "--format", "json"]).stdout
         let asOf = horizon.split(separator: "\"")[3]
         let month = String(asOf.prefix(7))
@@ -132,7 +180,9 @@ struct Bench: ParsableCommand {
                 times.append(t.seconds)
                 peak = max(peak, t.peakKB)
             }
-            md += "| \(label) | \(String(format: "%.2f", median(times))) | \(String(format: "%.2f", times.max() ?? 0)) | \(peak / 1024) |\n"
+            md += "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
+            values["report \(label): median s"] = median(times)
+            values["report \(label): peak MB"] = Double(peak / 1024)
         }
         // Baseline: hand-written SQL over the periods table for state-like counts and a cohort grid.
         var handTimes: [Double] = []
@@ -143,7 +193,51 @@ struct Bench: ParsableCommand {
                 SELECT strftime('%Y-%m', s / 1000, 'unixepoch') m, n, COUNT(*) FROM f GROUP BY 1, 2;
                 """).seconds)
         }
-        md += "| hand-written SQL: states + cohort grid over `period` (baseline) | \(String(format: "%.2f", median(handTimes))) | \(String(format: "%.2f", handTimes.max() ?? 0)) | – |\n"
+        md += "| hand-written SQL: states + cohort grid over `period` (baseline) | \(String(format: "%.3f", median(handTimes))) | \(String(format: "%.3f", handTimes.max() ?? 0)) | – |\n"
+        values["baseline hand-written SQL states + cohorts: median s"] = median(handTimes)
+        if let states = values["report states: median s"], let cohorts = values["report cohorts 24×12: median s"] {
+            md += "\nsubdash states + cohorts ÷ the hand-written SQL: \(String(format: "%.2f", (states + cohorts) / max(median(handTimes), 0.001)))× "
+            md += "(two processes against one; target: no slower).\n"
+        }
+
+        // The dashboard through TestBackend, in its own process (its peak memory is its own).
+        md += "\n### Dashboard on the \(storeLabel) store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
+        let frames = try timed(Self.binDir.appendingPathComponent("subdash-frames").path, ["--db", v2Store, "--markdown"]).stdout
+        md += frames
+        for line in frames.split(separator: "\n") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 3 else { continue }
+            if cells[0].hasPrefix("first full frame") { values["dashboard first frame: ms"] = Double(cells[2]) }
+            if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("peak resident") { values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "") }
+        }
+        figures.bySize.append((n, values))
+        return md
+    }
+
+    /// Each figure at every size, and its growth from one size to the next divided by the growth
+    /// of the data: 1.0 is linear, above 1 super-linear (each unit of data costs more at the
+    /// larger size). Time per document or per period is already per unit: its ratio shows directly.
+    func growth() -> String {
+        let sizes = figures.bySize
+        guard sizes.count > 1 else { return "" }
+        var md = "\n## Growth\n\nEach figure at each size; `a→b` is its ratio between two sizes. For totals (report and frame "
+        md += "times, memory, store size) the ratio is divided by the ratio of the sizes, so 1.0 means linear and 0.1 flat; "
+        md += "figures already per unit (µs per document or period) are shown as their own ratio: 1.0 means a constant cost per unit.\n\n"
+        md += "| figure | " + sizes.map { "\($0.n)" }.joined(separator: " | ") + " | "
+        md += (1..<sizes.count).map { "\(sizes[$0 - 1].n)→\(sizes[$0].n)" }.joined(separator: " | ") + " |\n"
+        md += "|---|" + String(repeating: "---|", count: sizes.count * 2 - 1) + "\n"
+        let keys = Set(sizes.flatMap { $0.values.keys }).sorted()
+        for key in keys {
+            let perUnit = key.contains(" per ")
+            md += "| \(key) | " + sizes.map { $0.values[key].map { String(format: "%.3g", $0) } ?? "–" }.joined(separator: " | ") + " | "
+            md += (1..<sizes.count).map { i -> String in
+                guard let a = sizes[i - 1].values[key], let b = sizes[i].values[key], a > 0 else { return "–" }
+                let dataRatio = Double(sizes[i].n) / Double(sizes[i - 1].n)
+                return String(format: "%.2f", perUnit ? b / a : (b / a) / dataRatio)
+            }.joined(separator: " | ") + " |\n"
+        }
         return md
     }
 

@@ -43,12 +43,17 @@ public enum Action: Equatable, Sendable {
     /// Sort by the column under the cursor.
     case sort(ascending: Bool)
     case reload
+    /// About once a second from the run loop: time to look for changes by others.
+    case tick
 
     case loadedHorizon(Instant?)
     case loadedSubscribers(offset: Int, rows: [SubscriberRow])
     case loadedSubscriber(SubscriberReport)
     case loadedCohorts(CohortGrid)
-    case loadedStatesEvents(StateCounts, EventCounts)
+    case loadedStatesEvents(StatesEventsFigures)
+    /// The store's change counter; nil when it could not be read this time.
+    case storeVersion(Int?)
+    case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
     case loadedProducts([String])
@@ -70,7 +75,9 @@ public enum Effect: Equatable, Sendable {
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
     case loadCohorts(asOf: Instant, scope: ReportScope)
-    case loadStatesEvents(asOf: Instant, scope: ReportScope)
+    case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
+    case checkStore
+    case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.

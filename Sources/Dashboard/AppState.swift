@@ -49,8 +49,9 @@ public struct CohortsPane: Equatable, Sendable {
 }
 
 public struct StatesEventsPane: Equatable, Sendable {
-    public var states: StateCounts?
-    public var events: EventCounts?
+    public var figures: StatesEventsFigures?
+    /// The month whose events are shown; nil: the month of as-of.
+    public var month: Month?
     public var loading = false
     /// The cursor: the state rows first (then active, total), then the event rows.
     public var row = 0
@@ -99,6 +100,7 @@ public struct AppState: Equatable, Sendable {
     public var offers = OffersPane()
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
+    public var storeWatch = StoreWatch()
     public var commandLine: CommandEntry?
     /// `:` lines submitted so far, oldest first (↑ recalls them).
     public var commandHistory: [String] = []

@@ -11,12 +11,11 @@ extension StatesEventsPane {
     /// State rows, then one row per event type.
     public static var rowCount: Int { stateRows.count + EventType.allCases.count }
 
-    /// The population behind cursor row `row` at as-of (events: those of as-of's month).
-    public static func population(row: Int, asOf: Instant) -> SubscriberPopulation? {
+    /// The population behind cursor row `row` at as-of (events: those of `month`).
+    public static func population(row: Int, asOf: Instant, month: Month) -> SubscriberPopulation? {
         if row < stateRows.count { return .states(stateRows[row].states) }
         let index = row - stateRows.count
         guard EventType.allCases.indices.contains(index) else { return nil }
-        let month = asOf.month
         return .events(EventType.allCases[index], from: month.start, to: month.end)
     }
 }
@@ -32,7 +31,8 @@ func drillDown(_ state: inout AppState, churned: Bool = false) -> [Effect] {
         let month = grid.cohorts[state.cohorts.row].month, period = state.cohorts.column + 1
         population = churned ? .cohortChurned(month: month, period: period) : .cohortRetained(month: month, period: period)
     case .statesEvents:
-        guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf) else { return [] }
+        guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf,
+                                                      month: state.statesEvents.shownMonth(asOf: asOf)) else { return [] }
         population = found
     default:
         return []

@@ -14,6 +14,8 @@ public final class EffectRunner: Sendable {
     public let exportDirectory: String
     /// The instant flag changes are written at.
     public let now: @Sendable () -> Instant
+    /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
+    public let changes: StoreChangeMonitor?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
@@ -23,6 +25,7 @@ public final class EffectRunner: Sendable {
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
+        changes = try? StoreChangeMonitor(database: analytics.database)
     }
 
     /// Runs `effect` off the calling thread; `send` is called on the background queue.
@@ -34,6 +37,10 @@ public final class EffectRunner: Sendable {
     public func perform(_ effect: Effect) -> Action {
         do {
             switch effect {
+            case .checkStore:
+                return .storeVersion(changes == nil ? 0 : try? changes?.version())
+            case .refreshHorizon:
+                return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
             case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population):
@@ -47,10 +54,8 @@ public final class EffectRunner: Sendable {
             case .loadCohorts(let asOf, let scope):
                 return .loadedCohorts(try analytics.cohorts(asOf: asOf, periods: 12, from: asOf.month.adding(months: -17),
                                                             to: asOf.month, scope: scope))
-            case .loadStatesEvents(let asOf, let scope):
-                let month = asOf.month
-                return .loadedStatesEvents(try analytics.states(asOf: asOf, scope: scope),
-                                           try analytics.events(from: month.start, to: month.end, asOf: asOf, scope: scope))
+            case .loadStatesEvents(let asOf, let month, let scope):
+                return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))
             case .loadOffers(let asOf, let scope):
                 return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
                                                 flags: try analytics.database.flags()))

@@ -103,6 +103,12 @@ public enum KeyBindings {
         KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.cohorts, .offers]),
         KeyBinding("left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts, .offers]),
         KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.cohorts, .offers]),
+        KeyBinding("h", .moveColumn(-1), name: "month -1", description: "Events of the previous month", shownInBar: true,
+                   panes: [.statesEvents]),
+        KeyBinding("left", .moveColumn(-1), name: "month -1", description: "Events of the previous month", panes: [.statesEvents]),
+        KeyBinding("l", .moveColumn(1), name: "month +1", description: "Events of the next month", shownInBar: true,
+                   panes: [.statesEvents]),
+        KeyBinding("right", .moveColumn(1), name: "month +1", description: "Events of the next month", panes: [.statesEvents]),
         KeyBinding("ctrl-r", .reload, name: "reload", description: "Reload the pane from the store"),
     ]
 

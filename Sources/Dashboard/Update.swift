@@ -7,7 +7,8 @@ import TerminalUI
 public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
-        return (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
+        // The store's version is read before the first query, so a change after it is never missed.
+        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
     case .key(let event):
         return handleKey(&state, event)
     case .keyTimeout:
@@ -73,6 +74,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
             return []
         }
+        if state.pane == .statesEvents { return moveMonth(&state, delta) }
         guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
         state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
         return []
@@ -120,16 +122,26 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return sortOffers(&state, ascending: ascending)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
+    case .tick:
+        return tick(&state)
+    case .storeVersion(let version):
+        return storeVersionChecked(&state, version)
+    case .refreshedHorizon(let horizon):
+        return horizonRefreshed(&state, horizon)
 
     case .loadedHorizon(let horizon):
         state.asOf = horizon ?? Instant(milliseconds: 0)
+        state.storeWatch.horizon = state.asOf
         return load(&state, state.pane)
     case .loadedSubscribers(let offset, let rows):
         // A later page for a list that has since been reset is stale.
         guard offset == 0 || offset == state.subscribers.rows.count else { return [] }
         state.subscribers.loading = false
+        let selectedId = state.subscribers.selectedId
         if offset == 0 { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
         state.subscribers.complete = rows.count < SubscribersPane.pageSize
+        // A reload keeps the cursor on the same subscription when it is still listed.
+        if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) { state.subscribers.selected = index }
         state.subscribers.selected = clamp(state.subscribers.selected, 0, max(0, state.subscribers.rows.count - 1))
         return openTypedAhead(&state)
     case .loadedPopulationSize(let population, let size):
@@ -147,9 +159,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
         state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
         return []
-    case .loadedStatesEvents(let states, let events):
-        state.statesEvents.states = states
-        state.statesEvents.events = events
+    case .loadedStatesEvents(let figures):
+        state.statesEvents.figures = figures
         state.statesEvents.loading = false
         return []
     case .loadedOffers(let board):
@@ -218,8 +229,7 @@ func invalidate(_ state: inout AppState) {
     state.subscribers.complete = false
     state.subscriber.report = nil
     state.cohorts.grid = nil
-    state.statesEvents.states = nil
-    state.statesEvents.events = nil
+    state.statesEvents.figures = nil
     state.offers.board = nil
     state.offers.refreshShown()
 }
@@ -232,11 +242,12 @@ func reloadSubscribers(_ state: inout AppState) -> [Effect] {
 }
 
 private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
+    if state.storeWatch.stale.contains(pane) { return refresh(&state, pane) }
     let empty: Bool = switch pane {
     case .subscribers: state.subscribers.rows.isEmpty && !state.subscribers.complete
     case .subscriber: state.subscriber.report == nil
     case .cohorts: state.cohorts.grid == nil
-    case .statesEvents: state.statesEvents.states == nil
+    case .statesEvents: state.statesEvents.figures == nil
     case .offers: state.offers.board == nil
     }
     return empty ? load(&state, pane) : []
@@ -264,7 +275,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadCohorts(asOf: asOf, scope: state.scope)]
     case .statesEvents:
         state.statesEvents.loading = true
-        return [.loadStatesEvents(asOf: asOf, scope: state.scope)]
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
     case .offers:
         state.offers.loading = true
         return [.loadOffers(asOf: asOf, scope: state.scope)]

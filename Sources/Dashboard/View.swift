@@ -124,7 +124,10 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
         placeholder(pane.loading ? "Loading…" : "No subscribers.", in: inner, buffer: &buffer, palette: palette)
         return
     }
-    let rows = pane.rows.map { row in
+    // Only the rows on screen become table rows: a frame costs the same on row 10 and row 100,000.
+    let visible = max(0, inner.height - 1)
+    let first = Table.scrollOffset(selected: pane.selected, offset: 0, visibleRows: visible)
+    let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
         Table.Row([clean(row.id), row.state ?? "—", clean(row.productId), row.paidPeriods.map(String.init) ?? "—",
                    row.autoRenew.map { $0 ? "on" : "off" } ?? "—", row.flagCount > 0 ? "\(row.flagCount)" : ""],
                   isMarked: state.marks.contains(row.id))
@@ -132,7 +135,7 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     Table(columns: [
         .init("Subscription", width: .fixed(20)), .init("State", width: .fixed(13)), .init("Product", width: .fill()),
         .init("Paid", width: .fixed(5), alignment: .right), .init("Renew", width: .fixed(5)), .init("Flags", width: .fixed(5)),
-    ], rows: rows, selected: pane.selected, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
+    ], rows: rows, selected: pane.selected - first, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
 }
 
 func role(for kind: OfferKind) -> ThemeRole {
@@ -243,29 +246,6 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
     HeatGrid(rowLabels: shown.map { "\($0.month) \(String($0.started).padded(toWidth: 5, alignment: .right))" },
              columnLabels: (1...grid.periods).map { "M\($0)" }, values: shown.map(\.rate), cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
-}
-
-private func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    let halves = Layout.horizontal([.fill(), .fill()], spacing: 1).split(area)
-    let month = state.asOf?.month.description ?? "…"
-    Border(title: "States at \(state.asOf?.isoDate ?? "…")", focused: true).render(in: halves[0], buffer: &buffer, palette: palette)
-    Border(title: "Events in \(month)", focused: false).render(in: halves[1], buffer: &buffer, palette: palette)
-    let left = Border.inner(halves[0]), right = Border.inner(halves[1])
-    guard let states = state.statesEvents.states, let events = state.statesEvents.events else {
-        placeholder("Loading…", in: left, buffer: &buffer, palette: palette)
-        return
-    }
-    let stateRows = StatesEventsPane.stateRows.map { row in
-        Table.Row([row.name, "\(row.states.reduce(0) { $0 + states[$1] })"], role: row.states.count > 1 ? .accent : nil)
-    }
-    let cursor = state.statesEvents.row, split = StatesEventsPane.stateRows.count
-    Table(columns: [.init("State", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: stateRows,
-          selected: cursor < split ? cursor : nil)
-        .render(in: left, buffer: &buffer, palette: palette)
-    let eventRows = EventType.allCases.map { Table.Row([$0.rawValue, "\(events[$0])"]) }
-    Table(columns: [.init("Event", width: .fill()), .init("Count", width: .fixed(9), alignment: .right)], rows: eventRows,
-          selected: cursor >= split ? cursor - split : nil)
-        .render(in: right, buffer: &buffer, palette: palette)
 }
 
 // MARK: - Help overlay

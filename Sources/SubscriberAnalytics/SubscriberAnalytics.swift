@@ -14,7 +14,8 @@ public struct SubscriberAnalytics: Sendable {
 
     /// DESIGN §3 data horizon: the latest notification `signedDate`, renewal-fact instant, transaction
     /// `purchaseDate` or `revocationDate` in the store (never a date that lies in the future by nature).
-    /// Nil for an empty store.
+    /// Nil for an empty store. Each MAX reads one entry of an index (the revocation index is partial,
+    /// so its query must say `IS NOT NULL` for SQLite to use it instead of scanning every transaction).
     public func dataHorizon() throws -> Instant? {
         try database.writer.read { db in
             let ms = try Int64.fetchOne(db, sql: """
@@ -22,7 +23,7 @@ public struct SubscriberAnalytics: Sendable {
                     SELECT MAX(instant) AS m FROM notification
                     UNION ALL SELECT MAX(instant) FROM renewalFact
                     UNION ALL SELECT MAX(purchaseDate) FROM "transaction"
-                    UNION ALL SELECT MAX(revocationDate) FROM "transaction")
+                    UNION ALL SELECT MAX(revocationDate) FROM "transaction" WHERE revocationDate IS NOT NULL)
                 """)
             return ms.map(Instant.init(milliseconds:))
         }

@@ -83,7 +83,9 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    /// SQLite's `PRAGMA data_version`: changes when another connection commits.
+    /// SQLite's `PRAGMA data_version` on whichever connection the writer reads with: it changes
+    /// when *another* connection commits. A pool may answer from a different reader each time, so
+    /// to watch a file store for changes use ``StoreChangeMonitor``, which keeps one connection.
     public func dataVersion() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }

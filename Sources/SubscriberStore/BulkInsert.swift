@@ -57,9 +57,8 @@ extension Optional: SQLiteBindable where Wrapped: SQLiteBindable {
 }
 
 extension Statement {
-    /// Executes the statement once with `values` in parameter order. Throws SQLite's error
-    /// (constraint violations included) as `execute(arguments:)` does.
-    func run<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value) throws {
+    /// Resets the statement and binds `values` in parameter order; every parameter must get one.
+    private func bind<each Value: SQLiteBindable>(_ values: repeat each Value) -> OpaquePointer {
         let handle = sqliteStatement
         sqlite3_reset(handle)
         var index: Int32 = 0
@@ -69,6 +68,13 @@ extension Statement {
         }
         precondition(index == sqlite3_bind_parameter_count(handle),
                      "\(index) values bound to \(sqlite3_bind_parameter_count(handle)) parameters: \(sql)")
+        return handle
+    }
+
+    /// Executes the statement once with `values` in parameter order. Throws SQLite's error
+    /// (constraint violations included) as `execute(arguments:)` does.
+    func run<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value) throws {
+        let handle = bind(repeat each values)
         let code = sqlite3_step(handle)
         let failure = code == SQLITE_DONE || code == SQLITE_ROW ? nil : String(cString: sqlite3_errmsg(db.sqliteConnection))
         sqlite3_reset(handle)
@@ -100,13 +106,7 @@ extension Statement {
     /// Runs a query with `values` bound and calls `row` for each result row.
     func forEachRow<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value,
                                                 row: (ColumnReader) throws -> Void) throws {
-        let handle = sqliteStatement
-        sqlite3_reset(handle)
-        var index: Int32 = 0
-        for value in repeat each values {
-            index += 1
-            value.bind(to: handle, at: index)
-        }
+        let handle = bind(repeat each values)
         defer { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
         let reader = ColumnReader(statement: handle)
         while true {

@@ -38,39 +38,11 @@ struct OpenDashboard: ParsableCommand {
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog)
         let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
         defer { backend.shutdown() }
-        let terminal = Terminal(backend: backend)
-        var palette = chosenTheme.palette(for: backend.colorSupport)
-        let mailbox = Mailbox()
-        var state = AppState(readOnly: readOnly, operatorName: Self.operatorName(operatorName),
+        let state = AppState(readOnly: readOnly, operatorName: Self.operatorName(operatorName),
                              themeNames: catalog.entries().map(\.name))
-
-        func apply(_ action: Action) {
-            for effect in update(&state, action) { runner.run(effect) { mailbox.post($0) } }
-        }
-
-        apply(.start)
-        var shownTheme = state.theme
-        let clock = ContinuousClock()
-        var lastKey = clock.now
-        while !state.shouldQuit {
-            if state.theme != shownTheme, let theme = state.theme {
-                // `:theme` switched: resolve the new palette once, then repaint every cell.
-                palette = theme.palette(for: backend.colorSupport)
-                shownTheme = theme
-                terminal.invalidate()
-            }
-            terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
-            if let key = backend.readKey(timeout: .milliseconds(50)) {
-                // Results that came in while waiting came before the key: apply them first.
-                for action in mailbox.take() { apply(action) }
-                if key.key == .resize { terminal.invalidate() }
-                apply(.key(key))
-                lastKey = clock.now
-            } else if !state.pendingKeys.isEmpty, clock.now - lastKey > .seconds(1) {
-                apply(.keyTimeout)
-            }
-            for action in mailbox.take() { apply(action) }
-        }
+        let session = DashboardSession(backend: backend, runner: runner,
+                                       palette: chosenTheme.palette(for: backend.colorSupport), state: state)
+        session.run()
     }
 
     /// `--operator`, else `$USER`, else `unknown`.
@@ -78,20 +50,5 @@ struct OpenDashboard: ParsableCommand {
         if let option, !option.isEmpty { return option }
         if let user = environment["USER"], !user.isEmpty { return user }
         return "unknown"
-    }
-}
-
-/// Results from the effect queue, waiting for the UI thread to pick them up.
-private final class Mailbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var actions: [Action] = []
-
-    func post(_ action: Action) { lock.withLock { actions.append(action) } }
-
-    func take() -> [Action] {
-        lock.withLock {
-            defer { actions = [] }
-            return actions
-        }
     }
 }

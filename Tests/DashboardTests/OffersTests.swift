@@ -514,7 +514,7 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.subscribers.population == .states([.standard]))
         #expect(state.subscribers.rows.map(\.id) == ["1000", "2000", "3000", "5000", "6000"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 5, subscriptions: 5))
-        #expect(state.statesEvents.states?[.standard] == 5)
+        #expect(state.statesEvents.figures?.states[.standard] == 5)
         let lines = screen(state)
         #expect(lines[1].contains("States & Events") && lines[1].contains("Subscribers"))
         #expect(lines[2].contains("Subscribers · state standard (5)"))
@@ -536,7 +536,7 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         try press("enter", state: &state, runner: runner)
         #expect(state.subscribers.population == .events(.activation, from: asOf.month.start, to: asOf.month.end))
         #expect(state.subscribers.rows.map(\.id) == ["1000", "2000", "3000", "5000"])
-        #expect(state.statesEvents.events?[.activation] == state.subscribers.populationSize?.figure)
+        #expect(state.statesEvents.figures?.events[.activation] == state.subscribers.populationSize?.figure)
     }
 
     @Test func enterOnACohortCellListsItsMembers() throws {

@@ -59,5 +59,24 @@ import SubscriptionTimeline
             for k in 1..<4 { #expect(c.retained[k] <= c.retained[k - 1]) }
             for k in 0..<4 { #expect(c.retained[k] <= c.eligible[k] && c.eligible[k] <= c.started) }
         }
+
+        // The daily series are the figures of each day: states at each of 31 instants (grace,
+        // retry and expiry included), events per day summing to the month.
+        let daily = try analytics.dailyStates(endingAt: horizon, days: 31)
+        for day in stride(from: 0, to: 31, by: 3) {
+            let at = try analytics.states(asOf: horizon.adding(days: Int64(day - 30)))
+            for s in SubscriptionState.allCases {
+                let value: Int = daily[s]?[day] ?? 0
+                #expect(value == at[s], "\(s) on day \(day)")
+            }
+        }
+        #expect(daily[.gracePeriod] != nil && daily[.billingRetry] != nil)
+        let last = horizon.month.previous
+        let days = try analytics.dailyEvents(from: last.start, days: last.dayCount, asOf: horizon)
+        let counts = try analytics.events(from: last.start, to: last.end, asOf: horizon)
+        for t in EventType.allCases {
+            let sum: Int = days[t]?.reduce(0, +) ?? 0
+            #expect(sum == counts[t], "\(t)")
+        }
     }
 }

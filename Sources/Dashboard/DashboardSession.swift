@@ -1,0 +1,123 @@
+import Foundation
+import TerminalUI
+
+/// The dashboard's run loop on any ``TerminalBackend``: curses in `subdash dashboard`, a
+/// ``TestBackend`` in tests and in the frame-time benchmark.
+///
+/// All of it runs on one thread (the curses rule): keys and query results become actions for
+/// ``update(_:_:)``, effects go to the ``EffectRunner``'s queue, frames are drawn by diff.
+public final class DashboardSession<Backend: TerminalBackend> {
+    public private(set) var state: AppState
+    public let terminal: Terminal<Backend>
+    public let runner: EffectRunner
+    public var palette: Palette
+    /// How often the store is checked for changes by others (``Action/tick``).
+    public var tickInterval: Duration = .seconds(1)
+    /// Effects handed to the runner whose answers have not been applied yet.
+    public private(set) var pending = 0
+
+    private let mailbox = Mailbox()
+    private let clock = ContinuousClock()
+    private var lastTick: ContinuousClock.Instant
+    private var lastKey: ContinuousClock.Instant
+    /// The theme `palette` was resolved from after a `:theme`; nil: the one given at start.
+    private var shownTheme: Theme?
+
+    public init(backend: Backend, runner: EffectRunner, palette: Palette, state: AppState = AppState()) {
+        terminal = Terminal(backend: backend)
+        self.runner = runner
+        self.palette = palette
+        self.state = state
+        lastTick = clock.now
+        lastKey = clock.now
+    }
+
+    public var backend: Backend { terminal.backend }
+
+    /// Runs until the user quits.
+    public func run() {
+        apply(.start)
+        while !state.shouldQuit { step(timeout: .milliseconds(50)) }
+    }
+
+    /// One turn of the loop: draw, wait up to `timeout` for a key, apply it and whatever results
+    /// arrived, and tick when a tick is due.
+    public func step(timeout: Duration) {
+        draw()
+        if let key = backend.readKey(timeout: timeout) {
+            // Results that came in while waiting came before the key: apply them first, so an
+            // enter typed the instant a list is drawn acts on that list.
+            applyArrived(waiting: false)
+            press(key)
+            lastKey = clock.now
+        } else if !state.pendingKeys.isEmpty, clock.now - lastKey > .seconds(1) {
+            // `g` and then nothing for a second: the sequence is dropped.
+            apply(.keyTimeout)
+        }
+        applyArrived(waiting: false)
+        if clock.now - lastTick >= tickInterval {
+            lastTick = clock.now
+            apply(.tick)
+        }
+    }
+
+    public func press(_ key: KeyEvent) {
+        if key.key == .resize { terminal.invalidate() }
+        apply(.key(key))
+    }
+
+    /// Updates the state and starts the effects it asks for.
+    public func apply(_ action: Action) {
+        let effects = update(&state, action)
+        pending += effects.count
+        let mailbox = mailbox
+        for effect in effects { runner.run(effect) { mailbox.post($0) } }
+    }
+
+    /// Applies answers until no effect is outstanding (waiting for them), so the next frame shows
+    /// everything the last key asked for: what tests and the frame benchmark use.
+    public func settle() {
+        while pending > 0 { applyArrived(waiting: true) }
+    }
+
+    /// Draws the current state as one frame.
+    public func draw() {
+        if state.theme != shownTheme, let theme = state.theme {
+            // `:theme` switched: resolve the new palette once, then repaint every cell.
+            palette = theme.palette(for: backend.colorSupport)
+            shownTheme = theme
+            terminal.invalidate()
+        }
+        let state = state, palette = palette
+        terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
+    }
+
+    private func applyArrived(waiting: Bool) {
+        for action in mailbox.take(waiting: waiting) {
+            pending -= 1
+            apply(action)
+        }
+    }
+}
+
+/// Answers from the effect queue, waiting for the UI thread to pick them up.
+private final class Mailbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var actions: [Action] = []
+
+    func post(_ action: Action) {
+        condition.lock()
+        actions.append(action)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// What arrived; with `waiting`, blocks until at least one action is there.
+    func take(waiting: Bool) -> [Action] {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting && actions.isEmpty { condition.wait() }
+        defer { actions = [] }
+        return actions
+    }
+}

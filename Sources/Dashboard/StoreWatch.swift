@@ -1,0 +1,71 @@
+import SubscriptionModel
+
+/// What the dashboard knows about changes to the store by others (an import running beside it).
+///
+/// The run loop sends ``Action/tick`` about once a second; `update` asks for the store's
+/// `data_version` (``Effect/checkStore``, off the UI thread) and, when it moved, reloads the
+/// visible pane in place — rows, cursor, scroll and marks stay — and marks the other panes stale,
+/// to be reloaded when next shown.
+public struct StoreWatch: Equatable, Sendable {
+    /// The last version seen; nil before the first check.
+    public var version: Int?
+    /// A check is on its way: ticks don't pile up checks behind a slow query.
+    public var checking = false
+    /// The last data horizon loaded: while as-of is still it, as-of follows the data.
+    public var horizon: Instant?
+    /// Panes whose data predates the last change.
+    public var stale: Set<Pane> = []
+
+    public init() {}
+}
+
+func tick(_ state: inout AppState) -> [Effect] {
+    guard !state.storeWatch.checking else { return [] }
+    state.storeWatch.checking = true
+    return [.checkStore]
+}
+
+func storeVersionChecked(_ state: inout AppState, _ version: Int?) -> [Effect] {
+    state.storeWatch.checking = false
+    guard let version else { return [] }
+    let previous = state.storeWatch.version
+    state.storeWatch.version = version
+    guard let previous, previous != version, state.asOf != nil else { return [] }
+    state.storeWatch.stale = Set(Pane.allCases).subtracting([state.pane])
+    if state.asOf == state.storeWatch.horizon { return [.refreshHorizon] }
+    return refresh(&state, state.pane)
+}
+
+func horizonRefreshed(_ state: inout AppState, _ horizon: Instant?) -> [Effect] {
+    let asOf = horizon ?? Instant(milliseconds: 0)
+    state.storeWatch.horizon = asOf
+    state.asOf = asOf
+    return refresh(&state, state.pane)
+}
+
+/// Reloads `pane` while it keeps showing what it has: no spinner, no reset of the cursor.
+func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
+    guard let asOf = state.asOf else { return [] }
+    state.storeWatch.stale.remove(pane)
+    switch pane {
+    case .subscribers:
+        let limit = max(SubscribersPane.pageSize, state.subscribers.rows.count)
+        var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope,
+                                                  filter: state.subscribers.filter, population: state.subscribers.population)]
+        if let population = state.subscribers.population {
+            effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
+        }
+        return effects
+    case .subscriber:
+        guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
+        state.subscriber.id = id
+        return [.loadSubscriber(id: id, asOf: asOf)]
+    case .cohorts:
+        return [.loadCohorts(asOf: asOf, scope: state.scope)]
+    case .statesEvents:
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
+    case .offers:
+        // Marks are ids and the cursor follows its id: both survive the new board.
+        return [.loadOffers(asOf: asOf, scope: state.scope)]
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import SubscriberStore
+import SubscriptionModel
+import Testing
+
+@Suite struct StoreChangeMonitorTests {
+    @Test func seesCommitsOfEveryConnectionOnlyWhenTheyHappen() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-monitor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+
+        let store = try AppDatabase.open(path: path)
+        let monitor = try StoreChangeMonitor(database: store)
+        func document(_ id: String) -> IncomingDocument {
+            Fixture.document("monitor-\(id)", DocumentFacts(format: .v2Notification, transactions: [
+                Fixture.transaction(id, of: id, start: "2025-01-01", end: "2025-02-01"),
+            ]))
+        }
+
+        let first = try monitor.version()
+        #expect(try monitor.version() == first, "no commit, no change")
+        _ = try store.apply([document("1")])
+        let afterOwnWrite = try monitor.version()
+        #expect(afterOwnWrite != first, "the store's own writer is another connection to the monitor")
+        _ = try AppDatabase.open(path: path).apply([document("2")])
+        #expect(try monitor.version() != afterOwnWrite, "another process's import")
+        // reads do not count
+        _ = try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription") }
+        let settled = try monitor.version()
+        #expect(try monitor.version() == settled)
+    }
+}
