@@ -16,6 +16,8 @@ struct Bench: ParsableCommand {
     @Option(help: "Write the results here (empty: don't write).") var output = "docs/performance.md"
     @Option(help: "Imports to measure, comma-separated: v1, v2 (verified), v2-no-verify. Reports and the dashboard run on the v2 verified store, else the v1 store.")
     var imports = "v1,v2,v2-no-verify"
+    @Option(help: "Import v2 only at sizes up to this many subscribers (a million verified v2 subscribers take hours on two cores).")
+    var v2UpTo = Int.max
     @Flag(help: "Reuse a store already imported by an earlier run (its import figures are the earlier run's, marked cached).")
     var reuse = false
 
@@ -23,7 +25,7 @@ struct Bench: ParsableCommand {
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
     let figures = Figures()
 
-    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, reuse }
+    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -99,7 +101,8 @@ struct Bench: ParsableCommand {
         let wanted = Set(imports.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var stores: [String: String] = [:]
         for (key, label, format, verify) in [("v1", "v1", "v1", true), ("v2", "v2 verified", "v2", true),
-                                             ("v2-no-verify", "v2 --no-verify", "v2", false)] where wanted.contains(key) {
+                                             ("v2-no-verify", "v2 --no-verify", "v2", false)]
+            where wanted.contains(key) && (format == "v1" || n <= v2UpTo) {
             let dir = try dataset(n, format)
             let extra = format == "v1" ? [] : verify ? ["--trust-root", dir + "/test-root.pem"] : ["--no-verify"]
             let db = "\(cache)/store-\(n)-\(key).sqlite"
