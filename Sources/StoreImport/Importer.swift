@@ -182,7 +182,10 @@ public final class Importer: Sendable {
                 throw ImportRejection("\(path): no such file or directory")
             }
             if !isDirectory.boolValue { files.append(path); continue }
-            guard let walker = fm.enumerator(atPath: path) else { continue }
+            // A symbolic link to a directory is walked as the directory (FileManager's enumerator
+            // would list nothing), with file names still given under the path as typed.
+            let root = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            guard let walker = fm.enumerator(atPath: root) else { continue }
             var found: [String] = []
             while let item = walker.nextObject() as? String {
                 let name = (item as NSString).lastPathComponent

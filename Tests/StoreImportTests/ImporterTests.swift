@@ -61,6 +61,19 @@ import SubscriptionModel
         #expect(summary.line.hasPrefix("5 documents read from 2 files: 3 applied, 1 duplicate, 1 rejected; 2 subscriptions touched; "))
     }
 
+    @Test func aLinkToADirectoryIsWalkedAsTheDirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("data/v1"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("{}".utf8).write(to: dir.appendingPathComponent("data/v1/notifications-0001.ndjson"))
+        try Data("{}".utf8).write(to: dir.appendingPathComponent("data/v1/notifications-0002.ndjson"))
+        let link = dir.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir.appendingPathComponent("data"))
+        #expect(try Importer.expand([link.path]) == [
+            "\(link.path)/v1/notifications-0001.ndjson", "\(link.path)/v1/notifications-0002.ndjson",
+        ])
+    }
+
     @Test func aMissingPathIsAnError() throws {
         let db = try AppDatabase.inMemory()
         #expect(throws: ImportRejection.self) {
