@@ -49,13 +49,7 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     state.storeWatch.stale.remove(pane)
     switch pane {
     case .subscribers:
-        let limit = max(SubscribersPane.pageSize, state.subscribers.rows.count)
-        var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope,
-                                                  filter: state.subscribers.filter, population: state.subscribers.population)]
-        if let population = state.subscribers.population {
-            effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
-        }
-        return effects
+        return subscribersQueries(state, limit: max(SubscribersPane.pageSize, state.subscribers.rows.count), asOf: asOf)
     case .subscriber:
         guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
         state.subscriber.id = id

@@ -259,12 +259,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     switch pane {
     case .subscribers:
         state.subscribers.loading = true
-        var effects: [Effect] = [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
-                                                  filter: state.subscribers.filter, population: state.subscribers.population)]
-        if let population = state.subscribers.population {
-            effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
-        }
-        return effects
+        return subscribersQueries(state, limit: SubscribersPane.pageSize, asOf: asOf)
     case .subscriber:
         guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
         state.subscriber.id = id
@@ -283,3 +278,13 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
 }
 
 func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, value)) }
+
+/// The queries that fill pane 1: its first `limit` rows and, in a drill-down, the population's size.
+func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
+    var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope,
+                                              filter: state.subscribers.filter, population: state.subscribers.population)]
+    if let population = state.subscribers.population {
+        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
+    }
+    return effects
+}
