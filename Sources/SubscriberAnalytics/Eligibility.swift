@@ -14,69 +14,116 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
 extension SubscriberAnalytics {
     /// Subscribers eligible for `offer` (or every offer) at `asOf`, sorted by offer then id.
     ///
-    /// One pass over the segments covering `asOf` decides every offer at once (the pane asks for
-    /// all five lists): the run a segment ends for win-back, and billing failures of the last 365
-    /// days for service, are joined in.
+    /// Three index range reads, none of which visits the subscriptions that ended long ago (most
+    /// of a mature store): the live segments covering `asOf` decide retention, upgrade, loyalty and
+    /// service by state; the runs ended in the 180 days before `asOf` decide win-back; the billing
+    /// failures of the 365 days before `asOf` add service by failures. Repeated texts (products,
+    /// reasons) are shared, so a million-subscriber list stays small in memory.
     public func eligibility(asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
                             limit: Int? = nil) throws -> [EligibleSubscriber] {
         let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
+        let wanted = Set(kinds)
         var byKind: [OfferFlagKind: [EligibleSubscriber]] = [:]
+        var texts = SharedTexts()
+        func add(_ kind: OfferFlagKind, _ id: String, _ product: String, _ detail: String) {
+            byKind[kind, default: []].append(EligibleSubscriber(offer: kind, originalTransactionId: id,
+                                                                productId: texts[product], detail: texts[detail]))
+        }
+        let at = asOf.milliseconds
+        let day = Instant.millisecondsPerDay
         try database.writer.read { db in
-            var sql = """
-                SELECT s.originalTransactionId, s.productId, s.state, s.autoRenew, s.paidPeriods, s.periodDays,
-                       r.endedAt, r.expirationReason, f.n
-                FROM segment s
-                LEFT JOIN run r ON s.state = 'expired' AND r.originalTransactionId = s.originalTransactionId
-                                AND r.runIndex = s.runIndex
-                LEFT JOIN (SELECT originalTransactionId, COUNT(*) AS n FROM billingFailure
-                           WHERE at <= ?1 AND at > ?1 - 365 * 86400000 GROUP BY originalTransactionId) f
-                       ON f.originalTransactionId = s.originalTransactionId
-                WHERE s.\(scope.environment.sql) AND s."end" > ?1 AND s.start <= ?1
-                """
-            var arguments: StatementArguments = [asOf.milliseconds]
-            if let product = scope.productId { sql += " AND s.productId = ?2"; arguments += [product] }
-            sql += " ORDER BY s.originalTransactionId"
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() {
-                let segment = SegmentAtAsOf(state: row[2], autoRenew: row[3], paidPeriods: row[4], periodDays: row[5],
-                                            runEndedAt: row[6], expirationReason: row[7], recentBillingFailures: row[8])
-                for kind in kinds {
-                    guard limit.map({ (byKind[kind]?.count ?? 0) < $0 }) ?? true,
-                          let detail = segment.reason(for: kind, asOf: asOf) else { continue }
-                    byKind[kind, default: []].append(EligibleSubscriber(offer: kind, originalTransactionId: row[0],
-                                                                        productId: row[1], detail: detail))
+            let product = scope.productId.map { _ in " AND productId = ?2" } ?? ""
+            let arguments: StatementArguments = scope.productId.map { [at, $0] } ?? [at]
+            // Live segments: every state but `expired` (partial index segment_live).
+            if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
+                    WHERE \(scope.environment.sql) AND state <> 'expired' AND "end" > ?1 AND start <= ?1\(product)
+                    """, arguments: arguments)
+                while let row = try rows.next() {
+                    let live = LiveSegment(state: row[2], autoRenew: row[3], paidPeriods: row[4], periodDays: row[5])
+                    for kind in kinds {
+                        if let detail = live.reason(for: kind) { add(kind, row[0], row[1], detail) }
+                    }
+                }
+            }
+            // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
+            // in (asOf − 180 days, asOf], and no later run started by asOf.
+            if wanted.contains(.winBack) {
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
+                        SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
+                               (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
+                                AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
+                        FROM run r
+                        WHERE r.\(scope.environment.sql) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(180 * day)
+                          AND r.expirationReason IN ('voluntary', 'priceIncrease')
+                          AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
+                                          AND n.runIndex > r.runIndex AND n.start <= ?1))
+                    WHERE 1\(product)
+                    """, arguments: arguments)
+                while let row = try rows.next() {
+                    let ended = Instant(milliseconds: row[2])
+                    add(.winBack, row[0], row[1], "ended \(row[3] as String) \(ended.isoDate)")
+                }
+            }
+            // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
+            // by state (grace or retry, above).
+            if wanted.contains(.service) {
+                let inByState = Set((byKind[.service] ?? []).map(\.originalTransactionId))
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT originalTransactionId, productId, n FROM (
+                        SELECT f.originalTransactionId, COUNT(*) AS n,
+                               (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
+                                AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
+                        FROM billingFailure f
+                        WHERE f.\(scope.environment.sql) AND f.at <= ?1 AND f.at > ?1 - \(365 * day)
+                        GROUP BY f.originalTransactionId HAVING COUNT(*) >= 2)
+                    WHERE 1\(product)
+                    """, arguments: arguments)
+                while let row = try rows.next() {
+                    let id: String = row[0]
+                    guard !inByState.contains(id) else { continue }
+                    add(.service, id, row[1], "\(row[2] as Int) billing failures in 365 days")
                 }
             }
         }
-        return kinds.flatMap { byKind[$0] ?? [] }
+        return kinds.flatMap { kind -> [EligibleSubscriber] in
+            let sorted = (byKind[kind] ?? []).sorted { $0.originalTransactionId < $1.originalTransactionId }
+            return limit.map { Array(sorted.prefix($0)) } ?? sorted
+        }
     }
 }
 
-/// What DESIGN §3's eligibility rules read of a subscription at as-of.
-private struct SegmentAtAsOf {
+/// One copy of each repeated text.
+private struct SharedTexts {
+    private var seen: [String: String] = [:]
+
+    subscript(text: String) -> String {
+        mutating get {
+            if let shared = seen[text] { return shared }
+            seen[text] = text
+            return text
+        }
+    }
+}
+
+/// What DESIGN §3's eligibility rules read of a live (not expired) segment at as-of.
+private struct LiveSegment {
     var state: String
     var autoRenew: Bool
     var paidPeriods: Int
     var periodDays: Double?
-    /// The end of the run, when the segment is `expired`.
-    var runEndedAt: Int64?
-    var expirationReason: String?
-    /// Billing failures in the 365 days up to as-of, nil for none.
-    var recentBillingFailures: Int?
 
-    static let activeStates: Set<String> = ["standard", "freeTrial", "introductory", "promotional", "offerCode", "winBack",
-                                            "gracePeriod"]
-    var isActive: Bool { Self.activeStates.contains(state) }
+    /// Every state but `billingRetry` (and `expired`, which never reaches here) is active.
+    var isActive: Bool { state != "billingRetry" }
 
-    /// Why the subscription is eligible for `offer`, in a few words; nil when it is not.
-    func reason(for offer: OfferFlagKind, asOf: Instant) -> String? {
+    /// Why the subscription is eligible for `offer`, in a few words; nil when it is not (win-back
+    /// and service by billing failures are decided elsewhere).
+    func reason(for offer: OfferFlagKind) -> String? {
         switch offer {
         case .winBack:
-            // The latest run ended voluntarily (or over a price increase) in the last 180 days, nothing open.
-            guard state == "expired", let ended = runEndedAt, let reason = expirationReason,
-                  ended <= asOf.milliseconds, ended > asOf.milliseconds - 180 * Instant.millisecondsPerDay,
-                  reason == "voluntary" || reason == "priceIncrease" else { return nil }
-            return "ended \(reason) \(Instant(milliseconds: ended).isoDate)"
+            return nil
         case .retention:
             guard isActive, !autoRenew else { return nil }
             return "auto-renew off, \(state)"
@@ -87,9 +134,8 @@ private struct SegmentAtAsOf {
             guard isActive, paidPeriods >= 12, autoRenew else { return nil }
             return "\(paidPeriods) paid periods, auto-renew on"
         case .service:
-            if state == "gracePeriod" || state == "billingRetry" { return "in \(state)" }
-            guard let failures = recentBillingFailures, failures >= 2 else { return nil }
-            return "\(failures) billing failures in 365 days"
+            guard state == "gracePeriod" || state == "billingRetry" else { return nil }
+            return "in \(state)"
         }
     }
 }

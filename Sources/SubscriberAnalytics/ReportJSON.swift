@@ -109,21 +109,32 @@ public enum ReportJSON {
         return JSONValue.object(o).text
     }
 
+    /// Written straight to text: a million-subscriber list as a tree of `JSONValue`s took
+    /// hundreds of megabytes.
     public static func eligibility(_ rows: [EligibleSubscriber], asOf: Instant) throws -> String {
-        var o = JSONObject()
-        o["asOf"] = .string(asOf.iso8601)
         var counts = JSONObject()
-        for k in OfferFlagKind.allCases { counts[k.rawValue] = .int(rows.filter { $0.offer == k }.count) }
-        o["counts"] = .object(counts)
-        o["subscribers"] = .array(rows.map { r in
-            var x = JSONObject()
-            x["offer"] = .string(r.offer.rawValue)
-            x["originalTransactionId"] = .string(r.originalTransactionId)
-            x["productId"] = .string(r.productId)
-            x["detail"] = .string(r.detail)
-            return .object(x)
-        })
-        return JSONValue.object(o).text
+        var n: [OfferFlagKind: Int] = [:]
+        for r in rows { n[r.offer, default: 0] += 1 }
+        for k in OfferFlagKind.allCases { counts[k.rawValue] = .int(n[k] ?? 0) }
+        var out = "{\"asOf\":"
+        out.reserveCapacity(64 + rows.count * 120)
+        JSONValue.writeString(asOf.iso8601, to: &out)
+        out += ",\"counts\":"
+        JSONValue.object(counts).write(to: &out)
+        out += ",\"subscribers\":["
+        for (i, r) in rows.enumerated() {
+            out += i == 0 ? "{\"offer\":" : ",{\"offer\":"
+            JSONValue.writeString(r.offer.rawValue, to: &out)
+            out += ",\"originalTransactionId\":"
+            JSONValue.writeString(r.originalTransactionId, to: &out)
+            out += ",\"productId\":"
+            JSONValue.writeString(r.productId, to: &out)
+            out += ",\"detail\":"
+            JSONValue.writeString(r.detail, to: &out)
+            out += "}"
+        }
+        out += "]}"
+        return out
     }
 }
 
@@ -189,6 +200,11 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""

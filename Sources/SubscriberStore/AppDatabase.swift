@@ -32,6 +32,18 @@ public final class AppDatabase: Sendable {
                 throw StoreError("no store at \(path): run `subdash import` first, or pass --db PATH")
             }
             let pool = try DatabasePool(path: path, configuration: config)
+            let (current, newer) = try pool.read { db in
+                (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+            }
+            if newer {
+                throw StoreError("\(path) was written by a newer version of subdash: upgrade subdash to read it")
+            }
+            if !current {
+                // A store from an earlier version: brought up to date once, then read as usual.
+                try pool.close()
+                _ = try open(path: path)
+                return try open(path: path, readOnly: true)
+            }
             return try AppDatabase(readOnlyPool: pool, path: path)
         }
         let pool = try DatabasePool(path: path, configuration: config)
@@ -41,10 +53,6 @@ public final class AppDatabase: Sendable {
     private init(readOnlyPool pool: DatabasePool, path: String) throws {
         self.writer = pool
         self.path = path
-        let applied = try pool.read { db in try Self.migrator.hasCompletedMigrations(db) }
-        guard applied else {
-            throw StoreError("\(path) was written by a different version of subdash (its schema is not current)")
-        }
     }
 
     /// An empty store in memory, for tests.
