@@ -67,7 +67,7 @@ public final class Importer: Sendable {
     ///   - report: receives one line per rejected document (`file:line 3: reason`).
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = 4000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+                batchSize: Int = 16000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
         self.database = database
         self.open = open

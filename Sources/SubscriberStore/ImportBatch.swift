@@ -62,9 +62,47 @@ extension AppDatabase {
     }
 
     /// Rebuilds the derived rows of every pending subscription, `chunk` subscriptions per
-    /// transaction. Returns how many were rebuilt.
+    /// transaction, in id order. Returns how many were rebuilt.
+    ///
+    /// In a file store the work takes both cores: a reader derives the timelines of the next chunk
+    /// from the committed facts while the writer stores this one. If another connection commits
+    /// meanwhile (`PRAGMA data_version` moves; say, a second import), what the reader saw may be
+    /// stale, so the rest is derived inside the writing transaction.
     @discardableResult
     public func rebuildPending(chunk: Int = 2000, progress: ((Int) -> Void)? = nil) throws -> Int {
+        guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
+        let ids = try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1")
+        }
+        guard !ids.isEmpty else { return 0 }
+        let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
+        let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        let ahead = DerivedChunk()
+        ahead.start(chunks[0], pool: pool)
+        var total = 0
+        for (k, ids) in chunks.enumerated() {
+            let derived = ahead.wait()
+            if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
+            try pool.write { db in
+                let materializer = Materializer(db)
+                let unchanged = try Int.fetchOne(db, sql: "PRAGMA data_version") == startVersion
+                if unchanged, case .success(let timelines) = derived {
+                    try materializer.store(timelines)
+                } else {
+                    try materializer.rebuild(ids)
+                }
+                let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
+                for id in ids { try delete.run(db, id) }
+            }
+            total += ids.count
+            progress?(total)
+        }
+        _ = ahead.wait()
+        return total + (try rebuildPendingInline(chunk: chunk, progress: nil))
+    }
+
+    /// One connection does everything (an in-memory store has no second one).
+    private func rebuildPendingInline(chunk: Int, progress: ((Int) -> Void)?) throws -> Int {
         var total = 0
         while true {
             let done = try writer.write { db -> Int in
@@ -243,5 +281,25 @@ struct RankedTransactions {
     /// In transactionId order, so the index pages are visited in order.
     var facts: [(TransactionFact, String)] {
         best.sorted { $0.key < $1.key }.map { ($0.value.fact, $0.value.rank) }
+    }
+}
+
+/// The timelines of one chunk, derived on a background thread through a pool's reader.
+private final class DerivedChunk: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "subdash.rebuild.derive")
+    private let group = DispatchGroup()
+    private var result: Result<[Materializer.Derived], any Error> = .success([])
+
+    func start(_ ids: [String], pool: DatabasePool) {
+        group.enter()
+        queue.async {
+            self.result = Result { try pool.read { db in try Materializer.derive(ids, from: db) } }
+            self.group.leave()
+        }
+    }
+
+    func wait() -> Result<[Materializer.Derived], any Error> {
+        group.wait()
+        return result
     }
 }

@@ -11,17 +11,32 @@ struct Materializer {
     init(_ db: Database) { self.db = db }
 
     func rebuild(_ originalTransactionIds: [String]) throws {
+        try store(Self.derive(originalTransactionIds, from: db))
+    }
+
+    /// The timelines of these subscriptions from their stored facts (any connection will do: a
+    /// reader can derive the next chunk while the writer stores this one).
+    static func derive(_ originalTransactionIds: [String], from db: Database) throws -> [Derived] {
         let reader = FactReader(db)
+        return try originalTransactionIds.map { Derived(originalTransactionId: $0, timeline: .derive(try reader.facts(of: $0))) }
+    }
+
+    /// Replaces the derived rows of each subscription by those of its timeline.
+    func store(_ derived: [Derived]) throws {
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
-        for id in originalTransactionIds {
+        for d in derived {
             // A subscription seen for the first time has no derived rows to delete: six index
             // seeks saved per new subscription. (Derived rows never exist without their
             // `subscription` row: insert writes it first, delete removes all together.)
-            if try Int.fetchOne(exists, arguments: [id]) != nil { try delete(id) }
-            let timeline = SubscriptionTimeline.derive(try reader.facts(of: id))
-            guard !timeline.periods.isEmpty else { continue }
-            try insert(timeline)
+            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId) }
+            guard !d.timeline.periods.isEmpty else { continue }
+            try insert(d.timeline)
         }
+    }
+
+    struct Derived: Sendable {
+        var originalTransactionId: String
+        var timeline: SubscriptionTimeline
     }
 
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]

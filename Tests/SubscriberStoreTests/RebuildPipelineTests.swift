@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+@testable import SubscriberStore
+import SubscriptionModel
+import Testing
+
+/// The rebuild of derived rows in a file store: one reader derives the next chunk while the
+/// writer stores this one.
+@Suite struct RebuildPipelineTests {
+    static func temporaryPath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-rebuild-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("store.sqlite").path
+    }
+
+    /// Subscription 100i: bought 2025-01-01, renewed on 2025-02-01 (a month each).
+    static func documents(count: Int) -> [IncomingDocument] {
+        (0..<count).map { i in
+            let original = "\(1000 + i)"
+            return Fixture.document("d\(i)", DocumentFacts(format: .v2Notification, transactions: [
+                Fixture.transaction("\(original)a", of: original, start: "2025-01-01", end: "2025-02-01", signed: "2025-01-01"),
+                Fixture.transaction("\(original)b", of: original, start: "2025-02-01", end: "2025-03-01", signed: "2025-02-01"),
+            ]))
+        }
+    }
+
+    /// Every derived row, as text, in a stable order.
+    static func derivedRows(_ store: AppDatabase) throws -> [String] {
+        try store.writer.read { db in
+            var rows: [String] = []
+            for (table, order) in [("subscription", "originalTransactionId"), ("period", "transactionId"),
+                                   ("run", "originalTransactionId, runIndex"), ("segment", "originalTransactionId, start"),
+                                   ("event", "originalTransactionId, at, type"), ("billingFailure", "originalTransactionId")] {
+                rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)").map { "\(table) \($0)" }
+            }
+            return rows
+        }
+    }
+
+    @Test func aFileStoreRebuiltInChunksHasTheRowsOfAStoreRebuiltAtOnce() throws {
+        let docs = Self.documents(count: 7)
+        let memory = try AppDatabase.inMemory()
+        try memory.apply(docs)
+        let file = try AppDatabase.open(path: try Self.temporaryPath())
+        try file.apply(docs, rebuild: false)
+        #expect(try file.pendingCount() == 7)
+        #expect(try file.rebuildPending(chunk: 2) == 7)
+        #expect(try file.pendingCount() == 0)
+        let expected = try Self.derivedRows(memory)
+        #expect(expected.filter { $0.hasPrefix("period ") }.count == 14)
+        #expect(try Self.derivedRows(file) == expected)
+    }
+
+    @Test func aCommitFromAnotherConnectionDuringTheRebuildIsNotLost() throws {
+        let path = try Self.temporaryPath()
+        let store = try AppDatabase.open(path: path)
+        let other = try AppDatabase.open(path: path)
+        try store.apply(Self.documents(count: 4), rebuild: false)
+        // After the first chunk is stored (the reader has already started on the second), another
+        // connection records a refund of subscription 1001's second period.
+        let refund = Fixture.document("refund", DocumentFacts(format: .v2Notification, transactions: [
+            Fixture.transaction("1001b", of: "1001", start: "2025-02-01", end: "2025-03-01", revoked: "2025-02-10",
+                                signed: "2025-02-10"),
+        ]))
+        try store.rebuildPending(chunk: 1) { done in
+            if done == 1 { _ = try? other.apply([refund], rebuild: false) }
+        }
+        let refunded = try store.writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT isRefunded FROM period WHERE transactionId = '1001b'")
+        }
+        #expect(refunded == true)
+        #expect(try store.pendingCount() == 0)
+    }
+}
