@@ -149,7 +149,13 @@ struct FactWriter {
             """)
         let setOutcome = try db.cachedStatement(sql: "UPDATE document SET outcome = ? WHERE sha256 = ?")
 
-        for doc in documents {
+        // Keys in order: the sha256 index (and a v1 notification's id, the same digest) and the
+        // subscription-keyed renewal facts are then visited page after page rather than at random.
+        // Arrival order is kept among equal digests, and nothing else depends on it (facts rank
+        // themselves).
+        var renewals: [RenewalFact] = []
+        let ordered = documents.enumerated().sorted { ($0.element.sha256, $0.offset) < ($1.element.sha256, $1.offset) }
+        for (_, doc) in ordered {
             switch doc.content {
             case .rejected(let reason):
                 try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
@@ -170,7 +176,7 @@ struct FactWriter {
                 }
                 let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256)
                 for t in facts.transactions { winners.offer(t) }
-                try writeRenewals(facts.renewals)
+                renewals += facts.renewals
                 try writeCustomers(facts.customers)
                 if !facts.notifications.isEmpty && newNotifications == 0 {
                     // A redelivery of a notification already stored (same notificationUUID).
@@ -184,8 +190,10 @@ struct FactWriter {
             }
         }
         try writeTransactions(winners.facts)
+        renewals.sort { ($0.originalTransactionId, $0.instant) < ($1.originalTransactionId, $1.instant) }
+        try writeRenewals(renewals)
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
-        for id in touched { try pending.run(db, id) }
+        for id in touched.sorted() { try pending.run(db, id) }
         result.touchedSubscriptions = touched
         return result
     }
