@@ -45,9 +45,9 @@ public struct ImportSummary: Sendable, Equatable {
     }
 }
 
-/// Reads files, directories and stdin, cuts them into documents, decodes them on every core and
-/// writes them to the store in batches, each batch one transaction. While one batch is written
-/// the next is decoded.
+/// Reads files, directories and stdin, cuts them into documents, decodes them on every core in
+/// batches of `batchSize` and writes them to the store on its own thread while the next batch is
+/// decoded, committing every `documentsPerTransaction` documents (and at the end).
 public final class Importer: Sendable {
     /// Opens a file (`-` = stdin) as a stream of documents; a file that cannot be read yields one
     /// document carrying the read error.
@@ -58,6 +58,7 @@ public final class Importer: Sendable {
     let open: Open
     let decode: Decode
     let batchSize: Int
+    let documentsPerTransaction: Int
     let workers: Int
     let signaturesVerified: Bool
     let report: @Sendable (String) -> Void
@@ -67,12 +68,13 @@ public final class Importer: Sendable {
     ///   - report: receives one line per rejected document (`file:line 3: reason`).
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = 16000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+                batchSize: Int = 4000, documentsPerTransaction: Int = 16000, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
         self.database = database
         self.open = open
         self.decode = decode
         self.batchSize = batchSize
+        self.documentsPerTransaction = documentsPerTransaction
         self.workers = workers
         self.signaturesVerified = signaturesVerified
         self.report = report
@@ -85,8 +87,15 @@ public final class Importer: Sendable {
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
         try database.prepareForBulkImport()
-        defer { try? database.finishBulkImport() }
-        let writes = WriteLane(database: database)
+        let checkpoints = try database.startBackgroundCheckpoints()
+        defer {
+            checkpoints?.stop()
+            try? database.finishBulkImport()
+        }
+        let writes = WriteLane(database: database, documentsPerTransaction: documentsPerTransaction)
+        // On every way out (an unreadable path throws here), the writing thread lets go of the
+        // store's writing connection; what it wrote is committed (every chunk is whole).
+        defer { writes.close() }
         var pending: [(source: String, raw: RawDocument)] = []
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
@@ -100,9 +109,8 @@ public final class Importer: Sendable {
             trace.decode += seconds(since: t0)
             for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
             let t1 = DispatchTime.now()
-            let result = try writes.submit(incoming)
+            merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
-            if let result { merge(result) }
             progress?(summary.documents, seconds(since: started))
         }
         func merge(_ r: BatchResult) {
@@ -123,7 +131,7 @@ public final class Importer: Sendable {
             }
         }
         try flush()
-        if let last = try writes.finish() { merge(last) }
+        merge(try writes.finish())
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()
         try database.rebuildPending()
@@ -233,35 +241,104 @@ final class ResultSlots<T: Sendable>: @unchecked Sendable {
     }
 }
 
-/// One batch written in the background at a time, so decoding the next batch overlaps it.
+/// The writing thread: it holds the store's writing connection for the whole import and writes
+/// each decoded chunk while the next one is decoded (`AppDatabase.applyStream`).
 final class WriteLane: @unchecked Sendable {
-    let database: AppDatabase
-    let queue = DispatchQueue(label: "subdash.import.write")
-    let group = DispatchGroup()
-    private var outcome: Result<BatchResult, any Error>?
+    private let handoff = Handoff<[IncomingDocument]>()
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var outcome: Result<Void, any Error> = .success(())
+    private var results = BatchResult()
     /// Seconds spent writing (read after `finish`).
-    var busy = 0.0
+    private(set) var busy = 0.0
 
-    init(database: AppDatabase) { self.database = database }
-
-    /// Waits for the batch in flight, starts this one, returns the previous batch's result.
-    func submit(_ documents: [IncomingDocument]) throws -> BatchResult? {
-        let previous = try finish()
+    init(database: AppDatabase, documentsPerTransaction: Int) {
         group.enter()
-        queue.async {
-            let t = DispatchTime.now()
-            let result = Result { try self.database.apply(documents, rebuild: false) }
-            self.busy += Double(DispatchTime.now().uptimeNanoseconds - t.uptimeNanoseconds) / 1e9
-            self.outcome = result
-            self.group.leave()
+        DispatchQueue(label: "subdash.import.write").async { [self] in
+            var started = DispatchTime.now()
+            let result = Result {
+                try database.applyStream(documentsPerTransaction: documentsPerTransaction, next: {
+                    let chunk = handoff.take()
+                    started = DispatchTime.now()
+                    return chunk
+                }, onChunk: { r in
+                    lock.lock()
+                    results.add(r)
+                    busy += Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                    lock.unlock()
+                })
+            }
+            lock.lock(); outcome = result; lock.unlock()
+            handoff.cancel()
+            group.leave()
         }
-        return previous
     }
 
-    /// Waits for the batch in flight and returns its result.
-    func finish() throws -> BatchResult? {
+    /// Hands a chunk over, waiting while the previous one is still unclaimed. Returns the results
+    /// of the chunks written since the last call; throws the writer's error if it stopped.
+    func submit(_ documents: [IncomingDocument]) throws -> BatchResult {
+        if !handoff.put(documents) {
+            group.wait()
+            try outcome.get()
+        }
+        return takeResults()
+    }
+
+    /// Waits until every chunk is written and committed; returns the results not taken yet.
+    func finish() throws -> BatchResult {
+        close()
+        try outcome.get()
+        return takeResults()
+    }
+
+    /// No more chunks: waits for the writing thread to commit and stop. Idempotent.
+    func close() {
+        handoff.close()
         group.wait()
-        defer { outcome = nil }
-        return try outcome?.get()
+    }
+
+    private func takeResults() -> BatchResult {
+        lock.lock(); defer { lock.unlock() }
+        let r = results
+        results = BatchResult()
+        return r
+    }
+}
+
+/// A one-slot channel between two threads.
+final class Handoff<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var slot: T?
+    private var closed = false
+    private var cancelled = false
+
+    /// Waits for the slot to be free; false when the taker has stopped.
+    func put(_ value: T) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        while slot != nil && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        slot = value
+        condition.broadcast()
+        return true
+    }
+
+    /// The next value, waiting for one; nil once closed and empty.
+    func take() -> T? {
+        condition.lock(); defer { condition.unlock() }
+        while slot == nil && !closed { condition.wait() }
+        let value = slot
+        slot = nil
+        condition.broadcast()
+        return value
+    }
+
+    /// No more values after the one in the slot.
+    func close() {
+        condition.lock(); closed = true; condition.broadcast(); condition.unlock()
+    }
+
+    /// The taker stopped: puts fail from now on.
+    func cancel() {
+        condition.lock(); cancelled = true; condition.broadcast(); condition.unlock()
     }
 }

@@ -80,6 +80,15 @@ public final class AppDatabase: Sendable {
         }
     }
 
+    /// Copies committed pages from the WAL into the store on a thread of its own (PASSIVE
+    /// checkpoints through a second connection, every `interval` seconds) until `stop()`, so the
+    /// importing thread neither waits for checkpoints nor leaves a gigabyte of WAL to copy at the
+    /// end. Nil in memory.
+    public func startBackgroundCheckpoints(interval: Double = 0.5) throws -> BackgroundCheckpoints? {
+        guard let path else { return nil }
+        return try BackgroundCheckpoints(path: path, interval: interval)
+    }
+
     /// After an import: back to the everyday settings, and the WAL folded into the store and
     /// truncated so the store is one file of its final size.
     public func finishBulkImport() throws {
@@ -103,4 +112,38 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// See `AppDatabase.startBackgroundCheckpoints`.
+public final class BackgroundCheckpoints: @unchecked Sendable {
+    private let connection: DatabaseQueue
+    private let condition = NSCondition()
+    private var stopped = false
+    private let done = DispatchGroup()
+
+    init(path: String, interval: Double) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(1)
+        connection = try DatabaseQueue(path: path, configuration: config)
+        done.enter()
+        Thread.detachNewThread { [self] in
+            condition.lock()
+            while !stopped {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
+                if stopped { break }
+                condition.unlock()
+                // Busy or failed: the writer's own autocheckpoint remains the safety net.
+                _ = try? connection.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+                condition.lock()
+            }
+            condition.unlock()
+            done.leave()
+        }
+    }
+
+    /// Ends the checkpoints and waits for the one in progress.
+    public func stop() {
+        condition.lock(); stopped = true; condition.signal(); condition.unlock()
+        done.wait()
+    }
 }

@@ -56,9 +56,38 @@ extension AppDatabase {
     /// each subscription is derived once per import rather than once per batch.
     @discardableResult
     public func apply(_ documents: [IncomingDocument], rebuild: Bool = true) throws -> BatchResult {
-        let result = try writer.write { db in try FactWriter(db).apply(documents) }
+        let result = try writer.write { db in
+            var written = WrittenVersions()
+            return try FactWriter(db).apply(documents, written: &written)
+        }
         if rebuild { try rebuildPending() }
         return result
+    }
+
+    /// Writes chunks of documents as `next` hands them over (nil: no more), on the writing
+    /// connection held for the whole stream, committing once at least `documentsPerTransaction`
+    /// are written (and at the end). Small chunks keep decoding and writing overlapped and the
+    /// memory of documents in flight small; large transactions write each dirty page once for
+    /// many chunks. `onChunk` receives each chunk's result. Derived rows are not rebuilt: call
+    /// `rebuildPending()` after.
+    public func applyStream(documentsPerTransaction: Int, next: () throws -> [IncomingDocument]?,
+                            onChunk: (BatchResult) -> Void) throws {
+        try writer.writeWithoutTransaction { db in
+            var versions = WrittenVersions()
+            var chunk = try next()
+            while chunk != nil {
+                try db.inTransaction {
+                    var written = 0
+                    while let documents = chunk {
+                        onChunk(try FactWriter(db).apply(documents, written: &versions))
+                        written += documents.count
+                        chunk = try next()
+                        if written >= documentsPerTransaction { break }
+                    }
+                    return .commit
+                }
+            }
+        }
     }
 
     /// Rebuilds the derived rows of every pending subscription, `chunk` subscriptions per
@@ -132,7 +161,8 @@ struct FactWriter {
 
     init(_ db: Database) { self.db = db }
 
-    func apply(_ documents: [IncomingDocument]) throws -> BatchResult {
+    /// - Parameter written: the transaction versions already written by this import; updated.
+    func apply(_ documents: [IncomingDocument], written: inout WrittenVersions) throws -> BatchResult {
         var result = BatchResult()
         var touched = Set<String>()
         // Every v1 document repeats the subscription's whole receipt: the batch's versions of each
@@ -189,7 +219,7 @@ struct FactWriter {
                 for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
             }
         }
-        try writeTransactions(winners.facts)
+        try writeTransactions(winners.facts.filter { written.insert($0.0.transactionId, rank: $0.1) })
         renewals.sort { ($0.originalTransactionId, $0.instant) < ($1.originalTransactionId, $1.instant) }
         try writeRenewals(renewals)
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
@@ -309,5 +339,23 @@ private final class DerivedChunk: @unchecked Sendable {
     func wait() -> Result<[Materializer.Derived], any Error> {
         group.wait()
         return result
+    }
+}
+
+/// The transaction versions (id and rank) one import has written. Every v1 document repeats its
+/// subscription's whole receipt; without this, each repeated transaction costs a lookup in the
+/// transaction index, at a random place in it, only to find the same version there. A rank ends
+/// with a hash of the version's content, so the same id and rank is the same version. Kept as
+/// 128-bit digests (about 22 bytes a version in memory).
+struct WrittenVersions {
+    private struct Key: Hashable { var a: Int; var b: Int }
+    private var keys = Set<Key>()
+
+    /// Records the version; false when it was written before.
+    mutating func insert(_ transactionId: String, rank: String) -> Bool {
+        var first = Hasher(), second = Hasher()
+        first.combine(0 as UInt8); first.combine(transactionId); first.combine(rank)
+        second.combine(1 as UInt8); second.combine(transactionId); second.combine(rank)
+        return keys.insert(Key(a: first.finalize(), b: second.finalize())).inserted
     }
 }

@@ -21,7 +21,7 @@ struct Import: AsyncParsableCommand {
     @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
     var noVerify = false
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
-    var batchSize = 16000
+    var batchSize = 4000
     @Argument(help: "Files, directories, or - for stdin.") var paths: [String]
 
     func validate() throws {

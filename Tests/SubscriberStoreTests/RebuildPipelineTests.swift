@@ -72,3 +72,33 @@ import Testing
         #expect(try store.pendingCount() == 0)
     }
 }
+
+/// The import's writing thread: chunks grouped into transactions.
+@Suite struct ApplyStreamTests {
+    struct Interrupted: Error {}
+
+    @Test func chunksAreCommittedInGroupsAndAFailureLosesOnlyTheOpenGroup() throws {
+        let store = try AppDatabase.inMemory()
+        var chunks = RebuildPipelineTests.documents(count: 5).map { [$0] }
+        var results: [BatchResult] = []
+        #expect(throws: Interrupted.self) {
+            try store.applyStream(documentsPerTransaction: 2, next: {
+                // Chunks 1–2 make the first transaction, 3–4 the second; the fourth never arrives.
+                guard chunks.count > 2 else { throw Interrupted() }
+                return chunks.removeFirst()
+            }, onChunk: { results.append($0) })
+        }
+        #expect(results.map(\.applied) == [1, 1, 1])
+        let stored = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT source FROM document ORDER BY source") }
+        #expect(stored == ["test:d0", "test:d1"])
+        #expect(try store.pendingCount() == 2)
+    }
+
+    @Test func theLastGroupIsCommittedWhenTheStreamEnds() throws {
+        let store = try AppDatabase.inMemory()
+        var chunks = RebuildPipelineTests.documents(count: 5).map { [$0] }
+        try store.applyStream(documentsPerTransaction: 2, next: { chunks.isEmpty ? nil : chunks.removeFirst() }, onChunk: { _ in })
+        #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") } == 5)
+        #expect(try store.rebuildPending() == 5)
+    }
+}
