@@ -66,10 +66,11 @@ extension SubscriberAnalytics {
 }
 
 extension SubscriberAnalytics {
-    /// Every product id a subscription in scope has had a period of, sorted.
+    /// Every product id a subscription in scope has had a period of, sorted (from the `product`
+    /// table the import keeps; a product stays listed once seen).
     public func productIds(scope: ReportScope = ReportScope()) throws -> [String] {
         try database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM period WHERE \(scope.environment.sql) ORDER BY 1")
+            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM product WHERE \(scope.environment.sql) ORDER BY 1")
         }
     }
 }

@@ -66,6 +66,9 @@ struct Materializer {
                 offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let product = try db.cachedStatement(sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        var products = Set<String>()
+        for p in t.periods where products.insert(p.productId).inserted { try product.run(db, env, p.productId) }
         for p in t.periods {
             try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
