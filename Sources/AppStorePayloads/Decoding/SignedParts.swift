@@ -5,13 +5,27 @@ import SubscriptionModel
 /// read as a `JWSTransactionDecodedPayload` or `JWSRenewalInfoDecodedPayload`.
 struct SignedParts {
     let verifier: any SignatureVerifier
+    /// True for the parts inside a JWS whose signature has been verified: that signature covers
+    /// their bytes, so they are read without checking their own (a v2 notification then costs one
+    /// ECDSA verification instead of three). They must still be compact JWS strings.
+    var coveredBySignature = false
+
+    init(verifier: any SignatureVerifier) { self.verifier = verifier }
+
+    /// The parts inside a verified JWS.
+    var covered: SignedParts {
+        var parts = self
+        parts.coveredBySignature = verifier.verifiesSignatures
+        return parts
+    }
 
     /// The decoded object of the JWS at `key`. With signatures off (`--no-verify`), an already
     /// decoded object is read as is, so the readable copies in SampleData import too.
     func object(_ reader: FieldReader, _ key: String) throws(PayloadError) -> FieldReader? {
         switch reader.object[key] {
         case nil, .null?: return nil
-        case .string(let jws)?: return try Self.verified(jws, path: reader.path(key), verifier: verifier)
+        case .string(let jws)?:
+            return try Self.verified(jws, path: reader.path(key), verifier: coveredBySignature ? UnverifiedJWS() : verifier)
         case .object(let decoded)? where !verifier.verifiesSignatures:
             return FieldReader(decoded, path: reader.path(key))
         case .object?:

@@ -5,9 +5,11 @@ import SubscriptionModel
 struct V2NotificationDecoder {
     let parts: SignedParts
 
-    /// Decodes the outer JWS, then its signed transaction and renewal info.
+    /// Verifies the outer JWS, then reads its signed transaction and renewal info, whose bytes the
+    /// outer signature covers.
     func decode(signedPayload jws: String, path: String) throws(PayloadError) -> DocumentFacts {
-        try decode(payload: SignedParts.verified(jws, path: path, verifier: parts.verifier))
+        let payload = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
+        return try V2NotificationDecoder(parts: parts.covered).decode(payload: payload)
     }
 
     /// Decodes a `responseBodyV2DecodedPayload`. Unknown types and subtypes are kept as they are;
