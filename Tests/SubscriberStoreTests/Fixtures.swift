@@ -6,6 +6,13 @@ import SubscriptionModel
 enum Fixture {
     static func day(_ s: String) -> Instant { Instant(parsing: s)! }
 
+    /// `store.sqlite` in a new temporary directory of its own.
+    static func temporaryStorePath(_ label: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("store.sqlite").path
+    }
+
     static func transaction(_ id: String, of original: String = "1000", product: String = "pro.monthly", start: String,
                             end: String, revoked: String? = nil, signed: String? = nil, token: String? = nil) -> TransactionFact {
         TransactionFact(transactionId: id, originalTransactionId: original, webOrderLineItemId: "w" + id, productId: product,

@@ -7,12 +7,6 @@ import Testing
 /// The rebuild of derived rows in a file store: one reader derives the next chunk while the
 /// writer stores this one.
 @Suite struct RebuildPipelineTests {
-    static func temporaryPath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-rebuild-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("store.sqlite").path
-    }
-
     /// Subscription 100i: bought 2025-01-01, renewed on 2025-02-01 (a month each).
     static func documents(count: Int) -> [IncomingDocument] {
         (0..<count).map { i in
@@ -41,7 +35,7 @@ import Testing
         let docs = Self.documents(count: 7)
         let memory = try AppDatabase.inMemory()
         try memory.apply(docs)
-        let file = try AppDatabase.open(path: try Self.temporaryPath())
+        let file = try AppDatabase.open(path: try Fixture.temporaryStorePath("rebuild"))
         try file.apply(docs, rebuild: false)
         #expect(try file.pendingCount() == 7)
         #expect(try file.rebuildPending(chunk: 2) == 7)
@@ -52,7 +46,7 @@ import Testing
     }
 
     @Test func aCommitFromAnotherConnectionDuringTheRebuildIsNotLost() throws {
-        let path = try Self.temporaryPath()
+        let path = try Fixture.temporaryStorePath("rebuild")
         let store = try AppDatabase.open(path: path)
         let other = try AppDatabase.open(path: path)
         try store.apply(Self.documents(count: 4), rebuild: false)

@@ -5,14 +5,8 @@ import Testing
 
 /// Opening a store written by another version of subdash.
 @Suite struct StoreVersionTests {
-    static func temporaryPath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-version-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("store.sqlite").path
-    }
-
     @Test func aStoreFromAnEarlierVersionIsBroughtUpToDateWhenOpenedForReading() throws {
-        let path = try Self.temporaryPath()
+        let path = try Fixture.temporaryStorePath("version")
         do {
             let pool = try DatabasePool(path: path)
             try AppDatabase.migrator.migrate(pool, upTo: "v3 covering cohort index")
@@ -28,7 +22,7 @@ import Testing
     }
 
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {
-        let path = try Self.temporaryPath()
+        let path = try Fixture.temporaryStorePath("version")
         do {
             let store = try AppDatabase.open(path: path)
             try store.writer.write { db in
