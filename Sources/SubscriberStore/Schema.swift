@@ -1,4 +1,5 @@
 import GRDB
+import SubscriptionModel
 
 extension AppDatabase {
     /// Migrations are named by string and never edited once landed; add new ones at the end.
@@ -270,7 +271,71 @@ extension AppDatabase {
                 INSERT OR IGNORE INTO product SELECT DISTINCT environment, productId FROM period;
                 """)
         }
+        migrator.registerMigration("v6 segment starts and ends by day") { db in
+            // States at an instant counted every segment ending after it: at 1,000,000 subscribers,
+            // 1,000,000 open-ended last segments plus every later one (3.5 million for an as-of in
+            // mid-history, 1.1 s). These counts of segments started and ended per UTC day, kept by
+            // triggers on `segment` so no write path can forget them, give the segments covering
+            // any day boundary by a sum; the index by start and `segment_end` give the few that
+            // start or end between that boundary and the instant asked.
+            try db.execute(sql: """
+                CREATE TABLE segmentDay (
+                    environment TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    starts INTEGER NOT NULL,
+                    ends INTEGER NOT NULL,
+                    PRIMARY KEY (environment, day, productId, state)
+                ) WITHOUT ROWID;
+                CREATE INDEX segment_start ON segment(environment, start, state, productId);
+                CREATE TRIGGER segment_insertStart AFTER INSERT ON segment
+                BEGIN
+                    INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
+                    VALUES (NEW.environment, \(daySQL("NEW.start")), NEW.productId, NEW.state, 1, 0)
+                    ON CONFLICT DO UPDATE SET starts = starts + 1;
+                END;
+                CREATE TRIGGER segment_insertEnd AFTER INSERT ON segment WHEN NEW."end" <> \(openEnd)
+                BEGIN
+                    INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
+                    VALUES (NEW.environment, \(daySQL("NEW.\"end\"")), NEW.productId, NEW.state, 0, 1)
+                    ON CONFLICT DO UPDATE SET ends = ends + 1;
+                END;
+                CREATE TRIGGER segment_deleteStart AFTER DELETE ON segment
+                BEGIN
+                    UPDATE segmentDay SET starts = starts - 1
+                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.start")) AND productId = OLD.productId
+                      AND state = OLD.state;
+                END;
+                CREATE TRIGGER segment_deleteEnd AFTER DELETE ON segment WHEN OLD."end" <> \(openEnd)
+                BEGIN
+                    UPDATE segmentDay SET ends = ends - 1
+                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.\"end\"")) AND productId = OLD.productId
+                      AND state = OLD.state;
+                END;
+                CREATE TRIGGER segment_noUpdate BEFORE UPDATE ON segment
+                BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
+                INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
+                    SELECT environment, day, productId, state, SUM(starts), SUM(ends) FROM (
+                        SELECT environment, \(daySQL("start")) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                        UNION ALL
+                        SELECT environment, \(daySQL("\"end\"")), productId, state, 0, 1 FROM segment WHERE "end" <> \(openEnd))
+                    GROUP BY 1, 2, 3, 4;
+                """)
+        }
         return migrator
+    }
+
+    /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
+    static func daySQL(_ milliseconds: String) -> String {
+        let day = Instant.millisecondsPerDay
+        return "((\(milliseconds) - ((\(milliseconds) % \(day)) + \(day)) % \(day)) / \(day))"
+    }
+
+    /// The UTC day number of `instant` as `segmentDay` counts it (rounded down).
+    public static func day(of instant: Instant) -> Int64 {
+        let ms = instant.milliseconds, day = Instant.millisecondsPerDay
+        return ms >= 0 ? ms / day : -((-ms + day - 1) / day)
     }
 
     /// The `end` stored for rows that never end.

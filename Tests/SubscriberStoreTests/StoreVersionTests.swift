@@ -21,6 +21,35 @@ import Testing
         #expect(eventColumns == ["environment", "at", "type", "productId", "expirationReason"])
     }
 
+    @Test func segmentCountsByDayAreFilledFromTheSegmentsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v5 product list")
+            // Two subscriptions: a month of standard from 2025-01-10 10:00, then expired for good;
+            // the other a trial on 2025-01-10 from 23:00 to 2025-01-17 23:00, then standard, still open.
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew,
+                        runIndex, paidPeriods) VALUES
+                    ('a', 'Production', 1736503200000, 1739181600000, 'standard', 'm', 1, 0, 1),
+                    ('a', 'Production', 1739181600000, \(AppDatabase.openEnd), 'expired', 'm', 0, 0, 1),
+                    ('b', 'Production', 1736550000000, 1737154800000, 'freeTrial', 'm', 1, 0, 0),
+                    ('b', 'Production', 1737154800000, \(AppDatabase.openEnd), 'standard', 'm', 1, 0, 1)
+                    """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let rows = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT day, state, starts, ends FROM segmentDay ORDER BY day, state")
+                .map { "\($0[0] as Int) \($0[1] as String) +\($0[2] as Int) -\($0[3] as Int)" }
+        }
+        // Day 20098 is 2025-01-10, 20105 2025-01-17, 20129 2025-02-10.
+        #expect(rows == ["20098 freeTrial +1 -0", "20098 standard +1 -0", "20105 freeTrial +0 -1", "20105 standard +1 -0",
+                         "20129 expired +1 -0", "20129 standard +0 -1"])
+    }
+
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {
         let path = try Fixture.temporaryStorePath("version")
         do {

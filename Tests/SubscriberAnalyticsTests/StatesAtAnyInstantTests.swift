@@ -1,0 +1,120 @@
+import GRDB
+import Testing
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// States at an instant are read from per-day counts of segments started and ended plus the few
+/// segments between the nearest day boundary and the instant. They must equal the definition —
+/// the segments with start <= t < end — at any instant: on day boundaries, a millisecond either
+/// side, either side of midday (the two ways a boundary is chosen), at segment edges, before the
+/// first subscription and after the last.
+@Suite struct StatesAtAnyInstantTests {
+    static func byDefinition(_ db: Database, at t: Instant, scope: ReportScope) throws -> [SubscriptionState: Int] {
+        var sql = "SELECT state, COUNT(*) FROM segment WHERE start <= ?1 AND \"end\" > ?1"
+        var arguments: StatementArguments = [t.milliseconds]
+        switch scope.environment {
+        case .production: sql += " AND environment = 'Production'"
+        case .sandbox: sql += " AND environment = 'Sandbox'"
+        case .all: break
+        }
+        if let product = scope.productId { sql += " AND productId = ?2"; arguments += [product] }
+        var counts: [SubscriptionState: Int] = [:]
+        for row in try Row.fetchAll(db, sql: sql + " GROUP BY state", arguments: arguments) {
+            counts[try #require(SubscriptionState(rawValue: row[0]))] = row[1]
+        }
+        return counts
+    }
+
+    @Test func statesEqualTheDefinitionAtEveryKindOfInstant() throws {
+        let analytics = try SampleDataConsistencyTests.store()
+        let horizon = try #require(try analytics.dataHorizon())
+        let (products, edges) = try analytics.database.writer.read { db in
+            (try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM segment ORDER BY 1"),
+             try Int64.fetchAll(db, sql: "SELECT start FROM segment ORDER BY originalTransactionId LIMIT 40"))
+        }
+        #expect(products.count >= 2)
+        let day = Instant.millisecondsPerDay
+        let firstDay = UTCCalendar.instant(year: 2023, month: 12, day: 30)
+        var instants: [Instant] = []
+        // Every 67 hours from before the first subscription to after the horizon: all hours of the day.
+        var t = firstDay
+        while t <= horizon.adding(days: 3) { instants.append(t); t = t.adding(hours: 67) }
+        // Day boundaries and a millisecond either side; midday and a millisecond either side.
+        for d in stride(from: Int64(0), to: 760, by: 37) {
+            let boundary = firstDay.adding(days: d)
+            for offset: Int64 in [-1, 0, 1, day / 2 - 1, day / 2, day / 2 + 1] { instants.append(boundary.adding(milliseconds: offset)) }
+        }
+        // The edges of segments, where one state hands over to the next.
+        for e in edges { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
+        instants.append(horizon)
+
+        var scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox)]
+        scopes += products.prefix(2).map { ReportScope(productId: $0) }
+        var nonEmpty = 0
+        for scope in scopes {
+            for instant in instants {
+                let expected = try analytics.database.writer.read { try Self.byDefinition($0, at: instant, scope: scope) }
+                let counts = try analytics.states(asOf: instant, scope: scope).counts
+                #expect(counts == expected, "\(instant) \(scope)")
+                if !expected.isEmpty { nonEmpty += 1 }
+            }
+            // The daily series counts each sample the same way.
+            let daily = try analytics.dailyStates(endingAt: horizon, days: 45, scope: scope)
+            for d in stride(from: 0, to: 45, by: 4) {
+                let expected = try analytics.database.writer.read {
+                    try Self.byDefinition($0, at: horizon.adding(days: Int64(d - 44)), scope: scope)
+                }
+                for s in SubscriptionState.allCases { #expect((daily[s]?[d] ?? 0) == (expected[s] ?? 0), "\(s) day \(d) \(scope)") }
+            }
+        }
+        #expect(nonEmpty > instants.count * 3)
+    }
+}
+
+/// `segmentDay` is kept by triggers: after an import, after derived rows are replaced, it equals
+/// the counts recomputed from `segment`.
+@Suite struct SegmentDayCountsTests {
+    static func recomputed(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
+                SELECT environment, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                UNION ALL
+                SELECT environment, "end" / 86400000, productId, state, 0, 1 FROM segment WHERE "end" <> \(AppDatabase.openEnd))
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            """)
+    }
+
+    static func kept(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, day, productId, state, starts, ends FROM segmentDay
+            WHERE starts <> 0 OR ends <> 0 ORDER BY 1, 2, 3, 4
+            """)
+    }
+
+    @Test func countsFollowImportsAndReplacedRows() throws {
+        let analytics = try SampleDataConsistencyTests.store()
+        try analytics.database.writer.write { db in
+            let recomputed = try Self.recomputed(db)
+            #expect(recomputed.count > 1000)
+            #expect(try Self.kept(db) == recomputed)
+
+            // Replace the derived rows of 50 subscriptions: the delete triggers take them out.
+            try db.execute(sql: """
+                DELETE FROM segment WHERE originalTransactionId IN
+                    (SELECT originalTransactionId FROM subscription ORDER BY originalTransactionId LIMIT 50)
+                """)
+            #expect(try Self.kept(db) == Self.recomputed(db))
+            #expect(try Self.kept(db) != recomputed)
+
+            // A segment is never changed in place: the counts could not follow it.
+            do {
+                try db.execute(sql: "UPDATE segment SET state = 'expired' WHERE originalTransactionId = (SELECT originalTransactionId FROM segment LIMIT 1)")
+                Issue.record("an update of a segment was allowed")
+            } catch let error as DatabaseError {
+                #expect(error.message == "segments are replaced, never updated (segmentDay counts them)")
+            }
+        }
+    }
+}
