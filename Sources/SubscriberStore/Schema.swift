@@ -277,7 +277,8 @@ extension AppDatabase {
             // mid-history, 1.1 s). These counts of segments started and ended per UTC day, kept by
             // triggers on `segment` so no write path can forget them, give the segments covering
             // any day boundary by a sum; the index by start and `segment_end` give the few that
-            // start or end between that boundary and the instant asked.
+            // start or end between that boundary and the instant asked. A row whose counts fall to
+            // zero is removed: the table depends only on the segments, not on the order of imports.
             try db.execute(sql: """
                 CREATE TABLE segmentDay (
                     environment TEXT NOT NULL,
@@ -306,12 +307,18 @@ extension AppDatabase {
                     UPDATE segmentDay SET starts = starts - 1
                     WHERE environment = OLD.environment AND day = \(daySQL("OLD.start")) AND productId = OLD.productId
                       AND state = OLD.state;
+                    DELETE FROM segmentDay
+                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.start")) AND productId = OLD.productId
+                      AND state = OLD.state AND starts = 0 AND ends = 0;
                 END;
                 CREATE TRIGGER segment_deleteEnd AFTER DELETE ON segment WHEN OLD."end" <> \(openEnd)
                 BEGIN
                     UPDATE segmentDay SET ends = ends - 1
                     WHERE environment = OLD.environment AND day = \(daySQL("OLD.\"end\"")) AND productId = OLD.productId
                       AND state = OLD.state;
+                    DELETE FROM segmentDay
+                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.\"end\"")) AND productId = OLD.productId
+                      AND state = OLD.state AND starts = 0 AND ends = 0;
                 END;
                 CREATE TRIGGER segment_noUpdate BEFORE UPDATE ON segment
                 BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;

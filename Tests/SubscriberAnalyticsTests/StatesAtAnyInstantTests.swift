@@ -89,7 +89,7 @@ import SubscriptionTimeline
     static func kept(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
             SELECT environment, day, productId, state, starts, ends FROM segmentDay
-            WHERE starts <> 0 OR ends <> 0 ORDER BY 1, 2, 3, 4
+            ORDER BY 1, 2, 3, 4
             """)
     }
 
