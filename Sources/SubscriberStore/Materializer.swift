@@ -24,13 +24,51 @@ struct Materializer {
     /// Replaces the derived rows of each subscription by those of its timeline.
     func store(_ derived: [Derived]) throws {
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
+        var days = SegmentDays()
         for d in derived {
             // A subscription seen for the first time has no derived rows to delete: six index
             // seeks saved per new subscription. (Derived rows never exist without their
             // `subscription` row: insert writes it first, delete removes all together.)
-            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId) }
+            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &days) }
             guard !d.timeline.periods.isEmpty else { continue }
-            try insert(d.timeline)
+            try insert(d.timeline, &days)
+        }
+        try days.write(db)
+    }
+
+    /// Changes to `segmentDay` (segments started and ended per UTC day), summed over a batch.
+    struct SegmentDays {
+        struct Key: Hashable {
+            var environment: String
+            var day: Int64
+            var productId: String
+            var state: String
+        }
+        private var changes: [Key: (starts: Int, ends: Int)] = [:]
+
+        mutating func count(environment: String, start: Int64, end: Int64, productId: String, state: String, _ sign: Int) {
+            changes[Key(environment: environment, day: AppDatabase.day(of: Instant(milliseconds: start)), productId: productId,
+                        state: state), default: (0, 0)].starts += sign
+            guard end != AppDatabase.openEnd else { return }
+            changes[Key(environment: environment, day: AppDatabase.day(of: Instant(milliseconds: end)), productId: productId,
+                        state: state), default: (0, 0)].ends += sign
+        }
+
+        func write(_ db: Database) throws {
+            let add = try db.cachedStatement(sql: """
+                INSERT INTO segmentDay (environment, day, productId, state, starts, ends) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET starts = starts + excluded.starts, ends = ends + excluded.ends
+                """)
+            let removeEmpty = try db.cachedStatement(sql: """
+                DELETE FROM segmentDay WHERE environment = ? AND day = ? AND productId = ? AND state = ? AND starts = 0 AND ends = 0
+                """)
+            for (key, change) in changes.sorted(by: { ($0.key.environment, $0.key.day) < ($1.key.environment, $1.key.day) })
+            where change != (0, 0) {
+                try add.execute(arguments: [key.environment, key.day, key.productId, key.state, change.starts, change.ends])
+                if change.starts < 0 || change.ends < 0 {
+                    try removeEmpty.execute(arguments: [key.environment, key.day, key.productId, key.state])
+                }
+            }
         }
     }
 
@@ -41,13 +79,20 @@ struct Materializer {
 
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
 
-    private func delete(_ id: String) throws {
-        for table in Self.tables {
+    private func delete(_ id: String, _ days: inout SegmentDays) throws {
+        for table in Self.tables where table != "segment" {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
+        }
+        let segments = try db.cachedStatement(sql: """
+            DELETE FROM segment WHERE originalTransactionId = ? RETURNING environment, start, "end", productId, state
+            """)
+        let removed = try Row.fetchCursor(segments, arguments: [id])
+        while let row = try removed.next() {
+            days.count(environment: row[0], start: row[1], end: row[2], productId: row[3], state: row[4], -1)
         }
     }
 
-    private func insert(_ t: SubscriptionTimeline) throws {
+    private func insert(_ t: SubscriptionTimeline, _ days: inout SegmentDays) throws {
         let id = t.originalTransactionId
         let env = t.environment.rawValue
         let last = t.periods[t.periods.count - 1]
@@ -92,9 +137,10 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for s in Self.segments(of: t) {
-            try segment.run(db, id, env, s.start.milliseconds, s.end?.milliseconds ?? AppDatabase.openEnd,
-                                            s.state.rawValue, s.productId, s.autoRenew, s.runIndex, s.paidPeriods,
-                                            s.periodDays, s.graceEnd?.milliseconds)
+            let end = s.end?.milliseconds ?? AppDatabase.openEnd
+            try segment.run(db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
+                            s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds)
+            days.count(environment: env, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
         }
 
         let event = try db.cachedStatement(sql: """

@@ -274,11 +274,12 @@ extension AppDatabase {
         migrator.registerMigration("v6 segment starts and ends by day") { db in
             // States at an instant counted every segment ending after it: at 1,000,000 subscribers,
             // 1,000,000 open-ended last segments plus every later one (3.5 million for an as-of in
-            // mid-history, 1.1 s). These counts of segments started and ended per UTC day, kept by
-            // triggers on `segment` so no write path can forget them, give the segments covering
-            // any day boundary by a sum; the index by start and `segment_end` give the few that
-            // start or end between that boundary and the instant asked. A row whose counts fall to
-            // zero is removed: the table depends only on the segments, not on the order of imports.
+            // mid-history, 1.1 s). These counts of segments started and ended per UTC day give the
+            // segments covering any day boundary by a sum; the index by start and `segment_end`
+            // give the few that start or end between that boundary and the instant asked. The
+            // materialiser keeps them, summed per batch (triggers cost 30 µs a segment, a tenth
+            // of an import); a row whose counts fall to zero is removed, so the table depends only
+            // on the segments, not on the order of imports. Segments are never updated in place.
             try db.execute(sql: """
                 CREATE TABLE segmentDay (
                     environment TEXT NOT NULL,
@@ -290,36 +291,6 @@ extension AppDatabase {
                     PRIMARY KEY (environment, day, productId, state)
                 ) WITHOUT ROWID;
                 CREATE INDEX segment_start ON segment(environment, start, state, productId);
-                CREATE TRIGGER segment_insertStart AFTER INSERT ON segment
-                BEGIN
-                    INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
-                    VALUES (NEW.environment, \(daySQL("NEW.start")), NEW.productId, NEW.state, 1, 0)
-                    ON CONFLICT DO UPDATE SET starts = starts + 1;
-                END;
-                CREATE TRIGGER segment_insertEnd AFTER INSERT ON segment WHEN NEW."end" <> \(openEnd)
-                BEGIN
-                    INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
-                    VALUES (NEW.environment, \(daySQL("NEW.\"end\"")), NEW.productId, NEW.state, 0, 1)
-                    ON CONFLICT DO UPDATE SET ends = ends + 1;
-                END;
-                CREATE TRIGGER segment_deleteStart AFTER DELETE ON segment
-                BEGIN
-                    UPDATE segmentDay SET starts = starts - 1
-                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.start")) AND productId = OLD.productId
-                      AND state = OLD.state;
-                    DELETE FROM segmentDay
-                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.start")) AND productId = OLD.productId
-                      AND state = OLD.state AND starts = 0 AND ends = 0;
-                END;
-                CREATE TRIGGER segment_deleteEnd AFTER DELETE ON segment WHEN OLD."end" <> \(openEnd)
-                BEGIN
-                    UPDATE segmentDay SET ends = ends - 1
-                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.\"end\"")) AND productId = OLD.productId
-                      AND state = OLD.state;
-                    DELETE FROM segmentDay
-                    WHERE environment = OLD.environment AND day = \(daySQL("OLD.\"end\"")) AND productId = OLD.productId
-                      AND state = OLD.state AND starts = 0 AND ends = 0;
-                END;
                 CREATE TRIGGER segment_noUpdate BEFORE UPDATE ON segment
                 BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
                 INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
