@@ -54,19 +54,29 @@ extension SubscriberAnalytics {
         // (cohort month, paid periods at as-of, ended at as-of) → members
         var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
         var firstMonth: Int?
+        // Runs ended before as-of's day add their cohort month, all their paid periods (the last
+        // started before the run ended), ended: counted per day of their end in `runEndDay`. The
+        // runs ending from that day on are read one by one. (A run ends at or after the end of its
+        // last period, so its last paid start is never after its end.)
+        let dayStart = AppDatabase.day(of: asOf) * Instant.millisecondsPerDay
         try database.writer.read { db in
-            var sql = """
-                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: "?1")) AS paid, endedAt <= ?1 AS ended,
-                       COUNT(*)
-                FROM run r
-                WHERE \(scope.environment.sql) AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1
-                """
-            var arguments: StatementArguments = [asOf.milliseconds]
-            if let product = scope.productId { sql += " AND firstPaidProductId = ?2"; arguments += [product] }
-            sql += " GROUP BY 1, 2, 3"
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                let month: Int = row[0]
-                histogram[month, default: []].append((row[1], row[2], row[3]))
+            let product = scope.productId == nil ? "" : " AND firstPaidProductId = ?"
+            let extra: StatementArguments = scope.productId.map { [$0] } ?? []
+            let ended = try Row.fetchAll(db, sql: """
+                SELECT cohortMonth, paidPeriodCount, 1, SUM(count) FROM runEndDay
+                WHERE \(scope.environment.sql) AND day < ?\(product)
+                GROUP BY 1, 2
+                """, arguments: [AppDatabase.day(of: asOf)] + extra)
+            let open = try Row.fetchAll(db, sql: """
+                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: "?1")) AS paid, endedAt <= ?1 AS ended, COUNT(*)
+                FROM run r INDEXED BY run_cohortEnd
+                WHERE \(scope.environment.sql) AND endedAt >= ?2 AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1\(product.replacingOccurrences(of: "?", with: "?3"))
+                GROUP BY 1, 2, 3
+                """, arguments: [asOf.milliseconds, dayStart] + extra)
+            for row in ended + open {
+                let month: Int = row[0], count: Int = row[3]
+                guard count != 0 else { continue }
+                histogram[month, default: []].append((row[1], row[2], count))
                 firstMonth = min(firstMonth ?? month, month)
             }
         }

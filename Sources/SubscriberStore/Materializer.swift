@@ -24,51 +24,83 @@ struct Materializer {
     /// Replaces the derived rows of each subscription by those of its timeline.
     func store(_ derived: [Derived]) throws {
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
-        var days = SegmentDays()
+        var counts = Counts()
         for d in derived {
             // A subscription seen for the first time has no derived rows to delete: six index
             // seeks saved per new subscription. (Derived rows never exist without their
             // `subscription` row: insert writes it first, delete removes all together.)
-            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &days) }
+            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
             guard !d.timeline.periods.isEmpty else { continue }
-            try insert(d.timeline, &days)
+            try insert(d.timeline, &counts)
         }
-        try days.write(db)
+        try counts.write(db)
     }
 
-    /// Changes to `segmentDay` (segments started and ended per UTC day), summed over a batch.
-    struct SegmentDays {
-        struct Key: Hashable {
-            var environment: String
-            var day: Int64
-            var productId: String
-            var state: String
-        }
-        private var changes: [Key: (starts: Int, ends: Int)] = [:]
+    /// Changes to a table of counts per key (`segmentDay`, `runEndDay`), summed over a batch and
+    /// written once: a row whose counts fall to zero is removed.
+    struct CountChanges {
+        let table: String
+        let keyColumns: [String]
+        let countColumns: [String]
+        private var changes: [[DatabaseValue]: [Int]] = [:]
 
-        mutating func count(environment: String, start: Int64, end: Int64, productId: String, state: String, _ sign: Int) {
-            changes[Key(environment: environment, day: AppDatabase.day(of: Instant(milliseconds: start)), productId: productId,
-                        state: state), default: (0, 0)].starts += sign
-            guard end != AppDatabase.openEnd else { return }
-            changes[Key(environment: environment, day: AppDatabase.day(of: Instant(milliseconds: end)), productId: productId,
-                        state: state), default: (0, 0)].ends += sign
+        init(table: String, keyColumns: [String], countColumns: [String]) {
+            self.table = table
+            self.keyColumns = keyColumns
+            self.countColumns = countColumns
+        }
+
+        mutating func add(_ key: [DatabaseValue], column: Int = 0, _ change: Int) {
+            changes[key, default: Array(repeating: 0, count: countColumns.count)][column] += change
         }
 
         func write(_ db: Database) throws {
+            let columns = keyColumns + countColumns
             let add = try db.cachedStatement(sql: """
-                INSERT INTO segmentDay (environment, day, productId, state, starts, ends) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET starts = starts + excluded.starts, ends = ends + excluded.ends
+                INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+                ON CONFLICT DO UPDATE SET \(countColumns.map { "\($0) = \($0) + excluded.\($0)" }.joined(separator: ", "))
                 """)
             let removeEmpty = try db.cachedStatement(sql: """
-                DELETE FROM segmentDay WHERE environment = ? AND day = ? AND productId = ? AND state = ? AND starts = 0 AND ends = 0
+                DELETE FROM \(table) WHERE \(keyColumns.map { "\($0) = ?" }.joined(separator: " AND "))
+                    AND \(countColumns.map { "\($0) = 0" }.joined(separator: " AND "))
                 """)
-            for (key, change) in changes.sorted(by: { ($0.key.environment, $0.key.day) < ($1.key.environment, $1.key.day) })
-            where change != (0, 0) {
-                try add.execute(arguments: [key.environment, key.day, key.productId, key.state, change.starts, change.ends])
-                if change.starts < 0 || change.ends < 0 {
-                    try removeEmpty.execute(arguments: [key.environment, key.day, key.productId, key.state])
-                }
+            for (key, change) in changes where change.contains(where: { $0 != 0 }) {
+                try add.execute(arguments: StatementArguments(key + change.map(\.databaseValue)))
+                if change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
             }
+        }
+    }
+
+    /// What `store` changes in the tables of counts.
+    struct Counts {
+        var segmentDays = CountChanges(table: "segmentDay", keyColumns: ["environment", "day", "productId", "state"],
+                                       countColumns: ["starts", "ends"])
+        var runEndDays = CountChanges(table: "runEndDay",
+                                      keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
+                                      countColumns: ["count"])
+
+        /// A segment stored (+1) or removed (-1): its start day, and its end day unless open-ended.
+        mutating func segment(environment: String, start: Int64, end: Int64, productId: String, state: String, _ sign: Int) {
+            segmentDays.add([environment.databaseValue, Self.day(start), productId.databaseValue, state.databaseValue], sign)
+            guard end != AppDatabase.openEnd else { return }
+            segmentDays.add([environment.databaseValue, Self.day(end), productId.databaseValue, state.databaseValue], column: 1, sign)
+        }
+
+        /// A run stored or removed; only runs with a paid period are cohort members.
+        mutating func run(environment: String, endedAt: Int64, firstPaidProductId: String?, cohortMonth: Int?,
+                          paidPeriodCount: Int, _ sign: Int) {
+            guard let firstPaidProductId, let cohortMonth else { return }
+            runEndDays.add([environment.databaseValue, Self.day(endedAt), firstPaidProductId.databaseValue,
+                            cohortMonth.databaseValue, paidPeriodCount.databaseValue], sign)
+        }
+
+        private static func day(_ milliseconds: Int64) -> DatabaseValue {
+            AppDatabase.day(of: Instant(milliseconds: milliseconds)).databaseValue
+        }
+
+        func write(_ db: Database) throws {
+            try segmentDays.write(db)
+            try runEndDays.write(db)
         }
     }
 
@@ -79,20 +111,27 @@ struct Materializer {
 
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
 
-    private func delete(_ id: String, _ days: inout SegmentDays) throws {
-        for table in Self.tables where table != "segment" {
+    private func delete(_ id: String, _ counts: inout Counts) throws {
+        for table in Self.tables where table != "segment" && table != "run" {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
-        let segments = try db.cachedStatement(sql: """
+        let segments = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM segment WHERE originalTransactionId = ? RETURNING environment, start, "end", productId, state
-            """)
-        let removed = try Row.fetchCursor(segments, arguments: [id])
-        while let row = try removed.next() {
-            days.count(environment: row[0], start: row[1], end: row[2], productId: row[3], state: row[4], -1)
+            """), arguments: [id])
+        while let row = try segments.next() {
+            counts.segment(environment: row[0], start: row[1], end: row[2], productId: row[3], state: row[4], -1)
+        }
+        let runs = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM run WHERE originalTransactionId = ?
+            RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount
+            """), arguments: [id])
+        while let row = try runs.next() {
+            counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
+                       paidPeriodCount: row[4], -1)
         }
     }
 
-    private func insert(_ t: SubscriptionTimeline, _ days: inout SegmentDays) throws {
+    private func insert(_ t: SubscriptionTimeline, _ counts: inout Counts) throws {
         let id = t.originalTransactionId
         let env = t.environment.rawValue
         let last = t.periods[t.periods.count - 1]
@@ -129,6 +168,8 @@ struct Materializer {
             try run.run(db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                 r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
                 r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds)
+            counts.run(environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
+                       cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
         }
 
         let segment = try db.cachedStatement(sql: """
@@ -140,7 +181,7 @@ struct Materializer {
             let end = s.end?.milliseconds ?? AppDatabase.openEnd
             try segment.run(db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
                             s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds)
-            days.count(environment: env, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
+            counts.segment(environment: env, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
         }
 
         let event = try db.cachedStatement(sql: """

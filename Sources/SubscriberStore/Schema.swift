@@ -301,6 +301,32 @@ extension AppDatabase {
                     GROUP BY 1, 2, 3, 4;
                 """)
         }
+        migrator.registerMigration("v7 settled runs by day") { db in
+            // The cohort grid read every run with a paid period (1,050,000 at 1,000,000 subscribers,
+            // 1.5 to 2.3 s). A run that has ended adds the same to the grid at every later as-of: its
+            // cohort month, all its paid periods (the last started before it ended), ended. These
+            // counts of such runs per day of their end, kept by the materialiser, stand for all runs
+            // ended before as-of's day; only the runs ending from that day on (the live ones) are
+            // read one by one, from an index by end that holds what the grid needs.
+            try db.execute(sql: """
+                CREATE TABLE runEndDay (
+                    environment TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    firstPaidProductId TEXT NOT NULL,
+                    cohortMonth INTEGER NOT NULL,
+                    paidPeriodCount INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount)
+                ) WITHOUT ROWID;
+                CREATE INDEX run_cohortEnd ON run(environment, endedAt, firstPaidStart, cohortMonth, lastPaidStart,
+                    paidPeriodCount, firstPaidProductId) WHERE firstPaidStart IS NOT NULL;
+                CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
+                BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (runEndDay counts them)'); END;
+                INSERT INTO runEndDay (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count)
+                    SELECT environment, \(daySQL("endedAt")), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
+                    FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
+                """)
+        }
         return migrator
     }
 

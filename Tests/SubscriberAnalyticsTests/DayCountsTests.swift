@@ -90,12 +90,27 @@ import SubscriptionTimeline
         try Row.fetchAll(db, sql: "SELECT environment, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4")
     }
 
+    static func runsRecomputed(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, endedAt / 86400000 AS day, firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*) AS count FROM run
+            WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """)
+    }
+
+    static func runsKept(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count FROM runEndDay ORDER BY 1, 2, 3, 4, 5
+            """)
+    }
+
     @Test func countsFollowImportsAndReplacedRows() throws {
         let analytics = try SampleDataConsistencyTests.store()
         let database = analytics.database
         let original = try database.writer.read { db in try Self.recomputed(db) }
-        #expect(original.count > 1000)
+        let originalRuns = try database.writer.read { db in try Self.runsRecomputed(db) }
+        #expect(original.count > 1000 && originalRuns.count > 300)
         #expect(try database.writer.read { db in try Self.kept(db) } == original)
+        #expect(try database.writer.read { db in try Self.runsKept(db) } == originalRuns)
 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // are replaced by shorter lives, and the counts follow, down to rows that fall to zero.
@@ -113,6 +128,9 @@ import SubscriptionTimeline
         let (kept, recomputed) = try database.writer.read { db in (try Self.kept(db), try Self.recomputed(db)) }
         #expect(kept == recomputed)
         #expect(recomputed != original)
+        let (runsKept, runsRecomputed) = try database.writer.read { db in (try Self.runsKept(db), try Self.runsRecomputed(db)) }
+        #expect(runsKept == runsRecomputed)
+        #expect(runsRecomputed != originalRuns)
 
         // A segment is never changed in place: the counts could not follow it.
         try database.writer.write { db in
@@ -122,6 +140,71 @@ import SubscriptionTimeline
             } catch let error as DatabaseError {
                 #expect(error.message == "segments are replaced, never updated (segmentDay counts them)")
             }
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "UPDATE run SET endedAt = 0") }
         }
+    }
+}
+
+/// The cohort grid reads the runs ended before as-of's day from `runEndDay` and the others one by
+/// one. At any as-of it must equal the grid computed from every run.
+@Suite struct CohortsAtAnyInstantTests {
+    /// (cohort month, paid periods started at as-of, ended at as-of) → runs, from every run.
+    static func byDefinition(_ db: Database, asOf: Instant, productId: String?) throws -> [String] {
+        var sql = """
+            SELECT cohortMonth,
+                   (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = r.originalTransactionId
+                      AND p.runIndex = r.runIndex AND p.countsForRetention AND p.start <= ?1) AS paid,
+                   endedAt <= ?1, COUNT(*)
+            FROM run r WHERE environment = 'Production' AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1
+            """
+        var arguments: StatementArguments = [asOf.milliseconds]
+        if let productId { sql += " AND firstPaidProductId = ?2"; arguments += [productId] }
+        return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2, 3", arguments: arguments).map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" }
+    }
+
+    /// The grid those histograms give, in the report's own terms.
+    static func grid(_ cells: [String], periods: Int) -> [Int: (started: Int, retained: [Int], eligible: [Int])] {
+        var rows: [Int: (started: Int, retained: [Int], eligible: [Int])] = [:]
+        for cell in cells {
+            let v = cell.split(separator: " ").map { Int($0)! }
+            var row = rows[v[0]] ?? (0, Array(repeating: 0, count: periods), Array(repeating: 0, count: periods))
+            row.started += v[3]
+            for k in 1...periods {
+                if v[1] >= k + 1 { row.retained[k - 1] += v[3] }
+                if v[1] >= k + 1 || v[2] == 1 { row.eligible[k - 1] += v[3] }
+            }
+            rows[v[0]] = row
+        }
+        return rows
+    }
+
+    @Test func cohortsEqualTheGridOfEveryRunAtEveryKindOfInstant() throws {
+        let analytics = try SampleDataConsistencyTests.store()
+        let horizon = try #require(try analytics.dataHorizon())
+        let products = try analytics.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
+        }
+        let day = Instant.millisecondsPerDay
+        let firstDay = UTCCalendar.instant(year: 2024, month: 1, day: 1)
+        var instants: [Instant] = [horizon, horizon.adding(days: 40)]
+        for d in stride(from: Int64(0), to: 760, by: 29) {
+            for offset: Int64 in [-1, 0, 1, day / 3] { instants.append(firstDay.adding(days: d).adding(milliseconds: offset)) }
+        }
+        var members = 0
+        for productId in [nil] + products.prefix(2).map(Optional.some) {
+            for asOf in instants {
+                let expected = Self.grid(try analytics.database.writer.read { try Self.byDefinition($0, asOf: asOf, productId: productId) },
+                                         periods: 6)
+                let grid = try analytics.cohorts(asOf: asOf, periods: 6, scope: ReportScope(productId: productId))
+                for row in grid.cohorts {
+                    let e = expected[row.month.index] ?? (0, Array(repeating: 0, count: 6), Array(repeating: 0, count: 6))
+                    #expect(row.started == e.started && row.retained == e.retained && row.eligible == e.eligible,
+                            "\(row.month) at \(asOf) \(productId ?? "all products")")
+                    members += row.started
+                }
+                #expect(grid.cohorts.reduce(0) { $0 + $1.started } == expected.values.reduce(0) { $0 + $1.started }, "\(asOf)")
+            }
+        }
+        #expect(members > 10_000)
     }
 }
