@@ -327,6 +327,15 @@ extension AppDatabase {
                     FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
+        migrator.registerMigration("v8 covering period index") { db in
+            // A cohort grid as of a day in mid-history counts, for each run alive then, its paid
+            // periods started by that day: with `countsForRetention` in the index, no period row
+            // is read (1,000,000 subscribers, as of 2025-01-01: 142,000 runs).
+            try db.execute(sql: """
+                DROP INDEX period_subscription;
+                CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start, countsForRetention);
+                """)
+        }
         return migrator
     }
 
