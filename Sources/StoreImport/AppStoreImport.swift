@@ -8,6 +8,8 @@ extension Importer {
     /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
     /// `verifier`.
     public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = 4000,
+                                documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+                                cacheMegabytes: Int = Importer.defaultCacheMegabytes,
                                 report: @escaping @Sendable (String) -> Void,
                                 progress: (@Sendable (Int, Double) -> Void)? = nil) -> Importer {
         let reader = DocumentReader()
@@ -38,6 +40,7 @@ extension Importer {
                     return .failure(ImportRejection((error as? PayloadError)?.reason ?? "\(error)"))
                 }
             },
-            signaturesVerified: verifier.verifiesSignatures, batchSize: batchSize, report: report, progress: progress)
+            signaturesVerified: verifier.verifiesSignatures, batchSize: batchSize,
+            documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes, report: report, progress: progress)
     }
 }

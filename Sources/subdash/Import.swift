@@ -20,8 +20,12 @@ struct Import: AsyncParsableCommand {
     var trustRoots: [String] = []
     @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
     var noVerify = false
-    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = 4000
+    @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
+    var documentsPerTransaction = Importer.defaultDocumentsPerTransaction
+    @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Page cache of the writing connection, MB.", visibility: .hidden))
+    var cacheMegabytes = Importer.defaultCacheMegabytes
     @Argument(help: "Files, directories, or - for stdin.") var paths: [String]
 
     func validate() throws {
@@ -65,7 +69,9 @@ struct Import: AsyncParsableCommand {
                 FileHandleOutput.progress("importing: \(count) documents, \(rate)/s")
             }
         }
-        let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize, report: report, progress: progress)
+        let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize,
+                                         documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
+                                         report: report, progress: progress)
         let summary = try importer.importPaths(paths)
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)
