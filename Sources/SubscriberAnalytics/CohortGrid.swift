@@ -58,21 +58,26 @@ extension SubscriberAnalytics {
         // started before the run ended), ended: counted per day of their end in `runEndDay`. The
         // runs ending from that day on are read one by one. (A run ends at or after the end of its
         // last period, so its last paid start is never after its end.)
-        let dayStart = AppDatabase.day(of: asOf) * Instant.millisecondsPerDay
+        let day = AppDatabase.day(of: asOf)
+        var arguments: StatementArguments = ["asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay]
+        var product = ""
+        if let productId = scope.productId {
+            product = " AND firstPaidProductId = :product"
+            arguments += ["product": productId]
+        }
         try database.writer.read { db in
-            let product = scope.productId == nil ? "" : " AND firstPaidProductId = ?"
-            let extra: StatementArguments = scope.productId.map { [$0] } ?? []
             let ended = try Row.fetchAll(db, sql: """
                 SELECT cohortMonth, paidPeriodCount, 1, SUM(count) FROM runEndDay
-                WHERE \(scope.environment.sql) AND day < ?\(product)
+                WHERE \(scope.environment.sql) AND day < :day\(product)
                 GROUP BY 1, 2
-                """, arguments: [AppDatabase.day(of: asOf)] + extra)
+                """, arguments: arguments)
             let open = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: "?1")) AS paid, endedAt <= ?1 AS ended, COUNT(*)
+                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: ":asOf")) AS paid, endedAt <= :asOf AS ended, COUNT(*)
                 FROM run r INDEXED BY run_cohortEnd
-                WHERE \(scope.environment.sql) AND endedAt >= ?2 AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1\(product.replacingOccurrences(of: "?", with: "?3"))
+                WHERE \(scope.environment.sql) AND endedAt >= :dayStart AND firstPaidStart IS NOT NULL
+                  AND firstPaidStart <= :asOf\(product)
                 GROUP BY 1, 2, 3
-                """, arguments: [asOf.milliseconds, dayStart] + extra)
+                """, arguments: arguments)
             for row in ended + open {
                 let month: Int = row[0], count: Int = row[3]
                 guard count != 0 else { continue }
