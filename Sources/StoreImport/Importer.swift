@@ -64,6 +64,8 @@ public final class Importer: Sendable {
     let signaturesVerified: Bool
     let report: @Sendable (String) -> Void
     let progress: (@Sendable (Int, Double) -> Void)?
+    /// Whether a path is read as a stream (see ``importPaths(_:)``).
+    let isStream: @Sendable (String) -> Bool
 
     /// - Parameters:
     ///   - report: receives one line per rejected document (`file:line 3: reason`).
@@ -71,6 +73,7 @@ public final class Importer: Sendable {
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
                 batchSize: Int = 4000, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                 cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+                isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
         self.database = database
         self.open = open
@@ -82,7 +85,20 @@ public final class Importer: Sendable {
         self.signaturesVerified = signaturesVerified
         self.report = report
         self.progress = progress
+        self.isStream = isStream
     }
+
+    /// `-` when standard input is a pipe, a socket or a terminal rather than a file.
+    public static let standardInputIsAStream: @Sendable (String) -> Bool = { path in
+        guard path == "-" else { return false }
+        var info = stat()
+        return fstat(0, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
+    }
+
+    /// A stream's documents are stored and derived when it pauses this long…
+    static let streamPause = 0.5
+    /// …or when the oldest document not yet stored has waited this long.
+    static let streamLatency = 2.0
 
     /// Documents written per transaction unless told otherwise.
     public static let defaultDocumentsPerTransaction = 16000
@@ -103,7 +119,7 @@ public final class Importer: Sendable {
             checkpoints?.stop()
             try? database.finishBulkImport()
         }
-        let writes = WriteLane(database: database, documentsPerTransaction: documentsPerTransaction)
+        var writes = WriteLane(database: database, documentsPerTransaction: documentsPerTransaction)
         // On every way out (an unreadable path throws here), the writing thread lets go of the
         // store's writing connection; what it wrote is committed (every chunk is whole).
         defer { writes.close() }
@@ -135,6 +151,24 @@ public final class Importer: Sendable {
             summary.files += 1
             let name = file == "-" ? "stdin" : file
             let documents = open(file)
+            if isStream(file) {
+                // A stream (a receiver piping notifications in) may pause for minutes: whatever
+                // has arrived when it pauses, or has waited `streamLatency`, is committed and its
+                // subscriptions derived, so the dashboard shows it. A full chunk goes the usual way.
+                let stream = StreamBuffer(capacity: 4 * batchSize)
+                stream.startReading(documents)
+                while let (chunk, full) = stream.take(max: batchSize, pause: Self.streamPause, latency: Self.streamLatency) {
+                    summary.documents += chunk.count
+                    pending += chunk.map { (($0.location.map { "\(name):\($0)" } ?? name), $0) }
+                    try flush()
+                    if !full {
+                        merge(try writes.finish())
+                        try database.rebuildPending()
+                        writes = WriteLane(database: database, documentsPerTransaction: documentsPerTransaction)
+                    }
+                }
+                continue
+            }
             while let raw = documents.next() {
                 summary.documents += 1
                 pending.append((raw.location.map { "\(name):\($0)" } ?? name, raw))
@@ -314,6 +348,67 @@ final class WriteLane: @unchecked Sendable {
         results = BatchResult()
         return r
     }
+}
+
+/// Documents read from a stream on a thread of their own, taken in chunks: a chunk is handed over
+/// when it is full, when the stream has paused, when its oldest document has waited long enough, or
+/// at the end. Reading waits while `capacity` documents are waiting.
+final class StreamBuffer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [RawDocument] = []
+    private var ended = false
+    private var lastArrival = Date.distantPast
+    private var firstWaiting = Date.distantPast
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func startReading(_ documents: AnyIterator<RawDocument>) {
+        let source = UncheckedIterator(documents)
+        Thread.detachNewThread { [self] in
+            while let raw = source.iterator.next() { append(raw) }
+            condition.lock(); ended = true; condition.broadcast(); condition.unlock()
+        }
+    }
+
+    private func append(_ raw: RawDocument) {
+        condition.lock(); defer { condition.unlock() }
+        while items.count >= capacity { condition.wait() }
+        if items.isEmpty { firstWaiting = Date() }
+        items.append(raw)
+        lastArrival = Date()
+        condition.broadcast()
+    }
+
+    /// The next chunk and whether it was full; nil at the end of the stream.
+    func take(max: Int, pause: TimeInterval, latency: TimeInterval) -> ([RawDocument], full: Bool)? {
+        condition.lock(); defer { condition.unlock() }
+        while true {
+            if items.count >= max { return (drain(max), true) }
+            if ended { return items.isEmpty ? nil : (drain(max), false) }
+            if items.isEmpty {
+                condition.wait()
+                continue
+            }
+            let due = min(lastArrival.addingTimeInterval(pause), firstWaiting.addingTimeInterval(latency))
+            if Date() >= due { return (drain(max), false) }
+            _ = condition.wait(until: due)
+        }
+    }
+
+    private func drain(_ max: Int) -> [RawDocument] {
+        let chunk = Array(items.prefix(max))
+        items.removeFirst(chunk.count)
+        if !items.isEmpty { firstWaiting = Date() }
+        condition.broadcast()
+        return chunk
+    }
+}
+
+/// An iterator handed to the reading thread, which alone uses it from then on.
+private final class UncheckedIterator: @unchecked Sendable {
+    var iterator: AnyIterator<RawDocument>
+    init(_ iterator: AnyIterator<RawDocument>) { self.iterator = iterator }
 }
 
 /// A one-slot channel between two threads.

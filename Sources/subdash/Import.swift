@@ -12,6 +12,8 @@ struct Import: AsyncParsableCommand {
             Recognises v1 and v2 server notifications, /verifyReceipt responses, App Store Server API responses \
             (status, transaction history, notification history) and customer CSVs; one JSON document per file, \
             a JSON array, or NDJSON; .gz files are read transparently. Re-importing is harmless. \
+            From a pipe (`-`), what has arrived is stored and shown whenever the stream pauses for half a \
+            second or a document has waited two, so a receiver can pipe notifications in as they come. \
             Exit status: 0 all applied or duplicate, 1 something was rejected, 2 usage error.
             """)
 

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import Testing
+@testable import StoreImport
+import SubscriberStore
+
+/// A receiver piping notifications into `subdash import -`: what has arrived when the stream pauses
+/// is stored and derived at once, not at the end of the stream.
+@Suite struct StreamImportTests {
+    /// Lines handed over one by one by the test, as a slow pipe would.
+    final class Trickle: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var lines: [String] = []
+        private var closed = false
+        private var count = 0
+
+        func send(_ line: String) { condition.lock(); lines.append(line); condition.broadcast(); condition.unlock() }
+        func close() { condition.lock(); closed = true; condition.broadcast(); condition.unlock() }
+
+        func next() -> RawDocument? {
+            condition.lock(); defer { condition.unlock() }
+            while lines.isEmpty && !closed { condition.wait() }
+            guard !lines.isEmpty else { return nil }
+            count += 1
+            return RawDocument(location: "line \(count)", bytes: Data(lines.removeFirst().utf8))
+        }
+    }
+
+    /// Waits up to 10 s for `condition` to hold on the store; false if it never does.
+    func eventually(_ db: AppDatabase, _ condition: (Database) throws -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try db.writer.read(condition) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    @Test func documentsAreStoredAndDerivedWhenTheStreamPauses() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let db = try AppDatabase.open(path: path)
+        let trickle = Trickle()
+        let rejections = Lines()
+        let importer = Importer(database: db, open: { _ in AnyIterator { trickle.next() } }, decode: ImporterTests.decode,
+                                signaturesVerified: true, batchSize: 1000, isStream: { $0 == "-" },
+                                report: { rejections.append($0) })
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        DispatchQueue.global().async {
+            outcome.set(Result { try importer.importPaths(["-"]) })
+            done.signal()
+        }
+
+        trickle.send("s1 t1 2025-01-01 2025-02-01")
+        trickle.send("s2 t3 2025-01-05 2025-02-05")
+        // The stream is still open: the two subscriptions are there, derived.
+        #expect(try eventually(db) { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM subscription") == 2 })
+
+        trickle.send("bad")
+        trickle.send("s1 t2 2025-02-01 2025-03-01")
+        #expect(try eventually(db) { try Int.fetchOne($0, sql: "SELECT periodCount FROM subscription WHERE originalTransactionId = 's1'") == 2 })
+        #expect(rejections.all == ["stdin:line 3: expected 'otid txid start end'"])
+
+        trickle.close()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let summary = try #require(try outcome.get())
+        #expect(summary.files == 1)
+        #expect(summary.documents == 4)
+        #expect(summary.applied == 3)
+        #expect(summary.rejected == 1)
+        #expect(summary.subscriptionsTouched == 2)
+    }
+
+    @Test func aFileIsNeverAStreamAndStdinIsOneOnlyWhenItIsNotAFile() {
+        #expect(!Importer.standardInputIsAStream("notifications.ndjson"))
+        #expect(Importer.standardInputIsAStream("-") == (isatty(0) != 0 || !Self.standardInputIsAFile()))
+    }
+
+    static func standardInputIsAFile() -> Bool {
+        var info = stat()
+        return fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var result: Result<ImportSummary, any Error>?
+        func set(_ r: Result<ImportSummary, any Error>) { lock.lock(); result = r; lock.unlock() }
+        func get() throws -> ImportSummary? { lock.lock(); defer { lock.unlock() }; return try result?.get() }
+    }
+}
