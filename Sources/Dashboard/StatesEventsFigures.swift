@@ -39,8 +39,8 @@ public struct StatesEventsFigures: Equatable, Sendable {
         let previousMonth = twoMonths.mapValues { Array($0.prefix(before)) }
         let thisMonth = twoMonths.mapValues { Array($0.dropFirst(before)) }
         // The daily series starts at the comparison day and ends at as-of: its ends are the two
-        // state counts, so the segments are read once rather than three times (they are the cost:
-        // every ended subscription keeps an open-ended expired segment).
+        // state counts, each sample counted as `states(asOf:)` counts it (per-day counts, then the
+        // few segments between the nearer day boundary and the sample).
         let daily = try analytics.dailyStates(endingAt: asOf, days: comparisonDays + 1, scope: scope)
         func counts(at instant: Instant, _ pick: ([Int]) -> Int?) -> StateCounts {
             StateCounts(asOf: instant, counts: daily.compactMapValues { series in pick(series).flatMap { $0 > 0 ? $0 : nil } })
