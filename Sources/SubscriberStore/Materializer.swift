@@ -36,7 +36,7 @@ struct Materializer {
         try counts.write(db)
     }
 
-    /// Changes to a table of counts per key (`segmentDay`, `runEndDay`), summed over a batch and
+    /// Changes to a table of counts per key (`segmentDay`, `runEndDay`, `eventDay`), summed over a batch and
     /// written once: a row whose counts fall to zero is removed.
     struct CountChanges {
         let table: String
@@ -78,6 +78,15 @@ struct Materializer {
         var runEndDays = CountChanges(table: "runEndDay",
                                       keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
                                       countColumns: ["count"])
+        var eventDays = CountChanges(table: "eventDay",
+                                     keyColumns: ["environment", "day", "productId", "type", "expirationReason"],
+                                     countColumns: ["count"])
+
+        /// An event stored or removed.
+        mutating func event(environment: String, at: Int64, productId: String, type: String, expirationReason: String?, _ sign: Int) {
+            eventDays.add([environment.databaseValue, Self.day(at), productId.databaseValue, type.databaseValue,
+                           (expirationReason ?? "").databaseValue], sign)
+        }
 
         /// A segment stored (+1) or removed (-1): its start day, and its end day unless open-ended.
         mutating func segment(environment: String, start: Int64, end: Int64, productId: String, state: String, _ sign: Int) {
@@ -101,6 +110,7 @@ struct Materializer {
         func write(_ db: Database) throws {
             try segmentDays.write(db)
             try runEndDays.write(db)
+            try eventDays.write(db)
         }
     }
 
@@ -112,7 +122,7 @@ struct Materializer {
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
-        for table in Self.tables where table != "segment" && table != "run" {
+        for table in Self.tables where !["segment", "run", "event"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
         let segments = try Row.fetchCursor(db.cachedStatement(sql: """
@@ -120,6 +130,12 @@ struct Materializer {
             """), arguments: [id])
         while let row = try segments.next() {
             counts.segment(environment: row[0], start: row[1], end: row[2], productId: row[3], state: row[4], -1)
+        }
+        let events = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM event WHERE originalTransactionId = ? RETURNING environment, at, productId, type, expirationReason
+            """), arguments: [id])
+        while let row = try events.next() {
+            counts.event(environment: row[0], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
         }
         let runs = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM run WHERE originalTransactionId = ?
@@ -189,8 +205,10 @@ struct Materializer {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for e in t.events {
-            try event.run(db, id, env, e.at.milliseconds, e.type.rawValue, e.productId,
-                                          e.expirationReason?.rawValue, e.transactionId)
+            try event.run(db, id, env, e.at.milliseconds, e.type.rawValue, e.productId, e.expirationReason?.rawValue,
+                          e.transactionId)
+            counts.event(environment: env, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
+                         expirationReason: e.expirationReason?.rawValue, 1)
         }
 
         let failure = try db.cachedStatement(sql: """

@@ -336,6 +336,28 @@ extension AppDatabase {
                 CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start, countsForRetention);
                 """)
         }
+        migrator.registerMigration("v9 events by day") { db in
+            // A month of events read every event of the month from `event_at` (1,000,000
+            // subscribers: 0.37 s; two months for the States & Events pane). Counted per UTC day,
+            // kept by the materialiser, whole days are a sum; only a range's partial first and last
+            // days are read from the index. No expiration reason is stored as ''.
+            try db.execute(sql: """
+                CREATE TABLE eventDay (
+                    environment TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    expirationReason TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (environment, day, productId, type, expirationReason)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER event_noUpdate BEFORE UPDATE ON event
+                BEGIN SELECT RAISE(ABORT, 'events are replaced, never updated (eventDay counts them)'); END;
+                INSERT INTO eventDay (environment, day, productId, type, expirationReason, count)
+                    SELECT environment, \(daySQL("at")), productId, type, COALESCE(expirationReason, ''), COUNT(*)
+                    FROM event GROUP BY 1, 2, 3, 4, 5;
+                """)
+        }
         return migrator
     }
 

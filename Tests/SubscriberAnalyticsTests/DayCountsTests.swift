@@ -97,6 +97,20 @@ import SubscriptionTimeline
             """)
     }
 
+    static func eventsRecomputed(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, at / 86400000 AS day, productId, type, COALESCE(expirationReason, '') AS expirationReason,
+                   COUNT(*) AS count
+            FROM event GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """)
+    }
+
+    static func eventsKept(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5
+            """)
+    }
+
     static func runsKept(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
             SELECT environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count FROM runEndDay ORDER BY 1, 2, 3, 4, 5
@@ -111,6 +125,9 @@ import SubscriptionTimeline
         #expect(original.count > 1000 && originalRuns.count > 300)
         #expect(try database.writer.read { db in try Self.kept(db) } == original)
         #expect(try database.writer.read { db in try Self.runsKept(db) } == originalRuns)
+        let originalEvents = try database.writer.read { db in try Self.eventsRecomputed(db) }
+        #expect(originalEvents.count > 1000)
+        #expect(try database.writer.read { db in try Self.eventsKept(db) } == originalEvents)
 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // are replaced by shorter lives, and the counts follow, down to rows that fall to zero.
@@ -131,6 +148,9 @@ import SubscriptionTimeline
         let (runsKept, runsRecomputed) = try database.writer.read { db in (try Self.runsKept(db), try Self.runsRecomputed(db)) }
         #expect(runsKept == runsRecomputed)
         #expect(runsRecomputed != originalRuns)
+        let (eventsKept, eventsRecomputed) = try database.writer.read { db in (try Self.eventsKept(db), try Self.eventsRecomputed(db)) }
+        #expect(eventsKept == eventsRecomputed)
+        #expect(eventsRecomputed != originalEvents)
 
         // A segment is never changed in place: the counts could not follow it.
         try database.writer.write { db in
@@ -206,5 +226,77 @@ import SubscriptionTimeline
             }
         }
         #expect(members > 10_000)
+    }
+}
+
+/// Events over a range read whole days from `eventDay` and the partial first and last days from the
+/// index. Over any range they must equal the events counted one by one.
+@Suite struct EventsOverAnyRangeTests {
+    static func byDefinition(_ db: Database, from: Instant, to: Instant, asOf: Instant, productId: String?) throws -> [String] {
+        var sql = """
+            SELECT type, COALESCE(expirationReason, '-'), COUNT(*) FROM event
+            WHERE environment = 'Production' AND at >= ?1 AND at < ?2 AND at <= ?3
+            """
+        var arguments: StatementArguments = [from.milliseconds, to.milliseconds, asOf.milliseconds]
+        if let productId { sql += " AND productId = ?4"; arguments += [productId] }
+        return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2 ORDER BY 1, 2", arguments: arguments)
+            .map { "\($0[0] as String) \($0[1] as String) \($0[2] as Int)" }
+    }
+
+    static func rendered(_ counts: EventCounts) -> [String] {
+        var lines: [String] = []
+        for (type, n) in counts.counts where n > 0 {
+            if type == .expiration {
+                let reasons = counts.expirationReasons.filter { $0.value > 0 }
+                for (reason, m) in reasons { lines.append("\(type.rawValue) \(reason.rawValue) \(m)") }
+                if n > reasons.values.reduce(0, +) { lines.append("\(type.rawValue) - \(n - reasons.values.reduce(0, +))") }
+            } else {
+                lines.append("\(type.rawValue) - \(n)")
+            }
+        }
+        return lines.sorted()
+    }
+
+    @Test func eventsEqualTheEventsCountedOneByOneOverAnyRange() throws {
+        let analytics = try SampleDataConsistencyTests.store()
+        let horizon = try #require(try analytics.dataHorizon())
+        let products = try analytics.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM event ORDER BY 1 LIMIT 2")
+        }
+        let day = Instant.millisecondsPerDay
+        let start = UTCCalendar.instant(year: 2024, month: 1, day: 1)
+        // Ranges of every kind: whole months, whole days, from and to inside days, inside one day,
+        // empty, past the horizon, cut by an as-of.
+        var ranges: [(Instant, Instant, Instant)] = []
+        for d in stride(from: Int64(0), to: 740, by: 53) {
+            let from = start.adding(days: d)
+            ranges.append((from, from.adding(days: 31), horizon))
+            ranges.append((from.adding(milliseconds: day / 3), from.adding(days: 17).adding(milliseconds: day / 2), horizon))
+            ranges.append((from.adding(milliseconds: 1), from.adding(milliseconds: day - 1), horizon))
+            ranges.append((from.adding(milliseconds: day / 2), from.adding(days: 1).adding(milliseconds: day / 4), horizon))
+            ranges.append((from, from.adding(days: 60), from.adding(days: 20).adding(milliseconds: day / 5)))
+            ranges.append((from, from, horizon))
+        }
+        ranges.append((start, horizon.adding(days: 30), horizon))
+        var nonEmpty = 0
+        for productId in [nil] + products.map(Optional.some) {
+            for (from, to, asOf) in ranges {
+                let expected = try analytics.database.writer.read {
+                    try Self.byDefinition($0, from: from, to: to, asOf: asOf, productId: productId)
+                }
+                let counts = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(productId: productId))
+                #expect(Self.rendered(counts) == expected, "\(from) – \(to) as of \(asOf) \(productId ?? "")")
+                if !expected.isEmpty { nonEmpty += 1 }
+            }
+            // Day by day: each day's figure is the events of that day.
+            let from = Month(year: 2025, month: 3).start
+            let daily = try analytics.dailyEvents(from: from, days: 45, asOf: horizon, scope: ReportScope(productId: productId))
+            for d in 0..<45 {
+                let counts = try analytics.events(from: from.adding(days: Int64(d)), to: from.adding(days: Int64(d + 1)),
+                                                  asOf: horizon, scope: ReportScope(productId: productId))
+                for t in EventType.allCases { #expect((daily[t]?[d] ?? 0) == counts[t], "\(t) day \(d)") }
+            }
+        }
+        #expect(nonEmpty > ranges.count)
     }
 }
