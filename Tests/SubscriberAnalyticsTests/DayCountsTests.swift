@@ -5,6 +5,13 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
+/// The SampleData store, its data horizon, and the products `sql` lists.
+func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, [String]) {
+    let analytics = try SampleDataConsistencyTests.store()
+    let horizon = try #require(try analytics.dataHorizon())
+    return (analytics, horizon, try analytics.database.writer.read { db in try String.fetchAll(db, sql: sql) })
+}
+
 /// States at an instant are read from per-day counts of segments started and ended plus the few
 /// segments between the nearest day boundary and the instant. They must equal the definition —
 /// the segments with start <= t < end — at any instant: on day boundaries, a millisecond either
@@ -199,11 +206,7 @@ import SubscriptionTimeline
     }
 
     @Test func cohortsEqualTheGridOfEveryRunAtEveryKindOfInstant() throws {
-        let analytics = try SampleDataConsistencyTests.store()
-        let horizon = try #require(try analytics.dataHorizon())
-        let products = try analytics.database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
-        }
+        let (analytics, horizon, products) = try sampleStore(products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
         let day = Instant.millisecondsPerDay
         let firstDay = UTCCalendar.instant(year: 2024, month: 1, day: 1)
         var instants: [Instant] = [horizon, horizon.adding(days: 40)]
@@ -258,11 +261,7 @@ import SubscriptionTimeline
     }
 
     @Test func eventsEqualTheEventsCountedOneByOneOverAnyRange() throws {
-        let analytics = try SampleDataConsistencyTests.store()
-        let horizon = try #require(try analytics.dataHorizon())
-        let products = try analytics.database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM event ORDER BY 1 LIMIT 2")
-        }
+        let (analytics, horizon, products) = try sampleStore(products: "SELECT DISTINCT productId FROM event ORDER BY 1 LIMIT 2")
         let day = Instant.millisecondsPerDay
         let start = UTCCalendar.instant(year: 2024, month: 1, day: 1)
         // Ranges of every kind: whole months, whole days, from and to inside days, inside one day,
