@@ -73,7 +73,7 @@ public final class AppDatabase: Sendable {
     /// A larger page cache keeps the indexes' inner pages, and a 1 GB checkpoint interval lets a page
     /// dirtied by several batches be copied into the store once (100,000 subscribers: 150 → 107 s
     /// against 64 MB; 4 GB was slower again, as reads search a longer WAL).
-    public func prepareForBulkImport(cacheMegabytes: Int = 512) throws {
+    public func prepareForBulkImport(cacheMegabytes: Int) throws {
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(cacheMegabytes * 1024)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 262144")
