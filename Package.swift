@@ -24,8 +24,9 @@ let package = Package(
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
         // zlib for reading and writing .gz payload files (SampleData is gzip'd to stay small).
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
-        // zstd compresses the raw archive (libzstd-dev).
-        .target(name: "CZstd", linkerSettings: [.linkedLibrary("zstd")]),
+        // zstd for the raw archive, opened at run time (dlopen of libzstd.so.1): no headers or
+        // link-time library needed; ArchiveCodec falls back to zlib without it.
+        .target(name: "CZstd"),
         .target(name: "AppStorePayloads", dependencies: [
             "SubscriptionModel", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -33,7 +34,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         .target(name: "SubscriberStore", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline", "CZstd",
+            "SubscriptionModel", "SubscriptionTimeline", "CZstd", "CZlib",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),

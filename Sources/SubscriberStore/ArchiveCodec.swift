@@ -1,3 +1,4 @@
+import CZlib
 import CZstd
 import Foundation
 import GRDB
@@ -6,75 +7,160 @@ import GRDB
 public struct ArchivedBody: Sendable, Equatable {
     /// The stored bytes.
     public var data: Data
-    /// nil: `data` is the document as it arrived; `zstd`: `data` is it compressed by zstd.
+    /// nil: `data` is the document as it arrived; `zstd` or `zlib`: `data` is it compressed so.
     public var encoding: String?
+
+    public init(data: Data, encoding: String?) {
+        self.data = data
+        self.encoding = encoding
+    }
 }
 
-/// The archive keeps every document (DESIGN §2). App Store payloads are verbose JSON (a v1
-/// notification repeats the whole receipt history, a v2 one carries three certificate chains), so
-/// they are compressed with zstd at its fastest level (a fifth of the size, at several hundred
-/// MB/s) unless that saves nothing.
-public enum ArchiveCodec {
+/// Why an archived body cannot be given back.
+public struct ArchiveReadError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+}
+
+/// The archive keeps every document (docs/architecture.md, "The store"). App Store payloads are
+/// verbose JSON (a v1 notification repeats the whole receipt history, a v2 one carries three
+/// certificate chains), so they are compressed unless that saves nothing: with zstd at its
+/// fastest level when `libzstd.so.1` can be loaded at run time, else with zlib at its fastest
+/// level (docs/performance.md, "Archive compression", has the figures for both). The build needs
+/// no zstd headers; a body stored as zstd reads back wherever the library loads, and elsewhere
+/// fails with a message naming the package to install — nothing is rewritten.
+public struct ArchiveCodec: Sendable {
     /// Bodies shorter than this are stored as they are: the frame would eat the gain.
     static let smallest = 256
-    static let level: Int32 = 1
+    static let zstdLevel: Int32 = 1
+    static let zlibLevel: Int32 = 1
 
-    public static func archive(_ body: Data) -> ArchivedBody {
-        guard body.count >= smallest, let packed = compress(body), packed.count < body.count else {
-            return ArchivedBody(data: body, encoding: nil)
-        }
-        return ArchivedBody(data: packed, encoding: "zstd")
+    /// Whether new bodies are compressed with zstd (else zlib) and zstd bodies can be read.
+    public let zstdAvailable: Bool
+
+    /// The codec of this process: zstd when `libzstd.so.1` loads (and `SUBDASH_DISABLE_ZSTD` is
+    /// unset), zlib otherwise.
+    public static let current = ArchiveCodec(zstdAvailable: czstd_load() != 0)
+
+    /// Why zstd is not available in this process; nil when it is.
+    public static var zstdUnavailableReason: String? {
+        czstd_load_error().map { String(cString: $0) }
     }
 
-    /// The original bytes; nil when the stored bytes are damaged or the encoding unknown.
-    public static func restore(_ stored: ArchivedBody, originalCount: Int) -> Data? {
+    public init(zstdAvailable: Bool) {
+        self.zstdAvailable = zstdAvailable
+    }
+
+    public static func archive(_ body: Data) -> ArchivedBody { current.archive(body) }
+
+    public func archive(_ body: Data) -> ArchivedBody {
+        guard body.count >= Self.smallest else { return ArchivedBody(data: body, encoding: nil) }
+        let encoding = zstdAvailable ? "zstd" : "zlib"
+        let packed = zstdAvailable ? Self.zstdCompress(body) : Self.zlibCompress(body)
+        guard let packed, packed.count < body.count else { return ArchivedBody(data: body, encoding: nil) }
+        return ArchivedBody(data: packed, encoding: encoding)
+    }
+
+    public static func restore(_ stored: ArchivedBody, originalCount: Int) throws -> Data {
+        try current.restore(stored, originalCount: originalCount)
+    }
+
+    /// The original bytes, or an error saying why they cannot be had.
+    public func restore(_ stored: ArchivedBody, originalCount: Int) throws -> Data {
+        let restored: Data?
         switch stored.encoding {
-        case nil: return stored.data
-        case "zstd": return decompress(stored.data, originalCount: originalCount)
-        default: return nil
+        case nil: restored = stored.data
+        case "zlib": restored = Self.zlibDecompress(stored.data, originalCount: originalCount)
+        case "zstd":
+            guard zstdAvailable else {
+                throw ArchiveReadError(description: """
+                    this document is archived compressed with zstd, and the zstd library could not be loaded \
+                    (\(Self.zstdUnavailableReason ?? "disabled")); install it (Debian and Ubuntu: apt-get install libzstd1) \
+                    to read it. Nothing in the store was changed.
+                    """)
+            }
+            restored = Self.zstdDecompress(stored.data, originalCount: originalCount)
+        case let other?:
+            throw ArchiveReadError(description: "this document is archived with an unknown encoding '\(other)'")
         }
+        guard let restored else {
+            throw ArchiveReadError(description: "this document's archived bytes are damaged (\(stored.encoding ?? "raw"))")
+        }
+        return restored
     }
+
+    // MARK: - zstd
 
     /// Compression contexts kept between documents: creating one costs more than compressing a
     /// typical payload.
     private static let pool = ContextPool()
 
-    static func compress(_ input: Data) -> Data? {
+    static func zstdCompress(_ input: Data) -> Data? {
         let context = pool.take()
         defer { pool.give(context) }
-        let bound = ZSTD_compressBound(input.count)
+        let bound = czstd_compress_bound(input.count)
         var output = Data(count: bound)
         let written = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                ZSTD_compressCCtx(context.pointer, out.baseAddress, bound, source.baseAddress, input.count, level)
+                czstd_compress_cctx(context.pointer, out.baseAddress, bound, source.baseAddress, input.count, zstdLevel)
             }
         }
-        guard ZSTD_isError(written) == 0 else { return nil }
+        guard czstd_is_error(written) == 0 else { return nil }
         output.count = written
         return output
     }
 
-    static func decompress(_ input: Data, originalCount: Int) -> Data? {
+    static func zstdDecompress(_ input: Data, originalCount: Int) -> Data? {
         guard !input.isEmpty else { return nil }
         var output = Data(count: max(originalCount, 1))
         let written = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                ZSTD_decompress(out.baseAddress, originalCount, source.baseAddress, input.count)
+                czstd_decompress(out.baseAddress, originalCount, source.baseAddress, input.count)
             }
         }
-        guard ZSTD_isError(written) == 0, written == originalCount else { return nil }
+        guard czstd_is_error(written) == 0, written == originalCount else { return nil }
         output.count = written
+        return output
+    }
+
+    // MARK: - zlib
+
+    static func zlibCompress(_ input: Data) -> Data? {
+        var capacity = compressBound(uLong(input.count))
+        var output = Data(count: Int(capacity))
+        let status = output.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { source in
+                compress2(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &capacity,
+                          source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count), zlibLevel)
+            }
+        }
+        guard status == Z_OK else { return nil }
+        output.count = Int(capacity)
+        return output
+    }
+
+    static func zlibDecompress(_ input: Data, originalCount: Int) -> Data? {
+        guard !input.isEmpty else { return nil }
+        var length = uLongf(originalCount)
+        var output = Data(count: max(originalCount, 1))
+        let status = output.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { source in
+                uncompress(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
+                           source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count))
+            }
+        }
+        guard status == Z_OK, Int(length) == originalCount else { return nil }
+        output.count = originalCount
         return output
     }
 }
 
 /// One zstd compression context.
 final class CompressionContext {
-    let pointer: OpaquePointer
+    let pointer: UnsafeMutableRawPointer
 
-    init() { pointer = ZSTD_createCCtx() }
+    init() { pointer = czstd_create_cctx() }
 
-    deinit { ZSTD_freeCCtx(pointer) }
+    deinit { czstd_free_cctx(pointer) }
 }
 
 /// Contexts shared by the import's decoding threads.
@@ -100,7 +186,31 @@ extension AppDatabase {
             guard let row = try Row.fetchOne(db, sql: "SELECT body, bodyEncoding, byteCount FROM document WHERE sha256 = ?",
                                              arguments: [sha256]),
                   let data = row["body"] as Data? else { return nil }
-            return ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+            return try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+        }
+    }
+
+    /// Every archived document in sha256 order, with its bytes as they arrived (or why they cannot
+    /// be had), read in pages so memory stays bounded by the largest document.
+    public func forEachArchivedDocument(_ body: (_ sha256: String, _ source: String, _ bytes: Result<Data, ArchiveReadError>?) throws -> Void) throws {
+        var after = ""
+        let page = 256
+        while true {
+            let rows = try writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT sha256, source, body, bodyEncoding, byteCount FROM document WHERE sha256 > ? ORDER BY sha256 LIMIT ?
+                    """, arguments: [after, page])
+            }
+            for row in rows {
+                let sha: String = row["sha256"]
+                let bytes: Result<Data, ArchiveReadError>? = (row["body"] as Data?).map { data in
+                    Result { try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"]) }
+                        .mapError { $0 as? ArchiveReadError ?? ArchiveReadError(description: "\($0)") }
+                }
+                try body(sha, row["source"], bytes)
+                after = sha
+            }
+            if rows.count < page { return }
         }
     }
 }

@@ -233,7 +233,7 @@ extension AppDatabase {
                 """)
         }
         migrator.registerMigration("v2 compressed archive") { db in
-            // NULL: the body is stored as it arrived; 'zstd': compressed (ArchiveCodec). Either way the
+            // NULL: the body is stored as it arrived; 'zstd' or 'zlib': compressed (ArchiveCodec). Either way the
             // original bytes come back exactly (`archivedBody(sha256:)`).
             try db.execute(sql: "ALTER TABLE document ADD COLUMN bodyEncoding TEXT")
         }

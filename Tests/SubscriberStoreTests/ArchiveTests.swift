@@ -41,3 +41,64 @@ import SubscriptionModel
         #expect(try db.archivedBody(sha256: "unknown") == nil)
     }
 }
+
+/// The archive without zstd's library (issue: the build needs no zstd headers): new bodies go to
+/// zlib, zstd bodies read back wherever the library loads, and elsewhere fail with a message that
+/// names the package, changing nothing.
+@Suite struct ArchiveCodecFallbackTests {
+    let withZstd = ArchiveCodec(zstdAvailable: true)
+    let withoutZstd = ArchiveCodec(zstdAvailable: false)
+
+    @Test func theLibraryLoadsOnThisMachine() {
+        // libzstd.so.1 is part of the base system here (dpkg depends on it); the build has no headers.
+        #expect(ArchiveCodec.current.zstdAvailable, "\(ArchiveCodec.zstdUnavailableReason ?? "")")
+    }
+
+    @Test func withoutTheLibraryNewBodiesGoToZlibAndComeBackExactly() throws {
+        let stored = withoutZstd.archive(ArchiveTests.verbose)
+        #expect(stored.encoding == "zlib")
+        #expect(stored.data.count * 4 < ArchiveTests.verbose.count)
+        #expect(try withoutZstd.restore(stored, originalCount: ArchiveTests.verbose.count) == ArchiveTests.verbose)
+        #expect(try withZstd.restore(stored, originalCount: ArchiveTests.verbose.count) == ArchiveTests.verbose)
+    }
+
+    @Test func aZstdBodyWithoutTheLibraryFailsWithTheFix() throws {
+        let stored = withZstd.archive(ArchiveTests.verbose)
+        #expect(stored.encoding == "zstd")
+        #expect(try withZstd.restore(stored, originalCount: ArchiveTests.verbose.count) == ArchiveTests.verbose)
+        let error = #expect(throws: ArchiveReadError.self) {
+            try withoutZstd.restore(stored, originalCount: ArchiveTests.verbose.count)
+        }
+        #expect(error?.description.contains("apt-get install libzstd1") == true)
+        #expect(error?.description.contains("Nothing in the store was changed") == true)
+    }
+
+    @Test func damagedBodiesAreNamedAsSuch() {
+        let stored = ArchivedBody(data: Data([1, 2, 3, 4]), encoding: "zlib")
+        let error = #expect(throws: ArchiveReadError.self) { try withoutZstd.restore(stored, originalCount: 40) }
+        #expect(error?.description.contains("damaged") == true)
+    }
+}
+
+/// The build links nothing outside ncursesw, SQLite and zlib, and no source includes zstd.h.
+@Suite struct BuildDependencyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func packageLinksOnlyTheBaseLibraries() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let linked = manifest.matches(of: /linkedLibrary\("([^"]+)"\)/).map { String($0.1) }
+        #expect(!linked.isEmpty)
+        #expect(Set(linked).isSubset(of: ["ncursesw", "sqlite3", "z"]), "links \(linked)")
+    }
+
+    @Test func noSourceIncludesZstdHeaders() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
+            .compactMap { $0 as? URL }.filter { ["c", "h", "swift"].contains($0.pathExtension) }
+        #expect(files.count > 50)
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(!text.contains("<zstd.h>") && !text.contains("\"zstd.h\""), "\(file.path) includes zstd.h")
+        }
+    }
+}
