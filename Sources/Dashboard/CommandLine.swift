@@ -31,7 +31,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         return load(&state, state.pane)
     case .product:
         state.scope.productId = argument.isEmpty ? nil : argument
-        state.notice = argument.isEmpty ? "every product" : "product \(TextSanitizer.strip(argument))"
+        state.notice = argument.isEmpty ? "every product" : "product \(TextSanitizer.visible(argument))"
         invalidate(&state)
         return load(&state, state.pane)
     case .theme:
@@ -67,7 +67,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
     case nil:
-        state.status = "unknown command: \(TextSanitizer.strip(text)) (try :user, :asof, :product, :theme, :offers, :q)"
+        state.status = "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :theme, :offers, :q)"
         return []
     }
 }

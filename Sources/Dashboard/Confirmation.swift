@@ -29,7 +29,7 @@ public struct Confirmation: Equatable, Sendable {
     public var dialog: Dialog {
         var lines = [question]
         if hidden > 0 { lines.append("(\(hidden) of them \(hidden == 1 ? "is" : "are") marked but not shown here)") }
-        if let note { lines.append("Note: \(TextSanitizer.strip(note))") }
+        if let note { lines.append("Note: \(TextSanitizer.visible(note))") }
         lines.append("o: another offer · \(clear ? "" : "n: note · ")enter: \(clear ? "clear" : "flag") · esc: cancel")
         return Dialog(title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
                       buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)

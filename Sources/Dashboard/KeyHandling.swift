@@ -122,9 +122,9 @@ func openTypedAhead(_ state: inout AppState) -> [Effect] {
     case .single(let query):
         if rows.count == 1 { return openSubscriber(&state, rows[0].id) }
         if rows.isEmpty {
-            state.status = "no subscription matches \(TextSanitizer.strip(query))"
+            state.status = "no subscription matches \(TextSanitizer.visible(query))"
         } else {
-            state.notice = "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.strip(query)): pick one"
+            state.notice = "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.visible(query)): pick one"
         }
         return []
     }

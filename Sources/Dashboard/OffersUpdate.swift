@@ -57,7 +57,7 @@ func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effe
     do {
         expression = try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
     } catch {
-        state.status = "not a regular expression: \(TextSanitizer.strip(pattern))"
+        state.status = "not a regular expression: \(TextSanitizer.visible(pattern))"
         return []
     }
     let pane = state.offers, column = pane.column
@@ -69,7 +69,7 @@ func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effe
         count += 1
     }
     state.notice = "\(mark ? "marked" : "unmarked") \(count) row\(count == 1 ? "" : "s") whose \(pane.list.columns[column]) matches "
-        + "/\(TextSanitizer.strip(pattern))/ · \(state.offers.marks.count) marked"
+        + "/\(TextSanitizer.visible(pattern))/ · \(state.offers.marks.count) marked"
     return []
 }
 

@@ -81,7 +81,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
 }
 
 /// Payload strings never reach the screen with control characters in them.
-func clean(_ text: String) -> String { TextSanitizer.strip(text) }
+func clean(_ text: String) -> String { TextSanitizer.visible(text) }
 
 private func isLoading(_ state: AppState) -> Bool {
     switch state.pane {

@@ -6,13 +6,14 @@ import SubscriptionModel
 extension Importer {
     /// The importer for App Store documents: `DocumentReader` cuts files into documents (JSON,
     /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
-    /// `verifier`.
+    /// `verifier`. A document over `maxDocumentBytes` is rejected on its own with its size.
     public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = 4000,
+                                maxDocumentBytes: Int = DocumentReader.defaultSizeLimit,
                                 documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                                 cacheMegabytes: Int = Importer.defaultCacheMegabytes,
                                 report: @escaping @Sendable (String) -> Void,
                                 progress: (@Sendable (Int, Double) -> Void)? = nil) -> Importer {
-        let reader = DocumentReader()
+        let reader = DocumentReader(sizeLimit: maxDocumentBytes)
         let decoder = PayloadDecoder(verifier: verifier)
         return Importer(
             database: database,

@@ -30,6 +30,8 @@ public struct ImportSummary: Sendable, Equatable {
     public var duplicates = 0
     public var rejected = 0
     public var subscriptionsTouched = 0
+    /// Entries that are not regular files (FIFOs, devices), each reported on its own line.
+    public var skipped = 0
     public var seconds = 0.0
     public var signaturesVerified = true
 
@@ -39,6 +41,7 @@ public struct ImportSummary: Sendable, Equatable {
         var s = "\(documents) document\(documents == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s"): "
         s += "\(applied) applied, \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected; "
         s += "\(subscriptionsTouched) subscription\(subscriptionsTouched == 1 ? "" : "s") touched; "
+        if skipped > 0 { s += "\(skipped) special file\(skipped == 1 ? "" : "s") skipped; " }
         s += String(format: "%.2f s", seconds)
         if !signaturesVerified { s += " (signatures NOT verified: --no-verify)" }
         return s
@@ -46,7 +49,7 @@ public struct ImportSummary: Sendable, Equatable {
 }
 
 /// Reads files, directories and stdin, cuts them into documents, decodes them on every core in
-/// batches of `batchSize` and writes them to the store on its own thread while the next batch is
+/// batches of `batchSize` documents or `batchBytes` bytes, whichever comes first, and writes them to the store on its own thread while the next batch is
 /// decoded, committing every `documentsPerTransaction` documents (and at the end).
 public final class Importer: Sendable {
     /// Opens a file (`-` = stdin) as a stream of documents; a file that cannot be read yields one
@@ -58,6 +61,7 @@ public final class Importer: Sendable {
     let open: Open
     let decode: Decode
     let batchSize: Int
+    let batchBytes: Int
     let documentsPerTransaction: Int
     let cacheMegabytes: Int
     let workers: Int
@@ -71,7 +75,7 @@ public final class Importer: Sendable {
     ///   - report: receives one line per rejected document (`file:line 3: reason`).
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = 4000, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+                batchSize: Int = 4000, batchBytes: Int = Importer.defaultBatchBytes, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                 cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
@@ -79,6 +83,7 @@ public final class Importer: Sendable {
         self.open = open
         self.decode = decode
         self.batchSize = batchSize
+        self.batchBytes = batchBytes
         self.documentsPerTransaction = documentsPerTransaction
         self.cacheMegabytes = cacheMegabytes
         self.workers = workers
@@ -99,6 +104,11 @@ public final class Importer: Sendable {
     static let streamPause = 0.5
     /// …or when the oldest document not yet stored has waited this long.
     static let streamLatency = 2.0
+
+    /// A batch is decoded once it holds this many bytes of documents, however few they are: with
+    /// one batch being read, one decoded and one written, the documents in memory stay near three
+    /// times this (plus one document of up to the size limit), whatever the input.
+    public static let defaultBatchBytes = 8 << 20
 
     /// Documents written per transaction unless told otherwise.
     public static let defaultDocumentsPerTransaction = 16000
@@ -124,6 +134,7 @@ public final class Importer: Sendable {
         // store's writing connection; what it wrote is committed (every chunk is whole).
         defer { writes.close() }
         var pending: [(source: String, raw: RawDocument)] = []
+        var pendingBytes = 0
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
 
@@ -131,6 +142,7 @@ public final class Importer: Sendable {
             guard !pending.isEmpty else { return }
             let batch = pending
             pending = []
+            pendingBytes = 0
             let t0 = DispatchTime.now()
             let incoming = decodeAll(batch)
             trace.decode += seconds(since: t0)
@@ -147,7 +159,21 @@ public final class Importer: Sendable {
             touched.formUnion(r.touchedSubscriptions)
         }
 
-        for file in try Self.expand(paths) {
+        for entry in try Self.walk(paths) {
+            let file: String
+            switch entry {
+            case .file(let path):
+                file = path
+            case .skipped(let path, let reason):
+                report("\(path): skipped: \(reason)")
+                summary.skipped += 1
+                continue
+            case .unreadable(let path, let reason):
+                summary.files += 1
+                summary.documents += 1
+                pending.append((path, RawDocument(location: nil, bytes: nil, readError: reason)))
+                continue
+            }
             summary.files += 1
             let name = file == "-" ? "stdin" : file
             let documents = open(file)
@@ -155,9 +181,9 @@ public final class Importer: Sendable {
                 // A stream (a receiver piping notifications in) may pause for minutes: whatever
                 // has arrived when it pauses, or has waited `streamLatency`, is committed and its
                 // subscriptions derived, so the dashboard shows it. A full chunk goes the usual way.
-                let stream = StreamBuffer(capacity: 4 * batchSize)
+                let stream = StreamBuffer(capacity: 4 * batchSize, byteCapacity: 4 * batchBytes)
                 stream.startReading(documents)
-                while let (chunk, full) = stream.take(max: batchSize, pause: Self.streamPause, latency: Self.streamLatency) {
+                while let (chunk, full) = stream.take(max: batchSize, maxBytes: batchBytes, pause: Self.streamPause, latency: Self.streamLatency) {
                     summary.documents += chunk.count
                     pending += chunk.map { (($0.location.map { "\(name):\($0)" } ?? name), $0) }
                     try flush()
@@ -172,7 +198,8 @@ public final class Importer: Sendable {
             while let raw = documents.next() {
                 summary.documents += 1
                 pending.append((raw.location.map { "\(name):\($0)" } ?? name, raw))
-                if pending.count >= batchSize { try flush() }
+                pendingBytes += raw.bytes?.count ?? 0
+                if pending.count >= batchSize || pendingBytes >= batchBytes { try flush() }
             }
         }
         try flush()
@@ -206,8 +233,7 @@ public final class Importer: Sendable {
 
     func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
         let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
-        // Documents over the limit are archived without their bytes.
-        let keep = raw.bytes.flatMap { $0.count <= 16 << 20 ? $0 : nil }
+        let keep = raw.bytes
         if let error = raw.readError {
             return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .rejected(reason: error))
         }
@@ -226,32 +252,102 @@ public final class Importer: Sendable {
     /// Files to read: `-` as is, directories walked recursively in name order (hidden files and
     /// `.pem` certificates skipped), plain files as given. A missing path is an error.
     public static func expand(_ paths: [String]) throws -> [String] {
-        var files: [String] = []
-        let fm = FileManager.default
+        try walk(paths).compactMap { if case .file(let path) = $0 { path } else { nil } }
+    }
+
+    /// One entry of what an import reads.
+    public enum InputEntry: Sendable, Equatable {
+        /// A regular file (or a symbolic link to one), a pipe named on the command line, or `-`.
+        case file(String)
+        /// Not read, and not an error: a FIFO, device or socket inside a directory, or a link
+        /// to a directory. One line is reported for it.
+        case skipped(String, reason: String)
+        /// Could not be read (a directory without permission): an error naming it.
+        case unreadable(String, reason: String)
+    }
+
+    /// ``expand(_:)`` with what was skipped or could not be read, in name order. Only regular
+    /// files are read from directories, so a FIFO cannot hang an import and a link to
+    /// `/dev/zero` cannot feed it without end; a pipe named on the command line (`<(zcat …)`)
+    /// is read, as stdin is.
+    public static func walk(_ paths: [String]) throws -> [InputEntry] {
+        var entries: [InputEntry] = []
         for path in paths {
-            if path == "-" { files.append(path); continue }
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if path == "-" { entries.append(.file(path)); continue }
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                if lstat(path, &info) == 0 { entries.append(.skipped(path, reason: "a symbolic link to nothing")); continue }
                 throw ImportRejection("\(path): no such file or directory")
             }
-            if !isDirectory.boolValue { files.append(path); continue }
-            // A symbolic link to a directory is walked as the directory (FileManager's enumerator
-            // would list nothing), with file names still given under the path as typed.
-            let root = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            guard let walker = fm.enumerator(atPath: root) else { continue }
-            var found: [String] = []
-            while let item = walker.nextObject() as? String {
-                let name = (item as NSString).lastPathComponent
-                if name.hasPrefix(".") { walker.skipDescendants(); continue }
-                let full = (path as NSString).appendingPathComponent(item)
-                var dir: ObjCBool = false
-                guard fm.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue else { continue }
-                if Self.skippedNames.contains(name) || name.hasSuffix(".pem") || name.hasSuffix(".md") { continue }
-                found.append(full)
+            switch info.st_mode & S_IFMT {
+            case S_IFREG, S_IFIFO:
+                entries.append(.file(path))
+            case S_IFDIR:
+                // A symbolic link to a directory is walked as the directory, with file names
+                // still given under the path as typed.
+                var found: [InputEntry] = []
+                walkDirectory(path, into: &found)
+                entries += found.sorted { name(of: $0) < name(of: $1) }
+            default:
+                entries.append(.skipped(path, reason: Self.kind(of: info.st_mode)))
             }
-            files += found.sorted()
         }
-        return files
+        return entries
+    }
+
+    private static func name(of entry: InputEntry) -> String {
+        switch entry {
+        case .file(let p), .skipped(let p, _), .unreadable(let p, _): p
+        }
+    }
+
+    private static func walkDirectory(_ directory: String, into found: inout [InputEntry]) {
+        guard let handle = opendir(directory) else {
+            found.append(.unreadable(directory, reason: "cannot read the directory: \(String(cString: strerror(errno)))"))
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(handle)
+        for name in names where !name.hasPrefix(".") {
+            let full = (directory as NSString).appendingPathComponent(name)
+            var link = stat()
+            guard lstat(full, &link) == 0 else { continue }
+            var info = link
+            let isLink = link.st_mode & S_IFMT == S_IFLNK
+            if isLink && stat(full, &info) != 0 {
+                found.append(.skipped(full, reason: "a symbolic link to nothing"))
+                continue
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                if isLink {
+                    found.append(.skipped(full, reason: "a symbolic link to a directory (name it on the command line to read it)"))
+                } else {
+                    walkDirectory(full, into: &found)
+                }
+            case S_IFREG:
+                if Self.skippedNames.contains(name) || name.hasSuffix(".pem") || name.hasSuffix(".md") { continue }
+                found.append(.file(full))
+            default:
+                found.append(.skipped(full, reason: Self.kind(of: info.st_mode) + (isLink ? " (through a symbolic link)" : "")))
+            }
+        }
+    }
+
+    /// "a FIFO, not a regular file", for a skipped entry.
+    static func kind(of mode: mode_t) -> String {
+        let kind = switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
+        return kind + ", not a regular file"
     }
 
     /// Files in a data directory that are not App Store documents.
@@ -356,12 +452,17 @@ final class WriteLane: @unchecked Sendable {
 final class StreamBuffer: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [RawDocument] = []
+    private var bytes = 0
     private var ended = false
     private var lastArrival = Date.distantPast
     private var firstWaiting = Date.distantPast
     private let capacity: Int
+    private let byteCapacity: Int
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, byteCapacity: Int) {
+        self.capacity = capacity
+        self.byteCapacity = byteCapacity
+    }
 
     func startReading(_ documents: AnyIterator<RawDocument>) {
         let source = UncheckedIterator(documents)
@@ -373,32 +474,41 @@ final class StreamBuffer: @unchecked Sendable {
 
     private func append(_ raw: RawDocument) {
         condition.lock(); defer { condition.unlock() }
-        while items.count >= capacity { condition.wait() }
+        while items.count >= capacity || bytes >= byteCapacity { condition.wait() }
         if items.isEmpty { firstWaiting = Date() }
         items.append(raw)
+        bytes += raw.bytes?.count ?? 0
         lastArrival = Date()
         condition.broadcast()
     }
 
     /// The next chunk and whether it was full; nil at the end of the stream.
-    func take(max: Int, pause: TimeInterval, latency: TimeInterval) -> ([RawDocument], full: Bool)? {
+    func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([RawDocument], full: Bool)? {
         condition.lock(); defer { condition.unlock() }
         while true {
-            if items.count >= max { return (drain(max), true) }
-            if ended { return items.isEmpty ? nil : (drain(max), false) }
+            if items.count >= max || bytes >= maxBytes { return (drain(max, maxBytes), true) }
+            if ended { return items.isEmpty ? nil : (drain(max, maxBytes), false) }
             if items.isEmpty {
                 condition.wait()
                 continue
             }
             let due = min(lastArrival.addingTimeInterval(pause), firstWaiting.addingTimeInterval(latency))
-            if Date() >= due { return (drain(max), false) }
+            if Date() >= due { return (drain(max, maxBytes), false) }
             _ = condition.wait(until: due)
         }
     }
 
-    private func drain(_ max: Int) -> [RawDocument] {
-        let chunk = Array(items.prefix(max))
+    /// Up to `max` documents, stopping after the one that reaches `maxBytes`.
+    private func drain(_ max: Int, _ maxBytes: Int) -> [RawDocument] {
+        var count = 0
+        var taken = 0
+        while count < min(max, items.count) && taken < maxBytes {
+            taken += items[count].bytes?.count ?? 0
+            count += 1
+        }
+        let chunk = Array(items.prefix(count))
         items.removeFirst(chunk.count)
+        bytes -= taken
         if !items.isEmpty { firstWaiting = Date() }
         condition.broadcast()
         return chunk

@@ -1,8 +1,41 @@
-/// Makes text from payloads safe to put on screen.
+/// Makes text from payloads safe to put on screen: the one place that decides what of an
+/// outside string may reach a terminal, used by every command's output, import messages and
+/// the dashboard.
 ///
 /// A subscriber id, product name or note comes from outside and could hold terminal control
-/// sequences that move the cursor, change colours or retitle the window.
+/// sequences that move the cursor, change colours, retitle the window or write the clipboard.
 public enum TextSanitizer {
+    /// `text` with every character a terminal would act on shown as an escape instead: C0 and
+    /// C1 control characters, ESC and DEL as `\x1b`, bidirectional overrides and isolates
+    /// (U+202A–U+202E, U+2066–U+2069) and line/paragraph separators as `\u{202E}`. Everything
+    /// else is kept, so an operator sees exactly what the input held, on one line.
+    public static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var output = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard needsEscape(scalar) else { output.append(scalar); continue }
+            let hex = String(scalar.value, radix: 16)
+            let shown = scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex.uppercased() + "}"
+            output.append(contentsOf: shown.unicodeScalars)
+        }
+        return String(output)
+    }
+
+    /// ``visible(_:)`` for each line of `text`, keeping its line breaks (`\n`): for a table or
+    /// a report of several lines.
+    public static func visibleLines(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) }) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }.joined(separator: "\n")
+    }
+
+    /// Whether a terminal would act on the scalar rather than draw it.
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+
     /// `text` without escape sequences (CSI, OSC, DCS and other ESC sequences, 7- and 8-bit),
     /// C0 and C1 control characters, DEL and bidirectional overrides. Tabs and line breaks
     /// become single spaces so the text stays on one line.

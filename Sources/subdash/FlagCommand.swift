@@ -40,7 +40,7 @@ struct FlagCommand: AsyncParsableCommand {
         let changed = try db.setFlags(offer, on: targets, note: note, operatorName: who,
                                       at: Instant(Date()), clear: clear)
         let verb = clear ? "cleared \(offer.rawValue) on" : "flagged for \(offer.rawValue):"
-        print("\(verb) \(changed) subscription\(changed == 1 ? "" : "s")\(targets.count > changed ? " (\(targets.count - changed) unchanged)" : "")")
+        printOutput("\(verb) \(changed) subscription\(changed == 1 ? "" : "s")\(targets.count > changed ? " (\(targets.count - changed) unchanged)" : "")")
         if !problems.isEmpty { throw ExitCode(1) }
     }
 }

@@ -39,10 +39,10 @@ struct Flags: AsyncParsableCommand {
         case .json:
             print(JSONValue.array(rows.map(\.json)).text)
         case .csv:
-            print(CSV.render(header: ["originalTransactionId", "offer", "note", "operator", "at"],
+            printCSV(CSV.render(header: ["originalTransactionId", "offer", "note", "operator", "at"],
                              rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))
         case .table:
-            if rows.isEmpty { print("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")"); return }
+            if rows.isEmpty { printOutput("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")"); return }
             var table = TextTable(headers: ["subscription", "offer", "operator", "at", "note"])
             table.rows = rows.map { [$0.originalTransactionId, $0.offer, $0.operator, $0.at, $0.note ?? ""] }
             table.footer = ["\(rows.count) flag\(rows.count == 1 ? "" : "s")", "", "", "", ""]

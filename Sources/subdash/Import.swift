@@ -22,6 +22,9 @@ struct Import: AsyncParsableCommand {
     var trustRoots: [String] = []
     @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
     var noVerify = false
+    @Option(name: .customLong("max-document-bytes"),
+            help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
+    var maxDocumentBytes = DocumentReader.defaultSizeLimit
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = 4000
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
@@ -32,6 +35,7 @@ struct Import: AsyncParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or - (stdin)") }
+        if maxDocumentBytes < 1 { throw ValidationError("--max-document-bytes must be at least 1") }
         for path in paths where path != "-" && !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("\(path): no such file or directory")
         }
@@ -72,6 +76,7 @@ struct Import: AsyncParsableCommand {
             }
         }
         let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize,
+                                         maxDocumentBytes: maxDocumentBytes,
                                          documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
                                          report: report, progress: progress)
         let summary = try importer.importPaths(paths)

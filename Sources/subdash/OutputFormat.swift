@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TerminalUI
 
 /// `--format table|csv|json`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -14,7 +15,12 @@ struct TextTable {
     var rightAligned: Set<Int> = []
     var footer: [String]? = nil
 
+    /// Cells are shown through ``TextSanitizer/visible(_:)`` (they may come from imported data),
+    /// before their widths are measured so the columns stay aligned.
     func render() -> String {
+        let headers = self.headers.map(TextSanitizer.visible)
+        let rows = self.rows.map { $0.map(TextSanitizer.visible) }
+        let footer = self.footer.map { $0.map(TextSanitizer.visible) }
         let all = [headers] + rows + (footer.map { [$0] } ?? [])
         var widths = [Int](repeating: 0, count: headers.count)
         for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }

@@ -4,6 +4,7 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TerminalUI
 
 struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,8 +71,8 @@ struct RangeOptions: ParsableArguments {
 func emit(_ format: OutputFormat, json: () throws -> String, csv: () -> String, table: () -> String) rethrows {
     switch format {
     case .json: print(try json())
-    case .csv: print(csv())
-    case .table: print(table())
+    case .csv: printCSV(csv())
+    case .table: print(TextSanitizer.visibleLines(table()))
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SubscriberStore
+import TerminalUI
 
 /// `--db PATH`, shared by every command that opens the store.
 struct StoreOptions: ParsableArguments {
@@ -36,9 +37,22 @@ extension CLIError {
     }
 }
 
+/// A line (or lines) for stderr: import messages quote the input, so control characters are
+/// shown, never acted on.
 func printError(_ line: String) {
     var standardError = StandardError()
-    print(line, to: &standardError)
+    print(TextSanitizer.visibleLines(line), to: &standardError)
+}
+
+/// CSV for stdout: exact when it goes to a file or a pipe, its control characters shown (not
+/// acted on) when it goes to a terminal.
+func printCSV(_ text: String) {
+    print(isatty(1) != 0 ? TextSanitizer.visibleLines(text) : text)
+}
+
+/// A line of results for stdout, shown the same way.
+func printOutput(_ text: String) {
+    print(TextSanitizer.visibleLines(text))
 }
 
 struct StandardError: TextOutputStream {

@@ -24,11 +24,20 @@ public struct DocumentReader: Sendable {
     }
 
     /// Streams the documents of a file, reading it a chunk at a time.
+    /// Only a regular file or a pipe is read: opening does not wait for a FIFO's writer, and a
+    /// device (`/dev/zero`) or directory is refused.
     public func documents(atPath path: String) throws(PayloadError) -> DocumentStream {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw PayloadError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
+        var info = stat()
+        let type = fstat(descriptor, &info) == 0 ? info.st_mode & S_IFMT : 0
+        guard type == S_IFREG || type == S_IFIFO else {
+            close(descriptor)
+            throw PayloadError("cannot read \(path): \(type == S_IFDIR ? "a directory" : "not a regular file")")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return DocumentStream(source: FileChunks(descriptor: descriptor, closesDescriptor: true),
                               name: path, sizeLimit: sizeLimit)
     }
@@ -58,11 +67,17 @@ public final class DocumentStream: Sequence, IteratorProtocol {
     private var sourceEnded = false
     private var sourceError: PayloadError?
     private var lineNumber = 0
+    /// Bytes dropped from the front of `buffer` so far: `buffer[i]` is byte `dropped + i` of the file.
+    private var dropped = 0
+    /// The next element's index in a JSON array, and whether its ',' or ']' is still to come.
+    private var arrayIndex = 0
+    private var arrayAfterElement = false
 
     private enum Mode {
         case undecided
         case lines
         case csv(header: [UInt8])
+        case array
         case queued([SourceDocument])
         case finished
     }
@@ -103,6 +118,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                     return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: count,
                                           rejection: DocumentReader.overLimit(count, limit: sizeLimit))
                 }
+            case .array:
+                guard let document = nextArrayElement() else { return finish() }
+                return document
             case .queued(var documents):
                 guard !documents.isEmpty else { return finish() }
                 let document = documents.removeFirst()
@@ -131,33 +149,52 @@ public final class DocumentStream: Sequence, IteratorProtocol {
     // MARK: - Deciding the shape of the file
 
     private func decideMode() {
-        // Look at the first line that holds something (without consuming it).
+        // Look at the first line that holds something (without consuming it). Blank lines before
+        // it are consumed as they are passed, so a file of blank lines is read in one pass and
+        // never held whole.
         var firstByte: Int?
         var lineEnd: Int?
+        var probe = start
+        var newlineSearch = start
+        if dropped == 0, buffer.isEmpty { fill() }
+        if dropped == 0, start == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+            start = 3; probe = 3; newlineSearch = 3
+        }
         while true {
-            firstByte = nil
-            lineEnd = nil
-            do {
-                var i = start
-                if i == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { start = 3; i = 3 }
-                while i < buffer.count, JSONScanner.isWhitespace(buffer[i]) { i += 1 }
-                if i < buffer.count { firstByte = i }
+            if firstByte == nil {
+                while probe < buffer.count, JSONScanner.isWhitespace(buffer[probe]) {
+                    if buffer[probe] == 0x0A { lineNumber += 1; start = probe + 1 }
+                    probe += 1
+                }
+                if probe < buffer.count { firstByte = probe; newlineSearch = probe }
             }
             if let first = firstByte {
-                if let newline = buffer[first...].firstIndex(of: 0x0A) { lineEnd = newline; break }
+                if let newline = buffer[newlineSearch...].firstIndex(of: 0x0A) { lineEnd = newline; break }
+                newlineSearch = buffer.count
                 if buffer.count - first > sizeLimit { break }
             }
             if sourceEnded { break }
+            let before = start
             fill()
+            let shift = before - start
+            probe -= shift
+            newlineSearch -= shift
+            if let first = firstByte { firstByte = first - shift }
         }
-        guard let first = firstByte else { mode = .finished; return }
+        scanned = start
+        guard let first = firstByte else {
+            // Nothing but whitespace, or nothing at all: a read error (a header-only gzip file)
+            // is still reported.
+            mode = .queued([])
+            return
+        }
         let end = lineEnd ?? buffer.count
         let isCSVName = name.hasSuffix(".csv") || name.hasSuffix(".csv.gz")
 
         switch buffer[first] {
         case UInt8(ascii: "[") where !isCSVName:
-            readToEnd(limit: nil)
-            mode = .queued(splitArray(from: first))
+            start = first + 1
+            mode = .array
         case UInt8(ascii: "{") where !isCSVName:
             let outcome = buffer.withUnsafeBufferPointer { all in
                 JSONScanner.scanValue(UnsafeBufferPointer(rebasing: all[..<end]), from: first)
@@ -207,57 +244,137 @@ public final class DocumentStream: Sequence, IteratorProtocol {
         mode = .queued(documents)
     }
 
-    /// Cuts a JSON array into its elements, `index 0` first.
-    private func splitArray(from open: Int) -> [SourceDocument] {
-        var documents: [SourceDocument] = []
-        let limit = sizeLimit
-        let readError = sourceError
-        sourceError = nil
-        buffer.withUnsafeBufferPointer { all in
-            let n = all.count
-            var i = open + 1
-            var index = 0
-            func skipWhitespace() { while i < n, JSONScanner.isWhitespace(all[i]) { i += 1 } }
-            func reject(_ reason: String) {
-                documents.append(SourceDocument(location: "index \(index)", bytes: nil, rejection: readError ?? PayloadError(reason)))
+    // MARK: - JSON arrays
+
+    /// The next element of a JSON array, read as it streams in: only the element being cut
+    /// out is held (at most the size limit), whatever the size of the array or of the
+    /// whitespace around its elements.
+    private func nextArrayElement() -> SourceDocument? {
+        if arrayAfterElement {
+            guard skipWhitespace() else { return arrayEnded("truncated file: it ends before the JSON array's closing ']'") }
+            switch buffer[start] {
+            case UInt8(ascii: ","):
+                start += 1
+            case UInt8(ascii: "]"):
+                start += 1
+                if skipWhitespace() {
+                    return arrayEnded("invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
+                }
+                mode = .finished
+                return finish()
+            default:
+                return arrayEnded("invalid JSON at byte \(dropped + start) of the file: expected ',' or ']' after an array element")
             }
-            skipWhitespace()
-            if i < n, all[i] == UInt8(ascii: "]") { i += 1; return }
-            while true {
-                skipWhitespace()
-                guard i < n else { return reject("truncated file: it ends inside the JSON array, before element \(index)") }
-                switch JSONScanner.scanValue(all, from: i) {
-                case .complete(let end):
-                    let count = end - i
-                    if count > limit {
-                        documents.append(SourceDocument(location: "index \(index)", bytes: nil, byteCount: count,
-                                                        rejection: DocumentReader.overLimit(count, limit: limit)))
-                    } else {
-                        documents.append(SourceDocument(location: "index \(index)", bytes: Data(all[i..<end])))
+        } else if arrayIndex == 0 {
+            guard skipWhitespace() else { return arrayEnded("truncated file: it ends inside the JSON array, before element 0") }
+            if buffer[start] == UInt8(ascii: "]") {
+                start += 1
+                if skipWhitespace() {
+                    return arrayEnded("invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
+                }
+                return finish()
+            }
+        }
+        guard skipWhitespace() else {
+            return arrayEnded("truncated file: it ends inside the JSON array, before element \(arrayIndex)")
+        }
+        while true {
+            let outcome = buffer.withUnsafeBufferPointer { all in
+                JSONScanner.scanValue(UnsafeBufferPointer(rebasing: all[start...]), from: 0)
+            }
+            switch outcome {
+            case .complete(let length):
+                let index = arrayIndex
+                arrayIndex += 1
+                arrayAfterElement = true
+                defer { start += length }
+                if length > sizeLimit {
+                    return SourceDocument(location: "index \(index)", bytes: nil, byteCount: length,
+                                          rejection: DocumentReader.overLimit(length, limit: sizeLimit))
+                }
+                return SourceDocument(location: "index \(index)", bytes: Data(buffer[start..<(start + length)]))
+            case .invalid(let at):
+                return arrayEnded("invalid JSON at byte \(dropped + start + at) of the file: expected an array element")
+            case .incomplete:
+                if buffer.count - start > sizeLimit {
+                    let index = arrayIndex
+                    arrayIndex += 1
+                    arrayAfterElement = true
+                    guard let count = skipOversizeElement() else {
+                        return arrayEnded("truncated file: it ends inside this element of the JSON array")
                     }
-                    i = end
-                case .incomplete:
-                    return reject("truncated file: it ends inside this element of the JSON array")
-                case .invalid(let at):
-                    return reject("invalid JSON at byte \(at) of the file: expected an array element")
+                    return SourceDocument(location: "index \(index)", bytes: nil, byteCount: count,
+                                          rejection: DocumentReader.overLimit(count, limit: sizeLimit))
                 }
-                index += 1
-                skipWhitespace()
-                guard i < n else { return reject("truncated file: it ends before the JSON array's closing ']'") }
-                if all[i] == UInt8(ascii: ",") { i += 1; continue }
-                if all[i] == UInt8(ascii: "]") {
-                    i += 1
-                    skipWhitespace()
-                    if i < n { reject("invalid JSON at byte \(i) of the file: content after the JSON array's closing ']'") }
-                    return
-                }
-                return reject("invalid JSON at byte \(i) of the file: expected ',' or ']' after an array element")
+                if sourceEnded { return arrayEnded("truncated file: it ends inside this element of the JSON array") }
+                fill()
             }
         }
-        if let readError, documents.last?.rejection != readError {
-            documents.append(SourceDocument(location: nil, bytes: nil, rejection: readError))
+    }
+
+    /// The array cannot be read further: one rejection (the read error if there was one, which
+    /// explains the truncation) at the current element, and the end of the file.
+    private func arrayEnded(_ reason: String) -> SourceDocument {
+        let error = sourceError ?? PayloadError(reason)
+        sourceError = nil
+        mode = .finished
+        buffer.removeAll()
+        start = 0
+        return SourceDocument(location: "index \(arrayIndex)", bytes: nil, rejection: error)
+    }
+
+    /// Moves `start` past whitespace, reading more as needed; false at the end of the input.
+    private func skipWhitespace() -> Bool {
+        while true {
+            while start < buffer.count, JSONScanner.isWhitespace(buffer[start]) { start += 1 }
+            if start < buffer.count { return true }
+            if sourceEnded { return false }
+            fill()
         }
-        return documents
+    }
+
+    /// Counts and drops an array element too large to keep, from `start` to its end (by nesting
+    /// and strings only: it is rejected anyway). Nil when the input ends first.
+    private func skipOversizeElement() -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var count = 0
+        let opener = buffer[start]
+        let scalar = opener != UInt8(ascii: "{") && opener != UInt8(ascii: "[") && opener != UInt8(ascii: "\"")
+        while true {
+            var i = start
+            while i < buffer.count {
+                let byte = buffer[i]
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                        if depth == 0 { i += 1; count += i - start; start = i; return count }
+                    }
+                } else if scalar {
+                    if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || JSONScanner.isWhitespace(byte) {
+                        count += i - start; start = i; return count
+                    }
+                } else {
+                    switch byte {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { i += 1; count += i - start; start = i; return count }
+                    default: break
+                    }
+                }
+                i += 1
+            }
+            count += buffer.count - start
+            dropped += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            scanned = 0
+            guard let chunk = readChunk() else { return nil }
+            buffer = chunk
+        }
     }
 
     // MARK: - Lines
@@ -297,6 +414,7 @@ public final class DocumentStream: Sequence, IteratorProtocol {
 
     private func skipRestOfLine(counted: Int) -> Int {
         var count = counted
+        dropped += buffer.count
         buffer.removeAll(keepingCapacity: false)
         start = 0
         scanned = 0
@@ -323,12 +441,19 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                         source = try GzipChunks(source: source, first: chunk)
                         return readChunk()
                     }
+                    if name.hasSuffix(".gz") {
+                        throw PayloadError("not gzip data: the file is named .gz but does not start with the gzip magic bytes")
+                    }
                 }
                 return chunk
             }
         } catch {
             sourceError = error
         }
+        if !decidedCompression && name.hasSuffix(".gz") {
+            sourceError = PayloadError("empty gzip file: it holds no data at all")
+        }
+        decidedCompression = true
         sourceEnded = true
         return nil
     }
@@ -337,6 +462,7 @@ public final class DocumentStream: Sequence, IteratorProtocol {
     private func fill() {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(..<start)
+            dropped += start
             scanned -= start
             start = 0
         }

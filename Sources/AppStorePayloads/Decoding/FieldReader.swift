@@ -121,10 +121,20 @@ struct FieldReader {
     func milliseconds(_ key: String) throws(PayloadError) -> Instant? {
         switch value(key) {
         case nil, .null?: return nil
-        case .integer(let i)?: return Instant(milliseconds: i)
-        case .double(let d)? where d.isFinite && abs(d) < 9e18: return Instant(milliseconds: Int64(d.rounded(.down)))
+        case .integer(let i)?: return try plausible(key, Instant(milliseconds: i))
+        case .double(let d)? where d.isFinite && abs(d) < 9e18: return try plausible(key, Instant(milliseconds: Int64(d.rounded(.down))))
         case let value?: throw mismatch(key, expected: "milliseconds since 1970 (a number)", found: value)
         }
+    }
+
+    /// `instant`, when it lies in ``PlausibleDates``; otherwise the document is rejected naming
+    /// the field, so that one forged date cannot move the data horizon to the year 3,000,000.
+    func plausible(_ key: String, _ instant: Instant) throws(PayloadError) -> Instant {
+        guard PlausibleDates.range.contains(instant) else {
+            throw PayloadError("\(path(key)): \(instant.milliseconds) ms is \(PlausibleDates.describe(instant)), "
+                + "outside the plausible range \(PlausibleDates.range.lowerBound.isoDate) to \(PlausibleDates.range.upperBound.isoDate)")
+        }
+        return instant
     }
 
     func environment(_ key: String) throws(PayloadError) -> StoreEnvironment? {
@@ -160,13 +170,13 @@ struct FieldReader {
         let tape = object.tape
         switch tape.tokens[i].kind {
         case .null: return nil
-        case .integer: return Instant(milliseconds: tape.tokens[i].payload)
+        case .integer: return try plausible(key, Instant(milliseconds: tape.tokens[i].payload))
         case .string:
             let parsed = tape.withPlainString(at: i) { bytes -> Int64?? in
                 bytes.isEmpty ? .some(nil) : Self.decimal(bytes).map { .some($0) }
             }
             switch parsed {
-            case .some(.some(.some(let ms))): return Instant(milliseconds: ms)
+            case .some(.some(.some(let ms))): return try plausible(key, Instant(milliseconds: ms))
             case .some(.some(.none)): return nil
             default: throw mismatch(key, expected: "a millisecond string", found: tape.value(at: i))
             }

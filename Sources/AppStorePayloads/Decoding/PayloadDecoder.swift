@@ -14,6 +14,13 @@ public struct PayloadDecoder: Sendable {
     /// Decodes one document. `sha256Hex` (of exactly these bytes) may be passed when the caller
     /// has it already; v1 notification ids are `sha256:` + that digest.
     public func decode(_ document: Data, sha256Hex: String? = nil) throws(PayloadError) -> DocumentFacts {
+        try IdentifierCheck.utf8(document)
+        let facts = try decodeFacts(document, sha256Hex: sha256Hex)
+        try IdentifierCheck.identifiers(facts)
+        return facts
+    }
+
+    private func decodeFacts(_ document: Data, sha256Hex: String?) throws(PayloadError) -> DocumentFacts {
         let parts = SignedParts(verifier: verifier)
         switch try PayloadSniffer.sniff(document) {
         case .v2Signed(let jws, let path):
