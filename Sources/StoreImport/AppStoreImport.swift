@@ -8,13 +8,13 @@ extension Importer {
     /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
     /// `verifier`. A document over `maxDocumentBytes` is rejected on its own with its size.
     public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = 4000,
-                                maxDocumentBytes: Int = DocumentReader.defaultSizeLimit,
+                                maxDocumentBytes: Int = DocumentReader.defaultSizeLimit, sharedSecret: String? = nil,
                                 documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                                 cacheMegabytes: Int = Importer.defaultCacheMegabytes,
                                 report: @escaping @Sendable (String) -> Void,
                                 progress: (@Sendable (Int, Double) -> Void)? = nil) -> Importer {
         let reader = DocumentReader(sizeLimit: maxDocumentBytes)
-        let decoder = PayloadDecoder(verifier: verifier)
+        let decoder = PayloadDecoder(verifier: verifier, sharedSecret: sharedSecret)
         return Importer(
             database: database,
             open: { path in

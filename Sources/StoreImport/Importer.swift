@@ -29,6 +29,8 @@ public struct ImportSummary: Sendable, Equatable {
     public var applied = 0
     public var duplicates = 0
     public var rejected = 0
+    /// Unsigned documents archived without being applied: their subscription has signed data.
+    public var unverified = 0
     public var subscriptionsTouched = 0
     /// Entries that are not regular files (FIFOs, devices), each reported on its own line.
     public var skipped = 0
@@ -39,7 +41,9 @@ public struct ImportSummary: Sendable, Equatable {
 
     public var line: String {
         var s = "\(documents) document\(documents == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s"): "
-        s += "\(applied) applied, \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected; "
+        s += "\(applied) applied, \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected"
+        if unverified > 0 { s += ", \(unverified) unverified, not applied to a signed subscription" }
+        s += "; "
         s += "\(subscriptionsTouched) subscription\(subscriptionsTouched == 1 ? "" : "s") touched; "
         if skipped > 0 { s += "\(skipped) special file\(skipped == 1 ? "" : "s") skipped; " }
         s += String(format: "%.2f s", seconds)
@@ -135,6 +139,7 @@ public final class Importer: Sendable {
         defer { writes.close() }
         var pending: [(source: String, raw: RawDocument)] = []
         var pendingBytes = 0
+        var rejectedArchived = 0
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
 
@@ -144,8 +149,16 @@ public final class Importer: Sendable {
             pending = []
             pendingBytes = 0
             let t0 = DispatchTime.now()
-            let incoming = decodeAll(batch)
+            var incoming = decodeAll(batch)
             trace.decode += seconds(since: t0)
+            for i in incoming.indices {
+                guard case .rejected = incoming[i].content, let archived = incoming[i].archived else { continue }
+                if rejectedArchived + archived.data.count > Self.rejectedArchiveCap {
+                    incoming[i].archived = nil
+                } else {
+                    rejectedArchived += archived.data.count
+                }
+            }
             for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
@@ -156,6 +169,8 @@ public final class Importer: Sendable {
             summary.applied += r.applied
             summary.duplicates += r.duplicates
             summary.rejected += r.rejected
+            summary.unverified += r.unverified
+            for (source, reason) in r.rejections { report("\(source): \(reason)") }
             touched.formUnion(r.touchedSubscriptions)
         }
 
@@ -233,17 +248,29 @@ public final class Importer: Sendable {
 
     func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
         let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
-        let keep = raw.bytes
         if let error = raw.readError {
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .rejected(reason: error))
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
+                                    body: raw.bytes.map(Self.rejectedPrefix), content: .rejected(reason: error))
         }
         switch decode(raw.bytes ?? Data(), sha) {
         case .success(let facts):
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .facts(facts))
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
+                                    body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
         case .failure(let rejection):
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep,
-                                    content: .rejected(reason: rejection.reason))
+            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
+                                    body: raw.bytes.map(Self.rejectedPrefix), content: .rejected(reason: rejection.reason))
         }
+    }
+
+    /// Bytes of a rejected document kept in the archive: enough to see what it was (its full
+    /// size and SHA-256 are kept beside), not a copy of whatever junk was fed in.
+    public static let rejectedPrefixBytes = 4096
+    /// Bytes of rejected documents archived per import, after which only their size, SHA-256
+    /// and reason are kept.
+    public static let rejectedArchiveCap = 16 << 20
+
+    static func rejectedPrefix(_ bytes: Data) -> Data {
+        SecretRedaction.redacted(bytes.count > rejectedPrefixBytes ? Data(bytes.prefix(rejectedPrefixBytes)) : bytes)
     }
 
     /// Lower-case hex SHA-256: the archive key (the same digest v1 notification ids use).

@@ -82,6 +82,7 @@ public enum ReportJSON {
         o["priceIncrease"] = opt(r.priceIncrease)
         o["paidPeriods"] = .int(r.paidPeriods)
         o["billingFailures"] = .int(r.billingFailures)
+        o["unverifiedDocuments"] = .int(r.unverifiedDocuments)
         o["periods"] = .array(r.timeline.periods.map { p in
             var x = JSONObject()
             x["transactionId"] = .string(p.transactionId)

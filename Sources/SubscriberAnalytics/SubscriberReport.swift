@@ -27,6 +27,9 @@ public struct SubscriberReport: Sendable, Equatable {
     /// Events at or before as-of.
     public var events: [TimelineEvent]
     public var flags: [OfferFlag]
+    /// Unsigned documents about this subscription archived without being applied, because it
+    /// has signed data ("unverified, not applied to a signed subscription").
+    public var unverifiedDocuments = 0
 }
 
 /// The answer to "who is this id?".
@@ -57,7 +60,7 @@ extension SubscriberAnalytics {
         case 1: "accepted"
         default: nil
         }
-        return SubscriberReport(
+        var report = SubscriberReport(
             originalTransactionId: id, userId: customer.userId, email: customer.email,
             appAccountToken: customer.appAccountToken ?? timeline.appAccountToken,
             productId: timeline.productId(at: asOf) ?? latestPeriod?.productId, asOf: asOf, state: state,
@@ -67,5 +70,7 @@ extension SubscriberAnalytics {
             paidPeriods: timeline.paidPeriods(asOf: asOf), billingFailures: timeline.billingFailureCount(asOf: asOf),
             timeline: timeline, events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
+        report.unverifiedDocuments = try database.unverifiedDocumentCount(originalTransactionId: id)
+        return report
     }
 }

@@ -35,15 +35,26 @@ public struct BatchResult: Sendable, Equatable {
     public var applied = 0
     public var duplicates = 0
     public var rejected = 0
+    /// Unsigned documents not applied because their subscription has signed data.
+    public var unverified = 0
     /// Subscriptions whose facts changed and whose derived rows were rebuilt.
     public var touchedSubscriptions: Set<String> = []
+    /// Documents the writer rejected (another app's): source and reason.
+    public var rejections: [(source: String, reason: String)] = []
 
     public init() {}
+
+    public static func == (a: BatchResult, b: BatchResult) -> Bool {
+        a.applied == b.applied && a.duplicates == b.duplicates && a.rejected == b.rejected && a.unverified == b.unverified
+            && a.touchedSubscriptions == b.touchedSubscriptions && a.rejections.map { "\($0.source): \($0.reason)" } == b.rejections.map { "\($0.source): \($0.reason)" }
+    }
 
     public mutating func add(_ other: BatchResult) {
         applied += other.applied
         duplicates += other.duplicates
         rejected += other.rejected
+        unverified += other.unverified
+        rejections += other.rejections
         touchedSubscriptions.formUnion(other.touchedSubscriptions)
     }
 }
@@ -198,6 +209,22 @@ struct FactWriter {
         // Arrival order is kept among equal digests, and nothing else depends on it (facts rank
         // themselves).
         var renewals: [RenewalFact] = []
+        var app = try StoreApp.fetch(db)
+        // Subscriptions given signed data by this batch: unsigned data about them is not applied
+        // whatever the order of the two in the batch.
+        var signedHere = Set<String>()
+        for doc in documents {
+            if case .facts(let facts) = doc.content, facts.isSigned {
+                signedHere.formUnion(facts.originalTransactionIds)
+            }
+        }
+        let signedInStore = try db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ? AND isV1 = 0)
+                OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND signedDate IS NOT NULL)
+            """)
+        let listUnverified = try db.cachedStatement(sql: """
+            INSERT INTO unverifiedDocument (originalTransactionId, documentSha256) VALUES (?, ?) ON CONFLICT DO NOTHING
+            """)
         let ordered = documents.enumerated().sorted { ($0.element.sha256, $0.offset) < ($1.element.sha256, $1.offset) }
         for (_, doc) in ordered {
             switch doc.content {
@@ -206,6 +233,34 @@ struct FactWriter {
                                    doc.archived?.data, doc.archived?.encoding)
                 result.rejected += 1
             case .facts(let facts):
+                if let documentApp = facts.app, facts.isSigned {
+                    if let storeApp = app, !storeApp.matches(documentApp) {
+                        let reason = "for the app \(documentApp), but this store holds \(storeApp) (one app per store: use another --db)"
+                        try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
+                                               doc.archived?.data, doc.archived?.encoding)
+                        result.rejected += 1
+                        result.rejections.append((doc.source, reason))
+                        continue
+                    }
+                    if app == nil {
+                        app = documentApp
+                        try StoreApp.record(documentApp, db)
+                    }
+                }
+                if facts.isUnverifiedSubscriptionData {
+                    var signed = facts.originalTransactionIds.filter { signedHere.contains($0) }
+                    if signed.isEmpty {
+                        signed = try facts.originalTransactionIds.filter { try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true }
+                    }
+                    if !signed.isEmpty {
+                        let reason = "unverified, not applied to a signed subscription (\(signed.joined(separator: ", ")))"
+                        try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "rejected", reason,
+                                               doc.byteCount, doc.archived?.data, doc.archived?.encoding)
+                        for id in signed { try listUnverified.run(db, id, doc.sha256) }
+                        result.unverified += 1
+                        continue
+                    }
+                }
                 try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
                                        doc.byteCount, doc.archived?.data, doc.archived?.encoding)
                 if db.changesCount == 0 {

@@ -358,6 +358,24 @@ extension AppDatabase {
                     FROM event GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
+        migrator.registerMigration("v10 unverified documents and the store's app") { db in
+            // Unsigned v1 data never changes a subscription that has signed data: such a document
+            // is archived (outcome rejected) and listed here against the subscription, for the
+            // import summary and `report subscriber`. The store holds one app, recorded from its
+            // first signed document (or `--bundle-id` / `--app-apple-id`).
+            try db.execute(sql: """
+                CREATE TABLE unverifiedDocument (
+                    originalTransactionId TEXT NOT NULL,
+                    documentSha256 TEXT NOT NULL REFERENCES document(sha256) ON DELETE CASCADE,
+                    PRIMARY KEY (originalTransactionId, documentSha256)
+                ) WITHOUT ROWID;
+                CREATE TABLE storeApp (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    bundleId TEXT NOT NULL,
+                    appAppleId INTEGER
+                );
+                """)
+        }
         return migrator
     }
 

@@ -173,6 +173,11 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     public var transactions: [TransactionFact]
     public var renewals: [RenewalFact]
     public var customers: [CustomerFact]
+    /// The app a signed document is for (its `bundleId` and `appAppleId`), when it says.
+    public var app: AppIdentity?
+    /// An unsigned v1 notification whose `password` matched the app's shared secret: trusted
+    /// as Apple's like signed data.
+    public var sharedSecretMatched = false
 
     public init(format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],
                 renewals: [RenewalFact] = [], customers: [CustomerFact] = []) {
@@ -181,6 +186,20 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
         self.transactions = transactions
         self.renewals = renewals
         self.customers = customers
+    }
+
+    /// Whether the facts come from JWS signed by Apple (v2 notifications, App Store Server API
+    /// responses) rather than from an unsigned v1 notification or `/verifyReceipt` response.
+    public var isSigned: Bool {
+        switch format {
+        case .v2Notification, .statusResponse, .transactionHistory, .notificationHistory: true
+        case .v1Notification, .verifyReceipt, .customersCSV: false
+        }
+    }
+
+    /// Unsigned facts about subscriptions, which may not change a subscription that has signed data.
+    public var isUnverifiedSubscriptionData: Bool {
+        !isSigned && !sharedSecretMatched && (!transactions.isEmpty || !renewals.isEmpty)
     }
 
     /// Every subscription this document speaks about, sorted.
@@ -207,4 +226,24 @@ public struct SubscriptionFacts: Hashable, Sendable {
         self.renewals = renewals
         self.notifications = notifications
     }
+}
+
+/// Which app a document is for: the store holds one app's subscriptions.
+public struct AppIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var bundleId: String
+    public var appAppleId: Int64?
+
+    public init(bundleId: String, appAppleId: Int64? = nil) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+    }
+
+    /// Whether two identities can be the same app: the bundle ids match, and the Apple ids
+    /// too when both are known (sandbox and Xcode data have none).
+    public func matches(_ other: AppIdentity) -> Bool {
+        bundleId == other.bundleId && (appAppleId == nil || other.appAppleId == nil || appAppleId == other.appAppleId)
+    }
+
+    /// `com.example.app (appAppleId 1234)`.
+    public var description: String { bundleId + (appAppleId.map { " (appAppleId \($0))" } ?? "") }
 }

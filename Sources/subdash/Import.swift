@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import StoreImport
 import SubscriberStore
+import SubscriptionModel
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,13 @@ struct Import: AsyncParsableCommand {
     @Option(name: .customLong("max-document-bytes"),
             help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
+    @Option(name: .customLong("shared-secret"),
+            help: "The app's shared secret (default: $SUBDASH_SHARED_SECRET): v1 notifications whose password matches are trusted as Apple's, others are rejected.")
+    var sharedSecret: String?
+    @Option(name: .customLong("bundle-id"), help: "The app this store holds; signed documents for another app are rejected (default: the first signed document's).")
+    var bundleId: String?
+    @Option(name: .customLong("app-apple-id"), help: "The app's Apple id, checked like --bundle-id.")
+    var appAppleId: Int64?
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = 4000
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
@@ -35,6 +43,7 @@ struct Import: AsyncParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or - (stdin)") }
+        if appAppleId != nil && bundleId == nil { throw ValidationError("--app-apple-id needs --bundle-id") }
         if maxDocumentBytes < 1 { throw ValidationError("--max-document-bytes must be at least 1") }
         for path in paths where path != "-" && !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("\(path): no such file or directory")
@@ -63,6 +72,14 @@ struct Import: AsyncParsableCommand {
             }
         }
         let database = try store.open()
+        if let bundleId {
+            do {
+                try database.recordStoreApp(AppIdentity(bundleId: bundleId, appAppleId: appAppleId))
+            } catch {
+                throw CLIError("--bundle-id: \(error)")
+            }
+        }
+        let secret = sharedSecret ?? ProcessInfo.processInfo.environment["SUBDASH_SHARED_SECRET"]
         let interactive = isatty(2) != 0
         let report: @Sendable (String) -> Void = { line in
             if interactive { FileHandleOutput.clearLine() }
@@ -76,7 +93,7 @@ struct Import: AsyncParsableCommand {
             }
         }
         let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize,
-                                         maxDocumentBytes: maxDocumentBytes,
+                                         maxDocumentBytes: maxDocumentBytes, sharedSecret: secret,
                                          documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
                                          report: report, progress: progress)
         let summary = try importer.importPaths(paths)

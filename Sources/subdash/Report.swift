@@ -255,6 +255,9 @@ enum SubscriberText {
         field("expiration reason", r.expirationReason?.rawValue)
         field("paid periods", "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
+        if r.unverifiedDocuments > 0 {
+            field("unverified", "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), not applied to a signed subscription")
+        }
         lines.append("")
         var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "refunded"])
         periods.rows = r.timeline.periods.map {

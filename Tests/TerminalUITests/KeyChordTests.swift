@@ -96,3 +96,23 @@ import Testing
         #expect(ColorSupport.nearest16(red: 0, green: 150, blue: 0) == .green)
     }
 }
+
+@Suite struct VisibleTextTests {
+    @Test(arguments: [
+        ("plain text, ünïcode 日本", "plain text, ünïcode 日本"),
+        ("evil\u{1B}]0;pwned\u{07}\u{1B}[2J", "evil\\x1b]0;pwned\\x07\\x1b[2J"),
+        ("clip\u{1B}]52;c;aGk=\u{1B}\\", "clip\\x1b]52;c;aGk=\\x1b\\"),
+        ("a\u{9B}2Jb\u{7F}", "a\\x9b2Jb\\x7f"),
+        ("line\none\ttwo\r", "line\\x0aone\\x09two\\x0d"),
+        ("rtl\u{202E}gnp.exe\u{2066}x\u{2069}", "rtl\\u{202E}gnp.exe\\u{2066}x\\u{2069}"),
+        ("nul\u{0}", "nul\\x00"),
+    ])
+    func controlsAreShownNotActedOn(input: String, output: String) {
+        #expect(TextSanitizer.visible(input) == output)
+    }
+
+    @Test func linesKeepTheirBreaks() {
+        #expect(TextSanitizer.visibleLines("a\u{1B}[31m\nb\n") == "a\\x1b[31m\nb\n")
+        #expect(TextSanitizer.visibleLines("a\r\nb") == "a\\x0d\nb")
+    }
+}

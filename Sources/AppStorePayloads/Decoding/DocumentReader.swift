@@ -433,7 +433,7 @@ public final class DocumentStream: Sequence, IteratorProtocol {
 
     private func readChunk() -> [UInt8]? {
         guard !sourceEnded else { return nil }
-        do {
+        do throws(PayloadError) {
             if let chunk = try source.next() {
                 if !decidedCompression {
                     decidedCompression = true

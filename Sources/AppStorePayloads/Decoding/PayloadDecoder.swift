@@ -8,8 +8,14 @@ import SubscriptionModel
 /// Safe to share between threads: it holds no mutable state.
 public struct PayloadDecoder: Sendable {
     public let verifier: any SignatureVerifier
+    /// The app's shared secret: a v1 notification whose `password` matches it is trusted as
+    /// Apple's; one whose `password` differs is rejected. Without it, v1 data is unverified.
+    public let sharedSecret: String?
 
-    public init(verifier: any SignatureVerifier) { self.verifier = verifier }
+    public init(verifier: any SignatureVerifier, sharedSecret: String? = nil) {
+        self.verifier = verifier
+        self.sharedSecret = sharedSecret?.isEmpty == false ? sharedSecret : nil
+    }
 
     /// Decodes one document. `sha256Hex` (of exactly these bytes) may be passed when the caller
     /// has it already; v1 notification ids are `sha256:` + that digest.
@@ -32,7 +38,17 @@ public struct PayloadDecoder: Sendable {
             }
             return try V2NotificationDecoder(parts: parts).decode(payload: FieldReader(payload, path: ""))
         case .v1(let object):
-            return try V1NotificationDecoder.decode(object, sha256: sha256Hex ?? Self.sha256Hex(document))
+            var facts = try V1NotificationDecoder.decode(object, sha256: sha256Hex ?? Self.sha256Hex(document))
+            if let sharedSecret {
+                guard case .string(let password)? = object["password"] else {
+                    throw PayloadError("password: missing, so the notification cannot be checked against the shared secret")
+                }
+                guard Self.sameBytes(password, sharedSecret) else {
+                    throw PayloadError("password: does not match the shared secret (--shared-secret): not sent by the App Store for this app")
+                }
+                facts.sharedSecretMatched = true
+            }
+            return facts
         case .verifyReceipt(let object):
             return try VerifyReceiptDecoder.decode(object)
         case .statusResponse(let object):
@@ -44,6 +60,17 @@ public struct PayloadDecoder: Sendable {
         case .customersCSV(let text):
             return try CustomersCSV.decode(text)
         }
+    }
+
+    /// Compares every byte whatever the first difference, so the time taken says nothing about
+    /// how much of a guessed secret was right.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = x.count ^ y.count
+        for i in 0..<max(x.count, y.count) {
+            difference |= Int((i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0))
+        }
+        return difference == 0
     }
 
     /// Lower-case hex SHA-256 of a document's bytes (the archive key and the v1 notification id).

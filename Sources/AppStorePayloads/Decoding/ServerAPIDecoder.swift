@@ -10,6 +10,7 @@ struct ServerAPIDecoder {
         let top = FieldReader(root, path: "")
         let environment = try top.environment("environment") ?? .production
         var facts = DocumentFacts(format: .statusResponse)
+        facts.app = try Self.app(top)
         for group in try top.objects("data") {
             for last in try group.objects("lastTransactions") {
                 var transaction: TransactionFact?
@@ -36,6 +37,7 @@ struct ServerAPIDecoder {
             throw top.mismatch("signedTransactions", expected: "an array of JWS strings", found: root["signedTransactions"] ?? .null)
         }
         var facts = DocumentFacts(format: .transactionHistory)
+        facts.app = try Self.app(top)
         facts.transactions.reserveCapacity(signed.count)
         for (i, element) in signed.enumerated() {
             let path = "signedTransactions[\(i)]"
@@ -61,7 +63,13 @@ struct ServerAPIDecoder {
             facts.notifications += one.notifications
             facts.transactions += one.transactions
             facts.renewals += one.renewals
+            if facts.app == nil { facts.app = one.app }
         }
         return facts
+    }
+
+    /// The response's `bundleId` and `appAppleId`.
+    static func app(_ top: FieldReader) throws(PayloadError) -> AppIdentity? {
+        try top.string("bundleId").map { b throws(PayloadError) in AppIdentity(bundleId: b, appAppleId: try top.int64("appAppleId")) }
     }
 }

@@ -23,12 +23,14 @@ struct V2NotificationDecoder {
         let data = try p.object("data")
         var environment: StoreEnvironment?
         var bundleId: String?
+        var appAppleId: Int64?
         let summary = try p.object("summary")
         let appData = try p.object("appData")
         for section in [data, summary, appData] {
             guard let section else { continue }
             if environment == nil { environment = try section.environment("environment") }
             if bundleId == nil { bundleId = try section.string("bundleId") }
+            if appAppleId == nil { appAppleId = try section.int64("appAppleId") }
         }
         if let token = try p.object("externalPurchaseToken") {
             if bundleId == nil { bundleId = try token.string("bundleId") }
@@ -75,8 +77,10 @@ struct V2NotificationDecoder {
             status: status,
             autoRenewStatus: autoRenewStatus,
             bundleId: bundleId)
-        return DocumentFacts(format: .v2Notification, notifications: [notification],
-                             transactions: transaction.map { [$0] } ?? [],
-                             renewals: renewal.map { [$0] } ?? [])
+        var facts = DocumentFacts(format: .v2Notification, notifications: [notification],
+                                  transactions: transaction.map { [$0] } ?? [],
+                                  renewals: renewal.map { [$0] } ?? [])
+        facts.app = bundleId.map { AppIdentity(bundleId: $0, appAppleId: appAppleId) }
+        return facts
     }
 }

@@ -1,0 +1,47 @@
+import GRDB
+import SubscriptionModel
+
+/// The app whose subscriptions the store holds (`storeApp`, one row): recorded from the first
+/// signed document that names its app, or set at import with `--bundle-id` / `--app-apple-id`.
+/// A signed document for another app is rejected.
+enum StoreApp {
+    static func fetch(_ db: Database) throws -> AppIdentity? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT bundleId, appAppleId FROM storeApp WHERE id = 1") else { return nil }
+        return AppIdentity(bundleId: row["bundleId"], appAppleId: row["appAppleId"])
+    }
+
+    /// Records the app, or fills in an Apple id the first record lacked.
+    static func record(_ app: AppIdentity, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO storeApp (id, bundleId, appAppleId) VALUES (1, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET appAppleId = COALESCE(storeApp.appAppleId, excluded.appAppleId)
+            """, arguments: [app.bundleId, app.appAppleId])
+    }
+}
+
+extension AppDatabase {
+    /// The app the store holds, if it knows yet.
+    public func storeApp() throws -> AppIdentity? {
+        try writer.read { db in try StoreApp.fetch(db) }
+    }
+
+    /// Records `app` as the store's app (`--bundle-id` / `--app-apple-id`). Throws when the
+    /// store already holds another app.
+    public func recordStoreApp(_ app: AppIdentity) throws {
+        try writer.write { db in
+            if let current = try StoreApp.fetch(db), !current.matches(app) {
+                throw StoreError("this store holds the app \(current), not \(app)")
+            }
+            try StoreApp.record(app, db)
+        }
+    }
+
+    /// How many unsigned documents about a subscription were archived without being applied
+    /// because it has signed data.
+    public func unverifiedDocumentCount(originalTransactionId: String) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?",
+                             arguments: [originalTransactionId]) ?? 0
+        }
+    }
+}
