@@ -25,7 +25,8 @@ public enum TextSanitizer {
     /// a report of several lines.
     public static func visibleLines(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) }) else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }.joined(separator: "\n")
+        return text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { visible(String(String.UnicodeScalarView($0))) }.joined(separator: "\n")
     }
 
     /// Whether a terminal would act on the scalar rather than draw it.

@@ -48,7 +48,7 @@ import Testing
             {"status":21007}
 
             {"notification_type": oops}
-            \(unsignedJWS(#"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#))\r
+            \(unsignedJWS(#"{"notificationType":"TEST","notificationUUID":"u","signedDate":1700000000000}"#))\r
             {"a":1}
             """
         let docs = documents(text)

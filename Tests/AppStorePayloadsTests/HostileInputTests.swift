@@ -28,26 +28,26 @@ import Testing
         // a 1 MiB limit without the array being held whole.
         let url = temporaryFile("array.json")
         defer { try? FileManager.default.removeItem(at: url) }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         handle.write(Data(#"[{"a":1},"#.utf8))
         let blanks = Data(repeating: 0x20, count: 1 << 20)
         for _ in 0..<40 { handle.write(blanks) }
         handle.write(Data(#"{"big":""#.utf8))
         for _ in 0..<3 { handle.write(Data(repeating: UInt8(ascii: "x"), count: 1 << 20)) }
-        handle.write(Data(#"\"]}"#.utf8))
+        handle.write(Data(#"\"x"}"#.utf8))
         handle.write(Data(#" , {"b":[2]} ]"#.utf8))
         try handle.close()
 
         let docs = Array(try DocumentReader(sizeLimit: 1 << 20).documents(atPath: url.path))
         #expect(docs.map(\.location) == ["index 0", "index 1", "index 2"])
         #expect(docs.map { $0.bytes.map { String(decoding: $0, as: UTF8.self) } } == [#"{"a":1}"#, nil, #"{"b":[2]}"#])
-        #expect(docs[1].rejection?.reason == "document is 3145740 bytes, over the 1 MiB limit")
+        #expect(docs[1].rejection?.reason == "document is 3145741 bytes, over the 1 MiB limit")
     }
 
     @Test func anArrayNamesTheByteOfTheFileWhereItGoesWrong() {
         let docs = DocumentReader().documents(in: Data(#"[{"a":1} {"b":2}]"#.utf8))
-        #expect(docs.map { $0.rejection.map { r in "\($0.location ?? ""): \(r.reason)" } } == [
+        #expect(docs.map { doc in doc.rejection.map { "\(doc.location ?? ""): \($0.reason)" } } == [
             nil, "index 1: invalid JSON at byte 9 of the file: expected ',' or ']' after an array element",
         ])
     }
@@ -55,7 +55,7 @@ import Testing
     @Test func aGzipBombOfAnArrayIsReadWithBoundedBuffers() throws {
         let url = temporaryFile("bomb.json")
         defer { try? FileManager.default.removeItem(at: url); try? FileManager.default.removeItem(atPath: url.path + ".gz") }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         handle.write(Data("[".utf8))
         let blanks = Data(repeating: 0x20, count: 1 << 20)
@@ -122,7 +122,8 @@ import Testing
         do {
             _ = try decoder.decode(Data(text.utf8))
         } catch {
-            #expect(error.reason.contains(".expires_date_ms: 99061218000000000 ms is in the year 3139155, outside the plausible range 2008-07-01 to "))
+            #expect(error.reason.hasPrefix("unified_receipt.latest_receipt_info[0].expires_date_ms: 99061218000000000 ms is in the year 314"))
+            #expect(error.reason.contains(", outside the plausible range 2008-07-01 to 20"))
         }
         let v2 = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#
         #expect(throws: PayloadError("signedDate: 1 ms is in the year 1970, outside the plausible range 2008-07-01 to \(PlausibleDates.range.upperBound.isoDate)")) {

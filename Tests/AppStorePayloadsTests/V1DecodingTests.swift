@@ -235,7 +235,7 @@ import Testing
 
     @Test func theRowWithTheThirdIndexIsNamedInMessages() {
         let rows = (0..<3).map { i in
-            #"{"transaction_id":"\#(i)","original_transaction_id":"1","product_id":"p","purchase_date_ms":"1","expires_date_ms":\#(i == 2 ? "true" : #""2""#)}"#
+            #"{"transaction_id":"\#(i)","original_transaction_id":"1","product_id":"p","purchase_date_ms":"1700000000000","expires_date_ms":\#(i == 2 ? "true" : #""1702592000000""#)}"#
         }.joined(separator: ",")
         #expect(rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":[\#(rows)]}}"#)
                 == "unified_receipt.latest_receipt_info[2].expires_date_ms: expected a millisecond string, found true")

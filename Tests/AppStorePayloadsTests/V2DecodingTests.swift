@@ -220,14 +220,14 @@ struct V2Case: CustomTestStringConvertible, Sendable {
 
     @Test func wrongTypesInSignedPartsNameTheField() {
         let transaction = #"{"transactionId":"1","originalTransactionId":"1","productId":"p","purchaseDate":"yesterday"}"#
-        let payload = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1,"data":{"signedTransactionInfo":"\#(unsignedJWS(transaction))"}}"#
+        let payload = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedTransactionInfo":"\#(unsignedJWS(transaction))"}}"#
         #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(payload))"}"#)
                 == #"signedPayload.data.signedTransactionInfo.purchaseDate: expected milliseconds since 1970 (a number), found "yesterday""#)
-        let renewal = #"{"originalTransactionId":"1","signedDate":1,"autoRenewStatus":true}"#
-        let payload2 = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1,"data":{"signedRenewalInfo":"\#(unsignedJWS(renewal))"}}"#
+        let renewal = #"{"originalTransactionId":"1","signedDate":1700000000000,"autoRenewStatus":true}"#
+        let payload2 = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedRenewalInfo":"\#(unsignedJWS(renewal))"}}"#
         #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(payload2))"}"#)
                 == "signedPayload.data.signedRenewalInfo.autoRenewStatus: expected an integer, found true")
-        let noUUID = #"{"notificationType":"DID_RENEW","signedDate":1}"#
+        let noUUID = #"{"notificationType":"DID_RENEW","signedDate":1700000000000}"#
         #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(noUUID))"}"#) == "signedPayload: missing notificationUUID")
     }
 
@@ -241,7 +241,7 @@ struct V2Case: CustomTestStringConvertible, Sendable {
     }
 
     @Test func aDecodedPayloadNeedsSignaturesOff() {
-        let decoded = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#
+        let decoded = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1700000000000}"#
         #expect(rejection(decoded, verifier: Base64URLVerifier(verifiesSignatures: true))
                 == #"a decoded v2 notification (notificationType without signedPayload) has no signature to verify: import the original {"signedPayload": …} body, or pass --no-verify"#)
         #expect(rejection(decoded) == nil)
