@@ -5,7 +5,17 @@ import SubscriptionModel
 /// (`signedDate`; a v1 row has none but its revocation date), then a v2 version over a v1 one,
 /// then a version that knows of a revocation or an upgrade (Apple only ever adds those), then
 /// the content itself as a tiebreak.
+///
+/// An unverified version (unsigned v1 data the shared secret did not vouch for) ranks below
+/// every verified one: it never replaces a verified row, and a verified row always replaces it.
 enum FactRank {
+    /// Sorts before any digit.
+    static let unverifiedPrefix = "!"
+
+    static func rank(of t: TransactionFact, unverified: Bool) -> String {
+        unverified ? unverifiedPrefix + rank(of: t) : rank(of: t)
+    }
+
     static func rank(of t: TransactionFact) -> String {
         let own = (t.signedDate ?? t.revocationDate)?.milliseconds ?? 0
         var text = String(own)

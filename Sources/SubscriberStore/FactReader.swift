@@ -7,16 +7,24 @@ struct FactReader {
 
     init(_ db: Database) { self.db = db }
 
+    /// A subscription with signed facts is derived from its verified facts only: unsigned v1
+    /// data (not vouched for by the shared secret) cannot add a period to it or change its state.
     func facts(of originalTransactionId: String) throws -> SubscriptionFacts {
         var facts = SubscriptionFacts(originalTransactionId: originalTransactionId)
+        let signed = try db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
+                OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+            """)
+        let hasSigned = try Bool.fetchOne(signed, arguments: [originalTransactionId]) ?? false
+        let verifiedOnly = hasSigned ? 1 : 2
         let transactions = try db.cachedStatement(sql: """
             SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                    purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                    offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
                    inAppOwnershipType, signedDate
-            FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate, transactionId
+            FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
             """)
-        try transactions.forEachRow(db, originalTransactionId) { c in
+        try transactions.forEachRow(db, originalTransactionId, verifiedOnly) { c in
             facts.transactions.append(TransactionFact(
                 transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
                 productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
@@ -33,9 +41,9 @@ struct FactReader {
         let renewals = try db.cachedStatement(sql: """
             SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
                    expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
-            FROM renewalFact WHERE originalTransactionId = ? ORDER BY instant, contentHash
+            FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
             """)
-        try renewals.forEachRow(db, originalTransactionId) { c in
+        try renewals.forEachRow(db, originalTransactionId, verifiedOnly) { c in
             facts.renewals.append(RenewalFact(
                 originalTransactionId: originalTransactionId, instant: Instant(milliseconds: c.int64(0)),
                 productId: c.optionalText(1), autoRenewProductId: c.optionalText(2), autoRenewStatus: c.optionalBool(3),
@@ -47,9 +55,9 @@ struct FactReader {
         let notifications = try db.cachedStatement(sql: """
             SELECT notificationId, format, notificationType, subtype, instant, transactionId, environment, status,
                    autoRenewStatus, bundleId
-            FROM notification WHERE originalTransactionId = ? ORDER BY instant, notificationId
+            FROM notification WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, notificationId
             """)
-        try notifications.forEachRow(db, originalTransactionId) { c in
+        try notifications.forEachRow(db, originalTransactionId, verifiedOnly) { c in
             facts.notifications.append(NotificationFact(
                 notificationId: c.text(0), format: PayloadFormat(rawValue: c.text(1)) ?? .v2Notification,
                 notificationType: c.text(2), subtype: c.optionalText(3), instant: Instant(milliseconds: c.int64(4)),

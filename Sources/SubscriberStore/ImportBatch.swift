@@ -208,7 +208,7 @@ struct FactWriter {
         // subscription-keyed renewal facts are then visited page after page rather than at random.
         // Arrival order is kept among equal digests, and nothing else depends on it (facts rank
         // themselves).
-        var renewals: [RenewalFact] = []
+        var renewals: [(RenewalFact, Bool)] = []
         var app = try StoreApp.fetch(db)
         // Subscriptions given signed data by this batch: unsigned data about them is not applied
         // whatever the order of the two in the batch.
@@ -247,18 +247,18 @@ struct FactWriter {
                         try StoreApp.record(documentApp, db)
                     }
                 }
-                if facts.isUnverifiedSubscriptionData {
-                    var signed = facts.originalTransactionIds.filter { signedHere.contains($0) }
-                    if signed.isEmpty {
-                        signed = try facts.originalTransactionIds.filter { try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true }
+                let unverified = facts.isUnverifiedSubscriptionData
+                var countedUnverified = false
+                if unverified {
+                    // Listed whatever the order of arrival; counted in this import's summary
+                    // when the subscription already has signed data.
+                    var signed = facts.originalTransactionIds.contains { signedHere.contains($0) }
+                    if !signed {
+                        signed = try facts.originalTransactionIds.contains { try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true }
                     }
-                    if !signed.isEmpty {
-                        let reason = "unverified, not applied to a signed subscription (\(signed.joined(separator: ", ")))"
-                        try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "rejected", reason,
-                                               doc.byteCount, doc.archived?.data, doc.archived?.encoding)
-                        for id in signed { try listUnverified.run(db, id, doc.sha256) }
+                    if signed {
                         result.unverified += 1
-                        continue
+                        countedUnverified = true
                     }
                 }
                 try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
@@ -273,23 +273,26 @@ struct FactWriter {
                     // Rejected before (say, an untrusted root), accepted now.
                     try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
-                let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256)
-                for t in facts.transactions { winners.offer(t) }
-                renewals += facts.renewals
+                let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
+                for t in facts.transactions { winners.offer(t, unverified: unverified) }
+                renewals += facts.renewals.map { ($0, unverified) }
                 try writeCustomers(facts.customers)
                 if !facts.notifications.isEmpty && newNotifications == 0 {
                     // A redelivery of a notification already stored (same notificationUUID).
                     try setOutcome.run(db, "duplicate", doc.sha256)
                     result.duplicates += 1
-                } else {
+                } else if !countedUnverified {
                     result.applied += 1
+                }
+                if unverified {
+                    for id in facts.originalTransactionIds { try listUnverified.run(db, id, doc.sha256) }
                 }
                 touched.formUnion(facts.originalTransactionIds)
                 for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
             }
         }
         try writeTransactions(winners.facts.filter { written.insert($0.0.transactionId, rank: $0.1) })
-        renewals.sort { ($0.originalTransactionId, $0.instant) < ($1.originalTransactionId, $1.instant) }
+        renewals.sort { ($0.0.originalTransactionId, $0.0.instant) < ($1.0.originalTransactionId, $1.0.instant) }
         try writeRenewals(renewals)
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
         for id in touched.sorted() { try pending.run(db, id) }
@@ -297,18 +300,18 @@ struct FactWriter {
         return result
     }
 
-    private func writeNotifications(_ notifications: [NotificationFact], document: String) throws -> Int {
+    private func writeNotifications(_ notifications: [NotificationFact], document: String, unverified: Bool) throws -> Int {
         guard !notifications.isEmpty else { return 0 }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO notification (notificationId, format, notificationType, subtype, instant, originalTransactionId,
-                transactionId, environment, status, autoRenewStatus, bundleId, documentSha256)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
+                transactionId, environment, status, autoRenewStatus, bundleId, documentSha256, unverified)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
             """)
         var inserted = 0
         for n in notifications {
             try statement.run(db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
                                               n.instant.milliseconds, n.originalTransactionId, n.transactionId,
-                                  n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document)
+                                  n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document, unverified)
             inserted += db.changesCount
         }
         return inserted
@@ -320,8 +323,8 @@ struct FactWriter {
             INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
                 subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
                 revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
-                environment, price, currency, inAppOwnershipType, signedDate, rank)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                environment, price, currency, inAppOwnershipType, signedDate, rank, unverified)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(transactionId) DO UPDATE SET
                 originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
                 productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
@@ -331,7 +334,8 @@ struct FactWriter {
                 offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
                 offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
                 environment = excluded.environment, price = excluded.price, currency = excluded.currency,
-                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank
+                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank,
+                unverified = excluded.unverified
             WHERE excluded.rank > "transaction".rank
             """)
         for (t, rank) in transactions {
@@ -339,22 +343,24 @@ struct FactWriter {
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, rank)
+                t.signedDate?.milliseconds, rank, rank.hasPrefix(FactRank.unverifiedPrefix))
         }
     }
 
-    private func writeRenewals(_ renewals: [RenewalFact]) throws {
+    private func writeRenewals(_ renewals: [(RenewalFact, Bool)]) throws {
         guard !renewals.isEmpty else { return }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO renewalFact (originalTransactionId, instant, contentHash, productId, autoRenewProductId,
                 autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate, expirationIntent, priceIncreaseStatus,
-                transactionId, environment, isV1)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                transactionId, environment, isV1, unverified)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (originalTransactionId, instant, contentHash) DO UPDATE SET unverified = 0
+            WHERE excluded.unverified = 0 AND renewalFact.unverified = 1
             """)
-        for r in renewals {
+        for (r, unverified) in renewals {
             try statement.run(db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
                 r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
-                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1)
+                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1, unverified)
         }
     }
 
@@ -374,14 +380,14 @@ struct FactWriter {
 struct RankedTransactions {
     private var best: [String: (fact: TransactionFact, rank: String)] = [:]
 
-    mutating func offer(_ t: TransactionFact) {
+    mutating func offer(_ t: TransactionFact, unverified: Bool = false) {
         if let current = best[t.transactionId] {
             // Cheap exits first: a v1 receipt repeats identical rows.
-            if current.fact == t { return }
-            let rank = FactRank.rank(of: t)
+            if current.fact == t && (unverified || !current.rank.hasPrefix(FactRank.unverifiedPrefix)) { return }
+            let rank = FactRank.rank(of: t, unverified: unverified)
             if rank > current.rank { best[t.transactionId] = (t, rank) }
         } else {
-            best[t.transactionId] = (t, FactRank.rank(of: t))
+            best[t.transactionId] = (t, FactRank.rank(of: t, unverified: unverified))
         }
     }
 

@@ -359,11 +359,15 @@ extension AppDatabase {
                 """)
         }
         migrator.registerMigration("v10 unverified documents and the store's app") { db in
-            // Unsigned v1 data never changes a subscription that has signed data: such a document
-            // is archived (outcome rejected) and listed here against the subscription, for the
-            // import summary and `report subscriber`. The store holds one app, recorded from its
-            // first signed document (or `--bundle-id` / `--app-apple-id`).
+            // Unsigned v1 data never changes a subscription that has signed data: its facts are
+            // marked `unverified` and left out of the derivation of a subscription that has
+            // signed facts, whatever the order they arrive in; its documents are listed against
+            // the subscription for `report subscriber`. The store holds one app, recorded from
+            // its first signed document (or `--bundle-id` / `--app-apple-id`).
             try db.execute(sql: """
+                ALTER TABLE "transaction" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE renewalFact ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE notification ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0;
                 CREATE TABLE unverifiedDocument (
                     originalTransactionId TEXT NOT NULL,
                     documentSha256 TEXT NOT NULL REFERENCES document(sha256) ON DELETE CASCADE,
