@@ -82,7 +82,8 @@ public enum ReportJSON {
         o["priceIncrease"] = opt(r.priceIncrease)
         o["paidPeriods"] = .int(r.paidPeriods)
         o["billingFailures"] = .int(r.billingFailures)
-        o["unverifiedDocuments"] = .int(r.unverifiedDocuments)
+        // Only when there are any, so the usual report keeps its shape.
+        if r.unverifiedDocuments > 0 { o["unverifiedDocuments"] = .int(r.unverifiedDocuments) }
         o["periods"] = .array(r.timeline.periods.map { p in
             var x = JSONObject()
             x["transactionId"] = .string(p.transactionId)

@@ -36,12 +36,15 @@ extension AppDatabase {
         }
     }
 
-    /// How many unsigned documents about a subscription were archived without being applied
-    /// because it has signed data.
+    /// How many unsigned documents about a subscription are stored without being applied
+    /// because it has signed data (0 for a subscription with none: its unsigned data applies).
     public func unverifiedDocumentCount(originalTransactionId: String) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?",
-                             arguments: [originalTransactionId]) ?? 0
+            try Int.fetchOne(db, sql: """
+                SELECT CASE WHEN EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
+                                 OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+                       THEN (SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?1) ELSE 0 END
+                """, arguments: [originalTransactionId]) ?? 0
         }
     }
 }

@@ -86,7 +86,9 @@ enum Wire {
         }
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [chain.rootPEM()], includeAppleRoot: false)
         let rejections = Rejections()
-        let importer = Importer.appStore(database: database, verifier: verifier, report: { rejections.append($0) })
+        // The v1 documents carry the app's shared secret: trusted like signed data, as Apple's.
+        let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: "<shared secret>",
+                                         report: { rejections.append($0) })
         _ = try importer.importPaths([dir.path])
         return rejections.all
     }
