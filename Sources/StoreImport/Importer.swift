@@ -140,6 +140,7 @@ public final class Importer: Sendable {
         var pending: [(source: String, raw: RawDocument)] = []
         var pendingBytes = 0
         var rejectedArchived = 0
+        let rejections = RejectionDigest(report: report)
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
 
@@ -159,7 +160,7 @@ public final class Importer: Sendable {
                     rejectedArchived += archived.data.count
                 }
             }
-            for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
+            for doc in incoming { if case .rejected(let reason) = doc.content { rejections.note(doc.source, reason) } }
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
@@ -170,7 +171,7 @@ public final class Importer: Sendable {
             summary.duplicates += r.duplicates
             summary.rejected += r.rejected
             summary.unverified += r.unverified
-            for (source, reason) in r.rejections { report("\(source): \(reason)") }
+            for (source, reason) in r.rejections { rejections.note(source, reason) }
             touched.formUnion(r.touchedSubscriptions)
         }
 
@@ -180,7 +181,7 @@ public final class Importer: Sendable {
             case .file(let path):
                 file = path
             case .skipped(let path, let reason):
-                report("\(path): skipped: \(reason)")
+                rejections.note(path, "skipped: " + reason)
                 summary.skipped += 1
                 continue
             case .unreadable(let path, let reason):
@@ -223,6 +224,7 @@ public final class Importer: Sendable {
         let t2 = DispatchTime.now()
         try database.rebuildPending()
         trace.rebuild = seconds(since: t2)
+        rejections.finish()
         if ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil {
             FileHandle.standardError.write(Data(String(format: "trace: decode %.2f s, waiting for writes %.2f s, writing %.2f s, rebuild %.2f s\n",
                 trace.decode, trace.waitWrite, writes.busy, trace.rebuild).utf8))
@@ -248,18 +250,26 @@ public final class Importer: Sendable {
 
     func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
         let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
+        let reason: String
         if let error = raw.readError {
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
-                                    body: raw.bytes.map(Self.rejectedPrefix), content: .rejected(reason: error))
+            reason = error
+        } else {
+            switch decode(raw.bytes ?? Data(), sha) {
+            case .success(let facts):
+                return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
+                                        body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
+            case .failure(let rejection):
+                reason = rejection.reason
+            }
         }
-        switch decode(raw.bytes ?? Data(), sha) {
-        case .success(let facts):
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
-                                    body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
-        case .failure(let rejection):
-            return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
-                                    body: raw.bytes.map(Self.rejectedPrefix), content: .rejected(reason: rejection.reason))
+        let short = raw.bytes.flatMap { $0.count <= Self.rejectedPrefixBytes ? SecretRedaction.redacted($0) : nil }
+        var document = IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: short,
+                                        content: .rejected(reason: reason))
+        if short == nil, let bytes = raw.bytes {
+            // Kept as is, uncompressed: a prefix, shorter than the document's byteCount.
+            document.archived = ArchivedBody(data: SecretRedaction.redacted(Data(bytes.prefix(Self.rejectedPrefixBytes))), encoding: nil)
         }
+        return document
     }
 
     /// Bytes of a rejected document kept in the archive: enough to see what it was (its full
@@ -268,10 +278,6 @@ public final class Importer: Sendable {
     /// Bytes of rejected documents archived per import, after which only their size, SHA-256
     /// and reason are kept.
     public static let rejectedArchiveCap = 16 << 20
-
-    static func rejectedPrefix(_ bytes: Data) -> Data {
-        SecretRedaction.redacted(bytes.count > rejectedPrefixBytes ? Data(bytes.prefix(rejectedPrefixBytes)) : bytes)
-    }
 
     /// Lower-case hex SHA-256: the archive key (the same digest v1 notification ids use).
     public static func sha256Hex(_ data: Data) -> String { PayloadDecoder.sha256Hex(data) }

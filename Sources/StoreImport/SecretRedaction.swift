@@ -3,10 +3,11 @@ import Foundation
 /// Removes the app's shared secret from a document before it is archived: a v1 notification
 /// carries it as `"password": "…"`, and the archive is no place for a credential.
 public enum SecretRedaction {
-    /// What the secret's characters are replaced with.
-    public static let placeholder = Array("REDACTED".utf8)
+    /// What each byte of the secret becomes: the length is kept, so the archive's size check
+    /// still holds and offsets in rejection messages still point at the same bytes.
+    public static let placeholder = UInt8(ascii: "*")
 
-    /// `bytes` with the string value of every `"password"` member replaced by `"REDACTED"`;
+    /// `bytes` with every byte of the string value of every `"password"` member replaced by `*`;
     /// the bytes themselves when there is none (the common case costs one search).
     public static func redacted(_ bytes: Data) -> Data {
         let key = Data(#""password""#.utf8)
@@ -28,8 +29,9 @@ public enum SecretRedaction {
                         out += b[i...j]
                         var end = j + 1
                         while end < b.count, b[end] != UInt8(ascii: "\"") { end += b[end] == UInt8(ascii: "\\") ? 2 : 1 }
-                        out += placeholder
-                        i = min(end, b.count)
+                        end = min(end, b.count)
+                        out += [UInt8](repeating: placeholder, count: end - (j + 1))
+                        i = end
                         continue
                     }
                 }

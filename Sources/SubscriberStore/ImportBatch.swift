@@ -280,7 +280,7 @@ struct FactWriter {
                 if !facts.notifications.isEmpty && newNotifications == 0 {
                     // A redelivery of a notification already stored (same notificationUUID).
                     try setOutcome.run(db, "duplicate", doc.sha256)
-                    result.duplicates += 1
+                    if !countedUnverified { result.duplicates += 1 }
                 } else if !countedUnverified {
                     result.applied += 1
                 }

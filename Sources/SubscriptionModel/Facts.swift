@@ -197,9 +197,12 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
         }
     }
 
-    /// Unsigned facts about subscriptions, which may not change a subscription that has signed data.
+    /// Facts about subscriptions from a v1 notification the shared secret did not vouch for: they
+    /// may not change a subscription that has signed data. (A `/verifyReceipt` response is the
+    /// answer of Apple's server to the app's own request, made with the shared secret; it is
+    /// trusted as such.)
     public var isUnverifiedSubscriptionData: Bool {
-        !isSigned && !sharedSecretMatched && (!transactions.isEmpty || !renewals.isEmpty)
+        format == .v1Notification && !sharedSecretMatched && (!transactions.isEmpty || !renewals.isEmpty)
     }
 
     /// Every subscription this document speaks about, sorted.

@@ -43,7 +43,7 @@ public struct Buffer: Hashable, Sendable {
     // MARK: - Writing
 
     /// Writes `string` from `position` in `style`, clipped to the buffer and to `maxWidth`
-    /// columns. Control characters are skipped (sanitise payload text with ``TextSanitizer`` first),
+    /// columns, measured per grapheme cluster. Control characters are skipped (sanitise payload text with ``TextSanitizer`` first),
     /// zero-width graphemes are dropped, a wide grapheme that does not fit entirely is not drawn.
     /// - Returns: the column after the last one written.
     @discardableResult
@@ -51,14 +51,36 @@ public struct Buffer: Hashable, Sendable {
         guard position.y >= 0, position.y < height else { return position.x }
         let limit = min(width, maxWidth.map { position.x + max(0, $0) } ?? width)
         var x = position.x
-        for character in string {
-            let w = DisplayWidth.of(character)
+        // Only what can fit is shaped: a megabyte of combining marks costs what a cell costs.
+        let budget = max(0, limit - min(x, limit)) * Self.scalarsPerCell + Self.scalarsPerCell
+        for character in String(String.UnicodeScalarView(string.unicodeScalars.prefix(budget))) {
+            let (symbol, w) = Self.shaped(character)
             if w == 0 { continue }
             if x + w > limit { break }
-            if x >= 0 { put(Cell(symbol: String(character), style: style), x: x, y: position.y) }
+            if x >= 0 { put(Cell(symbol: symbol, style: style), x: x, y: position.y) }
             x += w
         }
         return x
+    }
+
+    /// Scalars kept of one grapheme cluster: a base and a few combining marks, what a terminal
+    /// cell holds (ncurses keeps five).
+    static let scalarsPerCell = 5
+
+    /// What is drawn for one grapheme cluster, and its width. A zero-width-joiner sequence is
+    /// drawn as its first emoji (terminals disagree on whether they join it, and the screen
+    /// would shift where they do not); an overlong cluster keeps its first scalars.
+    static func shaped(_ character: Character) -> (String, Int) {
+        let scalars = character.unicodeScalars
+        if scalars.contains("\u{200D}"), let first = scalars.first {
+            let single = Character(first)
+            return (String(single), DisplayWidth.of(single))
+        }
+        if scalars.count > scalarsPerCell {
+            let kept = String(String.UnicodeScalarView(scalars.prefix(scalarsPerCell)))
+            return (kept, DisplayWidth.of(Character(kept)))
+        }
+        return (String(character), DisplayWidth.of(character))
     }
 
     /// Sets the style of every cell in `rect` (clipped), keeping the symbols.

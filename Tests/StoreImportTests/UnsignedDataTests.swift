@@ -1,5 +1,6 @@
 import AppStorePayloads
 import Foundation
+import GRDB
 import Testing
 @testable import StoreImport
 import SubscriberAnalytics
@@ -16,8 +17,8 @@ import SubscriptionModel
     static func forgedRenewal(password: String) -> String {
         #"{"notification_type":"DID_RENEW","password":"\#(password)","environment":"PROD","bid":"com.example.subdash","#
             + #""unified_receipt":{"environment":"Production","latest_receipt_info":[{"transaction_id":"9999000000000001","#
-            + #""original_transaction_id":"\#(subject)","product_id":"com.example.pro.monthly","purchase_date_ms":"1764547200000","#
-            + #""expires_date_ms":"1767225600000"}],"pending_renewal_info":[{"original_transaction_id":"\#(subject)","#
+            + #""original_transaction_id":"\#(subject)","product_id":"com.example.pro.monthly","purchase_date_ms":"1765684867000","#
+            + #""expires_date_ms":"1768363267000"}],"pending_renewal_info":[{"original_transaction_id":"\#(subject)","#
             + #""product_id":"com.example.pro.monthly","auto_renew_product_id":"com.example.pro.monthly","auto_renew_status":"1"}]}}"#
     }
 
@@ -67,7 +68,7 @@ import SubscriptionModel
 
         let (wrong, lines) = try importText(Self.forgedRenewal(password: "made-up"), into: db, sharedSecret: Self.sharedSecret)
         #expect(wrong.rejected == 1)
-        #expect(lines == ["FILE: password: does not match the shared secret (--shared-secret): not sent by the App Store for this app"])
+        #expect(lines == ["FILE:line 1: password: does not match the shared secret (--shared-secret): not sent by the App Store for this app"])
         #expect(try figures(db) == before)
 
         let (right, _) = try importText(Self.forgedRenewal(password: Self.sharedSecret), into: db, sharedSecret: Self.sharedSecret)
@@ -80,8 +81,10 @@ import SubscriptionModel
         let body = try db.writer.read { db in
             try String.fetchAll(db, sql: "SELECT sha256 FROM document WHERE format = 'v1'")
         }
+        #expect(!body.isEmpty)
         for sha in body {
             let text = try db.archivedBody(sha256: sha).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            #expect(text.contains(#""password":"********************************""#))
             #expect(!text.contains(Self.sharedSecret))
         }
     }
@@ -117,5 +120,20 @@ import SubscriptionModel
             "f:line 3: for the app com.example.subdash (appAppleId 7), but this store holds com.example.subdash (appAppleId 1600000000) (one app per store: use another --db)",
         ])
         #expect(try db.storeApp() == ours)
+    }
+
+    @Test func rejectedInputIsArchivedAsABoundedPrefix() throws {
+        let db = try AppDatabase.inMemory()
+        let junk = String(repeating: "junk ", count: 4000)
+        let (summary, lines) = try importText(junk + "\n" + junk + "x\n", into: db)
+        #expect(summary.rejected == 2)
+        #expect(lines.count == 2)
+        let rows = try db.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT sha256, byteCount, length(body) AS kept, bodyEncoding FROM document ORDER BY byteCount")
+        }
+        #expect(rows.map { $0["byteCount"] as Int } == [19999, 20000])
+        #expect(rows.map { $0["kept"] as Int } == [4096, 4096])
+        let prefix = try db.archivedBody(sha256: rows[0]["sha256"])
+        #expect(prefix == Data(junk.utf8.prefix(4096)))
     }
 }

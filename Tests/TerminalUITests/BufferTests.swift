@@ -110,3 +110,23 @@ import Testing
         #expect(Rect(x: 0, y: 0, width: 5, height: 5).intersection(Rect(x: 3, y: 3, width: 5, height: 5)) == Rect(x: 3, y: 3, width: 2, height: 2))
     }
 }
+
+@Suite struct LongStringTests {
+    @Test func aMegabyteOfCombiningMarksIsCutToTheCellsBeforeShaping() {
+        var buffer = Buffer(width: 20, height: 1)
+        let marks = "x" + String(repeating: "\u{0301}", count: 1 << 20) + "y"
+        let started = ContinuousClock.now
+        buffer.set(string: marks, at: Position(x: 0, y: 0))
+        #expect(ContinuousClock.now - started < .milliseconds(200))
+        #expect(buffer[0, 0].symbol.unicodeScalars.count == 5)
+        #expect(buffer[0, 0].symbol.hasPrefix("x\u{0301}"))
+    }
+
+    @Test func aZeroWidthJoinerSequenceTakesTheCellsOfItsFirstEmoji() {
+        var buffer = Buffer(width: 10, height: 1)
+        let end = buffer.set(string: "a👨\u{200D}👩\u{200D}👧b", at: Position(x: 0, y: 0))
+        #expect(end == 4)
+        #expect(buffer[1, 0].symbol == "👨")
+        #expect(buffer[3, 0].symbol == "b")
+    }
+}

@@ -20,12 +20,14 @@ struct Bench: ParsableCommand {
     var v2UpTo = Int.max
     @Flag(help: "Reuse a store already imported by an earlier run (its import figures are the earlier run's, marked cached).")
     var reuse = false
+    @Option(help: "Instead of the benchmarks: import this many mutants of SampleData documents through the real binary and report crashes and peak memory.")
+    var fuzz: Int?
 
     /// Figures kept per size for the growth and baseline tables.
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
     let figures = Figures()
 
-    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse }
+    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse, fuzz }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -69,6 +71,7 @@ struct Bench: ParsableCommand {
 
     mutating func run() throws {
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        if let fuzz { return try runFuzz(mutants: fuzz) }
         var report = "# Performance\n\nMeasured by `swift run -c release subdash-bench --subscribers \(subscribers)` on this machine "
         report += "(\(ProcessInfo.processInfo.activeProcessorCount) cores), \(ISO8601DateFormatter().string(from: Date())).\n"
         report += "Each figure is one process timed by `/usr/bin/time` (wall seconds, peak resident memory).\n"
