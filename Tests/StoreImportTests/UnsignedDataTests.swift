@@ -131,7 +131,7 @@ import SubscriptionModel
         let rows = try db.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT sha256, byteCount, length(body) AS kept, bodyEncoding FROM document ORDER BY byteCount")
         }
-        #expect(rows.map { $0["byteCount"] as Int } == [19999, 20000])
+        #expect(rows.map { $0["byteCount"] as Int } == [19999, 20001])
         #expect(rows.map { $0["kept"] as Int } == [4096, 4096])
         let prefix = try db.archivedBody(sha256: rows[0]["sha256"])
         #expect(prefix == Data(junk.utf8.prefix(4096)))

@@ -118,8 +118,7 @@ import Testing
         let started = ContinuousClock.now
         buffer.set(string: marks, at: Position(x: 0, y: 0))
         #expect(ContinuousClock.now - started < .milliseconds(200))
-        #expect(buffer[0, 0].symbol.unicodeScalars.count == 5)
-        #expect(buffer[0, 0].symbol.hasPrefix("x\u{0301}"))
+        #expect(Array(buffer[0, 0].symbol.unicodeScalars) == ["x"] + Array(repeating: "\u{0301}", count: 4))
     }
 
     @Test func aZeroWidthJoinerSequenceTakesTheCellsOfItsFirstEmoji() {
