@@ -69,7 +69,7 @@ import Testing
         #expect(states.stdout.contains("\"expired\":0},\"active\":0}"))
         let cohorts = try Self.run(["report", "cohorts", "--db", db, "--format", "json", "--periods", "2"])
         #expect(cohorts.status == 0)
-        #expect(cohorts.stdout.contains("\"average\":{\"retained\":[0,0],\"eligible\":[0,0],\"rate\":[null,null]}"))
+        #expect(cohorts.stdout.contains("\"average\":{\"retained\":[0,0],\"ended\":[0,0],\"rate\":[null,null]}"))
         let missing = try Self.run(["report", "states", "--db", Self.temporary("none.sqlite")])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no store at"))
