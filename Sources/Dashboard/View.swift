@@ -246,7 +246,7 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
     let visible = max(1, inner.height - 1)
     let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
     let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    HeatGrid(rowLabels: shown.map { "\($0.month) \(String($0.started).padded(toWidth: 6, alignment: .right))" },
+    HeatGrid(rowLabels: shown.map { "\($0.month) \(CountText.grouped($0.started).padded(toWidth: 7, alignment: .right))" },
              columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate), cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
 }

@@ -20,7 +20,7 @@ enum CommandSuggestion {
             if argument == "help" { return nil }
             let names = subcommands.compactMap { $0.configuration.commandName }
             let nearest = names.min { distance(argument, $0) < distance(argument, $1) }
-            var text = "unknown command \(path.joined(separator: " ")) \(argument)"
+            var text = "`\(argument)` is not a \(path.joined(separator: " ")) command"
             if let nearest, distance(argument, nearest) <= max(2, nearest.count / 2) {
                 text += "; did you mean `\(path.joined(separator: " ")) \(nearest)`?"
             }

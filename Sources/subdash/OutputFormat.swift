@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubscriberAnalytics
 
 /// `--format table|csv|json`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -7,15 +8,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// A count for a table: `12,345` (JSON and CSV keep plain digits for scripts).
-func grouped(_ n: Int) -> String {
-    let digits = String(n.magnitude)
-    var out = ""
-    for (i, ch) in digits.enumerated() {
-        if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-        out.append(ch)
-    }
-    return (n < 0 ? "-" : "") + out
-}
+func grouped(_ n: Int) -> String { CountText.grouped(n) }
 
 /// An aligned text table: headers, right-aligned numbers, an optional totals row, and an optional
 /// note under it that takes no part in the column widths.

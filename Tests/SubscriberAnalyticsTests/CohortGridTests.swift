@@ -246,3 +246,14 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(try b.build().productDurations() == ["pro.monthly": .month, "pro.weekly": .week])
     }
 }
+
+@Suite struct CountTextTests {
+    @Test func thousandsAreSeparated() {
+        #expect(CountText.grouped(0) == "0")
+        #expect(CountText.grouped(999) == "999")
+        #expect(CountText.grouped(1_000) == "1,000")
+        #expect(CountText.grouped(123_456) == "123,456")
+        #expect(CountText.grouped(1_234_567) == "1,234,567")
+        #expect(CountText.grouped(-45_000) == "-45,000")
+    }
+}
