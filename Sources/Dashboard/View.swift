@@ -38,11 +38,17 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
-    var scopeText = "as of " + (state.asOf?.asOfText ?? "…") + " · " + state.scope.environment.rawValue
-    if let product = state.scope.productId { scopeText += " · " + clean(product) }
-    if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
-    let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
-    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
+    var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
+    if let product = state.scope.productId { scope.append(clean(product)) }
+    if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
+    // Right of the crumbs, never over them: the default environment gives way first.
+    let crumbsEnd = rows[1].x + Breadcrumbs(crumbs).width + 1
+    if scope.joined(separator: " · ").displayWidth > rows[1].right - crumbsEnd, state.scope.environment == .production {
+        scope.remove(at: 1)
+    }
+    let scopeText = scope.joined(separator: " · ")
+    let scopeX = max(min(crumbsEnd, rows[1].right), rows[1].right - scopeText.displayWidth)
+    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted], maxWidth: rows[1].right - scopeX)
 
     let body = rows[2]
     switch state.pane {
