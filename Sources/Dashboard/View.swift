@@ -245,7 +245,7 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         return
     }
     guard !grid.cohorts.isEmpty else {
-        placeholder("No cohorts before \(grid.asOf.isoDate).", in: inner, buffer: &buffer, palette: palette)
+        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: inner, buffer: &buffer, palette: palette)
         return
     }
     // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G).
