@@ -248,12 +248,17 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         placeholder("No cohorts as of \(grid.asOf.asOfText).", in: inner, buffer: &buffer, palette: palette)
         return
     }
-    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G).
-    let visible = max(1, inner.height - 1)
+    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G). The average row
+    // (every month of the grid pooled) stays under it.
+    let visible = max(1, inner.height - 2)
     let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
     let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    HeatGrid(rowLabels: shown.map { "\($0.month) \(CountText.grouped($0.started).padded(toWidth: 7, alignment: .right))" },
-             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate), cellWidth: 4,
+    func label(_ name: String, _ started: Int) -> String {
+        name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
+    }
+    let average = grid.average
+    HeatGrid(rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
+             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
 }
 
