@@ -80,5 +80,15 @@ import SubscriptionTimeline
             let sum: Int = days[t]?.reduce(0, +) ?? 0
             #expect(sum == counts[t], "\(t)")
         }
+
+        // The young November 2025 cohort as of 2025-12-31 (the demo's figures): 25 members, 10
+        // reached P2, 7 ended after P1, 8 still in P1: 10/17 = 59 %, then not known (the old
+        // definition printed 0 % there).
+        let november = Month(year: 2025, month: 11)
+        let young = try analytics.cohorts(asOf: Instant(parsing: "2025-12-31")!, periods: 3, from: november, to: november)
+        #expect(young.cohorts[0].started == 25)
+        #expect(young.cohorts[0].retained == [10, 0, 0])
+        #expect(young.cohorts[0].ended == [7, 0, 0])
+        #expect(young.cohorts[0].rate == [10.0 / 17.0, nil, nil])
     }
 }
