@@ -38,11 +38,17 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
-    var scopeText = "as of " + (state.asOf?.asOfText ?? "…") + " · " + state.scope.environment.rawValue
-    if let product = state.scope.productId { scopeText += " · " + clean(product) }
-    if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
-    let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
-    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
+    var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
+    if let product = state.scope.productId { scope.append(clean(product)) }
+    if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
+    // Right of the crumbs, never over them: the default environment gives way first.
+    let crumbsEnd = rows[1].x + Breadcrumbs(crumbs).width + 1
+    if scope.joined(separator: " · ").displayWidth > rows[1].right - crumbsEnd, state.scope.environment == .production {
+        scope.remove(at: 1)
+    }
+    let scopeText = scope.joined(separator: " · ")
+    let scopeX = max(min(crumbsEnd, rows[1].right), rows[1].right - scopeText.displayWidth)
+    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted], maxWidth: rows[1].right - scopeX)
 
     let body = rows[2]
     switch state.pane {
@@ -239,15 +245,20 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         return
     }
     guard !grid.cohorts.isEmpty else {
-        placeholder("No cohorts before \(grid.asOf.isoDate).", in: inner, buffer: &buffer, palette: palette)
+        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: inner, buffer: &buffer, palette: palette)
         return
     }
-    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G).
-    let visible = max(1, inner.height - 1)
+    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G). The average row
+    // (every month of the grid pooled) stays under it.
+    let visible = max(1, inner.height - 2)
     let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
     let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    HeatGrid(rowLabels: shown.map { "\($0.month) \(CountText.grouped($0.started).padded(toWidth: 7, alignment: .right))" },
-             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate), cellWidth: 4,
+    func label(_ name: String, _ started: Int) -> String {
+        name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
+    }
+    let average = grid.average
+    HeatGrid(rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
+             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
 }
 

@@ -162,7 +162,7 @@ struct CohortsReport: AsyncParsableCommand {
     @Option(help: "First cohort month (YYYY-MM).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
     @Option(help: ArgumentHelp(
-        "Only members whose first paid product bills for this duration (\(BillingDuration.allCases.map(\.rawValue).joined(separator: ", "))).",
+        "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
         valueName: "duration"))
     var duration: BillingDuration?
 

@@ -49,26 +49,26 @@ import Testing
 
     // MARK: HeatGrid
 
-    @Test func heatGridColoursRatesAndLeavesCensoredCellsBlank() {
+    @Test func heatGridColoursRatesAndDashesCensoredCells() {
         let grid = HeatGrid(rowLabels: ["2025-01", "2025-02"], columnLabels: ["M1", "M2"],
                             values: [[0.95, 0.5], [0.1, nil]], cellWidth: 4)
         let buffer = draw(grid, width: 18, height: 3)
         #expect(buffer.lines() == [
             "          M1   M2 ",
             "2025-01  95%  50% ",
-            "2025-02  10%      ",
+            "2025-02  10%    – ",
         ])
         #expect(buffer[9, 1].style == palette[.heat5])
         #expect(buffer[14, 1].style == palette[.heat3])
         #expect(buffer[9, 2].style == palette[.heat0])
-        #expect(buffer[14, 2].style == .plain)
+        #expect(buffer[16, 2].style == palette[.muted])
     }
 
     @Test func heatGridUsesShadesWithoutColour() {
-        let grid = HeatGrid(rowLabels: ["a"], columnLabels: ["1", "2", "3"], values: [[0.95, 0.5, nil]], cellWidth: 4)
-        #expect(draw(grid, width: 17, height: 2, palette: mono).lines() == [
-            "     1    2    3 ",
-            "a █95% ▒50%      ",
+        let grid = HeatGrid(rowLabels: ["a"], columnLabels: ["1", "2", "3", "4"], values: [[0.95, 0.5, nil, 1]], cellWidth: 4)
+        #expect(draw(grid, width: 22, height: 2, palette: mono).lines() == [
+            "     1    2    3    4 ",
+            "a █95% ▒50%    – 100% ",
         ])
         #expect(HeatGrid.shade(for: 0) == " ")
         #expect(HeatGrid.shade(for: 0.25) == "░")
