@@ -30,6 +30,8 @@ public enum Action: Equatable, Sendable {
     case markMatching(Bool)
     /// Cohorts: list the runs of the cell under the cursor that ended before it (eligible, not retained).
     case openChurned
+    /// Subscriber pane: move the focus between the periods and the events.
+    case switchFocus
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.

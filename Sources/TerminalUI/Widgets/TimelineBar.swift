@@ -57,9 +57,21 @@ public struct TimelineBar: Widget {
         guard !area.isEmpty, !range.isEmpty else { return }
         let span = range.upperBound - range.lowerBound
         let colour = palette.support != .none
+        var shown: [Segment?] = Array(repeating: nil, count: area.width)
         for column in 0..<area.width {
             let middle = range.lowerBound + (Double(column) + 0.5) / Double(area.width) * span
-            guard let segment = segments.last(where: { $0.start <= middle && middle < $0.end }) else { continue }
+            shown[column] = segments.last(where: { $0.start <= middle && middle < $0.end })
+        }
+        // A segment too short to hold a column's midpoint (a four-day refund on a two-year bar) still
+        // gets the column its own midpoint falls in, unless that column is the only one of another
+        // segment: a role that happened is never invisible when there is room for it.
+        for segment in segments where segment.role != .gap && !shown.contains(segment) {
+            guard let column = column(of: (segment.start + segment.end) / 2, width: area.width) else { continue }
+            if let other = shown[column], shown.filter({ $0 == other }).count == 1 { continue }
+            shown[column] = segment
+        }
+        for (column, segment) in shown.enumerated() {
+            guard let segment else { continue }
             buffer.set(string: TimelineBar.glyph(for: segment.role, colour: colour), at: Position(x: area.x + column, y: area.y),
                        style: palette[segment.role])
         }
