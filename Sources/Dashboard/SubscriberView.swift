@@ -185,7 +185,13 @@ private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: R
 private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
                          palette: Palette) {
     guard area.height >= 6 else { return }
-    let otherShare = max(3, area.height / 3), focusedShare = area.height - otherShare
+    // Each list needs a title and a header row over its rows; the focused one gets the room the
+    // other does not need, the other at least a third (and one row of its own) when both overflow.
+    let needs = (periods: 2 + report.timeline.periods.count, events: 2 + report.events.count)
+    let (focusedNeed, otherNeed) = pane.focus == .periods ? (needs.periods, needs.events) : (needs.events, needs.periods)
+    var otherShare = min(otherNeed, max(3, area.height / 3))
+    otherShare += max(0, min(otherNeed - otherShare, area.height - otherShare - focusedNeed))
+    let focusedShare = area.height - otherShare
     let heights = pane.focus == .periods ? (focusedShare, otherShare) : (otherShare, focusedShare)
     let periodsArea = Rect(x: area.x, y: area.y, width: area.width, height: heights.0)
     let eventsArea = Rect(x: area.x, y: area.y + heights.0, width: area.width, height: heights.1)
