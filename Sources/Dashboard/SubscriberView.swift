@@ -161,8 +161,7 @@ private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: R
         .render(in: Rect(x: x, y: y, width: barWidth, height: 1), buffer: &buffer, palette: palette)
     buffer.set(string: right, at: Position(x: x + barWidth, y: y), style: palette[.muted])
 
-    // The legend: the six kinds always (so a missing colour says "none of it"), other offers when present.
-    let colour = palette.support != .none
+    // The legend: the six kinds any bar can show, then the other offer kinds this one shows.
     var entries: [(String, ThemeRole)] = [("trial", .freeTrial), ("paid", .standard)]
     let offers: [(OfferKind, String)] = [(.introductory, "intro"), (.promotional, "promo"), (.offerCode, "offer code"),
                                           (.winBack, "win-back")]
@@ -172,7 +171,7 @@ private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: R
     entries += [("grace", .gracePeriod), ("retry", .billingRetry), ("refund", .refund), ("gap", .gap)]
     x = area.x
     for (name, entryRole) in entries where x < area.right {
-        x = buffer.set(string: TimelineBar.glyph(for: entryRole, colour: colour), at: Position(x: x, y: y + 1), style: palette[entryRole])
+        x = buffer.set(string: TimelineBar.glyph(for: entryRole, palette: palette), at: Position(x: x, y: y + 1), style: palette[entryRole])
         x = buffer.set(string: " \(name)  ", at: Position(x: x, y: y + 1), style: palette[.muted], maxWidth: area.right - x)
     }
     return y + 2
@@ -191,8 +190,10 @@ private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in 
     let (focusedNeed, otherNeed) = pane.focus == .periods ? (needs.periods, needs.events) : (needs.events, needs.periods)
     var otherShare = min(otherNeed, max(3, area.height / 3))
     otherShare += max(0, min(otherNeed - otherShare, area.height - otherShare - focusedNeed))
-    let focusedShare = area.height - otherShare
-    let heights = pane.focus == .periods ? (focusedShare, otherShare) : (otherShare, focusedShare)
+    // Room left over goes below the events, so the events title stays right under the periods.
+    let focusedShare = min(focusedNeed, area.height - otherShare)
+    let periodsHeight = pane.focus == .periods ? focusedShare : otherShare
+    let heights = (periodsHeight, area.height - periodsHeight)
     let periodsArea = Rect(x: area.x, y: area.y, width: area.width, height: heights.0)
     let eventsArea = Rect(x: area.x, y: area.y + heights.0, width: area.width, height: heights.1)
 
