@@ -44,17 +44,21 @@ public struct SubscriberPane: Equatable, Sendable {
     public var report: SubscriberReport?
     public var loading = false
     public var focus = SubscriberFocus.periods
-    /// The cursor in the periods (oldest first); nil: the latest period, until the cursor moves.
+    /// The cursor in the periods (oldest first); nil: the latest period started by as-of, until
+    /// the cursor moves.
     public var periodRow: Int?
     /// The cursor in the events (newest first).
     public var eventRow = 0
 
     public init(id: String? = nil) { self.id = id }
 
-    /// The periods cursor as shown: the latest period until the cursor moved, always in range.
+    /// The periods cursor as shown: the latest period started by as-of until the cursor moved,
+    /// always in range.
     public var shownPeriodRow: Int {
-        let count = report?.timeline.periods.count ?? 0
-        return clamp(periodRow ?? count - 1, 0, max(0, count - 1))
+        guard let report else { return 0 }
+        let periods = report.timeline.periods
+        let latest = periods.lastIndex { $0.start <= report.asOf } ?? periods.count - 1
+        return clamp(periodRow ?? latest, 0, max(0, periods.count - 1))
     }
 
     /// The events cursor as shown, always in range.

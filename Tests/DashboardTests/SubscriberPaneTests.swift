@@ -117,7 +117,8 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             "│ Renews to    pro.yearly                Price rise   pending consent",
             "│ Paid periods 3 · 1 billing failure     Flags        none",
             "│ Token        5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
-            "│ ▸ Periods 4/4",
+            // the cursor starts on the period as-of lies in; the later one is known, not yet started
+            "│ ▸ Periods 3/4",
             "│ Transaction      Start      End        Offer        Class           Status",
             "│ 7102             2025-02-06 2025-03-06 standard     billingRecovery paid",
             "│ 7104             2025-04-06 2025-04-20 standard     renewal         refund",
