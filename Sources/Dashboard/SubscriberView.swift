@@ -31,7 +31,7 @@ struct SubscriberHeader {
         var label: String
         var value: String
         var role: ThemeRole = .text
-        /// Drawn on a row of its own, at its place, however short.
+        /// Drawn on a row of its own above the paired fields, however short.
         var ownRow = false
     }
 

@@ -2,8 +2,8 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// Everything a support agent needs about one subscription at an instant (DESIGN §3
-/// "Per-subscriber figures"), plus the full timeline for the dashboard's timeline bar.
+/// Everything a support agent needs about one subscription at an instant (docs/metrics.md), as
+/// `report subscriber` prints it and the Subscriber pane shows it, with the full timeline.
 public struct SubscriberReport: Sendable, Equatable {
     public var originalTransactionId: String
     public var userId: String?

@@ -2,7 +2,7 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 /// One stretch of a subscription's life as the Subscriber pane's timeline bar draws it: a span in
-/// which the subscription's state (docs/metrics.md, "State of a subscription") and refund status
+/// which the subscription's state (docs/metrics.md, "States") and refund status
 /// do not change.
 public struct TimelineSegment: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
