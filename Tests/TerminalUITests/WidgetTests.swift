@@ -99,6 +99,30 @@ import Testing
         #expect(draw(bar, width: 10, height: 1, palette: mono).lines() == ["░░░░▲█x█─ "])
     }
 
+    @Test func timelineBarNeverHidesAShortSegment() {
+        // A refund of 0.4 columns holds no column's midpoint, yet gets the column it falls in.
+        let bar = TimelineBar(range: 0..<100, segments: [
+            .init(start: 0, end: 52, role: .standard), .init(start: 52, end: 56, role: .refund), .init(start: 56, end: 100, role: .gap),
+        ])
+        #expect(draw(bar, width: 10, height: 1, palette: mono).lines() == ["█████!────"])
+        // …but not over the only column of another segment.
+        let crowded = TimelineBar(range: 0..<100, segments: [
+            .init(start: 0, end: 50, role: .standard), .init(start: 50, end: 59, role: .billingRetry),
+            .init(start: 59, end: 60, role: .refund), .init(start: 60, end: 100, role: .gap),
+        ])
+        #expect(draw(crowded, width: 10, height: 1, palette: mono).lines() == ["█████x────"])
+    }
+
+    @Test func timelineBarUsesTexturesForRolesWithoutColour() throws {
+        // The mono theme keeps colour support but gives the timeline roles no colour.
+        let theme = try ThemeParser.parse("freeTrial = \"\"\nrefund = \"bold\"\n", file: "plain.theme")
+        let plain = theme.palette(for: .truecolor)
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: plain) == "░")
+        #expect(TimelineBar.glyph(for: .refund, palette: plain) == "!")
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: palette) == "█")
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: mono) == "░")
+    }
+
     // MARK: Tabs, HelpBar, Breadcrumbs, Spinner
 
     @Test func tabsNumberTitlesAndHighlightTheActiveOne() {
