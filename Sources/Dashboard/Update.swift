@@ -108,8 +108,19 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard state.pane == .offers else { return [] }
         state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
         return []
-    case .openChurned:
-        return state.pane == .cohorts ? drillDown(&state, churned: true) : []
+    case .openEnded:
+        return state.pane == .cohorts ? drillDown(&state, ended: true) : []
+    case .cycleDuration:
+        guard state.pane == .cohorts else { return [] }
+        let choices = state.cohorts.durationChoices
+        let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
+        state.cohorts.duration = choices[(index + 1) % choices.count]
+        state.cohorts.grid = nil
+        return load(&state, .cohorts)
+    case .switchFocus:
+        guard state.pane == .subscriber else { return [] }
+        state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
+        return []
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:
@@ -153,8 +164,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.subscriber.report = report
         state.subscriber.loading = false
         return []
-    case .loadedCohorts(let grid):
+    case .loadedCohorts(let grid, let durations):
+        // A grid asked for before `d` changed the duration is stale.
+        guard grid.duration == state.cohorts.duration else { return [] }
         state.cohorts.grid = grid
+        state.cohorts.durations = durations
         state.cohorts.loading = false
         state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
         state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
@@ -208,8 +222,16 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         }
         return []
     case .subscriber:
-        let periods = state.subscriber.report?.timeline.periods.count ?? 0
-        state.subscriber.scroll = clamp(state.subscriber.scroll + delta, 0, max(0, periods - 1))
+        // The cursor moves in the focused list and stays on a row of it, whatever the screen size.
+        let pane = state.subscriber
+        switch pane.focus {
+        case .periods:
+            let count = pane.report?.timeline.periods.count ?? 0
+            state.subscriber.periodRow = clamp(pane.shownPeriodRow + delta, 0, max(0, count - 1))
+        case .events:
+            let count = pane.report?.events.count ?? 0
+            state.subscriber.eventRow = clamp(pane.shownEventRow + delta, 0, max(0, count - 1))
+        }
         return []
     case .cohorts:
         let count = state.cohorts.grid?.cohorts.count ?? 0
@@ -267,7 +289,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
         state.cohorts.loading = true
-        return [.loadCohorts(asOf: asOf, scope: state.scope)]
+        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
     case .statesEvents:
         state.statesEvents.loading = true
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
