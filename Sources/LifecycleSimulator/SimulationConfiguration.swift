@@ -49,3 +49,9 @@ public struct SimulationConfiguration: Sendable, Equatable {
 
     public var model: LifecycleModel { LifecycleModel(seed: seed, start: start, months: months, v2From: v2From) }
 }
+
+extension SimulationConfiguration {
+    /// The app's shared secret in every simulated v1 notification (`password`): pass it to
+    /// `subdash import --shared-secret` so the v1 copies are trusted like the signed v2 ones.
+    public static let sharedSecret = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+}

@@ -268,6 +268,7 @@ struct FactWriter {
                     if previous != "rejected" {
                         // The same bytes were applied before: nothing new can come of them.
                         result.duplicates += 1
+                        if countedUnverified { result.unverified -= 1 }
                         continue
                     }
                     // Rejected before (say, an untrusted root), accepted now.

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import ArgumentParser
 import Foundation
+import LifecycleSimulator
 import StoreImport
 import SubscriberStore
 
@@ -80,7 +81,9 @@ enum DemoStore {
         let database = try AppDatabase.open(path: path)
         let rootPEM = try String(contentsOfFile: root + "/generated/test-root.pem", encoding: .utf8)
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [rootPEM])
-        let importer = Importer.appStore(database: database, verifier: verifier, report: report)
+        // The simulated v1 notifications carry the simulator's shared secret: trusted like the v2 ones.
+        let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: SimulationConfiguration.sharedSecret,
+                                         report: report)
         var inputs = [root + "/generated"]
         if fm.fileExists(atPath: root + "/customers.csv") { inputs.append(root + "/customers.csv") }
         let summary = try importer.importPaths(inputs)

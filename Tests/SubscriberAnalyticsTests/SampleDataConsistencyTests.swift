@@ -16,7 +16,9 @@ import SubscriptionTimeline
     static func store() throws -> SubscriberAnalytics {
         let db = try AppDatabase.inMemory()
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [String(contentsOfFile: generated + "/test-root.pem", encoding: .utf8)])
-        let summary = try Importer.appStore(database: db, verifier: verifier, report: { _ in }).importPaths([generated])
+        let summary = try Importer.appStore(database: db, verifier: verifier,
+                                             sharedSecret: "0f1e2d3c4b5a69788796a5b4c3d2e1f0", // the simulator's, in every v1 `password`
+                                             report: { _ in }).importPaths([generated])
         #expect(summary.rejected == 0)
         return SubscriberAnalytics(database: db)
     }

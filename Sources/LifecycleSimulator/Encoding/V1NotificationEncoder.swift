@@ -6,7 +6,7 @@ import SubscriptionModel
 /// transactions up to that moment (at most the latest 100).
 struct V1NotificationEncoder {
     /// The shared secret Apple echoes back in `password`.
-    static let sharedSecret = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    static let sharedSecret = SimulationConfiguration.sharedSecret
     /// Kinds v1 sends to sandbox (reference §1.1): no DID_FAIL_TO_RENEW, DID_RECOVER or PRICE_INCREASE_CONSENT.
     static let sandboxTypes: Set<String> = ["INITIAL_BUY", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_RENEW",
                                             "INTERACTIVE_RENEWAL", "CANCEL", "REFUND"]
