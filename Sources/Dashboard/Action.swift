@@ -98,12 +98,15 @@ public struct FlagWrite: Equatable, Sendable {
     public var operatorName: String
     /// Kept with each flag set (and in the audit log).
     public var note: String?
+    /// The operator confirmed replacing flags the subscriptions already have.
+    public var replace: Bool
 
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil) {
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil, replace: Bool = false) {
         self.offer = offer
         self.ids = ids
         self.clear = clear
         self.operatorName = operatorName
         self.note = note
+        self.replace = replace
     }
 }

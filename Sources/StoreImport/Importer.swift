@@ -68,7 +68,8 @@ public final class Importer: Sendable {
     let isStream: @Sendable (String) -> Bool
 
     /// - Parameters:
-    ///   - report: receives one line per rejected document (`file:line 3: reason`).
+    ///   - report: receives a line per rejected document (`file:line 3: reason`), the first few of
+    ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
                 batchSize: Int = 4000, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
@@ -126,6 +127,7 @@ public final class Importer: Sendable {
         var pending: [(source: String, raw: RawDocument)] = []
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
+        var rejections = RejectionGroups()
 
         func flush() throws {
             guard !pending.isEmpty else { return }
@@ -134,7 +136,9 @@ public final class Importer: Sendable {
             let t0 = DispatchTime.now()
             let incoming = decodeAll(batch)
             trace.decode += seconds(since: t0)
-            for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
+            for doc in incoming {
+                if case .rejected(let reason) = doc.content, let line = rejections.note(source: doc.source, reason: reason) { report(line) }
+            }
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
@@ -176,6 +180,7 @@ public final class Importer: Sendable {
             }
         }
         try flush()
+        for line in rejections.remainder { report(line) }
         merge(try writes.finish())
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()

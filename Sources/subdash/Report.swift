@@ -8,7 +8,7 @@ import SubscriptionTimeline
 struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
+        abstract: "Print the figures defined in docs/metrics.md as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
                       SubscriberReportCommand.self, EligibilityReport.self])
 }
