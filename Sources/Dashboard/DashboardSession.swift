@@ -22,6 +22,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
     private var lastKey: ContinuousClock.Instant
     /// The theme `palette` was resolved from after a `:theme`; nil: the one given at start.
     private var shownTheme: Theme?
+    /// The state the last frame was drawn from.
+    private var drawnState: AppState?
 
     public init(backend: Backend, runner: EffectRunner, palette: Palette, state: AppState = AppState()) {
         terminal = Terminal(backend: backend)
@@ -91,7 +93,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
         while pending > 0 { applyArrived(waiting: true) }
     }
 
-    /// Draws the current state as one frame.
+    /// Draws the current state as one frame, unless the screen already shows it: a wake-up that
+    /// changed nothing on screen (a store check that found no change) costs no rendering.
     public func draw() {
         if state.theme != shownTheme, let theme = state.theme {
             // `:theme` switched: resolve the new palette once, then repaint every cell.
@@ -99,8 +102,13 @@ public final class DashboardSession<Backend: TerminalBackend> {
             shownTheme = theme
             terminal.invalidate()
         }
+        var shown = state
+        // Whether a store check is on its way is not drawn.
+        shown.storeWatch.checking = false
+        if shown == drawnState, let frame = terminal.previousFrame, frame.size == backend.size { return }
         let state = state, palette = palette
         terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
+        drawnState = shown
     }
 
     private func applyArrived(waiting: Bool) {

@@ -151,7 +151,12 @@ public final class Importer: Sendable {
             touched.formUnion(r.touchedSubscriptions)
         }
 
+        let ownFiles = OwnFiles(storePath: database.path)
         for file in try Self.expand(paths) {
+            if let reason = ownFiles.skipReason(file) {
+                report("\(file): skipped: \(reason)")
+                continue
+            }
             summary.files += 1
             let name = file == "-" ? "stdin" : file
             let documents = open(file)
