@@ -1,4 +1,5 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 import TerminalUI
 
@@ -53,6 +54,8 @@ public enum Action: Equatable, Sendable {
     case loadedStatesEvents(StatesEventsFigures)
     /// The store's change counter; nil when it could not be read this time.
     case storeVersion(Int?)
+    /// Whether an import is running on the store, or the last one was interrupted.
+    case importActivity(ImportActivity)
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
@@ -77,6 +80,8 @@ public enum Effect: Equatable, Sendable {
     case loadCohorts(asOf: Instant, scope: ReportScope)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore
+    /// Look at the import lock and the subscriptions waiting to be rebuilt.
+    case checkImport
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
     case loadProducts

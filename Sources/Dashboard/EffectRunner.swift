@@ -39,6 +39,8 @@ public final class EffectRunner: Sendable {
             switch effect {
             case .checkStore:
                 return .storeVersion(changes == nil ? 0 : try? changes?.version())
+            case .checkImport:
+                return .importActivity(try analytics.database.importActivity())
             case .refreshHorizon:
                 return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:

@@ -67,6 +67,16 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
     } else if let notice = state.notice {
         buffer.set(string: clean(notice), at: statusRow, style: palette[.success], maxWidth: rows[3].width)
+    } else {
+        switch state.storeWatch.importActivity {
+        case .idle: break
+        case .running:
+            buffer.set(string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
+                       maxWidth: rows[3].width)
+        case .interrupted(let pending):
+            buffer.set(string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "
+                       + "run `subdash import` again", at: statusRow, style: palette[.warning], maxWidth: rows[3].width)
+        }
     }
     if let label = state.storeLabel, state.commandLine == nil {
         // Which store this is (the demo's path), at the right where the row has room for it.

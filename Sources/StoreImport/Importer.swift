@@ -114,6 +114,9 @@ public final class Importer: Sendable {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
+        // Held to the end: readers tell this import from an interrupted one by it.
+        let lock = database.path.flatMap { ImportLock(storePath: $0) }
+        defer { lock?.release() }
         try database.prepareForBulkImport(cacheMegabytes: cacheMegabytes)
         let checkpoints = try database.startBackgroundCheckpoints()
         defer {

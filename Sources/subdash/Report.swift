@@ -40,9 +40,12 @@ struct ReportOptions: ParsableArguments {
 
     func analytics() throws -> SubscriberAnalytics {
         let database = try store.open(readOnly: true)
-        let pending = try database.pendingCount()
-        if pending > 0 {
-            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (an import was interrupted); "
+        switch try database.importActivity() {
+        case .idle: break
+        case .running:
+            printError("subdash: warning: an import is running: the figures may change as it goes on")
+        case .interrupted(let pending):
+            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
                 + "run `subdash import` again to bring the figures up to date")
         }
         return SubscriberAnalytics(database: database)
