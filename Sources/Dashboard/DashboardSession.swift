@@ -46,7 +46,7 @@ public final class DashboardSession<Backend: TerminalBackend> {
 
     /// How long the loop may sleep: until the next tick, or until a half-typed key sequence
     /// (`g` …) times out.
-    func untilNextWakeUp() -> Duration {
+    public func untilNextWakeUp() -> Duration {
         let now = clock.now
         var until = lastTick + tickInterval
         if !state.pendingKeys.isEmpty { until = min(until, lastKey + .seconds(1)) }

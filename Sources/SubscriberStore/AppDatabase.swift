@@ -52,6 +52,12 @@ public final class AppDatabase: Sendable {
     /// read; a store an earlier subdash wrote is brought up to date first only when it can be.
     /// A store from a later subdash is refused either way.
     public static func open(path: String, readOnly: Bool = false) throws -> AppDatabase {
+        try open(path: path, readOnly: readOnly, directoryWritable: nil)
+    }
+
+    /// `directoryWritable` nil: found out from the file system; tests say false to read as in a
+    /// read-only directory (root writes anywhere).
+    static func open(path: String, readOnly: Bool, directoryWritable: Bool?) throws -> AppDatabase {
         var config = Configuration()
         config.readonly = readOnly
         config.busyMode = .timeout(10)
@@ -65,7 +71,7 @@ public final class AppDatabase: Sendable {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw StoreError("no store at \(path): run `subdash import` first, or pass --db PATH")
             }
-            let reader = try readOnlyWriter(path: path, configuration: config)
+            let reader = try readOnlyWriter(path: path, configuration: config, directoryWritable: directoryWritable)
             let current = try reader.read { db in
                 try refuseNewer(db, path: path)
                 return try migrator.hasCompletedMigrations(db)
@@ -90,10 +96,11 @@ public final class AppDatabase: Sendable {
     /// A read-only pool; in a directory that cannot be written (where SQLite cannot create the
     /// `-shm` file a WAL store is read through) and with no writer's `-wal` beside it, the file
     /// is opened immutable: nobody can be writing it there.
-    private static func readOnlyWriter(path: String, configuration: Configuration) throws -> any DatabaseWriter & DatabaseReader {
+    private static func readOnlyWriter(path: String, configuration: Configuration, directoryWritable: Bool?) throws -> any DatabaseWriter {
         let fm = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
-        let directoryWritable = fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) && !StoreFiles.onReadOnlyFileSystem(path)
+        let directoryWritable = directoryWritable
+            ?? (fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) && !StoreFiles.onReadOnlyFileSystem(path))
         if directoryWritable || fm.fileExists(atPath: path + "-shm") || fm.fileExists(atPath: path + "-wal") {
             return try DatabasePool(path: path, configuration: configuration)
         }
