@@ -38,13 +38,13 @@ struct OpenDashboard: ParsableCommand {
             throw CLIError(Self.noStoreMessage(path: path, fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
                            code: ExitStatus.fatal)
         }
+        let database = try store.open(readOnly: readOnly)
         // Without a terminal on both ends curses cannot read keys (end of file comes back at once,
         // forever) or draw: refuse instead of spinning.
         guard isatty(0) != 0, isatty(1) != 0 else {
             throw CLIError("the dashboard needs a terminal: standard \(isatty(0) == 0 ? "input" : "output") is not one "
-                + "(for scripts, use `subdash report … --db \(path)`)", code: 2)
+                + "(for scripts, use `subdash report … --db \(path)`)", code: ExitStatus.usage)
         }
-        let database = try store.open(readOnly: readOnly)
         let catalog = ThemeCatalog.standard()
         let chosenTheme: Theme
         do {
