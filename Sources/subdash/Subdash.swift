@@ -14,6 +14,10 @@ struct Subdash: AsyncParsableCommand {
 
     /// Exit codes are part of the contract (``ExitStatus``): 0 ok, 1 partly done, 2 usage, 3 fatal.
     static func main() async {
+        if let refusal = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
+            printError("subdash: \(refusal)")
+            exit(withError: ExitCode(ExitStatus.usage))
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
