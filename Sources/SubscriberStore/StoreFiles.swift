@@ -59,7 +59,7 @@ public enum StoreFiles {
     }
 
     /// Whether subdash could write to the store at `path` and create files beside it.
-    static func canWrite(path: String) -> Bool {
+    public static func canWrite(path: String) -> Bool {
         let directory = (path as NSString).deletingLastPathComponent
         return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0 && !onReadOnlyFileSystem(path)
     }

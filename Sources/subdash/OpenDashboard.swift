@@ -38,6 +38,9 @@ struct OpenDashboard: ParsableCommand {
             throw CLIError(Self.noStoreMessage(path: path, fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
                            code: ExitStatus.fatal)
         }
+        // A store in a directory (or on a file system) that cannot be written is browsed read-only.
+        let writable = StoreFiles.canWrite(path: path)
+        let readOnly = self.readOnly || !writable
         let database = try store.open(readOnly: readOnly)
         // Without a terminal on both ends curses cannot read keys (end of file comes back at once,
         // forever) or draw: refuse instead of spinning.
@@ -58,7 +61,10 @@ struct OpenDashboard: ParsableCommand {
         defer { backend.shutdown() }
         var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",
                              themeNames: catalog.entries().map(\.name))
-        if identity == nil && !readOnly {
+        if !writable && !self.readOnly {
+            state.readOnlyReason = "\(path) cannot be written here: it is opened read-only"
+            state.notice = "read-only: " + state.readOnlyReason
+        } else if identity == nil && !readOnly {
             state.readOnlyReason = "no operator identity: $USER is empty and there is no login name; restart with --operator NAME"
             state.notice = "read-only: " + state.readOnlyReason
         }
