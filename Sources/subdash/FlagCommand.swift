@@ -44,7 +44,7 @@ struct FlagCommand: AsyncParsableCommand {
             }
         }
         for p in problems { printError("subdash flag: \(p)") }
-        guard let who = OperatorIdentity.resolve(option: operatorName) else { throw CLIError(OperatorIdentity.missingMessage) }
+        guard let who = OperatorIdentity.resolve(option: operatorName) else { throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage) }
         // Flags already there are kept unless --replace: say whose they are.
         var kept = 0
         if !clear {
