@@ -119,20 +119,6 @@ echo "e2e: idle dashboard: $ticks clock ticks of CPU in 10 s ($(getconf CLK_TCK)
 tmux send-keys -t idle "q"
 wait_exit idle 0
 
-# Keys typed while "Terminal too small" is shown are ignored: `5` does not switch panes and `q`
-# does not quit behind the message.
-run_in small "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
-pane_has small "Subscribers"
-tmux resize-window -t small -x 60 -y 20
-pane_has small "Terminal too small"
-tmux send-keys -t small "5" "q"
-sleep 1
-[ ! -f "$work/small.exit" ] || fail "a q typed at \"Terminal too small\" quit the dashboard"
-tmux resize-window -t small -x 120 -y 40
-pane_has small "subdash  ›  Subscribers"
-tmux send-keys -t small "q"
-wait_exit small 0
-
 # No store where it is run: nothing opened or created, and advice on importing or the demo.
 empty="$(mktemp -d)"
 run_in nostore "cd $empty && env -u SUBDASH_DB LANG=C.UTF-8 TERM=xterm-256color $bin"
@@ -151,5 +137,19 @@ if [ "$(basename "$store")" = demo.sqlite ]; then
   tmux send-keys -t demo "q"
   wait_exit demo 0
 fi
+
+# Keys typed while "Terminal too small" is shown are ignored: `5` does not switch panes and `q`
+# does not quit behind the message.
+run_in small "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
+pane_has small "Subscribers"
+tmux resize-window -t small -x 60 -y 20
+pane_has small "Terminal too small"
+tmux send-keys -t small "5" "q"
+sleep 1
+[ ! -f "$work/small.exit" ] || fail "a q typed at \"Terminal too small\" quit the dashboard"
+tmux resize-window -t small -x 120 -y 40
+pane_has small "subdash  ›  Subscribers"
+tmux send-keys -t small "q"
+wait_exit small 0
 
 echo "e2e: ok"
