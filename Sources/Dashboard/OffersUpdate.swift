@@ -133,7 +133,8 @@ private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Eff
     } else {
         offer = .service
     }
-    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear)
+    // The subscriber's flags go to the dialog, so it says "already flagged by … on …" and keeps them.
+    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear, existing: report.flags)
     return []
 }
 
