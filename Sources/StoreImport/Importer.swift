@@ -76,7 +76,8 @@ public final class Importer: Sendable {
     let isStream: @Sendable (String) -> Bool
 
     /// - Parameters:
-    ///   - report: receives one line per rejected document (`file:line 3: reason`).
+    ///   - report: receives a line per rejected document (`file:line 3: reason`), the first few of
+    ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
                 batchSize: Int = 4000, batchBytes: Int = Importer.defaultBatchBytes, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
@@ -132,6 +133,9 @@ public final class Importer: Sendable {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
+        // Held to the end: readers tell this import from an interrupted one by it.
+        let lock = database.path.flatMap { ImportLock(storePath: $0) }
+        defer { lock?.release() }
         try database.prepareForBulkImport(cacheMegabytes: cacheMegabytes)
         let checkpoints = try database.startBackgroundCheckpoints()
         defer {
@@ -145,9 +149,12 @@ public final class Importer: Sendable {
         var pending: [(source: String, raw: RawDocument)] = []
         var pendingBytes = 0
         var rejectedArchived = 0
-        let rejections = RejectionDigest(report: report)
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
+        var rejections = RejectionGroups()
+        func reject(_ source: String, _ reason: String) {
+            if let line = rejections.note(source: source, reason: reason) { report(line) }
+        }
 
         func flush() throws {
             guard !pending.isEmpty else { return }
@@ -165,7 +172,7 @@ public final class Importer: Sendable {
                     rejectedArchived += archived.data.count
                 }
             }
-            for doc in incoming { if case .rejected(let reason) = doc.content { rejections.note(doc.source, reason) } }
+            for doc in incoming { if case .rejected(let reason) = doc.content { reject(doc.source, reason) } }
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
@@ -176,17 +183,22 @@ public final class Importer: Sendable {
             summary.duplicates += r.duplicates
             summary.rejected += r.rejected
             summary.unverified += r.unverified
-            for (source, reason) in r.rejections { rejections.note(source, reason) }
+            for (source, reason) in r.rejections { reject(source, reason) }
             touched.formUnion(r.touchedSubscriptions)
         }
 
+        let ownFiles = OwnFiles(storePath: database.path)
         for entry in try Self.walk(paths) {
             let file: String
             switch entry {
             case .file(let path):
+                if let reason = ownFiles.skipReason(path) {
+                    report("\(path): skipped: \(reason)")
+                    continue
+                }
                 file = path
             case .skipped(let path, let reason):
-                rejections.note(path, "skipped: " + reason)
+                reject(path, "skipped: " + reason)
                 summary.skipped += 1
                 continue
             case .unreadable(let path, let reason):
@@ -225,11 +237,11 @@ public final class Importer: Sendable {
         }
         try flush()
         merge(try writes.finish())
+        for line in rejections.remainder { report(line) }
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()
         try database.rebuildPending()
         trace.rebuild = seconds(since: t2)
-        rejections.finish()
         if ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil {
             FileHandle.standardError.write(Data(String(format: "trace: decode %.2f s, waiting for writes %.2f s, writing %.2f s, rebuild %.2f s\n",
                 trace.decode, trace.waitWrite, writes.busy, trace.rebuild).utf8))
