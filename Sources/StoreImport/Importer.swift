@@ -22,6 +22,27 @@ public struct RawDocument: Sendable {
     }
 }
 
+/// An import the store stopped part way (disk full, I/O error): why, and the documents it had
+/// committed by then (whole transactions only).
+public struct ImportStopped: Error, CustomStringConvertible, Equatable {
+    public var reason: String
+    public var applied: Int
+    public var rejected: Int
+
+    public init(reason: String, applied: Int, rejected: Int) {
+        self.reason = reason
+        self.applied = applied
+        self.rejected = rejected
+    }
+
+    public var description: String {
+        let committed = applied + rejected
+        return "the import stopped: \(reason)\n"
+            + "committed before it stopped: \(committed) new document\(committed == 1 ? "" : "s") (\(applied) applied, \(rejected) rejected); "
+            + "the store is consistent: free space (or fix the cause) and run the same import again to complete it"
+    }
+}
+
 /// What an import did: the summary line every import ends with.
 public struct ImportSummary: Sendable, Equatable {
     public var files = 0
@@ -129,7 +150,24 @@ public final class Importer: Sendable {
     public static let defaultCacheMegabytes = 512
 
     /// Imports every path (`-` = stdin; directories recursively, in name order).
+    ///
+    /// A path that does not exist throws before anything is written. When the store stops the
+    /// import (disk full, I/O error), ``ImportStopped`` says what was committed before it: every
+    /// transaction is whole, so the store stays consistent and the same import run again
+    /// completes it.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
+        let entries = try Self.walk(paths)
+        let mark = try database.lastDocumentId()
+        do {
+            return try importEntries(entries)
+        } catch {
+            let committed = (try? database.documentOutcomes(after: mark)) ?? [:]
+            throw ImportStopped(reason: "\(error)", applied: committed["applied", default: 0],
+                                rejected: committed["rejected", default: 0])
+        }
+    }
+
+    private func importEntries(_ entries: [InputEntry]) throws -> ImportSummary {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
@@ -188,7 +226,7 @@ public final class Importer: Sendable {
         }
 
         let ownFiles = OwnFiles(storePath: database.path)
-        for entry in try Self.walk(paths) {
+        for entry in entries {
             let file: String
             switch entry {
             case .file(let path):

@@ -100,7 +100,13 @@ struct Import: AsyncParsableCommand {
                                          maxDocumentBytes: maxDocumentBytes, sharedSecret: secret,
                                          documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
                                          report: report, progress: progress)
-        let summary = try importer.importPaths(paths)
+        let summary: ImportSummary
+        do {
+            summary = try importer.importPaths(paths)
+        } catch let stopped as ImportStopped {
+            if interactive { FileHandleOutput.clearLine() }
+            throw CLIError(stopped.description, code: ExitStatus.fatal)
+        }
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)
         printError("store: \(database.path ?? "memory")")

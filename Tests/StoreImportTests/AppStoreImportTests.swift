@@ -124,6 +124,42 @@ import SubscriberStore
         #expect(try Self.dump(killed) == Self.dump(clean))
     }
 
+    /// A full disk (SQLite's page limit standing in for a small file system) stops the import
+    /// with what it had committed; the store stays consistent and, with room again, the same
+    /// import completes it to the store a clean import gives.
+    @Test func aFullDiskStopsTheImportSayingWhatWasCommittedAndARerunCompletesIt() throws {
+        let (clean, cleanPath) = try Self.temporaryStore()
+        let (full, fullPath) = try Self.temporaryStore()
+        defer {
+            for s in ["", "-wal", "-shm", "-import.lock"] {
+                try? FileManager.default.removeItem(atPath: fullPath + s)
+                try? FileManager.default.removeItem(atPath: cleanPath + s)
+            }
+        }
+        _ = try Self.importer(clean).0.importPaths([Self.generated])
+
+        let pages = try full.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
+        try full.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages + 60)") }
+        let stopping = Importer.appStore(database: full, verifier: try Self.verifier(), batchSize: 50,
+                                         documentsPerTransaction: 100, report: { _ in })
+        var stopped: ImportStopped?
+        do { _ = try stopping.importPaths([Self.generated]) } catch let error as ImportStopped { stopped = error }
+        let stop = try #require(stopped)
+        #expect(stop.reason.contains("database or disk is full"))
+        let stored = try full.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") ?? 0 }
+        #expect(stop.applied > 0 && stop.applied + stop.rejected == stored)
+        #expect(stop.description.contains("committed before it stopped: \(stored) new documents (\(stop.applied) applied, 0 rejected)"))
+        let integrity = try full.writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == "ok")
+
+        try full.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+        let (rerun, rejections) = try Self.importer(full)
+        let summary = try rerun.importPaths([Self.generated])
+        #expect(rejections.all == [])
+        #expect(summary.duplicates >= stored)
+        #expect(try Self.dump(full) == Self.dump(clean))
+    }
+
     static func documentCount(_ path: String) throws -> Int {
         var config = Configuration()
         config.readonly = true
