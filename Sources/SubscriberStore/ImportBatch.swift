@@ -83,10 +83,12 @@ extension AppDatabase {
     /// `rebuildPending()` after.
     public func applyStream(documentsPerTransaction: Int, next: () throws -> [IncomingDocument]?,
                             onChunk: (BatchResult) -> Void) throws {
+        let turn = path.flatMap { WriterTurn(storePath: $0) }
         try writer.writeWithoutTransaction { db in
             var versions = WrittenVersions()
             var chunk = try next()
             while chunk != nil {
+                turn?.letWaitingWritersGo()
                 try db.inTransaction {
                     var written = 0
                     while let documents = chunk {
@@ -119,6 +121,7 @@ extension AppDatabase {
         }
         guard !ids.isEmpty else { return 0 }
         let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
+        let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         let ahead = DerivedChunk()
         ahead.start(chunks[0], pool: pool)
@@ -133,6 +136,7 @@ extension AppDatabase {
             // subscribers: 243 → 227 s, one run each, within this machine's noise.)
             let restart = (k + 1) % Self.walRestartEvery == 0
             if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
+            turn?.letWaitingWritersGo()
             try pool.write { db in
                 let materializer = Materializer(db)
                 let unchanged = try Int.fetchOne(db, sql: "PRAGMA data_version") == startVersion

@@ -49,7 +49,8 @@ extension AppDatabase {
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }
-        return try writer.write { db in
+        // An import may be writing: this short write is announced so it goes between the import's transactions.
+        return try WriterTurn.asShortWriter(storePath: path) { try writer.write { db in
             let log = try db.cachedStatement(sql: """
                 INSERT INTO offerFlagLog (originalTransactionId, offer, action, note, operator, at) VALUES (?, ?, ?, ?, ?, ?)
                 """)
@@ -75,7 +76,7 @@ extension AppDatabase {
                 try log.execute(arguments: [id, offer.rawValue, clear ? "clear" : "set", note, operatorName, at.milliseconds])
             }
             return changed
-        }
+        } }
     }
 
     /// Current flags, newest first, optionally of one offer kind or one subscription.

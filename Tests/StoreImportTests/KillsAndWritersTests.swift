@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import Testing
+@testable import StoreImport
+import SubscriberStore
+import SubscriptionModel
+
+/// Imports killed without warning and imports sharing the store with other writers, with real
+/// processes: the store stays whole and ends as if everything had been done in turn.
+@Suite(.serialized) struct KillsAndWritersTests {
+    static let generated = AppStoreImportTests.generated
+
+    static func removeStore(_ path: String) {
+        for s in ["", "-wal", "-shm", "-journal", "-import.lock"] { try? FileManager.default.removeItem(atPath: path + s) }
+    }
+
+    static func storePath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-\(name)-\(UUID().uuidString).sqlite").path
+    }
+
+    static func importProcess(_ path: String, _ input: String) throws -> Process {
+        let binary = try #require(AppStoreImportTests.subdashBinary(), "build the subdash executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["import", "--db", path, "--batch-size", "25", "--transaction-size", "50",
+                             "--trust-root", generated + "/test-root.pem", input]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        return process
+    }
+
+    static func integrity(_ path: String) throws -> String? {
+        let db = try AppDatabase.open(path: path, readOnly: true)
+        return try db.writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Every report's JSON, as a script would read it.
+    static func reports(_ path: String) throws -> [String] {
+        let asOf = ["--as-of", "2026-01-01"]
+        return try [["states"] + asOf, ["cohorts"] + asOf, ["eligibility"] + asOf,
+                    ["events", "--from", "2024-01-01", "--to", "2026-01-01"],
+                    ["recovery", "--from", "2024-01-01", "--to", "2026-01-01"]].map { args in
+            let run = try CommandLineSafetyTests.run(["report"] + args + ["--db", path, "--format", "json"])
+            #expect(run.status == 0, "report \(args): \(run.stderr)")
+            return run.stdout
+        }
+    }
+
+    /// The dump, with the moments flags were set and the log's numbering left out (they depend on
+    /// when each writer got its turn, nothing else).
+    static func dumpIgnoringFlagTimes(_ db: AppDatabase) throws -> [String: [String]] {
+        var dump = try AppStoreImportTests.dump(db)
+        for table in ["offerFlag", "offerFlagLog"] {
+            dump[table] = dump[table]?.map { row in
+                row.split(separator: " ").filter { !$0.hasPrefix("at=") && !$0.hasPrefix("id=") }.joined(separator: " ")
+            }.sorted()
+        }
+        return dump
+    }
+
+    /// SIGKILL at 20 random moments, each time re-running the import on the same store: every
+    /// time the store passes SQLite's integrity check, and the last run leaves it, and every
+    /// report, as a clean import does.
+    @Test func twentyKillsAtRandomMomentsThenARerunGiveTheCleanStore() throws {
+        let cleanPath = Self.storePath("clean"), path = Self.storePath("kills")
+        defer { Self.removeStore(cleanPath); Self.removeStore(path) }
+        let clean = try AppDatabase.open(path: cleanPath)
+        _ = try AppStoreImportTests.importer(clean).0.importPaths([Self.generated])
+
+        var moments: [Double] = []
+        for _ in 0..<20 {
+            let process = try Self.importProcess(path, Self.generated)
+            let moment = Double.random(in: 0.05...0.8)
+            moments.append(moment)
+            try process.run()
+            Thread.sleep(forTimeInterval: moment)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if FileManager.default.fileExists(atPath: path) {
+                #expect(try Self.integrity(path) == "ok", "killed after \(moments)")
+            }
+        }
+        let rerun = try Self.importProcess(path, Self.generated)
+        try rerun.run()
+        rerun.waitUntilExit()
+        #expect(rerun.terminationStatus == 0)
+        #expect(try Self.integrity(path) == "ok")
+        #expect(try AppStoreImportTests.dump(AppDatabase.open(path: path)) == AppStoreImportTests.dump(clean), "killed after \(moments)")
+        #expect(try Self.reports(path) == Self.reports(cleanPath))
+    }
+
+    /// An import runs while `subdash flag` processes and the dashboard's flagging (the store's own
+    /// call, from another connection) write to the same store: all of them finish, and the store
+    /// is what the import and the flags give done one after the other.
+    @Test func anImportWhileFlagsAreWrittenEndsAsIfDoneInTurn() throws {
+        let v1 = Self.generated + "/v1", v2 = Self.generated + "/v2"
+        let turnPath = Self.storePath("turn"), path = Self.storePath("writers")
+        defer { Self.removeStore(turnPath); Self.removeStore(path) }
+        let turn = try AppDatabase.open(path: turnPath)
+        _ = try AppStoreImportTests.importer(turn).0.importPaths([v1])
+        let ids = try turn.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1 LIMIT 12")
+        }
+        try #require(ids.count == 12)
+        let cliIds = Array(ids.prefix(6)), dashboardIds = Array(ids.suffix(6))
+        let now = Instant(Date())
+
+        // In turn: flags, then the import.
+        _ = try turn.setFlags(.winBack, on: cliIds, note: "cli", operatorName: "alice", at: now)
+        for id in dashboardIds { _ = try turn.setFlags(.retention, on: [id], note: "dashboard", operatorName: "bob", at: now) }
+        _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
+
+        // At once.
+        let store = try AppDatabase.open(path: path)
+        _ = try AppStoreImportTests.importer(store).0.importPaths([v1])
+        let importing = try Self.importProcess(path, v2)
+        try importing.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(importing.isRunning, "the import finished before the flags were written")
+        var flagStatuses: [Int32] = []
+        for (k, id) in cliIds.enumerated() {
+            let run = try CommandLineSafetyTests.run(["flag", "--db", path, "--offer", "winBack", "--note", "cli", "--operator", "alice", id])
+            flagStatuses.append(run.status)
+            // The dashboard flags from its own connection between the command's writes.
+            let dashboard = try AppDatabase.open(path: path)
+            _ = try dashboard.setFlags(.retention, on: [dashboardIds[k]], note: "dashboard", operatorName: "bob", at: Instant(Date()))
+        }
+        importing.waitUntilExit()
+        #expect(importing.terminationStatus == 0)
+        #expect(flagStatuses == Array(repeating: 0, count: cliIds.count))
+        #expect(try Self.integrity(path) == "ok")
+        #expect(try Self.dumpIgnoringFlagTimes(store) == Self.dumpIgnoringFlagTimes(turn))
+    }
+}
