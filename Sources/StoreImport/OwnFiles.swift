@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Files an import must not read as App Store documents: the store being written (and its
-/// `-wal`, `-shm`, `-journal`, `-import.lock` and `-write.lock` files), and any other SQLite database, which `import .` in the
+/// `-wal`, `-shm`, `-journal`, `-import.lock`, `-write.lock` and `-write-turn.lock` files), and any other SQLite database, which `import .` in the
 /// store's own directory would otherwise walk into.
 struct OwnFiles {
     private var identities: Set<FileIdentity> = []
@@ -13,7 +13,7 @@ struct OwnFiles {
 
     init(storePath: String?) {
         guard let storePath else { return }
-        for suffix in ["", "-wal", "-shm", "-journal", "-import.lock", "-write.lock"] {
+        for suffix in ["", "-wal", "-shm", "-journal", "-import.lock", "-write.lock", "-write-turn.lock"] {
             if let id = Self.identity(storePath + suffix) { identities.insert(id) }
         }
     }
@@ -23,7 +23,7 @@ struct OwnFiles {
         guard path != "-" else { return nil }
         if let id = Self.identity(path), identities.contains(id) { return "the store this import writes to" }
         // Files beside the store created after the import began (a new -wal) are its own too.
-        for suffix in ["-wal", "-shm", "-journal", "-import.lock", "-write.lock"] where path.hasSuffix(suffix) {
+        for suffix in ["-wal", "-shm", "-journal", "-import.lock", "-write.lock", "-write-turn.lock"] where path.hasSuffix(suffix) {
             if let id = Self.identity(String(path.dropLast(suffix.count))), identities.contains(id) {
                 return "the store this import writes to"
             }

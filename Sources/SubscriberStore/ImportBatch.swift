@@ -88,8 +88,7 @@ extension AppDatabase {
             var versions = WrittenVersions()
             var chunk = try next()
             while chunk != nil {
-                turn?.letWaitingWritersGo()
-                try db.inTransaction {
+                try longWrite(turn) { try db.inTransaction {
                     var written = 0
                     while let documents = chunk {
                         onChunk(try FactWriter(db).apply(documents, written: &versions))
@@ -98,7 +97,7 @@ extension AppDatabase {
                         if written >= documentsPerTransaction { break }
                     }
                     return .commit
-                }
+                } }
             }
         }
     }
@@ -136,8 +135,7 @@ extension AppDatabase {
             // subscribers: 243 → 227 s, one run each, within this machine's noise.)
             let restart = (k + 1) % Self.walRestartEvery == 0
             if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
-            turn?.letWaitingWritersGo()
-            try pool.write { db in
+            try longWrite(turn) { try pool.write { db in
                 let materializer = Materializer(db)
                 let unchanged = try Int.fetchOne(db, sql: "PRAGMA data_version") == startVersion
                 if unchanged, case .success(let timelines) = derived {
@@ -147,7 +145,7 @@ extension AppDatabase {
                 }
                 let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
                 for id in ids { try delete.run(db, id) }
-            }
+            } }
             if restart {
                 _ = try pool.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
                 if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
@@ -175,6 +173,12 @@ extension AppDatabase {
             progress?(total)
             if done < chunk { return total }
         }
+    }
+
+    /// One transaction of an import, in its turn among the store's writers (``WriterTurn``).
+    private func longWrite<T>(_ turn: WriterTurn?, _ body: () throws -> T) rethrows -> T {
+        guard let turn else { return try body() }
+        return try turn.longWrite(body)
     }
 
     /// Subscriptions whose derived rows are not rebuilt yet (after an interrupted import).

@@ -49,8 +49,8 @@ extension AppDatabase {
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }
-        // An import may be writing: this short write is announced so it goes between the import's transactions.
-        return try WriterTurn.asShortWriter(storePath: path) { try writer.write { db in
+        // An import may be writing: this write goes between its transactions, in its turn.
+        return try WriterTurn.shortWrite(storePath: path) { try writer.write { db in
             let log = try db.cachedStatement(sql: """
                 INSERT INTO offerFlagLog (originalTransactionId, offer, action, note, operator, at) VALUES (?, ?, ?, ?, ?, ?)
                 """)

@@ -3,50 +3,74 @@ import Foundation
 import Glibc
 #endif
 
-/// Lets an operator's short write (a flag, from `subdash flag` or the dashboard) go before an
-/// import. An import commits one transaction and begins the next at once, so a writer waiting on
-/// SQLite's busy timeout would almost never find the store free and would give up after its
-/// timeout. A short writer holds a shared `flock` on `STORE-write.lock` while it waits and
-/// writes; between its transactions an import looks whether anyone holds it and, if so, waits
-/// (outside any transaction) until they are done.
+/// Takes turns at writing the store between processes, so an import does not starve other
+/// writers. An import commits one transaction and begins the next at once: another writer
+/// waiting on SQLite's busy timeout (an operator's flag, a second import) would almost never
+/// find the store free and would give up after its timeout.
+///
+/// Two lock files beside the store: a writer announces that it wants a turn with a shared
+/// `flock` on `STORE-write.lock`, then takes the turn, an exclusive `flock` on
+/// `STORE-write-turn.lock`, for one transaction. Before each of its transactions an import
+/// waits while anyone has announced, so whoever waited goes first. The kernel lets go of both
+/// when a process ends, however it ends.
 public final class WriterTurn: @unchecked Sendable {
-    private var descriptor: Int32
+    private let announce: Int32
+    private let turn: Int32
 
-    /// The lock file of the store at `storePath`.
-    public static func path(forStore storePath: String) -> String { storePath + "-write.lock" }
+    /// The lock files of the store at `storePath`.
+    public static func paths(forStore storePath: String) -> [String] { [storePath + "-write.lock", storePath + "-write-turn.lock"] }
 
-    /// How long an import lets waiting writers go before it carries on regardless.
+    /// How long a writer waits for others before it goes on regardless (SQLite's busy timeout
+    /// still guards the store then).
     static let longestWait = 30.0
 
-    /// For a long writer (an import); nil when the lock file cannot be opened (a read-only
-    /// directory): it then writes without looking.
+    /// Nil when the lock files cannot be opened (a read-only directory): the writer then relies
+    /// on SQLite's busy timeout alone.
     public init?(storePath: String) {
-        let fd = open(Self.path(forStore: storePath), O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
-        guard fd >= 0 else { return nil }
-        descriptor = fd
+        let paths = Self.paths(forStore: storePath)
+        let a = open(paths[0], O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
+        guard a >= 0 else { return nil }
+        let t = open(paths[1], O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
+        guard t >= 0 else { close(a); return nil }
+        announce = a
+        turn = t
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        close(announce)
+        close(turn)
+    }
 
-    /// Waits while a short writer holds or waits for the store (at most ``longestWait``).
-    public func letWaitingWritersGo() {
-        let deadline = Date().addingTimeInterval(Self.longestWait)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else { return }
+    /// One transaction of a long writer (an import): after whoever announced, in its turn.
+    public func longWrite<T>(_ body: () throws -> T) rethrows -> T {
+        Self.wait { flock(announce, LOCK_EX | LOCK_NB) }
+        flock(announce, LOCK_UN)
+        return try shortWrite(body)
+    }
+
+    /// A write in its turn, announced while it waits for it.
+    public func shortWrite<T>(_ body: () throws -> T) rethrows -> T {
+        while flock(announce, LOCK_SH) != 0 && errno == EINTR {}
+        let took = Self.wait { flock(turn, LOCK_EX | LOCK_NB) }
+        flock(announce, LOCK_UN)
+        defer { if took { flock(turn, LOCK_UN) } }
+        return try body()
+    }
+
+    /// A short write (an operator's flag) to the store at `storePath`, in its turn.
+    public static func shortWrite<T>(storePath: String?, _ body: () throws -> T) rethrows -> T {
+        guard let storePath, let writerTurn = WriterTurn(storePath: storePath) else { return try body() }
+        return try writerTurn.shortWrite(body)
+    }
+
+    /// Retries a non-blocking lock every 2 ms until it succeeds (true) or ``longestWait`` passes.
+    @discardableResult
+    private static func wait(_ attempt: () -> Int32) -> Bool {
+        let deadline = Date().addingTimeInterval(longestWait)
+        while attempt() != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else { return false }
             usleep(2000)
         }
-        flock(descriptor, LOCK_UN)
-    }
-
-    /// Runs a short write announced to long writers; without a lock file, just runs it.
-    public static func asShortWriter<T>(storePath: String?, _ body: () throws -> T) rethrows -> T {
-        guard let storePath else { return try body() }
-        let fd = open(path(forStore: storePath), O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
-        guard fd >= 0 else { return try body() }
-        defer { close(fd) }
-        while flock(fd, LOCK_SH) != 0 {
-            guard errno == EINTR else { return try body() }
-        }
-        return try body()
+        return true
     }
 }

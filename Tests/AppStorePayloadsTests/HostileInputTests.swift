@@ -147,3 +147,14 @@ import Testing
         }
     }
 }
+
+/// What held when subdash was first attacked, kept holding.
+@Suite struct AlreadyHoldsTests {
+    @Test func a100kDeepNestingIsRejectedCleanly() {
+        let decoder = PayloadDecoder(verifier: Base64URLVerifier())
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: PayloadError.self) { try decoder.decode(Data(deep.utf8)) }
+        let docs = DocumentReader().documents(in: Data(deep.utf8))
+        #expect(docs.count == 1)
+    }
+}

@@ -132,4 +132,23 @@ import SubscriptionModel
         #expect(try Self.integrity(path) == "ok")
         #expect(try Self.dumpIgnoringFlagTimes(store) == Self.dumpIgnoringFlagTimes(turn))
     }
+
+    /// Two imports of the same store at once (the v2 half and everything) both finish, and the
+    /// store is what one clean import gives.
+    @Test func twoImportsAtOnceFinishWithTheCleanStore() throws {
+        let cleanPath = Self.storePath("clean"), path = Self.storePath("two")
+        defer { Self.removeStore(cleanPath); Self.removeStore(path) }
+        let clean = try AppDatabase.open(path: cleanPath)
+        _ = try AppStoreImportTests.importer(clean).0.importPaths([Self.generated])
+        _ = try AppDatabase.open(path: path)
+        let first = try Self.importProcess(path, Self.generated + "/v2")
+        let second = try Self.importProcess(path, Self.generated)
+        try first.run()
+        try second.run()
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect([first.terminationStatus, second.terminationStatus] == [0, 0])
+        #expect(try Self.integrity(path) == "ok")
+        #expect(try AppStoreImportTests.dump(AppDatabase.open(path: path)) == AppStoreImportTests.dump(clean))
+    }
 }

@@ -31,4 +31,20 @@ import SubscriptionModel
         }
         #expect(try db.flagLog().count == 1)
     }
+
+    /// SQL in ids, notes, operator names and searches is data: it is stored and matched as text
+    /// and runs nothing.
+    @Test func sqlInIdsNotesAndSearchesDoesNothing() throws {
+        let db = try AppDatabase.inMemory()
+        let hostile = "1'; DROP TABLE offerFlag; --"
+        #expect(try db.setFlags(.winBack, on: [hostile], note: "x'); DELETE FROM offerFlagLog; --",
+                                operatorName: "' OR 1=1 --", at: Instant(milliseconds: 0)) == 1)
+        #expect(try db.subscriptions(matching: "' OR '1'='1").isEmpty)
+        #expect(try db.subscriptions(matching: "1\" OR 1=1 --").isEmpty)
+        let flags = try db.flags()
+        #expect(flags.map(\.originalTransactionId) == [hostile])
+        #expect(flags.first?.note == "x'); DELETE FROM offerFlagLog; --")
+        #expect(flags.first?.operatorName == "' OR 1=1 --")
+        #expect(try db.flagLog().count == 1)
+    }
 }
