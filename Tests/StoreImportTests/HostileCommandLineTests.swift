@@ -31,6 +31,32 @@ import Testing
         #expect(subscriber.stdout.contains(#"evil\x1b]0;pwned\x07\x1b[2J"#))
     }
 
+    /// The reproduction as reported (a customers CSV's user id, printed by `report subscriber`),
+    /// and the flag command's "already flagged" message and the flag log, which quote notes.
+    @Test func customerIdsAndEarlierFlagsAreShownNotActedOn() throws {
+        let db = try store()
+        let csv = CLI.temporary("customers.csv")
+        defer { remove(db); try? FileManager.default.removeItem(atPath: csv) }
+        try "userId,email,originalTransactionId\n\(Self.title),a@example.com,\(Self.subscription)\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        // An identifier with control characters is not stored at all (so no report can print
+        // it); the rejection quotes nothing raw.
+        let imported = try CLI.run(["import", "--db", db, csv])
+        #expect(imported.status == 1)
+        #expect(imported.stderr.contains("\(csv):line 2: userId holds the control character U+001B: not an identifier"))
+        #expect(!imported.stderr.contains("\u{1B}"))
+        let subscriber = try CLI.run(["report", "subscriber", "--db", db, "--format", "table", Self.subscription])
+        #expect(subscriber.status == 0)
+        #expect(!subscriber.stdout.contains("evil"))
+
+        #expect(try CLI.run(["flag", "--db", db, "--offer", "winBack", "--operator", "ann", "--note", Self.title, Self.subscription]).status == 0)
+        let again = try CLI.run(["flag", "--db", db, "--offer", "winBack", "--operator", "bob", Self.subscription])
+        #expect(again.stderr.contains(#"(note: evil\x1b]0;pwned\x07\x1b[2J); kept"#))
+        #expect(!again.stderr.contains("\u{1B}"))
+        let log = try CLI.run(["flags", "--db", db, "--log"])
+        #expect(log.stdout.contains(#"evil\x1b]0;pwned\x07\x1b[2J"#))
+        #expect(!log.stdout.contains("\u{1B}"))
+    }
+
     @Test func importMessagesQuotingTheInputAreShownNotActedOn() throws {
         let db = CLI.temporary("db.sqlite")
         let file = CLI.temporary("osc.ndjson")
