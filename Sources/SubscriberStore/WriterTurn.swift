@@ -24,13 +24,16 @@ public final class WriterTurn: @unchecked Sendable {
     /// still guards the store then).
     static let longestWait = 30.0
 
-    /// Nil when the lock files cannot be opened (a read-only directory): the writer then relies
-    /// on SQLite's busy timeout alone.
-    public init?(storePath: String) {
+    /// Nil when the lock files cannot be opened (a read-only directory), or do not exist and
+    /// `create` is false: the writer then relies on SQLite's busy timeout alone. Imports create
+    /// them; a short writer does not (no import has run, so none is running: nothing is left
+    /// beside a store only ever flagged).
+    public init?(storePath: String, create: Bool = true) {
         let paths = Self.paths(forStore: storePath)
-        let a = open(paths[0], O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
+        let flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0)
+        let a = open(paths[0], flags, StoreFiles.privateMode)
         guard a >= 0 else { return nil }
-        let t = open(paths[1], O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
+        let t = open(paths[1], flags, StoreFiles.privateMode)
         guard t >= 0 else { close(a); return nil }
         announce = a
         turn = t
@@ -59,7 +62,7 @@ public final class WriterTurn: @unchecked Sendable {
 
     /// A short write (an operator's flag) to the store at `storePath`, in its turn.
     public static func shortWrite<T>(storePath: String?, _ body: () throws -> T) rethrows -> T {
-        guard let storePath, let writerTurn = WriterTurn(storePath: storePath) else { return try body() }
+        guard let storePath, let writerTurn = WriterTurn(storePath: storePath, create: false) else { return try body() }
         return try writerTurn.shortWrite(body)
     }
 
