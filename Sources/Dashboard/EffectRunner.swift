@@ -43,10 +43,13 @@ public final class EffectRunner: Sendable {
                 return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
-            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population):
+            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population, let sort):
                 let rows = try analytics.subscriberList(offset: offset, limit: limit, asOf: asOf, scope: scope,
-                                                        matching: filter, population: population)
+                                                        matching: filter, population: population, sort: sort)
                 return .loadedSubscribers(offset: offset, rows: rows)
+            case .countSubscribers(let asOf, let scope, let filter, let population):
+                let count = try analytics.subscriberCount(asOf: asOf, scope: scope, matching: filter, population: population)
+                return .countedSubscribers(filter: filter, population: population, count: count)
             case .loadPopulationSize(let population, let asOf, let scope):
                 return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
