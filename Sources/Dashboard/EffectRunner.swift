@@ -10,7 +10,7 @@ public final class EffectRunner: Sendable {
     public let analytics: SubscriberAnalytics
     /// Where `:theme` looks for themes.
     public let themes: ThemeCatalog
-    /// Where `ctrl-s` writes its CSV files.
+    /// Where `ctrl-s` writes its CSV files (an absolute path: the notice shows where the file went).
     public let exportDirectory: String
     /// The instant flag changes are written at.
     public let now: @Sendable () -> Instant
@@ -19,13 +19,25 @@ public final class EffectRunner: Sendable {
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
-                exportDirectory: String = FileManager.default.currentDirectoryPath,
+                exportDirectory: String = EffectRunner.exportDirectory(),
                 now: @escaping @Sendable () -> Instant = { Instant(Date()) }) {
         self.analytics = analytics
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
         changes = try? StoreChangeMonitor(database: analytics.database)
+    }
+
+    /// Where exports go: `--export-dir` when given, else `$XDG_DOWNLOAD_DIR`, else the home
+    /// directory; never silently the directory the dashboard happened to be started in. A relative
+    /// path is made absolute against `currentDirectory`.
+    public static func exportDirectory(option: String? = nil,
+                                       environment: [String: String] = ProcessInfo.processInfo.environment,
+                                       currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        let chosen = [option, environment["XDG_DOWNLOAD_DIR"], environment["HOME"]]
+            .compactMap { $0 }.first { !$0.isEmpty } ?? NSHomeDirectory()
+        let absolute = chosen.hasPrefix("/") ? chosen : currentDirectory + "/" + chosen
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 
     /// Runs `effect` off the calling thread; `send` is called on the background queue.

@@ -19,6 +19,8 @@ public func view(_ state: AppState, size: Size, palette: Palette) -> Buffer {
 @discardableResult
 public func render(_ state: AppState, into buffer: inout Buffer, palette: Palette) -> Position? {
     let area = buffer.area
+    // The theme's background everywhere, blanks included (a light theme on a dark terminal).
+    buffer.fill(area, style: palette[.text])
     guard area.width >= DashboardView.minimumSize.width, area.height >= DashboardView.minimumSize.height else {
         let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)"]
         for (index, line) in lines.enumerated() {
@@ -295,7 +297,13 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
             lines.append((chords, key))
         }
     }
-    let box = area.centered(Size(width: 64, height: min(area.height - 2, lines.count + 2)))
+    // Descriptions wrap under themselves (never cut): the key column is 14 wide, one space, the rest.
+    let width = min(area.width - 4, 76)
+    let textWidth = max(10, width - 4 - 15)
+    lines = lines.flatMap { line in
+        Dialog.wrap(line.1, width: textWidth).enumerated().map { index, part in (index == 0 ? line.0 : "", part) }
+    }
+    let box = area.centered(Size(width: width, height: min(area.height - 2, lines.count + 2)))
     Border(title: "Keys · \(state.pane.title)", focused: true, fill: .dialog).render(in: box, buffer: &buffer, palette: palette)
     let inner = Border.inner(box).inset(horizontal: 1, vertical: 0)
     if lines.count > inner.height {

@@ -165,7 +165,7 @@ struct Materializer {
         try db.cachedStatement(sql: """
             INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
             SELECT s.originalTransactionId, \(AppDatabase.customerSQL("userId")), \(AppDatabase.customerSQL("email")),
-                COALESCE(s.appAccountToken, \(AppDatabase.customerSQL("appAccountToken")))
+                COALESCE(NULLIF(s.appAccountToken, ''), \(AppDatabase.customerSQL("appAccountToken")))
             FROM subscription s WHERE s.originalTransactionId = ?
             """).run(db, id)
 

@@ -372,7 +372,7 @@ extension AppDatabase {
                 ) WITHOUT ROWID;
                 INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
                     SELECT s.originalTransactionId, \(customerSQL("userId")), \(customerSQL("email")),
-                        COALESCE(s.appAccountToken, \(customerSQL("appAccountToken")))
+                        COALESCE(NULLIF(s.appAccountToken, ''), \(customerSQL("appAccountToken")))
                     FROM subscription s;
                 CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
                 CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;

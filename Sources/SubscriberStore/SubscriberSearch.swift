@@ -44,7 +44,9 @@ extension AppDatabase {
                 """)
         }
         let sql = branches.joined(separator: "\nUNION ") + "\nORDER BY 1 LIMIT ?3"
-        var found = try String.fetchAll(db, sql: sql, arguments: [query, high, limit, query.lowercased()])
+        var arguments: StatementArguments = [query, high, limit]
+        if query.count >= 3 { arguments += [query.lowercased()] }
+        var found = try String.fetchAll(db, sql: sql, arguments: arguments)
         if found.count < limit {
             let exact = try subscriptions(matching: query, in: db)
             if !exact.allSatisfy(Set(found).contains) {
