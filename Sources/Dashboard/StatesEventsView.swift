@@ -10,7 +10,8 @@ func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     let month = state.asOf.map { state.statesEvents.shownMonth(asOf: $0) }
     // The focus border follows the cursor: the state rows come first, then the event rows.
     let inEvents = state.statesEvents.row >= StatesEventsPane.stateRows.count
-    Border(title: "States at \(state.asOf?.isoDate ?? "…")", focused: !inEvents).render(in: halves[0], buffer: &buffer, palette: palette)
+    Border(title: "States as of \(state.asOf?.asOfText ?? "…")", focused: !inEvents)
+        .render(in: halves[0], buffer: &buffer, palette: palette)
     Border(title: "Events in \(month?.description ?? "…") · h/l month", focused: inEvents)
         .render(in: halves[1], buffer: &buffer, palette: palette)
     let left = Border.inner(halves[0]), right = Border.inner(halves[1])
