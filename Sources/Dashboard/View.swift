@@ -40,12 +40,14 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     }
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
-    Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
     var scopeText = "as of " + (state.asOf?.asOfText ?? "…") + " · " + state.scope.environment.rawValue
     if let product = state.scope.productId { scopeText += " · " + clean(product) }
     if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
     let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
     buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
+    // The crumbs get the width the scope leaves them (they never run under it).
+    Breadcrumbs(crumbs).render(in: Rect(x: rows[1].x, y: rows[1].y, width: max(0, scopeX - 1 - rows[1].x), height: 1),
+                               buffer: &buffer, palette: palette)
 
     let body = rows[2]
     switch state.pane {
