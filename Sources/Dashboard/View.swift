@@ -115,7 +115,13 @@ func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: P
 /// cursor's position in it.
 func subscribersTitle(_ state: AppState) -> String {
     let pane = state.subscribers, view = pane.view
-    var title = "Subscribers · "
+    // The position first: a long list description is what gets cut at 80 columns.
+    var title = "Subscribers"
+    if let count = pane.count {
+        let capped = view.filter != nil && count >= AppDatabase.searchLimit
+        title += " \(count == 0 ? 0 : pane.selected + 1)/\(count)\(capped ? "+" : "")"
+    }
+    title += " · "
     if let population = view.population, !view.searchesEveryone {
         title += "\(population)"
         if let size = pane.populationSize {
@@ -126,10 +132,6 @@ func subscribersTitle(_ state: AppState) -> String {
     }
     if let filter = view.filter { title += " matching \"\(clean(filter))\"" }
     if view.searchesEveryone, let population = view.population { title += " (none in \(population))" }
-    if let count = pane.count {
-        let capped = view.filter != nil && count >= AppDatabase.searchLimit
-        title += " · \(count == 0 ? 0 : pane.selected + 1)/\(count)\(capped ? "+" : "")"
-    }
     return title
 }
 

@@ -518,7 +518,7 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.statesEvents.figures?.states[.standard] == 5)
         let lines = screen(state)
         #expect(lines[1].contains("States & Events") && lines[1].contains("Subscribers"))
-        #expect(lines[2].contains("Subscribers · state standard (5)"))
+        #expect(lines[2].contains("Subscribers 1/5 · state standard (5)"))
         // esc leaves the drill-down, back where it came from; pane 1 then lists everyone again.
         try press("esc", state: &state, runner: runner)
         #expect(state.pane == .statesEvents)
@@ -554,13 +554,13 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1))
         #expect(state.subscribers.rows.map(\.id) == ["6000"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
-        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · retained at P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · retained at P1 (1)"))
         // `c`: who ended by P1 — 4000, whose only month ended on 2025-02-01 (ended[1] = 1).
         try press("esc", "c", state: &state, runner: runner)
         #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1))
         #expect(state.subscribers.rows.map(\.id) == ["4000"])
         #expect(grid.cohorts[january].ended.prefix(3) == [1, 0, 0])
         #expect(state.subscribers.populationSize?.figure == 1)
-        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · ended by P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · ended by P1 (1)"))
     }
 }

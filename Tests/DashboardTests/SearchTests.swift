@@ -76,7 +76,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         // Live: the list follows the text before enter.
         let lines = screen(state, width: 120)
         #expect(lines.contains { $0.contains("5010") && $0.contains("user-0002") && $0.contains("Customer0002@Example.com") })
-        #expect(lines[2].contains("matching \"customer0002\" · 1/1"))
+        #expect(lines[2].contains("Subscribers 1/1 · all matching \"customer0002\""))
         #expect(!lines.contains { $0.contains("│ 5000") || $0.contains("5020 ") })
     }
 
@@ -89,7 +89,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         try keys("ctrl-u", state: &state, runner: runner)
         type("USER-000", &state, runner)
         #expect(state.subscribers.rows.map(\.id) == ["5010", "5020", "7000"])
-        #expect(title(state).contains("· 1/3"))
+        #expect(title(state).contains("Subscribers 1/3 · all matching \"USER-000\""))
         try keys("ctrl-u", state: &state, runner: runner)
         type("lindqvist", &state, runner)
         #expect(state.subscribers.rows.map(\.id) == ["7000"])
@@ -113,18 +113,18 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(screen(state).contains { $0.contains("Nobody matches \"zzzz\"") })
         try keys("esc", state: &state, runner: runner)
         #expect(state.subscribers.filter == nil)
-        #expect(title(state).contains("Subscribers · all · 1/25"))
+        #expect(title(state).contains("Subscribers 1/25 · all ─"))
     }
 
     @Test func titleCountsAndGGoesToTheRealLastRow() throws {
         let runner = try SearchStore.runner(extra: 130)
         var state = started(runner)
         #expect(state.subscribers.rows.count == SubscribersPane.pageSize)
-        #expect(title(state).contains("Subscribers · all · 1/155"))
+        #expect(title(state).contains("Subscribers 1/155 · all"))
         try keys("j", "j", state: &state, runner: runner)
-        #expect(title(state).contains("· 3/155"))
+        #expect(title(state).contains("Subscribers 3/155 ·"))
         try keys("G", state: &state, runner: runner)
-        #expect(title(state).contains("· 155/155"))
+        #expect(title(state).contains("Subscribers 155/155 ·"))
         // The last row by id is 9129, beyond the first page: on screen, under the cursor.
         #expect(state.subscribers.selectedId == "9129")
         #expect(screen(state).contains { $0.contains("9129") })
@@ -132,7 +132,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(state.subscribers.selectedId == "9128")
         try keys("g g", state: &state, runner: runner)
         #expect(state.subscribers.selectedId == "5000")
-        #expect(title(state).contains("· 1/155"))
+        #expect(title(state).contains("Subscribers 1/155 ·"))
     }
 
     @Test func columnsShowUserAndEmailAndSortByAnyColumn() throws {
@@ -159,7 +159,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(state.subscribers.rows.allSatisfy { $0.state == "expired" })
         #expect(title(state).contains("state expired"))
         try keys("esc", state: &state, runner: runner)
-        #expect(title(state).contains("Subscribers · all"))
+        #expect(title(state).contains("· all ─"))
     }
 
     @Test func aSearchInADrillDownFindsAnyoneAndEscUnwindsEachStep() throws {
@@ -178,13 +178,13 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         try keys("/", state: &state, runner: runner)
         type("customer0002", &state, runner)
         #expect(state.subscribers.rows.map(\.id) == ["5010"])
-        #expect(title(state, width: 120).contains("state expired (9) matching \"customer0002\" · 1/1"))
+        #expect(title(state, width: 120).contains("Subscribers 1/1 · state expired (9) matching \"customer0002\""))
         // …and one who is not in it is still found, among everyone, and the title says so.
         try keys("ctrl-u", state: &state, runner: runner)
         type("lindqvist", &state, runner)
         try keys("enter", state: &state, runner: runner)
         #expect(state.subscribers.rows.map(\.id) == ["7000"])
-        #expect(title(state, width: 120).contains("all matching \"lindqvist\" (none in state expired) · 1/1"))
+        #expect(title(state, width: 120).contains("Subscribers 1/1 · all matching \"lindqvist\" (none in state expired)"))
         // Open it, then unwind: the search's list, the drill-down, pane 4, pane 1 — and no further.
         try keys("enter", state: &state, runner: runner)
         #expect(state.pane == .subscriber)
@@ -209,7 +209,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(state.pane == .subscriber && state.subscriber.id == "5030")
         try keys("esc", state: &state, runner: runner)
         #expect(state.pane == .subscribers && state.subscribers.selectedId == "5030")
-        #expect(title(state).contains("· 4/25"))
+        #expect(title(state).contains("Subscribers 4/25 ·"))
     }
 
     @Test func fFlagsTheMarkedRowsOfPaneOne() throws {
