@@ -17,6 +17,7 @@ public final class EffectRunner: Sendable {
     /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
     public let changes: StoreChangeMonitor?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
+    private let latestSearch = LatestSearch()
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
                 exportDirectory: String = EffectRunner.exportDirectory(),
@@ -42,7 +43,32 @@ public final class EffectRunner: Sendable {
 
     /// Runs `effect` off the calling thread; `send` is called on the background queue.
     public func run(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
-        queue.async { [self] in send(perform(effect)) }
+        if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
+        queue.async { [self] in
+            // A search typed past before its turn came is not run: its answer would be dropped anyway
+            // (the list shows a newer search), and a substring search reads every subscriber.
+            if let filter = Self.searchFilter(of: effect), filter != latestSearch.get() {
+                send(Self.skipped(effect))
+            } else {
+                send(perform(effect))
+            }
+        }
+    }
+
+    /// The search text of a pane 1 query (`.some(nil)`: a query without one).
+    private static func searchFilter(of effect: Effect) -> String?? {
+        switch effect {
+        case .loadSubscribers(_, _, _, _, let filter, _, _), .countSubscribers(_, _, let filter, _): .some(filter)
+        default: nil
+        }
+    }
+
+    /// An answer to a skipped query that `update` ignores (its search is no longer the list's).
+    private static func skipped(_ effect: Effect) -> Action {
+        switch effect {
+        case .countSubscribers(_, _, let filter, let population): .countedSubscribers(filter: filter, population: population, count: 0)
+        default: .loadedSubscribers(offset: -1, rows: [])
+        }
     }
 
     /// Runs `effect` here and now: what tests and `run` both use.
@@ -126,4 +152,13 @@ public final class EffectRunner: Sendable {
         }
         throw CocoaError(.fileWriteFileExists)
     }
+}
+
+/// The search text of the latest pane 1 query handed to the runner.
+private final class LatestSearch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var filter: String?
+
+    func set(_ filter: String?) { lock.withLock { self.filter = filter } }
+    func get() -> String? { lock.withLock { filter } }
 }
