@@ -40,7 +40,8 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             let reload = update(&state, runner.perform(.checkStore))
             #expect(reload == [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
                                                 scope: state.scope, filter: nil),
-                               .countSubscribers(asOf: SampleStore.asOf, scope: state.scope, filter: nil, population: nil)])
+                               .countSubscribers(asOf: SampleStore.asOf, scope: state.scope, filter: nil, population: nil),
+                               .checkImport])
             #expect(!state.subscribers.rows.isEmpty, "the old rows stay on screen while the new ones load")
             for effect in reload { drive(runner.perform(effect), &state, runner) }
 
