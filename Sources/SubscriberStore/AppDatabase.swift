@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ThreadKit
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
 /// sent, the rows derived from them (DESIGN §3) and the operators' offer flags.
@@ -177,10 +178,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 }
 
 /// See `AppDatabase.startBackgroundCheckpoints`.
-public final class BackgroundCheckpoints: @unchecked Sendable {
+public final class BackgroundCheckpoints: Sendable {
     private let connection: DatabaseQueue
-    private let condition = NSCondition()
-    private var stopped = false
+    /// `stop()` sends one value: the checkpointing thread's wait for its next turn ends at once.
+    private let stopRequest = BlockingChannel<Bool>(capacity: 1)
     private let done = DispatchGroup()
 
     init(path: String, interval: Double) throws {
@@ -189,23 +190,17 @@ public final class BackgroundCheckpoints: @unchecked Sendable {
         connection = try DatabaseQueue(path: path, configuration: config)
         done.enter()
         Thread.detachNewThread { [self] in
-            condition.lock()
-            while !stopped {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
-                if stopped { break }
-                condition.unlock()
+            while stopRequest.receive(before: Date(timeIntervalSinceNow: interval)) == nil {
                 // Busy or failed: the writer's own autocheckpoint remains the safety net.
                 _ = try? connection.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-                condition.lock()
             }
-            condition.unlock()
             done.leave()
         }
     }
 
     /// Ends the checkpoints and waits for the one in progress.
     public func stop() {
-        condition.lock(); stopped = true; condition.signal(); condition.unlock()
+        stopRequest.send(true)
         done.wait()
     }
 }
