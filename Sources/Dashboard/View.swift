@@ -193,10 +193,22 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
                style: palette[.muted], maxWidth: inner.width)
     TimelineBar(range: Double(first)..<Double(last), segments: segments).render(in: barRow, buffer: &buffer, palette: palette)
 
-    if !report.flags.isEmpty {
-        // Offer flags operators set, with who and when (the row under the timeline is free for it).
+    // The row under the timeline: Family Sharing first (a support agent must see it), then flags.
+    var x = inner.x
+    if timeline.isFamilyShared {
+        x = buffer.set(string: FamilySharingText.access, at: Position(x: x, y: inner.y + 6), style: palette[.accent],
+                       maxWidth: inner.right - x)
+        if let revoked = timeline.sharingRevokedAt {
+            x = buffer.set(string: " · " + FamilySharingText.revoked(on: revoked), at: Position(x: x, y: inner.y + 6),
+                           style: palette[.warning], maxWidth: inner.right - x)
+        }
+        x += 3
+    }
+    if !report.flags.isEmpty, x < inner.right {
+        // Offer flags operators set, with who and when.
         let flags = report.flags.map { "\($0.offer.rawValue) by \(clean($0.operatorName)) \($0.at.isoDate)" }
-        let x = buffer.set(string: "Offer flags   ", at: Position(x: inner.x, y: inner.y + 6), style: palette[.muted])
+        x = buffer.set(string: "Offer flags   ", at: Position(x: x, y: inner.y + 6), style: palette[.muted],
+                       maxWidth: inner.right - x)
         buffer.set(string: flags.joined(separator: " · "), at: Position(x: x, y: inner.y + 6), style: palette[.accent],
                    maxWidth: inner.right - x)
     }
@@ -204,8 +216,9 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
     let sides = Layout.vertical([.fill(), .fill()], spacing: 1).split(lower)
     let periodRows = timeline.periods.enumerated().map { index, period in
         Table.Row(["\(index + 1)", period.start.isoDate, period.end.isoDate, clean(period.productId), period.offerKind.rawValue,
-                   period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")],
-                  role: period.isRefunded ? .refund : nil)
+                   period.isRefunded ? "refund" : period.isSharingRevoked ? "revoked"
+                    : timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free")],
+                  role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
     let scroll = min(state.subscriber.scroll, max(0, periodRows.count - 1))
     Table(columns: [
@@ -218,6 +231,12 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
     Table(columns: [.init("Event", width: .fixed(10)), .init("Type", width: .fixed(16)), .init("Product", width: .fill())],
           rows: Array(eventRows))
         .render(in: sides[1], buffer: &buffer, palette: palette)
+}
+
+/// The Subscriber pane's words for Family Sharing.
+enum FamilySharingText {
+    static let access = "Family Sharing — access through a family member's purchase"
+    static func revoked(on instant: Instant) -> String { "sharing revoked on \(instant.isoDate)" }
 }
 
 enum TimelineSpan {
