@@ -2,7 +2,7 @@ import SubscriptionModel
 
 extension LifecycleModel {
     /// Share of production purchasers who share their subscription with their family.
-    public static let familySharingShare = 0.15
+    public static let familySharingShare = 0.1
     /// Share of family members whose access is revoked at some point (sharing turned off, or they
     /// left the family) other than by the purchaser's refund.
     public static let sharingRevokedShare = 0.2
