@@ -29,6 +29,9 @@ public struct SubscribersPane: Equatable, Sendable {
     /// A drill-down: only the subscriptions behind a cohort cell, a state or an event count.
     public var population: SubscriberPopulation?
     public var populationSize: PopulationSize?
+    /// Whose subscriptions the list shows (`o` cycles): everyone's unless a drill-down or the user
+    /// narrowed it.
+    public var ownership: OwnershipFilter = .all
     /// `enter` (or `:user`) came while the list was loading: open a row when it arrives.
     public var openWhenLoaded: OpenIntent?
     public var selectedId: String? { rows.indices.contains(selected) ? rows[selected].id : nil }
@@ -55,6 +58,28 @@ public struct StatesEventsPane: Equatable, Sendable {
     public var loading = false
     /// The cursor: the state rows first (then active, total), then the event rows.
     public var row = 0
+    /// Whose subscriptions the figures count (`o` cycles): purchased unless switched.
+    public var ownership: OwnershipFilter = .purchased
+}
+
+extension OwnershipFilter {
+    /// The next choice of `o`: purchased → family-shared → all.
+    var next: OwnershipFilter {
+        switch self {
+        case .purchased: .familyShared
+        case .familyShared: .all
+        case .all: .purchased
+        }
+    }
+
+    /// How a pane title says it.
+    public var title: String {
+        switch self {
+        case .purchased: "purchased"
+        case .familyShared: "family-shared"
+        case .all: "all ownerships"
+        }
+    }
 }
 
 /// What to open when the Subscribers list arrives.
@@ -126,6 +151,20 @@ public struct AppState: Equatable, Sendable {
     public var themeNames: [String] = []
     /// Product ids `:product` completes.
     public var products: [String] = []
+
+    /// The scope of pane 1's list: the dashboard's, with the pane's ownership.
+    public var subscribersScope: ReportScope {
+        var s = scope
+        s.ownership = subscribers.ownership
+        return s
+    }
+
+    /// The scope of pane 4's figures: the dashboard's, with the pane's ownership.
+    public var statesEventsScope: ReportScope {
+        var s = scope
+        s.ownership = statesEvents.ownership
+        return s
+    }
 
     public init(asOf: Instant? = nil, scope: ReportScope = ReportScope(), readOnly: Bool = false,
                 operatorName: String = "unknown", themeNames: [String] = []) {

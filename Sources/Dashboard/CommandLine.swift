@@ -49,6 +49,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         _ = update(&state, .switchPane(.subscribers))
         state.subscribers.population = nil
         state.subscribers.populationSize = nil
+        state.subscribers.ownership = .all
         state.subscribers.filter = argument
         let effects = reloadSubscribers(&state)
         state.subscribers.openWhenLoaded = .single(argument)

@@ -42,5 +42,7 @@ func drillDown(_ state: inout AppState, churned: Bool = false) -> [Effect] {
     state.subscribers.filter = nil
     state.subscribers.population = population
     state.subscribers.populationSize = nil
+    // The members of a pane 4 figure are those it counts; a cohort's are purchased.
+    state.subscribers.ownership = state.history.last == .statesEvents ? state.statesEvents.ownership : .purchased
     return reloadSubscribers(&state)
 }

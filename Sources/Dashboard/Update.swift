@@ -40,6 +40,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             // A drill-down is a page of its own: leaving it brings back the whole list.
             state.subscribers.population = nil
             state.subscribers.populationSize = nil
+            state.subscribers.ownership = .all
             state.subscribers.rows = []
             state.subscribers.selected = 0
             state.subscribers.complete = false
@@ -120,6 +121,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return cycleList(&state, delta)
     case .sort(let ascending):
         return sortOffers(&state, ascending: ascending)
+    case .cycleOwnership:
+        return cycleOwnership(&state)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
     case .tick:
@@ -203,8 +206,8 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         if state.subscribers.selected >= pane.rows.count - 5, !pane.complete, !pane.loading, pane.filter == nil,
            let asOf = state.asOf {
             state.subscribers.loading = true
-            return [.loadSubscribers(offset: pane.rows.count, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
-                                     filter: nil, population: pane.population)]
+            return [.loadSubscribers(offset: pane.rows.count, limit: SubscribersPane.pageSize, asOf: asOf,
+                                     scope: state.subscribersScope, filter: nil, population: pane.population)]
         }
         return []
     case .subscriber:
@@ -270,7 +273,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadCohorts(asOf: asOf, scope: state.scope)]
     case .statesEvents:
         state.statesEvents.loading = true
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         state.offers.loading = true
         return [.loadOffers(asOf: asOf, scope: state.scope)]
@@ -281,10 +284,10 @@ func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, va
 
 /// The queries that fill pane 1: its first `limit` rows and, in a drill-down, the population's size.
 func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
-    var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope,
+    var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.subscribersScope,
                                               filter: state.subscribers.filter, population: state.subscribers.population)]
     if let population = state.subscribers.population {
-        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
+        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.subscribersScope))
     }
     return effects
 }

@@ -112,6 +112,7 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let pane = state.subscribers
     var title = "Subscribers"
     if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
+    if pane.ownership != .all { title += " · \(pane.ownership.title)" }
     if let population = pane.population {
         title += " · \(population)"
         if let size = pane.populationSize {

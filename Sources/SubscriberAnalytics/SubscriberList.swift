@@ -10,20 +10,24 @@ public struct SubscriberRow: Hashable, Sendable {
     public var paidPeriods: Int?
     public var autoRenew: Bool?
     public var flagCount: Int
+    public var ownership: Ownership
 
-    public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0) {
+    public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
+                ownership: Ownership = .purchased) {
         self.id = id
         self.productId = productId
         self.state = state
         self.paidPeriods = paidPeriods
         self.autoRenew = autoRenew
         self.flagCount = flagCount
+        self.ownership = ownership
     }
 }
 
 extension SubscriberAnalytics {
     /// One page of the Subscribers list: subscriptions begun by `asOf` (those matching `filter`, any id,
-    /// when given; the members of `population` when given), with their segment then, by id.
+    /// when given; the members of `population` when given), with their segment then, by id. Only the
+    /// ownership `scope` names: pass `.all` to list family members too.
     ///
     /// A population keeps its own product rule (a cohort by its first paid product, a state by the
     /// product at as-of…), so `scope.productId` then narrows only through the population.
@@ -36,10 +40,12 @@ extension SubscriberAnalytics {
             let environments = scope.environment.environments.map(\.rawValue)
             var sql = """
                 SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
-                       (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId)
+                       (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId),
+                       s.ownership
                 FROM subscription s
                 LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= ? AND g."end" > ?
                 WHERE s.firstStart <= ? AND s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
+                    AND s.\(scope.ownership.sql)
                 """
             var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
             arguments += StatementArguments(environments)
@@ -59,7 +65,7 @@ extension SubscriberAnalytics {
             arguments += [limit, offset]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 SubscriberRow(id: row[0], productId: row[1], state: row[2], paidPeriods: row[3], autoRenew: row[4],
-                              flagCount: row[5])
+                              flagCount: row[5], ownership: Ownership(rawValue: row[6]) ?? .purchased)
             }
         }
     }

@@ -71,13 +71,13 @@ import Testing
         let analytics = try Self.refundedFamily(members: true)
         let (from, to, asOf) = (Self.day("2025-03-01"), Self.day("2025-04-01"), Self.day("2025-03-31"))
         let purchased = try analytics.events(from: from, to: to, asOf: asOf)
-        #expect(purchased[.refund] == 1 && purchased.expirationReasons == [.refund: 1])
+        #expect(purchased[EventType.refund] == 1 && purchased.expirationReasons == [.refund: 1])
         let all = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(ownership: .all))
-        #expect(all[.refund] == 1)
+        #expect(all[EventType.refund] == 1)
         #expect(all[.expiration] == 3)
         #expect(all.expirationReasons == [.refund: 1, .sharingRevoked: 2])
         let members = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(ownership: .familyShared))
-        #expect(members[.refund] == 0 && members.expirationReasons == [.sharingRevoked: 2])
+        #expect(members[EventType.refund] == 0 && members.expirationReasons == [.sharingRevoked: 2])
         #expect(try ReportJSON.events(members).contains(#""refund":0,"sharingRevoked":2,"other":0"#))
     }
 
@@ -143,6 +143,6 @@ import Testing
         let purchased = try analytics.events(from: from, to: to, asOf: asOf)
         #expect(purchased.counts.isEmpty)
         let shared = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(ownership: .familyShared))
-        #expect(shared[.refund] == 0 && shared.expirationReasons == [.sharingRevoked: 1])
+        #expect(shared[EventType.refund] == 0 && shared.expirationReasons == [.sharingRevoked: 1])
     }
 }
