@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, search a
 # subscriber by email, open it, see its timeline, go to the cohorts, then to Offers: mark two
-# rows, flag them, confirm, quit; then check with `subdash flags --format json` that exactly those
+# rows, flag them, confirm; open a family member and read its Family Sharing line; quit; then check with `subdash flags --format json` that exactly those
 # two are flagged, by the operator given. Polls capture-pane instead of sleeping; dumps the pane
 # on failure.
 set -euo pipefail
@@ -64,6 +64,15 @@ wait_for "Flag 2 subscribers for winBack?"
 tmux send-keys -t "$session" Enter
 wait_for "flagged for winBack: 2 subscriptions as $operator"
 wait_for "flagged 2"
+
+# A family member of the generated data, whose access was revoked: the Subscriber pane says whose
+# purchase it is, and when sharing was revoked.
+tmux send-keys -t "$session" ":"
+tmux send-keys -t "$session" -l "user 3000000000072000"
+tmux send-keys -t "$session" Enter
+wait_for "Subscriber  ›  3000000000072000"
+wait_for "Family Sharing — access through a family member's purchase"
+wait_for "sharing revoked on 2024-11-11"
 
 tmux send-keys -t "$session" "q"
 for i in $(seq 1 50); do [ -f "$work/exit" ] && break; sleep 0.1; done
