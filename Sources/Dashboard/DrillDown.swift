@@ -43,7 +43,7 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     state.subscribers.filter = nil
     state.subscribers.population = population
     state.subscribers.populationSize = nil
-    // The members of a pane 4 figure are those it counts; a cohort's are purchased.
-    state.subscribers.ownership = state.history.last == .statesEvents ? state.statesEvents.ownership : .purchased
+    // The members of a pane 4 figure are those it counts (a cohort's are all purchased).
+    state.subscribers.ownership = state.history.last == .statesEvents ? state.statesEvents.ownership : .all
     return reloadSubscribers(&state)
 }

@@ -110,13 +110,13 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let pane = state.subscribers
     var title = "Subscribers"
     if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
-    if pane.ownership != .all { title += " · \(pane.ownership.title)" }
     if let population = pane.population {
         title += " · \(population)"
         if let size = pane.populationSize {
             title += size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
         }
     }
+    if pane.ownership != .all { title += " · \(pane.ownership.title)" }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
@@ -222,7 +222,7 @@ private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Bu
     let scroll = min(state.subscriber.scroll, max(0, periodRows.count - 1))
     Table(columns: [
         .init("#", width: .fixed(3), alignment: .right), .init("Start", width: .fixed(10)), .init("End", width: .fixed(10)),
-        .init("Product", width: .fill()), .init("Offer", width: .fixed(12)), .init("", width: .fixed(6)),
+        .init("Product", width: .fill()), .init("Offer", width: .fixed(12)), .init("", width: .fixed(7)),
     ], rows: periodRows, offset: scroll).render(in: sides[0], buffer: &buffer, palette: palette)
     let eventRows = report.events.reversed().map { event in
         Table.Row([event.at.isoDate, event.type.rawValue, clean(event.productId)])

@@ -114,7 +114,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         #expect(lines.contains { $0.hasPrefix("│ 2025-01") })
         try press("4", &state, runner: runner)
         lines = screen(state)
-        #expect(lines[2].contains("States at 2025-03-10"))
+        #expect(lines[2].contains("States as of 2025-03-10"))
         #expect(lines.contains { $0.contains("│total") && $0.contains(" 3 ") })
     }
 }
