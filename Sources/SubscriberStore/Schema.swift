@@ -393,10 +393,13 @@ extension AppDatabase {
             // purchase its subscription is, and the indexes and per-day counts that reports read
             // lead with it after the environment, so `--ownership` stays an index range. Rows
             // stored before are purchased; the subscriptions with a family-shared transaction
-            // are derived again below, by the rules that know of it. `revocationType` is kept
-            // from now on (v2 facts stored before have none until imported again).
+            // are marked for a rebuild, which `AppDatabase` runs once every migration is done
+            // (the materialiser writes the latest schema's tables, not this one's). `revocationType`
+            // is kept from now on (v2 facts stored before have none until imported again).
+            if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
+                try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
+            }
             try db.execute(sql: """
-                ALTER TABLE "transaction" ADD COLUMN revocationType TEXT;
                 ALTER TABLE subscription ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
                 ALTER TABLE segment ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
                 ALTER TABLE event ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
@@ -448,10 +451,10 @@ extension AppDatabase {
                 """)
             // `runEndDay` counts cohort members only: runs with a paid period, which a
             // family-shared subscription never has, so it needs no ownership.
-            let shared = try String.fetchAll(db, sql: """
-                SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED' ORDER BY 1
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
                 """)
-            try Materializer(db).rebuild(shared)
         }
         return migrator
     }
