@@ -38,12 +38,10 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     default:
         return []
     }
-    state.history.append(state.pane)
+    pushLocation(&state)
     state.pane = .subscribers
-    state.subscribers.filter = nil
-    state.subscribers.population = population
-    state.subscribers.populationSize = nil
-    // The members of a pane 4 figure are those it counts (a cohort's are all purchased).
-    state.subscribers.ownership = state.history.last == .statesEvents ? state.statesEvents.ownership : .all
-    return reloadSubscribers(&state)
+    // The members of a pane 4 figure are those it counts; a cohort's are all purchased.
+    let ownership: OwnershipFilter = population.isCohort ? .purchased : state.statesEvents.ownership
+    showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort, ownership: ownership))
+    return load(&state, .subscribers)
 }

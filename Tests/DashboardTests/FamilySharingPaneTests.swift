@@ -91,6 +91,13 @@ import TerminalUI
         try keys("o", state: &state, runner: runner)
         #expect(state.statesEvents.figures?.states.counts == [.expired: 1])
         #expect(title().contains("Events in 2025-03 · family-shared"))
+        // `enter` on the expired row lists the one it counts: the family member.
+        state.statesEvents.row = StatesEventsPane.stateRows.firstIndex { $0.name == "expired" }!
+        try keys("enter", state: &state, runner: runner)
+        #expect(state.subscribers.rows.map(\.id) == ["f"])
+        #expect(title().contains("Subscribers 1/1 · state expired (1) · family-shared"), "\(title())")
+        try keys("esc", state: &state, runner: runner)
+        #expect(state.pane == .statesEvents)
         try keys("o", state: &state, runner: runner)
         #expect(state.statesEvents.figures?.states.total == 2)
         #expect(title().contains("Events in 2025-03 · all ownerships"))
@@ -108,8 +115,29 @@ import TerminalUI
         #expect(state.subscribers.rows.map(\.id) == ["p"])
         try keys("o", state: &state, runner: runner)
         #expect(state.subscribers.rows.map(\.id) == ["f"])
-        #expect(Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers · family-shared") })
+        #expect(Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers 1/1 · family-shared") })
         try keys("o", state: &state, runner: runner)
         #expect(state.subscribers.rows.map(\.id) == ["f", "p"])
+        #expect(Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers 1/2 · all") })
+    }
+
+    /// Pane 1's last column says "yes" for a family member; `[` on it lists purchased
+    /// subscriptions first, `]` family-shared ones first.
+    @Test func subscribersSortByOwnership() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        drive(.start, &state, runner)
+        let lines = Self.screen(state, palette: .builtinDefault(.none)).lines
+        let header = try #require(lines.first { $0.contains("Subscription") })
+        #expect(header.hasSuffix("Flg Fam│"), "\(header)")
+        #expect(lines.contains { $0.hasPrefix("│ f ") && $0.hasSuffix("yes│") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasPrefix("│ p ") && $0.hasSuffix("   │") }, "\(lines.joined(separator: "\n"))")
+        for _ in 0..<8 { try keys("l", state: &state, runner: runner) }
+        #expect(state.subscribers.column == 8)
+        try keys("[", state: &state, runner: runner)
+        #expect(state.subscribers.rows.map(\.id) == ["p", "f"])
+        try keys("]", state: &state, runner: runner)
+        #expect(state.subscribers.rows.map(\.id) == ["f", "p"])
+        #expect(state.subscribers.view.sort == SubscriberSort(.ownership, ascending: false))
     }
 }
