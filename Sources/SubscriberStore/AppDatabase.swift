@@ -15,8 +15,15 @@ public final class AppDatabase: Sendable {
     public init(_ writer: any DatabaseWriter, path: String? = nil) throws {
         self.writer = writer
         self.path = path
-        try writer.read { db in try Self.refuseNewer(db, path: path ?? "the store") }
+        let applied = try writer.read { db in
+            try Self.refuseNewer(db, path: path ?? "the store")
+            return try db.tableExists("grdb_migrations") ? try Self.migrator.appliedIdentifiers(db) : []
+        }
         try Self.migrator.migrate(writer)
+        // A migration that changes how subscriptions are derived marks them pending; they are
+        // derived again here, once the schema is complete (the materialiser writes the latest
+        // tables, which a migration in the middle of the list does not have yet).
+        if !applied.isEmpty, applied.count < Self.migrator.migrations.count { try rebuildPending() }
         try writer.writeWithoutTransaction { db in
             // For other tools and later versions: the schema version this store is at.
             if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < Self.schemaVersion {
