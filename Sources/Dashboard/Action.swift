@@ -47,12 +47,16 @@ public enum Action: Equatable, Sendable {
     case cycleList(Int)
     /// Sort by the column under the cursor.
     case sort(ascending: Bool)
+    /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
+    case cycleOwnership
     case reload
     /// About once a second from the run loop: time to look for changes by others.
     case tick
 
     case loadedHorizon(Instant?)
     case loadedSubscribers(offset: Int, rows: [SubscriberRow])
+    /// How many rows the list of this search and population has.
+    case countedSubscribers(filter: String?, population: SubscriberPopulation?, count: Int)
     case loadedSubscriber(SubscriberReport)
     /// A cohort grid, with the billing durations the store's products have.
     case loadedCohorts(CohortGrid, durations: [BillingDuration] = [])
@@ -79,7 +83,8 @@ public enum MarkOperation: String, Equatable, Sendable {
 public enum Effect: Equatable, Sendable {
     case loadHorizon
     case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?,
-                         population: SubscriberPopulation? = nil)
+                         population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort())
+    case countSubscribers(asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
     case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)

@@ -38,10 +38,10 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     default:
         return []
     }
-    state.history.append(state.pane)
+    pushLocation(&state)
     state.pane = .subscribers
-    state.subscribers.filter = nil
-    state.subscribers.population = population
-    state.subscribers.populationSize = nil
-    return reloadSubscribers(&state)
+    // The members of a pane 4 figure are those it counts; a cohort's are all purchased.
+    let ownership: OwnershipFilter = population.isCohort ? .purchased : state.statesEvents.ownership
+    showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort, ownership: ownership))
+    return load(&state, .subscribers)
 }

@@ -207,6 +207,9 @@ struct FactWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
             """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
+        let subscriptionsWithToken = try db.cachedStatement(sql: """
+            SELECT DISTINCT originalTransactionId FROM "transaction" WHERE appAccountToken = ?
+            """)
         let replaceDocument = try db.cachedStatement(sql: """
             UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
             """)
@@ -297,7 +300,14 @@ struct FactWriter {
                     for id in facts.originalTransactionIds { try listUnverified.run(db, id, doc.sha256) }
                 }
                 touched.formUnion(facts.originalTransactionIds)
-                for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
+                for c in facts.customers {
+                    if let o = c.originalTransactionId, !o.isEmpty {
+                        touched.insert(o)
+                    } else if let token = c.appAccountToken, !token.isEmpty {
+                        // Linked by its token only: the subscriptions with that token show (and are found by) it.
+                        touched.formUnion(try String.fetchAll(subscriptionsWithToken, arguments: [token]))
+                    }
+                }
             }
         }
         try writeTransactions(winners.facts.filter { written.insert($0.0.transactionId, rank: $0.1) })
@@ -332,8 +342,8 @@ struct FactWriter {
             INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
                 subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
                 revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
-                environment, price, currency, inAppOwnershipType, signedDate, rank, unverified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                environment, price, currency, inAppOwnershipType, signedDate, rank, unverified, revocationType)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(transactionId) DO UPDATE SET
                 originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
                 productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
@@ -344,7 +354,7 @@ struct FactWriter {
                 offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
                 environment = excluded.environment, price = excluded.price, currency = excluded.currency,
                 inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank,
-                unverified = excluded.unverified
+                unverified = excluded.unverified, revocationType = excluded.revocationType
             WHERE excluded.rank > "transaction".rank
             """)
         for (t, rank) in transactions {
@@ -352,7 +362,7 @@ struct FactWriter {
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, rank, rank.hasPrefix(FactRank.unverifiedPrefix))
+                t.signedDate?.milliseconds, rank, rank.hasPrefix(FactRank.unverifiedPrefix), t.revocationType)
         }
     }
 

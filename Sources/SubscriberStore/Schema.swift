@@ -388,7 +388,97 @@ extension AppDatabase {
                     SELECT productId, billingDays, COUNT(*) FROM period WHERE billingDays IS NOT NULL GROUP BY 1, 2;
                 """)
         }
-        migrator.registerMigration("v11 unverified documents and the store's app") { db in
+        migrator.registerMigration("v11 subscriber search") { db in
+            // What pane 1 shows and searches besides the ids: each subscription's user id, email and
+            // appAccountToken (the customer `customerSQL` picks), kept by the materialiser. Declared
+            // NOCASE so a prefix is an index range whatever case it was typed in (an appAccountToken
+            // pasted upper-case, as `UUID().uuidString` prints it, matches the stored lower-case one).
+            try db.execute(sql: """
+                CREATE TABLE subscriberSearch (
+                    originalTransactionId TEXT PRIMARY KEY NOT NULL,
+                    userId TEXT COLLATE NOCASE,
+                    email TEXT COLLATE NOCASE,
+                    appAccountToken TEXT COLLATE NOCASE
+                ) WITHOUT ROWID;
+                INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+                    SELECT s.originalTransactionId, \(customerSQL("userId")), \(customerSQL("email")),
+                        COALESCE(NULLIF(s.appAccountToken, ''), \(customerSQL("appAccountToken")))
+                    FROM subscription s;
+                CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
+                CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
+                CREATE INDEX subscriberSearch_appAccountToken ON subscriberSearch(appAccountToken)
+                    WHERE appAccountToken IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v12 family sharing") { db in
+            // Family Sharing (docs/metrics.md "Family Sharing"): every derived row says whose
+            // purchase its subscription is, and the indexes and per-day counts that reports read
+            // lead with it after the environment, so `--ownership` stays an index range. Rows
+            // stored before are purchased; the subscriptions with a family-shared transaction
+            // are marked for a rebuild, which `AppDatabase` runs once every migration is done
+            // (the materialiser writes the latest schema's tables, not this one's). `revocationType`
+            // is kept from now on (v2 facts stored before have none until imported again).
+            if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
+                try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
+            }
+            try db.execute(sql: """
+                ALTER TABLE subscription ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE segment ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE event ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE billingFailure ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE run ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                CREATE INDEX subscription_ownership ON subscription(ownership, originalTransactionId);
+
+                DROP INDEX segment_end;
+                CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                    paidPeriods, periodDays);
+                DROP INDEX segment_start;
+                CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId);
+                DROP INDEX event_at;
+                CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason);
+                DROP INDEX billingFailure_at;
+                CREATE INDEX billingFailure_at ON billingFailure(environment, ownership, at);
+                DROP INDEX run_ended;
+                CREATE INDEX run_ended ON run(environment, ownership, endedAt);
+
+                CREATE TABLE segmentDayByOwnership (
+                    environment TEXT NOT NULL,
+                    ownership TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    starts INTEGER NOT NULL,
+                    ends INTEGER NOT NULL,
+                    PRIMARY KEY (environment, ownership, day, productId, state)
+                ) WITHOUT ROWID;
+                INSERT INTO segmentDayByOwnership SELECT environment, 'purchased', day, productId, state, starts, ends
+                    FROM segmentDay;
+                DROP TABLE segmentDay;
+                ALTER TABLE segmentDayByOwnership RENAME TO segmentDay;
+
+                CREATE TABLE eventDayByOwnership (
+                    environment TEXT NOT NULL,
+                    ownership TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    expirationReason TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (environment, ownership, day, productId, type, expirationReason)
+                ) WITHOUT ROWID;
+                INSERT INTO eventDayByOwnership SELECT environment, 'purchased', day, productId, type, expirationReason, count
+                    FROM eventDay;
+                DROP TABLE eventDay;
+                ALTER TABLE eventDayByOwnership RENAME TO eventDay;
+                """)
+            // `runEndDay` counts cohort members only: runs with a paid period, which a
+            // family-shared subscription never has, so it needs no ownership.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
+                """)
+        }
+        migrator.registerMigration("v13 unverified documents and the store's app") { db in
             // Unsigned v1 data never changes a subscription that has signed data: its facts are
             // marked `unverified` and left out of the derivation of a subscription that has
             // signed facts, whatever the order they arrive in; its documents are listed against
