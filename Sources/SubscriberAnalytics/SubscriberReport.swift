@@ -24,6 +24,12 @@ public struct SubscriberReport: Sendable, Equatable {
     public var paidPeriods: Int
     public var billingFailures: Int
     public var timeline: SubscriptionTimeline
+    /// The money of each period, in `timeline.periods` order (docs/metrics.md "Money").
+    public var money: [PeriodMoney]
+    /// Charges minus returned money at or before as-of, per currency.
+    public var paid: [String: Int64]
+    /// Paid service up to as-of, in whole days rounded down (what sets the 85 % proceeds rate).
+    public var paidServiceDays: Int
     /// Events at or before as-of.
     public var events: [TimelineEvent]
     public var flags: [OfferFlag]
@@ -49,6 +55,7 @@ extension SubscriberAnalytics {
 
     public func subscriber(originalTransactionId id: String, asOf: Instant) throws -> SubscriberReport {
         let timeline = SubscriptionTimeline.derive(try database.facts(of: id))
+        let money = timeline.money(priceTable: try database.priceTable())
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
@@ -65,7 +72,8 @@ extension SubscriberAnalytics {
             inBillingRetry: timeline.inBillingRetry(at: asOf), gracePeriodExpires: timeline.gracePeriodExpires(at: asOf),
             expirationReason: timeline.expirationReason(asOf: asOf), priceIncrease: priceIncrease,
             paidPeriods: timeline.paidPeriods(asOf: asOf), billingFailures: timeline.billingFailureCount(asOf: asOf),
-            timeline: timeline, events: timeline.events.filter { $0.at <= asOf },
+            timeline: timeline, money: money, paid: timeline.paid(asOf: asOf, money: money),
+            paidServiceDays: Int(timeline.paidService(asOf: asOf) / Instant.millisecondsPerDay), events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
     }
 }

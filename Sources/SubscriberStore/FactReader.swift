@@ -13,7 +13,7 @@ struct FactReader {
             SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                    purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                    offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                   inAppOwnershipType, signedDate
+                   inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
             FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate, transactionId
             """)
         try transactions.forEachRow(db, originalTransactionId) { c in
@@ -28,7 +28,8 @@ struct FactReader {
                 offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
                 environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
                 currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
-                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:))))
+                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
+                revocationType: c.optionalText(21), revocationPercentage: c.optionalInt(22)))
         }
         let renewals = try db.cachedStatement(sql: """
             SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,

@@ -23,6 +23,7 @@ struct Materializer {
 
     /// Replaces the derived rows of each subscription by those of its timeline.
     func store(_ derived: [Derived]) throws {
+        let priceTable = try PriceTableStore.load(db)
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
         var counts = Counts()
         for d in derived {
@@ -32,8 +33,25 @@ struct Materializer {
             if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
             guard !d.timeline.periods.isEmpty else { continue }
             try insert(d.timeline, &counts)
+            try insertMoney(d.timeline, priceTable: priceTable, &counts)
         }
         try counts.write(db)
+    }
+
+    /// Rewrites the money rows of every subscription from its facts (a store from before money
+    /// was kept; the other derived rows are left as they are).
+    func rebuildMoney() throws {
+        let priceTable = try PriceTableStore.load(db)
+        let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1")
+        let reader = FactReader(db)
+        for chunk in stride(from: 0, to: ids.count, by: 2000).map({ ids[$0..<min($0 + 2000, ids.count)] }) {
+            var counts = Counts()
+            for id in chunk {
+                try deleteMoney(id, &counts)
+                try insertMoney(.derive(try reader.facts(of: id)), priceTable: priceTable, &counts)
+            }
+            try counts.write(db)
+        }
     }
 
     /// Changes to a table of counts per key (`segmentDay`, `runEndDay`, `eventDay`), summed over a batch and
@@ -81,6 +99,14 @@ struct Materializer {
         var eventDays = CountChanges(table: "eventDay",
                                      keyColumns: ["environment", "day", "productId", "type", "expirationReason"],
                                      countColumns: ["count"])
+        var productLengths = CountChanges(table: "productLength", keyColumns: ["environment", "productId", "monthlyTwelfths"],
+                                          countColumns: ["count"])
+
+        /// A charged period stored or removed: a standard one counts towards its product's billing length.
+        mutating func charged(environment: String, productId: String, offerKind: String, monthlyTwelfths: Int, _ sign: Int) {
+            guard offerKind == OfferKind.standard.rawValue else { return }
+            productLengths.add([environment.databaseValue, productId.databaseValue, monthlyTwelfths.databaseValue], sign)
+        }
 
         /// An event stored or removed.
         mutating func event(environment: String, at: Int64, productId: String, type: String, expirationReason: String?, _ sign: Int) {
@@ -111,6 +137,7 @@ struct Materializer {
             try segmentDays.write(db)
             try runEndDays.write(db)
             try eventDays.write(db)
+            try productLengths.write(db)
         }
     }
 
@@ -144,6 +171,36 @@ struct Materializer {
         while let row = try runs.next() {
             counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
                        paidPeriodCount: row[4], -1)
+        }
+        try deleteMoney(id, &counts)
+    }
+
+    private func deleteMoney(_ id: String, _ counts: inout Counts) throws {
+        let money = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM periodMoney WHERE originalTransactionId = ? RETURNING environment, productId, offerKind, monthlyTwelfths
+            """), arguments: [id])
+        while let row = try money.next() {
+            counts.charged(environment: row[0], productId: row[1], offerKind: row[2], monthlyTwelfths: row[3], -1)
+        }
+    }
+
+    /// One `periodMoney` row per charged period (docs/metrics.md "Money").
+    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts) throws {
+        guard !t.periods.isEmpty else { return }
+        let env = t.environment.rawValue
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
+                start, "end", price, currency, priceSource, proceedsRate, isPaid, refundAt, refundAmount, creditAt,
+                upgradeCredit, monthlyTwelfths)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
+            try statement.run(db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
+                p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
+                m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
+                m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+            counts.charged(environment: env, productId: p.productId, offerKind: p.offerKind.rawValue,
+                           monthlyTwelfths: m.monthlyTwelfths, 1)
         }
     }
 

@@ -358,6 +358,74 @@ extension AppDatabase {
                     FROM event GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
+        migrator.registerMigration("v10 money") { db in
+            // Money (docs/metrics.md "Money"): the transaction fields a price and a refund need, the
+            // price table, and per-period amounts kept by the materialiser so that revenue, refunds
+            // and MRR are sums over indexes by the instant each amount counts at.
+            try db.execute(sql: """
+                ALTER TABLE "transaction" ADD COLUMN storefront TEXT;
+                ALTER TABLE "transaction" ADD COLUMN revocationType TEXT;
+                ALTER TABLE "transaction" ADD COLUMN revocationPercentage INTEGER;
+
+                -- `subdash prices import`: rows in file order (`line`), price in milliunits.
+                CREATE TABLE priceTableRow (
+                    line INTEGER PRIMARY KEY NOT NULL,
+                    productId TEXT NOT NULL,
+                    storefront TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    price INTEGER NOT NULL CHECK (price >= 0),
+                    validFrom INTEGER NOT NULL
+                );
+
+                -- One row per charged period (free and family-shared periods are never charged).
+                -- price and currency are null when the period is unpriced; refundAt / creditAt are
+                -- the instants its refund and upgrade credit count at.
+                CREATE TABLE periodMoney (
+                    transactionId TEXT PRIMARY KEY NOT NULL,
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    storefront TEXT,
+                    offerKind TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    "end" INTEGER NOT NULL,
+                    price INTEGER,
+                    currency TEXT,
+                    -- 'transaction', 'table' or null (unpriced)
+                    priceSource TEXT,
+                    -- proceeds rate in percent: 70, or 85 after a year of paid service
+                    proceedsRate INTEGER NOT NULL,
+                    isPaid INTEGER NOT NULL,
+                    refundAt INTEGER,
+                    refundAmount INTEGER,
+                    creditAt INTEGER,
+                    upgradeCredit INTEGER,
+                    -- the MRR multiplier as a fraction of 12 months: 52 (weekly, ×52/12), 12, 6, 4, 2, 1
+                    monthlyTwelfths INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX periodMoney_start ON periodMoney(environment, start, currency, productId, price,
+                    proceedsRate, storefront, isPaid, refundAt);
+                CREATE INDEX periodMoney_refund ON periodMoney(environment, refundAt, currency, productId, refundAmount,
+                    proceedsRate, storefront) WHERE refundAt IS NOT NULL;
+                CREATE INDEX periodMoney_credit ON periodMoney(environment, creditAt, currency, productId, upgradeCredit,
+                    proceedsRate, storefront) WHERE creditAt IS NOT NULL;
+                CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
+                    price, monthlyTwelfths);
+                CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
+
+                -- Standard periods per product and rounded length, kept by the materialiser: a
+                -- product's billing length for MRR is its most frequent one.
+                CREATE TABLE productLength (
+                    environment TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    monthlyTwelfths INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (environment, productId, monthlyTwelfths)
+                ) WITHOUT ROWID;
+                """)
+            // Stores from before: every subscription's money from its facts, once.
+            try Materializer(db).rebuildMoney()
+        }
         return migrator
     }
 

@@ -6,7 +6,7 @@ struct Subdash: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subdash",
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
-        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
+        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self, Prices.self,
                       Themes.self, Keys.self, Archive.self],
         defaultSubcommand: OpenDashboard.self
     )
