@@ -10,7 +10,8 @@ struct Report: AsyncParsableCommand {
         commandName: "report",
         abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
-                      SubscriberReportCommand.self, EligibilityReport.self])
+                      SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
+                      RefundsReportCommand.self])
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
@@ -227,10 +228,13 @@ struct SubscriberReportCommand: AsyncParsableCommand {
             throw CLIError("\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId")
         case .found(let report):
             try emit(options.format, json: { try ReportJSON.subscriber(report) }, csv: {
-                CSV.render(header: ["transactionId", "productId", "start", "end", "offerKind", "class", "refunded"],
-                           rows: report.timeline.periods.map {
-                               [$0.transactionId, $0.productId, $0.start.iso8601, $0.end.iso8601, $0.offerKind.rawValue,
-                                $0.periodClass.rawValue, $0.isRefunded ? "true" : "false"]
+                CSV.render(header: ["transactionId", "productId", "start", "end", "offerKind", "class", "refunded", "price",
+                                    "currency", "refundAmount", "upgradeCredit"],
+                           rows: zip(report.timeline.periods, report.money).map { p, m in
+                               [p.transactionId, p.productId, p.start.iso8601, p.end.iso8601, p.offerKind.rawValue,
+                                p.periodClass.rawValue, p.isRefunded ? "true" : "false", m.price.map(MoneyFormat.plain) ?? "",
+                                m.price == nil ? "" : m.currency ?? "", m.refundAmount.map(MoneyFormat.plain) ?? "",
+                                m.upgradeCredit.map(MoneyFormat.plain) ?? ""]
                            })
             }, table: { SubscriberText.render(report) })
         }
@@ -254,11 +258,17 @@ enum SubscriberText {
         field("expiration reason", r.expirationReason?.rawValue)
         field("paid periods", "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
+        field("paid", r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }.joined(separator: ", ").nilIfEmpty)
+        field("paid service", "\(r.paidServiceDays) days")
         lines.append("")
-        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "refunded"])
-        periods.rows = r.timeline.periods.map {
-            [$0.transactionId, $0.productId, $0.start.isoDate, $0.end.isoDate, $0.offerKind.rawValue, $0.periodClass.rawValue,
-             $0.isRefunded ? "yes" : ""]
+        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "price", "returned"],
+                                rightAligned: [6, 7])
+        periods.rows = zip(r.timeline.periods, r.money).map { p, m in
+            let price = m.price.map { MoneyFormat.text($0, m.currency) } ?? (m.isCharged ? "unpriced" : "–")
+            let returned = (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
+                ?? (p.isRefunded ? "refunded" : "")
+            return [p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
+                    price, returned]
         }
         lines.append(periods.render())
         lines.append("")

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import SubscriberAnalytics
+import SubscriptionModel
+
+extension RevenueGrouping: ExpressibleByArgument {}
+extension RefundGrouping: ExpressibleByArgument {}
+
+/// `--currency C --rates FILE`: convert every amount to C (docs/metrics.md "Money", "Conversion").
+struct ConversionOptions: ParsableArguments {
+    @Option(help: "Convert every amount to this currency (needs --rates).") var currency: String?
+    @Option(help: "CSV of rates to --currency: `currency,rate` or `currency,YYYY-MM,rate` rows after a header line.")
+    var rates: String?
+
+    func validate() throws {
+        if (currency == nil) != (rates == nil) { throw ValidationError("--currency and --rates go together") }
+        if let c = currency, c.count != 3 || !c.allSatisfy(\.isLetter) {
+            throw ValidationError("--currency \(c) is not a 3-letter code")
+        }
+    }
+
+    func load() throws -> CurrencyRates? {
+        guard let currency, let rates else { return nil }
+        let text: String
+        do { text = try String(contentsOfFile: rates, encoding: .utf8) } catch {
+            throw CLIError("cannot read \(rates): \(error.localizedDescription)")
+        }
+        do { return try CurrencyRates(target: currency, csv: text, source: rates) } catch let e as AnalyticsError {
+            throw CLIError(e.message)
+        }
+    }
+}
+
+/// Runs a money report, turning a missing rate into one line naming it.
+func moneyReport<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let e as AnalyticsError { throw CLIError(e.message) }
+}
+
+// MARK: - revenue
+
+struct RevenueReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revenue",
+        abstract: "Gross, refunds, upgrade credits, net and estimated proceeds in [from, to), per currency.",
+        discussion: "Each amount counts at its own instant: a charge at its period's start, a refund at its revocation, an upgrade credit at the cut. Proceeds are an estimate: tax is not removed (docs/metrics.md, \"Money\").")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var range: RangeOptions
+    @OptionGroup var asOf: AsOfOption
+    @OptionGroup var conversion: ConversionOptions
+    @Option(help: "month, product or storefront.") var by: RevenueGrouping?
+    @Flag(name: .customLong("small-business"), help: "Proceeds at 85 % throughout (App Store Small Business Program).")
+    var smallBusiness = false
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let rates = try conversion.load()
+        let r = try moneyReport {
+            try analytics.revenue(from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope,
+                                  rates: rates, smallBusiness: smallBusiness)
+        }
+        emit(options.format, json: { ReportJSON.revenue(r) }, csv: {
+            CSV.render(header: ["key", "currency", "charged", "gross", "refunded", "refunds", "upgradeCredits", "net", "proceeds"],
+                       rows: r.rows.map {
+                           [$0.key ?? "", $0.currency, "\($0.charged)", MoneyFormat.plain($0.gross), "\($0.refunded)",
+                            MoneyFormat.plain($0.refunds), MoneyFormat.plain($0.upgradeCredits), MoneyFormat.plain($0.net),
+                            MoneyFormat.plain($0.proceeds)]
+                       })
+        }, table: {
+            var t = TextTable(headers: [by?.rawValue ?? "", "charged", "gross", "refunded", "refunds", "upgrade credits", "net",
+                                        "est. proceeds"], rightAligned: [1, 2, 3, 4, 5, 6, 7])
+            t.rows = r.rows.map {
+                [$0.key ?? $0.currency, "\($0.charged)", MoneyFormat.text($0.gross, $0.currency), "\($0.refunded)",
+                 MoneyFormat.text($0.refunds, $0.currency), MoneyFormat.text($0.upgradeCredits, $0.currency),
+                 MoneyFormat.text($0.net, $0.currency), MoneyFormat.text($0.proceeds, $0.currency)]
+            }
+            var text = "Revenue \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)"
+            if let c = r.currency { text += ", converted to \(c)" }
+            text += "\n" + t.render()
+            if r.unpriced > 0 { text += "\n\(r.unpriced) items without a price are not counted (`subdash prices import`)" }
+            return text
+        })
+    }
+}
+
+// MARK: - refunds
+
+struct RefundsReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refunds",
+        abstract: "Charged periods started in [from, to) and how many were refunded by as-of.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var range: RangeOptions
+    @OptionGroup var asOf: AsOfOption
+    @Option(help: "month (default) or product.") var by: RefundGrouping = .month
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let r = try analytics.refundRate(from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope)
+        emit(options.format, json: { ReportJSON.refunds(r) }, csv: {
+            CSV.render(header: ["key", "charged", "refunded", "rate"],
+                       rows: r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", $0.rate.map { "\($0)" } ?? ""] })
+        }, table: {
+            var t = TextTable(headers: [by.rawValue, "charged", "refunded", "rate"], rightAligned: [1, 2, 3])
+            t.rows = r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", percent($0.rate)] }
+            return "Refund rate \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)\n" + t.render()
+        })
+    }
+}
