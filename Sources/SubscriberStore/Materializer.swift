@@ -33,7 +33,7 @@ struct Materializer {
             if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
             guard !d.timeline.periods.isEmpty else { continue }
             try insert(d.timeline, &counts)
-            try insertMoney(d.timeline, priceTable: priceTable, &counts)
+            try insertMoney(d.timeline, priceTable: priceTable)
         }
         try counts.write(db)
     }
@@ -44,13 +44,9 @@ struct Materializer {
         let priceTable = try PriceTableStore.load(db)
         let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1")
         let reader = FactReader(db)
-        for chunk in stride(from: 0, to: ids.count, by: 2000).map({ ids[$0..<min($0 + 2000, ids.count)] }) {
-            var counts = Counts()
-            for id in chunk {
-                try deleteMoney(id, &counts)
-                try insertMoney(.derive(try reader.facts(of: id)), priceTable: priceTable, &counts)
-            }
-            try counts.write(db)
+        for id in ids {
+            try deleteMoney(id)
+            try insertMoney(.derive(try reader.facts(of: id)), priceTable: priceTable)
         }
     }
 
@@ -99,13 +95,13 @@ struct Materializer {
         var eventDays = CountChanges(table: "eventDay",
                                      keyColumns: ["environment", "day", "productId", "type", "expirationReason"],
                                      countColumns: ["count"])
-        var productLengths = CountChanges(table: "productLength", keyColumns: ["environment", "productId", "monthlyTwelfths"],
-                                          countColumns: ["count"])
+        var productDurations = CountChanges(table: "productDuration", keyColumns: ["productId", "billingDays"],
+                                            countColumns: ["count"])
 
-        /// A charged period stored or removed: a standard one counts towards its product's billing length.
-        mutating func charged(environment: String, productId: String, offerKind: String, monthlyTwelfths: Int, _ sign: Int) {
-            guard offerKind == OfferKind.standard.rawValue else { return }
-            productLengths.add([environment.databaseValue, productId.databaseValue, monthlyTwelfths.databaseValue], sign)
+        /// A period stored or removed: standard ones count towards their product's billing duration.
+        mutating func period(productId: String, billingDays: Int?, _ sign: Int) {
+            guard let billingDays else { return }
+            productDurations.add([productId.databaseValue, billingDays.databaseValue], sign)
         }
 
         /// An event stored or removed.
@@ -137,7 +133,7 @@ struct Materializer {
             try segmentDays.write(db)
             try runEndDays.write(db)
             try eventDays.write(db)
-            try productLengths.write(db)
+            try productDurations.write(db)
         }
     }
 
@@ -149,9 +145,13 @@ struct Materializer {
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
-        for table in Self.tables where !["segment", "run", "event"].contains(table) {
+        for table in Self.tables where !["segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
+        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays
+            """), arguments: [id])
+        while let row = try periods.next() { counts.period(productId: row[0], billingDays: row[1], -1) }
         let segments = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM segment WHERE originalTransactionId = ? RETURNING environment, start, "end", productId, state
             """), arguments: [id])
@@ -172,20 +172,15 @@ struct Materializer {
             counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
                        paidPeriodCount: row[4], -1)
         }
-        try deleteMoney(id, &counts)
+        try deleteMoney(id)
     }
 
-    private func deleteMoney(_ id: String, _ counts: inout Counts) throws {
-        let money = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM periodMoney WHERE originalTransactionId = ? RETURNING environment, productId, offerKind, monthlyTwelfths
-            """), arguments: [id])
-        while let row = try money.next() {
-            counts.charged(environment: row[0], productId: row[1], offerKind: row[2], monthlyTwelfths: row[3], -1)
-        }
+    private func deleteMoney(_ id: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM periodMoney WHERE originalTransactionId = ?").run(db, id)
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").
-    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts) throws {
+    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable) throws {
         guard !t.periods.isEmpty else { return }
         let env = t.environment.rawValue
         let statement = try db.cachedStatement(sql: """
@@ -199,8 +194,6 @@ struct Materializer {
                 p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
                 m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
                 m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
-            counts.charged(environment: env, productId: p.productId, offerKind: p.offerKind.rawValue,
-                           monthlyTwelfths: m.monthlyTwelfths, 1)
         }
     }
 
@@ -220,16 +213,20 @@ struct Materializer {
 
         let period = try db.cachedStatement(sql: """
             INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention, billingDays)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let product = try db.cachedStatement(sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
         var products = Set<String>()
         for p in t.periods where products.insert(p.productId).inserted { try product.run(db, env, p.productId) }
         for p in t.periods {
+            // Only standard periods tell a product's billing duration (an offer can run for another length).
+            let billingDays = p.offerKind == .standard
+                ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
             try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.isPaid && !p.isCutByUpgrade)
+                p.isPaid && !p.isCutByUpgrade, billingDays)
+            counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 
         let run = try db.cachedStatement(sql: """

@@ -19,19 +19,19 @@ public enum MoneyMath {
     public static func proceeds(_ amount: Int64, ratePercent: Int) -> Int64 {
         scaled(amount, by: Int64(ratePercent), over: 100)
     }
+}
 
-    /// The App Store's billing lengths in days and what each multiplies a price by to make it
-    /// monthly, in twelfths of a year (a week: × 52/12; a month: × 12/12; a year: × 1/12).
-    static let billingLengths: [(days: Double, twelfths: Int)] = [
-        (7, 52), (30.4375, 12), (60.875, 6), (91.3125, 4), (182.625, 2), (365.25, 1),
-    ]
-
-    /// The billing length nearest to `start ..< expires`, as twelfths (see ``billingLengths``);
-    /// ties go to the shorter length.
-    public static func monthlyTwelfths(from start: Instant, to expires: Instant) -> Int {
-        let days = Double(expires.milliseconds - start.milliseconds) / Double(Instant.millisecondsPerDay)
-        var best = billingLengths[0]
-        for length in billingLengths.dropFirst() where abs(length.days - days) < abs(best.days - days) { best = length }
-        return best.twelfths
+extension BillingDuration {
+    /// What makes a price of this duration monthly, in twelfths of a year: a week × 52/12, a
+    /// month × 12/12, two months × 6/12, …, a year × 1/12 (docs/metrics.md "MRR").
+    public var monthlyTwelfths: Int {
+        switch self {
+        case .week: 52
+        case .month: 12
+        case .twoMonths: 6
+        case .threeMonths: 4
+        case .sixMonths: 2
+        case .year: 1
+        }
     }
 }

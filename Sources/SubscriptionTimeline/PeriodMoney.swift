@@ -70,7 +70,7 @@ extension SubscriptionTimeline {
                 transactionId: p.transactionId, isCharged: charged, price: nil, currency: nil, priceSource: nil,
                 refundAt: nil, refundAmount: nil, creditAt: nil, upgradeCredit: nil, paidServiceBefore: before[i],
                 proceedsRate: before[i] >= PaidService.year ? 85 : 70,
-                monthlyTwelfths: MoneyMath.monthlyTwelfths(from: p.start, to: p.expiresDate))
+                monthlyTwelfths: BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).monthlyTwelfths)
             if p.isFree {
                 m.price = 0
                 m.currency = p.currency
