@@ -442,6 +442,8 @@ extension AppDatabase {
                 CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
                     price, monthlyTwelfths);
                 CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
+                -- MRR in grace: the failures whose retry window is still open at as-of.
+                CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
                 """)
             // Stores from before: every subscription's money from its facts, once.
             try Materializer(db).rebuildMoney()

@@ -108,3 +108,36 @@ struct RefundsReportCommand: AsyncParsableCommand {
         })
     }
 }
+
+// MARK: - mrr
+
+struct MRRReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mrr",
+        abstract: "Monthly recurring revenue at as-of, per currency.",
+        discussion: "Every purchased subscription on a charged period at as-of (or in grace after one), its price made monthly by its billing length: a week × 52/12, a year / 12 (docs/metrics.md, \"Money\"). Free trials and billing retry add nothing.")
+    enum Grouping: String, ExpressibleByArgument, CaseIterable { case product }
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
+    @OptionGroup var conversion: ConversionOptions
+    @Option(help: "product.") var by: Grouping?
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let rates = try conversion.load()
+        let r = try moneyReport { try analytics.mrr(asOf: at, byProduct: by == .product, scope: options.scope, rates: rates) }
+        emit(options.format, json: { ReportJSON.mrr(r) }, csv: {
+            CSV.render(header: ["key", "currency", "subscriptions", "mrr"],
+                       rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })
+        }, table: {
+            var t = TextTable(headers: [by?.rawValue ?? "currency", "subscriptions", "MRR"], rightAligned: [1, 2])
+            t.rows = r.rows.map { [$0.key ?? $0.currency, CountText.grouped($0.subscriptions), MoneyFormat.text($0.mrr, $0.currency)] }
+            var text = "MRR at \(r.asOf.iso8601)"
+            if let c = r.currency { text += ", converted to \(c)" }
+            text += "\n" + t.render()
+            if r.unpriced > 0 { text += "\n\(r.unpriced) subscriptions without a price are not counted (`subdash prices import`)" }
+            return text
+        })
+    }
+}
