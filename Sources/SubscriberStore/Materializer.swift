@@ -177,6 +177,7 @@ struct Materializer {
 
     private func deleteMoney(_ id: String) throws {
         try db.cachedStatement(sql: "DELETE FROM periodMoney WHERE originalTransactionId = ?").run(db, id)
+        try db.cachedStatement(sql: "DELETE FROM offerUse WHERE originalTransactionId = ?").run(db, id)
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").
@@ -189,6 +190,16 @@ struct Materializer {
                 upgradeCredit, monthlyTwelfths)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let use = try db.cachedStatement(sql: """
+            INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
+                runIndex, nextStart, nextIsStandard, runEndedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (i, u) in t.offerUses.enumerated() {
+            try use.run(db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
+                        u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
+                        t.runs[u.runIndex].endedAt.milliseconds)
+        }
         for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
             try statement.run(db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                 p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,

@@ -442,6 +442,25 @@ extension AppDatabase {
                 CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
                     price, monthlyTwelfths);
                 CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
+
+                -- Offer uses (docs/metrics.md "Offer conversion"): the next period of the run (its start,
+                -- whether standard), and when the run ends; the outcome at any as-of follows from them.
+                CREATE TABLE offerUse (
+                    originalTransactionId TEXT NOT NULL,
+                    useIndex INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    offerKind TEXT NOT NULL,
+                    offerIdentifier TEXT,
+                    productId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    runIndex INTEGER NOT NULL,
+                    nextStart INTEGER,
+                    nextIsStandard INTEGER NOT NULL,
+                    runEndedAt INTEGER NOT NULL,
+                    PRIMARY KEY (originalTransactionId, useIndex)
+                ) WITHOUT ROWID;
+                CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                    nextIsStandard, runEndedAt, runIndex, originalTransactionId);
                 -- MRR in grace: the failures whose retry window is still open at as-of.
                 CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
                 """)

@@ -34,12 +34,14 @@ public struct Period: Hashable, Sendable, Codable {
     /// v2 `revocationType` and `revocationPercentage` (thousandths of a percent).
     public var revocationType: String?
     public var revocationPercentage: Int?
+    /// v2 `offerIdentifier`; v1 `promotional_offer_id` or `offer_code_ref_name`.
+    public var offerIdentifier: String?
 
     public init(transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
                 expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
                 isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
                 currency: String? = nil, storefront: String? = nil, revocationType: String? = nil,
-                revocationPercentage: Int? = nil) {
+                revocationPercentage: Int? = nil, offerIdentifier: String? = nil) {
         self.transactionId = transactionId
         self.webOrderLineItemId = webOrderLineItemId
         self.productId = productId
@@ -59,6 +61,7 @@ public struct Period: Hashable, Sendable, Codable {
         self.storefront = storefront
         self.revocationType = revocationType
         self.revocationPercentage = revocationPercentage
+        self.offerIdentifier = offerIdentifier
     }
 
     /// Whether `t` lies in `[start, end)`.

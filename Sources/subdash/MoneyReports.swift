@@ -141,3 +141,38 @@ struct MRRReportCommand: AsyncParsableCommand {
         })
     }
 }
+
+// MARK: - offers
+
+struct OffersReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offers",
+        abstract: "Offer uses started in [from, to): converted, lapsed, switched, pending, and P3/P6 retention of the converted.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var range: RangeOptions
+    @OptionGroup var asOf: AsOfOption
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let r = try analytics.offerConversion(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        emit(options.format, json: { ReportJSON.offers(r) }, csv: {
+            CSV.render(header: ["offerKind", "offerIdentifier", "started", "converted", "lapsed", "switched", "pending", "rate",
+                                "retention3", "retention6"],
+                       rows: r.offers.map {
+                           [$0.offerKind.rawValue, $0.offerIdentifier ?? "", "\($0.started)", "\($0.converted)", "\($0.lapsed)",
+                            "\($0.switched)", "\($0.pending)", $0.rate.map { "\($0)" } ?? "", $0.retention3.map { "\($0)" } ?? "",
+                            $0.retention6.map { "\($0)" } ?? ""]
+                       })
+        }, table: {
+            var t = TextTable(headers: ["offer", "identifier", "started", "converted", "lapsed", "switched", "pending",
+                                        "conversion", "P3", "P6"], rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
+            t.rows = r.offers.map {
+                [$0.offerKind.rawValue, $0.offerIdentifier ?? "–", CountText.grouped($0.started), CountText.grouped($0.converted),
+                 CountText.grouped($0.lapsed), CountText.grouped($0.switched), CountText.grouped($0.pending), percent($0.rate),
+                 percent($0.retention3), percent($0.retention6)]
+            }
+            return "Offers started \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)\n" + t.render()
+        })
+    }
+}
