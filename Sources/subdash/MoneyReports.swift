@@ -176,3 +176,58 @@ struct OffersReportCommand: AsyncParsableCommand {
         })
     }
 }
+
+// MARK: - ltv
+
+struct LTVReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ltv",
+        abstract: "Realized lifetime value per member of each retention cohort, per currency, after P1…P12.")
+    @OptionGroup var options: ReportOptions
+    @OptionGroup var asOf: AsOfOption
+    @OptionGroup var conversion: ConversionOptions
+    @Option(help: "Paid periods (columns).") var periods = 12
+    @Option(help: "First cohort month (YYYY-MM; default: the first cohort).") var from: Month?
+    @Option(help: "Last cohort month (YYYY-MM; default: the as-of month).") var to: Month?
+
+    func validate() throws {
+        if periods < 1 { throw ValidationError("--periods must be at least 1") }
+    }
+
+    mutating func run() async throws {
+        let analytics = try options.analytics()
+        let at = try analytics.resolveAsOf(asOf.asOf?.instant)
+        let rates = try conversion.load()
+        let r = try moneyReport {
+            try analytics.ltv(asOf: at, periods: periods, from: from, to: to, scope: options.scope, rates: rates)
+        }
+        func money(_ v: Double?, _ c: String) -> String { v.map { MoneyFormat.text(Int64($0.rounded(.toNearestOrAwayFromZero)), c) } ?? "–" }
+        emit(options.format, json: { ReportJSON.ltv(r) }, csv: {
+            var rows: [[String]] = []
+            for c in r.cohorts + r.average {
+                for k in 0..<r.periods {
+                    rows.append([c.month?.description ?? "average", c.currency, "\(c.started)", "\(k + 1)",
+                                 c.rate[k].map { "\($0)" } ?? "",
+                                 c.ltv[k].map { MoneyFormat.plain(Int64($0.rounded(.toNearestOrAwayFromZero))) } ?? ""])
+                }
+            }
+            return CSV.render(header: ["month", "currency", "started", "period", "rate", "ltv"], rows: rows)
+        }, table: {
+            let shown = min(r.periods, 6)
+            var t = TextTable(headers: ["cohort", "currency", "started"] + (1...shown).map { "P\($0)" },
+                              rightAligned: Set(2..<(3 + shown)))
+            t.rows = (r.cohorts + r.average).map { c in
+                [c.month?.description ?? "average", c.currency, CountText.grouped(c.started)]
+                    + (0..<shown).map { money(c.ltv[$0], c.currency) }
+            }
+            var text = "Realized LTV per member as of \(r.asOf.iso8601)"
+            if let c = r.currency { text += ", converted to \(c)" }
+            text += "\n" + t.render()
+            if shown < r.periods { text += "\n(\(r.periods - shown) more periods: use --format csv or json)" }
+            if r.unpriced + r.mixedCurrency > 0 {
+                text += "\n\(r.unpriced) members without a priced paid period and \(r.mixedCurrency) paying in two currencies are left out"
+            }
+            return text
+        })
+    }
+}

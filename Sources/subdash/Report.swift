@@ -11,7 +11,7 @@ struct Report: AsyncParsableCommand {
         abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
                       SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
-                      RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self])
+                      RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self])
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
