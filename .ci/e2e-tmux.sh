@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, search a
-# subscriber by email, open it, see its timeline, go to the cohorts, then to Offers: mark two
-# rows, flag them, confirm, quit; then check with `subdash flags --format json` that exactly those
-# two are flagged, by the operator given. Polls capture-pane instead of sleeping; dumps the pane
+# subscriber by email, open it, read when and why it expired, scroll to its first event, flag it
+# for service, go to the cohorts, then to Offers: mark two rows, flag them, confirm, quit; then
+# check with `subdash flags --format json` that exactly those are flagged, by the operator given. Polls capture-pane instead of sleeping; dumps the pane
 # on failure.
 set -euo pipefail
 bin="${1:-.build/debug/subdash}"
@@ -50,6 +50,17 @@ tmux send-keys -t "$session" Enter
 wait_for "Subscriber  ›  2000000000001000"
 wait_for "freeTrial"
 wait_for "conversion"
+# Pane 2 answers at a glance: when access ended and why; the first event is one key away; a
+# support agent flags the subscriber for service from here.
+wait_for "Expired on   2025-05-14"
+wait_for "Expired for  voluntary"
+tmux send-keys -t "$session" "e" "G"
+wait_for "▸ Events 6/6"
+tmux send-keys -t "$session" "f"
+wait_for "Flag 1 subscriber for service?"
+tmux send-keys -t "$session" Enter
+wait_for "flagged for service: 1 subscription as $operator"
+wait_for "service by $operator"
 
 tmux send-keys -t "$session" "3"
 wait_for "2025-12"
@@ -63,13 +74,17 @@ tmux send-keys -t "$session" "f"
 wait_for "Flag 2 subscribers for winBack?"
 tmux send-keys -t "$session" Enter
 wait_for "flagged for winBack: 2 subscriptions as $operator"
-wait_for "flagged 2"
+# the two just flagged and the one flagged for service on pane 2
+wait_for "flagged 3"
 
 tmux send-keys -t "$session" "q"
 for i in $(seq 1 50); do [ -f "$work/exit" ] && break; sleep 0.1; done
 grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not exit cleanly ($(cat "$work/exit" 2>/dev/null))"
 
-flags="$("$bin" flags --db "$work/store.sqlite" --format json)"
+service="$("$bin" flags --db "$work/store.sqlite" --offer service --format json)"
+[ "$(grep -o '"originalTransactionId":"[^"]*"' <<<"$service" | cut -d'"' -f4)" = "2000000000001000" ] ||
+  { echo "e2e: the service flag set on pane 2 is not in the store: $service" >&2; exit 1; }
+flags="$("$bin" flags --db "$work/store.sqlite" --offer winBack --format json)"
 ids="$(grep -o '"originalTransactionId":"[^"]*"' <<<"$flags" | cut -d'"' -f4 | sort | tr '\n' ' ')"
 want="$(printf '%s\n' "${expected[@]}" | sort | tr '\n' ' ')"
 [ "$ids" = "$want" ] || { echo "e2e: flagged [$ids], expected [$want]: $flags" >&2; exit 1; }

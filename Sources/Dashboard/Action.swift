@@ -32,6 +32,8 @@ public enum Action: Equatable, Sendable {
     case openEnded
     /// Cohorts: show the next billing duration (every duration, then each one the store has).
     case cycleDuration
+    /// Subscriber pane: move the focus between the periods and the events.
+    case switchFocus
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.

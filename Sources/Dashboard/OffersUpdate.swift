@@ -93,11 +93,12 @@ func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
 
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
-    guard state.pane == .offers else { return [] }
+    guard state.pane == .offers || state.pane == .subscriber else { return [] }
     guard !state.readOnly else {
         state.notice = "read-only: flags cannot be changed (the dashboard was opened with --read-only)"
         return []
     }
+    if state.pane == .subscriber { return confirmSubscriberFlag(&state, clear: clear) }
     let pane = state.offers
     let ids = pane.marks.isEmpty ? pane.selectedRow.map { [$0.id] } ?? [] : pane.marks.sorted()
     guard !ids.isEmpty else {
@@ -114,6 +115,27 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     return []
 }
 
+/// `f` / `F` on pane 2: the subscriber shown, through the same dialog as pane 5. Flagging starts at
+/// `service` (what support flags from here; `o` picks another); clearing at the subscriber's first flag.
+private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Effect] {
+    guard let report = state.subscriber.report else {
+        state.notice = "nothing to \(clear ? "unflag" : "flag"): no subscriber shown"
+        return []
+    }
+    let offer: OfferFlagKind
+    if clear {
+        guard let first = report.flags.first?.offer else {
+            state.notice = "\(TextSanitizer.strip(report.originalTransactionId)) has no flag to clear"
+            return []
+        }
+        offer = first
+    } else {
+        offer = .service
+    }
+    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear)
+    return []
+}
+
 /// The store has written a confirmed change: say so, and reload what shows flags.
 func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> [Effect] {
     let unchanged = write.ids.count - changed
@@ -123,9 +145,10 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
     // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
     state.subscribers.rows = []
     state.subscribers.complete = false
-    state.subscriber.report = nil
+    if state.pane != .subscriber { state.subscriber.report = nil }
     var effects = load(&state, .offers)
     if state.pane == .subscribers { effects += load(&state, .subscribers) }
+    if state.pane == .subscriber { effects += refresh(&state, .subscriber) }
     return effects
 }
 

@@ -117,6 +117,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.cohorts.duration = choices[(index + 1) % choices.count]
         state.cohorts.grid = nil
         return load(&state, .cohorts)
+    case .switchFocus:
+        guard state.pane == .subscriber else { return [] }
+        state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
+        return []
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:
@@ -218,8 +222,16 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         }
         return []
     case .subscriber:
-        let periods = state.subscriber.report?.timeline.periods.count ?? 0
-        state.subscriber.scroll = clamp(state.subscriber.scroll + delta, 0, max(0, periods - 1))
+        // The cursor moves in the focused list and stays on a row of it, whatever the screen size.
+        let pane = state.subscriber
+        switch pane.focus {
+        case .periods:
+            let count = pane.report?.timeline.periods.count ?? 0
+            state.subscriber.periodRow = clamp(pane.shownPeriodRow + delta, 0, max(0, count - 1))
+        case .events:
+            let count = pane.report?.events.count ?? 0
+            state.subscriber.eventRow = clamp(pane.shownEventRow + delta, 0, max(0, count - 1))
+        }
         return []
     case .cohorts:
         let count = state.cohorts.grid?.cohorts.count ?? 0

@@ -163,7 +163,7 @@ struct CohortsReport: AsyncParsableCommand {
     @Option(help: "First cohort month (YYYY-MM).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
     @Option(help: ArgumentHelp(
-        "Only members whose first paid product bills for this duration (\(BillingDuration.allCases.map(\.rawValue).joined(separator: ", "))).",
+        "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
         valueName: "duration"))
     var duration: BillingDuration?
 
@@ -302,7 +302,10 @@ enum SubscriberText {
         field("state", r.state?.rawValue ?? "not started")
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
         field("renews to", r.autoRenewProductId)
-        field("billing retry", r.inBillingRetry ? "yes" : "no")
+        if let end = r.accessEnd { field(end.label, "\(end.at.iso8601) (\(r.fromAsOf(end.at)))") }
+        field("billing retry", r.billingRetrySince.map { since in
+            "since \(since.iso8601) (\(r.fromAsOf(since)))" + (r.billingRetryEnds.map { ", until \($0.iso8601) at most" } ?? "")
+        } ?? "no")
         field("grace until", r.gracePeriodExpires?.iso8601)
         field("price increase", r.priceIncrease)
         field("expiration reason", r.expirationReason?.rawValue)

@@ -141,7 +141,7 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         // enter opens the subscriber, whose pane shows the flag with who and when.
         try press("enter", state: &state, runner: runner)
         #expect(state.pane == .subscriber && state.subscriber.id == "1000")
-        #expect(screen(state).contains { $0.contains("Offer flags   retention by alice 2025-03-11") })
+        #expect(screen(state).contains { $0.contains("Flags        retention by alice 2025-03-11") })
     }
 
     @Test func readOnlyHidesFlagging() throws {

@@ -126,6 +126,16 @@ import Testing
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("1000000900000001,") })
     }
 
+    @Test func subscriberTableSaysWhenAccessEnds() throws {
+        let db = try Self.examplesStore()
+        defer { Self.remove(db) }
+        // The same fields the Subscriber pane shows: a yearly period bought on 2024-05-20, as of then.
+        let table = try Self.run(["report", "subscriber", "1000000900000001", "--db", db])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("  renews on           2025-05-20T18:00:00Z (in 365 days)\n"))
+        #expect(table.stdout.contains("  billing retry       no\n"))
+    }
+
     @Test func emptyStoresAndUnknownIdsGetClearAnswers() throws {
         let db = Self.temporary("empty.sqlite")
         defer { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
