@@ -149,8 +149,12 @@ public struct AppState: Equatable, Sendable {
     public var shouldQuit = false
     /// Opened with `--read-only`: no action that writes to the store is offered.
     public var readOnly = false
-    /// Who flag changes are written as (`--operator NAME`, else `$USER`).
+    /// Who flag changes are written as (`--operator NAME`, else `$USER`, else the login name).
     public var operatorName = "unknown"
+    /// Why the writing keys are off, when `readOnly`.
+    public var readOnlyReason = "the dashboard was opened with --read-only"
+    /// Which store this is, shown at the right of the status line when set (the demo's path).
+    public var storeLabel: String?
     /// The theme `:theme` switched to; nil: the one the dashboard was started with.
     public var theme: Theme?
     /// Theme names `:theme` completes.

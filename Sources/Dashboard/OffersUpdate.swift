@@ -95,7 +95,7 @@ func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     guard state.pane == .offers || state.pane == .subscriber else { return [] }
     guard !state.readOnly else {
-        state.notice = "read-only: flags cannot be changed (the dashboard was opened with --read-only)"
+        state.notice = "read-only: flags cannot be changed (\(state.readOnlyReason))"
         return []
     }
     if state.pane == .subscriber { return confirmSubscriberFlag(&state, clear: clear) }
@@ -111,7 +111,8 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     case .eligible(let kind): offer = kind
     case .flagged: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
     }
-    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count)
+    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
+                                      existing: pane.board?.flags ?? [])
     return []
 }
 
@@ -132,7 +133,8 @@ private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Eff
     } else {
         offer = .service
     }
-    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear)
+    // The subscriber's flags go to the dialog, so it says "already flagged by … on …" and keeps them.
+    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear, existing: report.flags)
     return []
 }
 
@@ -141,7 +143,7 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
     let unchanged = write.ids.count - changed
     let verb = write.clear ? "cleared \(write.offer.rawValue) on" : "flagged for \(write.offer.rawValue):"
     state.notice = "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
-        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : "flagged"))" : "")
+        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : write.replace ? "flagged the same" : "flagged: kept"))" : "")
     // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
     state.subscribers.rows = []
     state.subscribers.complete = false

@@ -8,7 +8,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
         // The store's version is read before the first query, so a change after it is never missed.
-        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
+        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts, .checkImport]
     case .key(let event):
         return handleKey(&state, event)
     case .keyTimeout:
@@ -137,6 +137,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return tick(&state)
     case .storeVersion(let version):
         return storeVersionChecked(&state, version)
+    case .importActivity(let activity):
+        state.storeWatch.importActivity = activity
+        return []
     case .refreshedHorizon(let horizon):
         return horizonRefreshed(&state, horizon)
 

@@ -71,6 +71,24 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
     } else if let notice = state.notice {
         buffer.set(string: clean(notice), at: statusRow, style: palette[.success], maxWidth: rows[3].width)
+    } else {
+        switch state.storeWatch.importActivity {
+        case .idle: break
+        case .running:
+            buffer.set(string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
+                       maxWidth: rows[3].width)
+        case .interrupted(let pending):
+            buffer.set(string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "
+                       + "run `subdash import` again", at: statusRow, style: palette[.warning], maxWidth: rows[3].width)
+        }
+    }
+    if let label = state.storeLabel, state.commandLine == nil {
+        // Which store this is (the demo's path), at the right where the row has room for it.
+        let text = clean(label)
+        let x = rows[3].right - text.displayWidth
+        if x >= rows[3].x, (0..<text.displayWidth + 1).allSatisfy({ x + $0 - 1 < rows[3].x || buffer[x + $0 - 1, rows[3].y].symbol == " " }) {
+            buffer.set(string: text, at: Position(x: x, y: rows[3].y), style: palette[.muted])
+        }
     }
     HelpBar(items: KeyBindings.barItems(for: state.pane, readOnly: state.readOnly)).render(in: rows[4], buffer: &buffer, palette: palette)
 

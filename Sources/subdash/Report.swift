@@ -8,7 +8,7 @@ import SubscriptionTimeline
 struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
+        abstract: "Print the figures defined in docs/metrics.md as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
                       SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
                       RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self])
@@ -41,9 +41,12 @@ struct ReportOptions: ParsableArguments {
 
     func analytics() throws -> SubscriberAnalytics {
         let database = try store.open(readOnly: true)
-        let pending = try database.pendingCount()
-        if pending > 0 {
-            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (an import was interrupted); "
+        switch try database.importActivity() {
+        case .idle: break
+        case .running:
+            printError("subdash: warning: an import is running: the figures may change as it goes on")
+        case .interrupted(let pending):
+            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
                 + "run `subdash import` again to bring the figures up to date")
         }
         let analytics = SubscriberAnalytics(database: database)

@@ -224,6 +224,19 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(lines.contains { $0.contains("Flags        none") })
     }
 
+    @Test func flaggingFromThePaneKeepsAnEarlierFlagUnlessReplaced() throws {
+        let runner = try PaneStore.runner()
+        try runner.analytics.database.setFlags(.service, on: ["7100"], note: "called twice", operatorName: "bob",
+                                               at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        var state = try PaneStore.open("7100", runner: runner)
+        try keys("f", state: &state, runner: runner)
+        #expect(screen(state, width: 120, height: 40).lines.contains { $0.contains("Already flagged for service by bob on 2025-03-03") })
+        try keys("enter", state: &state, runner: runner)
+        let flags = try runner.analytics.database.flags(originalTransactionId: "7100")
+        #expect(flags.map(\.operatorName) == ["bob"], "the earlier flag is kept")
+        #expect(flags.map(\.note) == ["called twice"])
+    }
+
     @Test func flagKeysAreRefusedReadOnly() throws {
         let runner = try PaneStore.runner()
         var state = try PaneStore.open("7100", runner: runner, readOnly: true)

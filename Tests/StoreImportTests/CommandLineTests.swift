@@ -152,7 +152,7 @@ import Testing
         #expect(cohorts.status == 0)
         #expect(cohorts.stdout.contains("\"average\":{\"retained\":[0,0],\"ended\":[0,0],\"rate\":[null,null]}"))
         let missing = try Self.run(["report", "states", "--db", Self.temporary("none.sqlite")])
-        #expect(missing.status == 1)
+        #expect(missing.status == 3)
         #expect(missing.stderr.contains("no store at"))
     }
 }
