@@ -29,57 +29,73 @@ extension SubscriberAnalytics {
     /// period after one), its price made monthly by its billing length.
     public func mrr(asOf: Instant, byProduct: Bool = false, scope: ReportScope = ReportScope(),
                     rates: CurrencyRates? = nil) throws -> MRRReport {
+        try mrr(at: [asOf], byProduct: byProduct, scope: scope, rates: rates)[0]
+    }
+
+    /// MRR at each of `instants` (a report each, in order), from one statement: what the Money
+    /// pane's 30-day change and monthly sparkline read.
+    public func mrr(at instants: [Instant], byProduct: Bool = false, scope: ReportScope = ReportScope(),
+                    rates: CurrencyRates? = nil) throws -> [MRRReport] {
+        guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
-        var arguments: StatementArguments = ["t": asOf.milliseconds]
+        var arguments = StatementArguments()
+        let samples = instants.enumerated().map { index, instant in
+            arguments += [index, instant.milliseconds]
+            return "(?, ?)"
+        }.joined(separator: ", ")
         var product = ""
-        if let p = scope.productId { product = "AND m.productId = :product"; arguments += ["product": p] }
-        // Both parts read only index entries: periods ending after as-of, and failures whose retry
-        // window is open at as-of, which at the data horizon are the live subscriptions only.
+        if let p = scope.productId { product = "AND m.productId = ?"; arguments += [p, p] }
+        // Both parts read only index entries: periods ending after each instant, and failures whose
+        // retry window is open then, which at the data horizon are the live subscriptions only.
         let rows = try database.writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM periodMoney m INDEXED BY periodMoney_end
-                WHERE m.\(scope.environment.sql) AND m."end" > :t AND m.start <= :t \(product)
-                GROUP BY 1, 2, 3, 4, 5
+                WITH sample(i, t) AS (VALUES \(samples))
+                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                FROM sample s CROSS JOIN periodMoney m INDEXED BY periodMoney_end
+                WHERE m.\(scope.environment.sql) AND m."end" > s.t AND m.start <= s.t \(product)
+                GROUP BY 1, 2, 3, 4, 5, 6
                 UNION ALL
-                SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM billingFailure f INDEXED BY billingFailure_window
+                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                FROM sample s CROSS JOIN billingFailure f INDEXED BY billingFailure_window
                 JOIN periodMoney m ON m.transactionId = f.transactionId
-                WHERE f.\(scope.environment.sql) AND f.windowEnd > :t AND f.at <= :t AND f.graceEnd > :t \(product)
-                GROUP BY 1, 2, 3, 4, 5
+                WHERE f.\(scope.environment.sql) AND f.windowEnd > s.t AND f.at <= s.t AND f.graceEnd > s.t \(product)
+                GROUP BY 1, 2, 3, 4, 5, 6
                 """, arguments: arguments)
         }
-        var sums: [MRRKey: (subscriptions: Int, twelfths: Int64)] = [:]
-        var unpriced = 0
+        var sums = [[MRRKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
+        var unpriced = [Int](repeating: 0, count: instants.count)
         for r in rows {
-            let count: Int = r[5]
-            guard let price: Int64 = r[3], let currency: String = r[2] else { unpriced += count; continue }
-            let productId: String = r[1]
-            var twelfths: Int = r[4]
-            if r[0] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
+            let sample: Int = r[0]
+            let count: Int = r[6]
+            guard let price: Int64 = r[4], let currency: String = r[3] else { unpriced[sample] += count; continue }
+            let productId: String = r[2]
+            var twelfths: Int = r[5]
+            if r[1] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
             let key = MRRKey(key: byProduct ? productId : nil, currency: currency)
-            sums[key, default: (0, 0)].subscriptions += count
-            sums[key]!.twelfths += price * Int64(twelfths) * Int64(count)
+            sums[sample][key, default: (0, 0)].subscriptions += count
+            sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
         }
-        var result: [MRRKey: MRRReport.Row] = [:]
-        for (key, sum) in sums {
-            var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
-            var currency = key.currency
-            if let rates {
-                guard let rate = rates.rate(key.currency, month: asOf.month) else {
-                    throw AnalyticsError("no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)")
+        return try instants.enumerated().map { index, asOf in
+            var result: [MRRKey: MRRReport.Row] = [:]
+            for (key, sum) in sums[index] {
+                var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
+                var currency = key.currency
+                if let rates {
+                    guard let rate = rates.rate(key.currency, month: asOf.month) else {
+                        throw AnalyticsError("no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)")
+                    }
+                    amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
+                    currency = rates.target
                 }
-                amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
-                currency = rates.target
+                let merged = MRRKey(key: key.key, currency: currency)
+                var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
+                row.subscriptions += sum.subscriptions
+                row.mrr += amount
+                result[merged] = row
             }
-            let merged = MRRKey(key: key.key, currency: currency)
-            var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
-            row.subscriptions += sum.subscriptions
-            row.mrr += amount
-            result[merged] = row
+            let sorted = result.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
+            return MRRReport(asOf: asOf, byProduct: byProduct, currency: rates?.target, unpriced: unpriced[index], rows: sorted)
         }
-        let sorted = result.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
-        return MRRReport(asOf: asOf, byProduct: byProduct, currency: rates?.target, unpriced: unpriced, rows: sorted)
     }
 }
 
