@@ -13,8 +13,7 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     var mrrTitle = "MRR as of \(state.asOf?.asOfText ?? "…")"
     if let unpriced = figures?.mrr.unpriced, unpriced > 0 { mrrTitle += " · \(CountText.grouped(unpriced)) unpriced" }
     let currency = pane.shownCurrency
-    var revenueTitle = "Revenue by month" + (currency.map { " · \($0)" } ?? "")
-    if (figures?.currencies.count ?? 0) > 1 { revenueTitle += " · c currency" }
+    let revenueTitle = "Revenue by month" + (currency.map { " · \($0)" } ?? "")
     Border(title: mrrTitle, focused: false).render(in: top[0], buffer: &buffer, palette: palette)
     Border(title: revenueTitle, focused: false).render(in: top[1], buffer: &buffer, palette: palette)
     let offersTitle = figures.map { f in
@@ -52,7 +51,9 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
     let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
     for (index, currency) in currencies.enumerated() where area.y + 1 + index < area.bottom {
         let series = figures.mrrMonthly.map { Int(MoneyFigures.amount($0, currency)) }
-        let (values, maximum) = SparkTable.scaled(SparkTable.resample(series, width: spark.width), baseline: .minimum)
+        // A level: its lowest month is the lowest block, unless it was nothing then.
+        let (values, maximum) = SparkTable.scaled(SparkTable.resample(series, width: spark.width),
+                                                  baseline: series.min() == 0 ? .zero : .minimum)
         Sparkline(values: values, maximum: maximum)
             .render(in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
     }
