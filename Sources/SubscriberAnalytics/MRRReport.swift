@@ -3,10 +3,18 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
+/// How MRR rows are bucketed (`--by`).
+public enum MRRGrouping: String, Sendable, CaseIterable, Codable {
+    /// The covering period's product.
+    case product
+    /// The period's own currency (with conversion: each currency's share of the total).
+    case currency
+}
+
 /// Monthly recurring revenue at an instant (docs/metrics.md "Money", "MRR").
 public struct MRRReport: Sendable, Equatable {
     public struct Row: Sendable, Equatable {
-        /// The product with `--by product`, else nil.
+        /// The product with `--by product`, the subscription's own currency with `--by currency`, else nil.
         public var key: String?
         public var currency: String
         /// Priced subscriptions counted.
@@ -16,7 +24,7 @@ public struct MRRReport: Sendable, Equatable {
     }
 
     public var asOf: Instant
-    public var byProduct: Bool
+    public var by: MRRGrouping?
     public var currency: String?
     /// Subscriptions that count but whose period has no price.
     public var unpriced: Int
@@ -27,14 +35,14 @@ public struct MRRReport: Sendable, Equatable {
 extension SubscriberAnalytics {
     /// MRR at `asOf`: every purchased subscription on a charged period there (or in its grace
     /// period after one), its price made monthly by its billing length.
-    public func mrr(asOf: Instant, byProduct: Bool = false, scope: ReportScope = ReportScope(),
+    public func mrr(asOf: Instant, by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
                     rates: CurrencyRates? = nil) throws -> MRRReport {
-        try mrr(at: [asOf], byProduct: byProduct, scope: scope, rates: rates)[0]
+        try mrr(at: [asOf], by: by, scope: scope, rates: rates)[0]
     }
 
     /// MRR at each of `instants` (a report each, in order), from one statement: what the Money
     /// pane's 30-day change and monthly sparkline read.
-    public func mrr(at instants: [Instant], byProduct: Bool = false, scope: ReportScope = ReportScope(),
+    public func mrr(at instants: [Instant], by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
                     rates: CurrencyRates? = nil) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
@@ -71,7 +79,12 @@ extension SubscriberAnalytics {
             let productId: String = r[2]
             var twelfths: Int = r[5]
             if r[1] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
-            let key = MRRKey(key: byProduct ? productId : nil, currency: currency)
+            let group: String? = switch by {
+            case nil: nil
+            case .product: productId
+            case .currency: currency
+            }
+            let key = MRRKey(key: group, currency: currency)
             sums[sample][key, default: (0, 0)].subscriptions += count
             sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
         }
@@ -94,7 +107,7 @@ extension SubscriberAnalytics {
                 result[merged] = row
             }
             let sorted = result.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
-            return MRRReport(asOf: asOf, byProduct: byProduct, currency: rates?.target, unpriced: unpriced[index], rows: sorted)
+            return MRRReport(asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced[index], rows: sorted)
         }
     }
 }
@@ -108,7 +121,7 @@ extension ReportJSON {
     public static func mrr(_ r: MRRReport) -> String {
         var o = JSONObject()
         o["asOf"] = .string(r.asOf.iso8601)
-        o["by"] = r.byProduct ? .string("product") : .null
+        o["by"] = r.by.map { .string($0.rawValue) } ?? .null
         o["currency"] = r.currency.map(JSONValue.string) ?? .null
         o["unpriced"] = .int(r.unpriced)
         o["rows"] = .array(r.rows.map { row in

@@ -11,6 +11,8 @@ public enum RevenueGrouping: String, Sendable, CaseIterable, Codable {
     case product
     /// The period's storefront, `unknown` when absent.
     case storefront
+    /// The amount's own currency: with conversion, how much of the total each currency brought.
+    case currency
 }
 
 /// Revenue in [from, to) (docs/metrics.md "Money", "Revenue"). Amounts in milliunits of the row's
@@ -65,6 +67,7 @@ extension SubscriberAnalytics {
                 case .month: Self.monthSQL(k.instant)
                 case .product: "productId"
                 case .storefront: "COALESCE(storefront, 'unknown')"
+                case .currency: "currency"
                 }
                 // The month is only needed to pick a dated rate (or as the key).
                 let month = rates != nil ? Self.monthSQL(k.instant) : "NULL"

@@ -5,6 +5,7 @@ import SubscriptionModel
 
 extension RevenueGrouping: ExpressibleByArgument {}
 extension RefundGrouping: ExpressibleByArgument {}
+extension MRRGrouping: ExpressibleByArgument {}
 
 /// `--currency C --rates FILE`: convert every amount to C (docs/metrics.md "Money", "Conversion").
 struct ConversionOptions: ParsableArguments {
@@ -47,7 +48,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
-    @Option(help: "month, product or storefront.") var by: RevenueGrouping?
+    @Option(help: "month, product, storefront or currency (each amount's own, also when converted).") var by: RevenueGrouping?
     @Flag(name: .customLong("small-business"), help: "Proceeds at 85 % throughout (App Store Small Business Program).")
     var smallBusiness = false
 
@@ -116,17 +117,16 @@ struct MRRReportCommand: AsyncParsableCommand {
         commandName: "mrr",
         abstract: "Monthly recurring revenue at as-of, per currency.",
         discussion: "Every purchased subscription on a charged period at as-of (or in grace after one), its price made monthly by its billing length: a week × 52/12, a year / 12 (docs/metrics.md, \"Money\"). Free trials and billing retry add nothing.")
-    enum Grouping: String, ExpressibleByArgument, CaseIterable { case product }
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
-    @Option(help: "product.") var by: Grouping?
+    @Option(help: "product or currency (each subscription's own, also when converted).") var by: MRRGrouping?
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rates = try conversion.load()
-        let r = try moneyReport { try analytics.mrr(asOf: at, byProduct: by == .product, scope: options.scope, rates: rates) }
+        let r = try moneyReport { try analytics.mrr(asOf: at, by: by, scope: options.scope, rates: rates) }
         emit(options.format, json: { ReportJSON.mrr(r) }, csv: {
             CSV.render(header: ["key", "currency", "subscriptions", "mrr"],
                        rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })

@@ -134,7 +134,7 @@ import TerminalUI
         }
         let rows = [row(.freeTrial, nil, converted: 1, lapsed: 3, p6: 0.9), row(.offerCode, "A", converted: 3, lapsed: 1, p6: nil),
                     row(.offerCode, "B", converted: 0, lapsed: 0, p6: 0.5), row(.winBack, "W", converted: 1, lapsed: 1, p6: 0.2)]
-        let empty = MRRReport(asOf: Self.asOf, byProduct: false, currency: nil, unpriced: 0, rows: [])
+        let empty = MRRReport(asOf: Self.asOf, by: nil, currency: nil, unpriced: 0, rows: [])
         pane.figures = MoneyFigures(asOf: Self.asOf, mrr: empty, mrrBefore: empty, mrrMonthly: [],
                                     revenue: RevenueReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
                                                            unpriced: 0, rows: []),

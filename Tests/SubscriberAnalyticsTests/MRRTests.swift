@@ -38,7 +38,7 @@ import SubscriptionTimeline
             {"asOf":"2025-06-15T00:00:00Z","by":null,"currency":null,"unpriced":0,"rows":[\
             {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99},{"key":null,"currency":"USD","subscriptions":4,"mrr":37.936}]}
             """)
-        let byProduct = try analytics.mrr(asOf: day("2025-06-15"), byProduct: true)
+        let byProduct = try analytics.mrr(asOf: day("2025-06-15"), by: .product)
         #expect(byProduct.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
             "pro.monthly EUR 1 8990", "pro.monthly USD 2 19980", "pro.weekly USD 1 12957", "pro.yearly USD 1 4999",
         ])
@@ -47,6 +47,26 @@ import SubscriptionTimeline
         let usd = try analytics.mrr(asOf: day("2025-06-15"),
                                     rates: CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv"))
         #expect(usd.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 5 47825"])
+    }
+
+    /// `--by currency` with conversion: each currency's share of the total (8.99 EUR × 1.1 = 9.889
+    /// USD); MRR at several instants at once is MRR at each.
+    @Test func byCurrencyAndSeveralInstantsAtOnce() throws {
+        let analytics = try store()
+        let rates = try CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv")
+        let byCurrency = try analytics.mrr(asOf: day("2025-06-15"), by: .currency, rates: rates)
+        #expect(byCurrency.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
+            "EUR USD 1 9889", "USD USD 4 37936",
+        ])
+        #expect(ReportJSON.mrr(byCurrency).hasPrefix(#"{"asOf":"2025-06-15T00:00:00Z","by":"currency","currency":"USD","unpriced":0,"#))
+        let instants = ["2025-05-20", "2025-06-01", "2025-06-15", "2025-06-29"].map(day)
+        for product in [nil, "pro.monthly"] {
+            let scope = ReportScope(productId: product)
+            let together = try analytics.mrr(at: instants, scope: scope)
+            let apart = try instants.map { try analytics.mrr(asOf: $0, scope: scope) }
+            #expect(together == apart)
+            #expect(Set(together.map { $0.rows.map(\.mrr) }).count > 1, "not one MRR repeated")
+        }
     }
 
     /// Population agreement on SampleData: MRR at the first of every month equals the sum over

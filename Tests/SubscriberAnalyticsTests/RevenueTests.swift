@@ -54,6 +54,13 @@ import SubscriptionTimeline
         #expect(r.currency == "USD")
         // 9.99 × 1.10 = 10.989; the refund 9.99 × 1.05 = 10.4895 → 10.490; USD at 1.
         #expect(r.rows.map { "\($0.currency) \($0.gross) \($0.refunds) \($0.net)" } == ["USD 21979 10490 11489"])
+        // `--by currency`: the same total, split by the currency each amount was paid in.
+        let byCurrency = try twoCurrencies().revenue(from: day("2025-01-01"), to: day("2025-03-01"), asOf: day("2025-03-05"),
+                                                     by: .currency, rates: rates)
+        #expect(byCurrency.rows.map { "\($0.key!) \($0.currency) \($0.gross) \($0.refunds) \($0.net)" } == [
+            "EUR USD 10989 10490 499", "USD USD 10990 0 10990",
+        ])
+        #expect(ReportJSON.revenue(byCurrency).contains(#""by":"currency","currency":"USD","unpriced":1,"rows":[{"key":"EUR","currency":"USD","charged":1,"gross":10.989,"#))
         let missing = #expect(throws: AnalyticsError.self) {
             try twoCurrencies().revenue(from: day("2025-01-01"), to: day("2025-03-01"), asOf: day("2025-03-05"),
                                         rates: try CurrencyRates(target: "GBP", csv: "currency,rate\nEUR,0.85\n", source: "r.csv"))
