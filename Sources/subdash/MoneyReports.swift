@@ -78,7 +78,10 @@ struct RevenueReportCommand: AsyncParsableCommand {
             var text = "Revenue \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)"
             if let c = r.currency { text += ", converted to \(c)" }
             text += "\n" + t.render()
-            if r.unpriced > 0 { text += "\n\(r.unpriced) items without a price are not counted (`subdash prices import`)" }
+            if r.unpriced > 0 {
+                text += "\n\(CountText.grouped(r.unpriced)) item\(r.unpriced == 1 ? "" : "s") without a price \(r.unpriced == 1 ? "is" : "are") "
+                    + "not counted (`subdash prices import`)"
+            }
             return text
         })
     }
@@ -136,7 +139,10 @@ struct MRRReportCommand: AsyncParsableCommand {
             var text = "MRR at \(r.asOf.iso8601)"
             if let c = r.currency { text += ", converted to \(c)" }
             text += "\n" + t.render()
-            if r.unpriced > 0 { text += "\n\(r.unpriced) subscriptions without a price are not counted (`subdash prices import`)" }
+            if r.unpriced > 0 {
+                text += "\n\(CountText.grouped(r.unpriced)) subscription\(r.unpriced == 1 ? "" : "s") without a price "
+                    + "\(r.unpriced == 1 ? "is" : "are") not counted (`subdash prices import`)"
+            }
             return text
         })
     }
