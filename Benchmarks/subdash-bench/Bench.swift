@@ -216,8 +216,6 @@ struct Bench: ParsableCommand {
             values["report \(label): median s"] = median(times)
             values["report \(label): peak MB"] = Double(peak / 1024)
         }
-        md += try moneyReports(stores: stores, asOf: String(asOf), values: &values)
-
         // Baseline: hand-written SQL over the periods table for state-like counts and a cohort grid.
         var handTimes: [Double] = []
         for _ in 0..<runs {
@@ -233,6 +231,8 @@ struct Bench: ParsableCommand {
             md += "\nsubdash states + cohorts ÷ the hand-written SQL: \(String(format: "%.2f", (states + cohorts) / max(median(handTimes), 0.001)))× "
             md += "(two processes against one; target: no slower).\n"
         }
+
+        md += try moneyReports(stores: stores, asOf: String(asOf), values: &values)
 
         // The dashboard through TestBackend, in its own process (its peak memory is its own).
         md += "\n### Dashboard on the \(storeLabel) store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
