@@ -32,8 +32,10 @@ public struct OfferUse: Hashable, Sendable, Codable {
 }
 
 extension SubscriptionTimeline {
-    /// Every offer use, in order.
+    /// Every offer use, in order; none for a family-shared subscription (offers are bought by the
+    /// purchaser, whose own subscription counts them).
     public var offerUses: [OfferUse] {
+        guard !isFamilyShared else { return [] }
         var uses: [OfferUse] = []
         var i = 0
         while i < periods.count {

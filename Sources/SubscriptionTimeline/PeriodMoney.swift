@@ -71,6 +71,8 @@ extension SubscriptionTimeline {
                 refundAt: nil, refundAmount: nil, creditAt: nil, upgradeCredit: nil, paidServiceBefore: before[i],
                 proceedsRate: before[i] >= PaidService.year ? 85 : 70,
                 monthlyTwelfths: BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).monthlyTwelfths)
+            // A family member pays nothing, not even a free trial's zero: the purchaser is charged.
+            if isFamilyShared { return m }
             if p.isFree {
                 m.price = 0
                 m.currency = p.currency

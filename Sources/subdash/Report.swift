@@ -15,6 +15,7 @@ struct Report: AsyncParsableCommand {
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
+extension OwnershipFilter: ExpressibleByArgument {}
 
 /// T is `YYYY-MM-DD` (midnight UTC) or full ISO 8601.
 struct InstantArgument: ExpressibleByArgument {
@@ -61,6 +62,23 @@ struct ReportOptions: ParsableArguments {
     }
 }
 
+/// `--ownership`, for the reports that can count family members (states, events, recovery).
+struct OwnershipOption: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "purchased, familyShared or all.",
+        discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
+    var ownership: OwnershipFilter = .purchased
+
+    func scope(_ options: ReportOptions) -> ReportScope {
+        var scope = options.scope
+        scope.ownership = ownership
+        return scope
+    }
+}
+
+/// Said by the reports about paying subscribers.
+let purchasedOnlyDiscussion = "Counts purchased subscriptions only: a family member with access through someone else's purchase (Family Sharing) pays nothing."
+
 /// `--as-of`, defaulting to the data horizon.
 struct AsOfOption: ParsableArguments {
     @Option(name: .customLong("as-of"), help: ArgumentHelp(
@@ -100,12 +118,13 @@ func percent(_ rate: Double?) -> String {
 struct StatesReport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "states", abstract: "Subscriptions in each state at as-of.")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.states(asOf: at, scope: options.scope)
+        let counts = try analytics.states(asOf: at, scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.states(counts) }, csv: {
             CSV.render(header: ["state", "subscriptions"], rows: SubscriptionState.allCases.map { [$0.rawValue, "\(counts[$0])"] }
                 + [["active", "\(counts.active)"]])
@@ -127,13 +146,15 @@ struct StatesReport: AsyncParsableCommand {
 struct EventsReport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "events", abstract: "Events with their instant in [from, to).")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at,
+                                          scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.events(counts) }, csv: {
             CSV.render(header: ["event", "reason", "count"],
                        rows: EventType.allCases.map { [$0.rawValue, "", "\(counts[$0])"] }
@@ -158,7 +179,7 @@ struct CohortsReport: AsyncParsableCommand {
             A member is a run with a paid period, in the month of its first paid period. P1…P12 are paid \
             periods, not calendar months: rate[k] is the Kaplan–Meier estimate of the share that reached \
             paid period k+1, over the members whose fate at each step is known (– while nobody's is). \
-            Definitions in docs/metrics.md, "Retention cohorts".
+            \(purchasedOnlyDiscussion) Definitions in docs/metrics.md, "Retention cohorts".
             """)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
@@ -223,13 +244,15 @@ struct CohortsReport: AsyncParsableCommand {
 struct RecoveryReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "recovery", abstract: "Billing failures in [from, to) and how they ended.")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at,
+                                       scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.recovery(r) }, csv: {
             CSV.render(header: ["failures", "recovered", "expired", "pending"] + RecoveryReport.dayThresholds.map { "recoveredWithin\($0)Days" },
                        rows: [["\(r.failures)", "\(r.recovered)", "\(r.expired)", "\(r.pending)"]
@@ -301,6 +324,7 @@ enum SubscriberText {
         func field(_ name: String, _ value: String?) { lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–")) }
         field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
         field("appAccountToken", r.appAccountToken)
+        field("ownership", SubscriberText.ownership(r))
         field("product", r.productId)
         field("state", r.state?.rawValue ?? "not started")
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
@@ -322,7 +346,7 @@ enum SubscriberText {
         periods.rows = zip(r.timeline.periods, r.money).map { p, m in
             let price = m.price.map { MoneyFormat.text($0, m.currency) } ?? (m.isCharged ? "unpriced" : "–")
             let returned = (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
-                ?? (p.isRefunded ? "refunded" : "")
+                ?? (p.isRefunded ? "refunded" : p.isSharingRevoked ? "sharing revoked" : "")
             return [p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
                     price, returned]
         }
@@ -339,6 +363,14 @@ enum SubscriberText {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// "purchased", or the Family Sharing line the Subscriber pane shows.
+    static func ownership(_ r: SubscriberReport) -> String {
+        guard r.timeline.isFamilyShared else { return "purchased" }
+        var text = "Family Sharing — access through a family member's purchase"
+        if let revoked = r.timeline.sharingRevokedAt { text += "; sharing revoked on \(revoked.isoDate)" }
+        return text
+    }
 }
 
 extension String {
@@ -348,7 +380,8 @@ extension String {
 // MARK: - eligibility
 
 struct EligibilityReport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.")
+    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.",
+                                                    discussion: purchasedOnlyDiscussion)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind?

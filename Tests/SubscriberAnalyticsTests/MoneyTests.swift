@@ -9,7 +9,7 @@ extension StoreBuilder {
     mutating func charge(_ original: String, _ id: String, _ start: String, _ end: String, _ price: Int64?, _ currency: String?,
                          product: String = "pro.monthly", storefront: String? = nil, offerType: Int? = nil,
                          offerIdentifier: String? = nil, trial: Bool = false, upgraded: Bool = false,
-                         revokedAt: String? = nil, prorated: Int? = nil) {
+                         revokedAt: String? = nil, prorated: Int? = nil, familyShared: Bool = false) {
         var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
                                 purchaseDate: Self.day(start), expiresDate: Self.day(end), price: price, currency: currency,
                                 storefront: storefront)
@@ -17,9 +17,10 @@ extension StoreBuilder {
         t.offerIdentifier = offerIdentifier
         if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
         t.isUpgraded = upgraded
+        if familyShared { t.inAppOwnershipType = "FAMILY_SHARED" }
         if let revokedAt {
             t.revocationDate = Self.day(revokedAt)
-            t.revocationType = prorated == nil ? "REFUND_FULL" : "REFUND_PRORATED"
+            t.revocationType = familyShared ? "FAMILY_REVOKE" : prorated == nil ? "REFUND_FULL" : "REFUND_PRORATED"
             t.revocationPercentage = prorated
         }
         add(DocumentFacts(format: .v2Notification, transactions: [t]))
@@ -202,5 +203,41 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         let r = try report(b.build(), "T", asOf: "2025-01-05")
         #expect(r.money[0].price == 0 && !r.money[0].isCharged && r.money[0].refundAmount == nil)
         #expect(r.paid == [:])
+    }
+
+    /// Family Sharing: a member's periods are never charged, whatever price their transactions
+    /// carry. The member mirrors the purchaser (a free week, then 9.99 USD a month, access lost
+    /// when the purchaser's March charge is refunded); every money figure is the purchaser's alone.
+    @Test func familySharedPeriodsAddNothing() throws {
+        var b = StoreBuilder()
+        for (original, shared) in [("P", false), ("F", true)] {
+            b.charge(original, original + "0", "2025-01-01", "2025-01-08", 0, "USD", trial: true, familyShared: shared)
+            b.charge(original, original + "1", "2025-01-08", "2025-02-08", 9990, "USD", familyShared: shared)
+            b.charge(original, original + "2", "2025-02-08", "2025-03-08", 9990, "USD", familyShared: shared)
+            b.charge(original, original + "3", "2025-03-08", "2025-04-08", 9990, "USD", revokedAt: "2025-03-20",
+                     familyShared: shared)
+        }
+        let analytics = try b.build()
+        let asOf = StoreBuilder.day("2025-04-15")
+        let revenue = try analytics.revenue(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-05-01"), asOf: asOf)
+        #expect(revenue.rows.map { "\($0.currency) \($0.charged) \($0.gross) \($0.refunded) \($0.refunds) \($0.net)" }
+                == ["USD 3 29970 1 9990 19980"])
+        #expect(revenue.unpriced == 0)
+        let mrr = try analytics.mrr(asOf: StoreBuilder.day("2025-02-15"))
+        #expect(mrr.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 1 9990"])
+        #expect(mrr.unpriced == 0)
+        let offers = try analytics.offerConversion(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-02-01"), asOf: asOf)
+        #expect(offers.offers.map { "\($0.offerKind) \($0.started) \($0.converted)" } == ["freeTrial 1 1"])
+        let refunds = try analytics.refundRate(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-04-01"), asOf: asOf,
+                                               by: .month)
+        #expect(refunds.rows.map { "\($0.key) \($0.charged) \($0.refunded)" } == ["2025-01 1 0", "2025-02 1 0", "2025-03 1 1"])
+        let ltv = try analytics.ltv(asOf: asOf, periods: 3)
+        #expect(ltv.cohorts.filter { $0.started > 0 }.map { "\($0.month!) \($0.currency) \($0.started)" } == ["2025-01 USD 1"])
+        #expect(ltv.unpriced == 0)
+        let member = try report(analytics, "F", asOf: "2025-04-15")
+        #expect(member.paid.isEmpty)
+        #expect(member.money.allSatisfy { $0.price == nil && $0.currency == nil && $0.refundAmount == nil })
+        #expect(member.paidServiceDays == 0)
+        #expect(try report(analytics, "P", asOf: "2025-04-15").paid == ["USD": 19980])
     }
 }

@@ -84,7 +84,7 @@ import Testing
     /// = 5.082; paid = 9.99 × 5 + 14.99 × 2 + 12.99 − 5.082 = 87.838. Paid service runs from 01-05
     /// 10:00 to 08-29 15:30 except the 9 days T7 recovered after grace had ended: 227 days.
     static let expectedJSON = """
-        {"originalTransactionId":"2000000100000001","userId":null,\
+        {"originalTransactionId":"2000000100000001","ownership":"purchased","userId":null,\
         "appAccountToken":"5b7f3e52-93a8-4d55-9b1e-0c1c1f0d2a11","productId":"com.example.pro.monthly",\
         "state":"expired","autoRenew":false,"autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,\
         "gracePeriodExpires":null,"expirationReason":"voluntary","priceIncrease":"accepted","paidPeriods":7,\

@@ -74,6 +74,7 @@ struct SignedParts {
             expiresDate: try t.milliseconds("expiresDate"),
             revocationDate: try t.milliseconds("revocationDate"),
             revocationReason: try t.int("revocationReason"),
+            revocationType: try t.string("revocationType"),
             isUpgraded: try t.bool("isUpgraded") ?? false,
             offerType: try t.int("offerType"),
             offerDiscountType: try t.string("offerDiscountType"),
@@ -85,7 +86,6 @@ struct SignedParts {
             inAppOwnershipType: try t.string("inAppOwnershipType"),
             signedDate: try t.milliseconds("signedDate"),
             storefront: try t.string("storefront"),
-            revocationType: try t.string("revocationType"),
             revocationPercentage: try t.int("revocationPercentage"))
     }
 
