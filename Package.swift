@@ -19,8 +19,9 @@ let package = Package(
     targets: [
         // Plain value types: facts, enums, instants. No I/O.
         .target(name: "SubscriptionModel"),
-        // DESIGN §3 as a pure function of one subscription's facts. Lives below the store so
-        // that import can materialise per-subscription rows inside the same transaction.
+        // The definitions of docs/metrics.md as a pure function of one subscription's facts. Lives
+        // below the store so that the store can derive and materialise per-subscription rows
+        // (`AppDatabase.rebuildPending`, after an import has committed the facts).
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
         // zlib for reading and writing .gz payload files (SampleData is gzip'd to stay small).
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),

@@ -2,7 +2,7 @@ import GRDB
 import SubscriberStore
 import SubscriptionModel
 
-/// One subscriber suggested for an offer (DESIGN §3 "Offer eligibility"; operators decide).
+/// One subscriber suggested for an offer (docs/metrics.md, "Offer eligibility"; operators decide).
 public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     public var offer: OfferFlagKind
     public var originalTransactionId: String
@@ -108,7 +108,8 @@ private struct SharedTexts {
     }
 }
 
-/// What DESIGN §3's eligibility rules read of a live (not expired) segment at as-of.
+/// What the eligibility rules (docs/metrics.md, "Offer eligibility") read of a live (not expired)
+/// segment at as-of.
 private struct LiveSegment {
     var state: String
     var autoRenew: Bool

@@ -5,7 +5,7 @@ import SubscriptionTimeline
 
 /// The subscriptions behind one figure of a report: a cohort cell, a state count, an event count.
 ///
-/// Members are selected by the same rules as the figure (DESIGN §3), so a population's
+/// Members are selected by the same rules as the figure (docs/metrics.md), so a population's
 /// ``PopulationSize/figure`` is the number the report shows; the dashboard lists its
 /// subscriptions page by page through ``SubscriberAnalytics/subscriberList(offset:limit:asOf:scope:matching:population:)``.
 public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {

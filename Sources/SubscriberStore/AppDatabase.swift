@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
-/// sent, the rows derived from them (DESIGN §3) and the operators' offer flags.
+/// sent, the rows derived from them (docs/metrics.md) and the operators' offer flags.
 ///
 /// It owns a GRDB `DatabaseWriter`: a `DatabasePool` for files, a `DatabaseQueue` in memory for
 /// tests. The migrator runs in `init`, so every `AppDatabase` is at the latest schema.

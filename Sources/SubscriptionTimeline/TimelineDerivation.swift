@@ -104,7 +104,8 @@ struct TimelineDerivation {
         return i >= 0 ? i : nil
     }
 
-    /// DESIGN §3 `--product`: the product of the latest period started at or before `t`.
+    /// The product of the latest period started at or before `t` (docs/metrics.md, "Which data,
+    /// read when", Product).
     func productId(at t: Instant, fallback: Int) -> String {
         periods[latestPeriod(startedAtOrBefore: t) ?? fallback].productId
     }
@@ -187,9 +188,10 @@ struct TimelineDerivation {
         }
     }
 
-    /// §3 "the previous period is not refunded", read as: its refund took the access away. A
-    /// refund dated after the period had ended (at its expiry, or when the next period started)
-    /// is still a refund, but the subscriber had already renewed: it does not end the run.
+    /// "The previous period was not ended by a refund" (docs/metrics.md, "Classes of periods and
+    /// runs"): its refund took the access away. A refund dated after the period had ended (at its
+    /// expiry, or when the next period started) is still a refund, but the subscriber had already
+    /// renewed: it does not end the run.
     static func endedByRefund(_ p: Period) -> Bool {
         guard p.isRefunded, let r = p.revocationDate else { return false }
         return r <= p.end
