@@ -34,7 +34,7 @@ extension SubscriberAnalytics {
         try database.writer.read { db in
             let product = scope.productId.map { _ in " AND productId = ?2" } ?? ""
             let arguments: StatementArguments = scope.productId.map { [at, $0] } ?? [at]
-            // Live segments: every state but `expired` (partial index segment_live).
+            // Live segments: the segment covering as-of, in any state but `expired`.
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
