@@ -87,7 +87,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
-                                                             "SubscriptionModel", "LifecycleSimulator", "subdash",
+                                                             "SubscriptionModel", "LifecycleSimulator", "subdash", "TerminalUI",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
                                                                   "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator"]),
