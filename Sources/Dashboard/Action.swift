@@ -47,6 +47,8 @@ public enum Action: Equatable, Sendable {
     case cycleList(Int)
     /// Sort by the column under the cursor.
     case sort(ascending: Bool)
+    /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
+    case cycleOwnership
     case reload
     /// About once a second from the run loop: time to look for changes by others.
     case tick
