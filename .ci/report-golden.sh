@@ -30,6 +30,7 @@ trap 'rm -rf "$out" ${cache:+"$cache"}' EXIT
 # name, then the report's arguments. Every as-of is the data horizon, which SampleData fixes.
 reports=(
   "states|states"
+  "states-all-ownerships|states --ownership all"
   "events|events --from 2025-06-01 --to 2025-07-01"
   "cohorts|cohorts"
   "eligibility|eligibility"
