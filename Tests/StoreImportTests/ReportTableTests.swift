@@ -86,6 +86,7 @@ import Testing
               expiration: priceIncrease           0
               expiration: productUnavailable      0
               expiration: refund                  1
+              expiration: sharingRevoked          0
               expiration: other                   2
 
             """)
@@ -130,6 +131,7 @@ import Testing
             Subscription 2000000900000001 as of 2024-08-07 10:00 UTC
               user                –
               appAccountToken     7e3fb20b-4cdb-47cc-936d-99d65f608138
+              ownership           purchased
               product             com.example.pro.monthly
               state               expired
               auto-renew          off
