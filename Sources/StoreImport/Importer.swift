@@ -145,10 +145,8 @@ public final class Importer: Sendable {
     public static let defaultDocumentsPerTransaction = 16000
 
     /// The writing connection's page cache during an import, unless told otherwise (`--cache-mb`).
-    /// It is most of an import's memory: with 512 MB, 10,000 v2 subscribers peaked at 641 MB,
-    /// with 128 MB at 236 MB (debug build, docs/performance.md, "Hostile input"), and an import
-    /// is to stay under 300 MB whatever it reads. (Larger was not faster up to 100,000
-    /// subscribers: 4 GB took 111–118 s against 96 s for 512 MB.)
+    /// It is most of an import's memory, and an import stays under 300 MB whatever it reads
+    /// (docs/performance.md, "Hostile input"); `--cache-mb` gives a large backfill more.
     public static let defaultCacheMegabytes = 128
 
     /// Imports every path (`-` = stdin; directories recursively, in name order).
