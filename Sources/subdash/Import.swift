@@ -18,10 +18,7 @@ struct Import: AsyncParsableCommand {
             """)
 
     @OptionGroup var store: StoreOptions
-    @Option(name: .customLong("trust-root"), help: "A PEM root certificate to trust besides Apple Root CA G3 (repeatable).")
-    var trustRoots: [String] = []
-    @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
-    var noVerify = false
+    @OptionGroup var verification: VerificationOptions
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = 4000
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
@@ -35,29 +32,10 @@ struct Import: AsyncParsableCommand {
         for path in paths where path != "-" && !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("\(path): no such file or directory")
         }
-        for root in trustRoots where !FileManager.default.fileExists(atPath: root) {
-            throw ValidationError("--trust-root \(root): no such file")
-        }
     }
 
     mutating func run() async throws {
-        let verifier: any SignatureVerifier
-        if noVerify {
-            verifier = UnverifiedJWS()
-        } else {
-            var pems: [String] = []
-            for path in trustRoots {
-                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw CLIError("--trust-root \(path): cannot read the file", code: 2)
-                }
-                pems.append(pem)
-            }
-            do {
-                verifier = try AppleJWSVerifier(additionalRootsPEM: pems)
-            } catch {
-                throw CLIError("--trust-root: \(error.reason)", code: 2)
-            }
-        }
+        let verifier = try verification.verifier()
         let database = try store.open()
         let interactive = isatty(2) != 0
         let report: @Sendable (String) -> Void = { line in

@@ -7,7 +7,7 @@ struct Subdash: AsyncParsableCommand {
         commandName: "subdash",
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
         subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
-                      Themes.self, Keys.self, Archive.self],
+                      Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self],
         defaultSubcommand: OpenDashboard.self
     )
 

@@ -1,0 +1,274 @@
+import AppStorePayloads
+import Foundation
+import GRDB
+import StoreImport
+import SubscriberStore
+import Testing
+
+/// `subdash listen` as Apple meets it: the built binary, real sockets on loopback, the simulator's
+/// signed notifications from SampleData.
+@Suite(.serialized) struct ListenTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let generated = root.appendingPathComponent("SampleData/generated").path
+    static let trustRoot = generated + "/test-root.pem"
+
+    /// The first `count` documents of a SampleData file, as Apple would post them.
+    static func documents(_ version: String, count: Int) throws -> [Data] {
+        let file = generated + "/\(version)/notifications-0001.ndjson.gz"
+        return Array(try DocumentReader().documents(atPath: file).prefix(count)).compactMap(\.bytes)
+    }
+
+    static let v1 = Result { try documents("v1", count: 20) }
+    static let v2 = Result { try documents("v2", count: 60) }
+
+    static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-\(name)-\(UUID().uuidString)").path
+    }
+
+    static func remove(_ paths: String...) {
+        for path in paths { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+    }
+
+    static func binary() throws -> String {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [here.appendingPathComponent("subdash").path, root.appendingPathComponent(".build/debug/subdash").path]
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+                            "build the subdash executable first (swift build)")
+    }
+
+    /// The store `subdash import` makes of the same documents, as one NDJSON file.
+    static func cleanImport(_ documents: [Data]) throws -> (AppDatabase, String) {
+        let file = temporaryPath("clean") + ".ndjson"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var ndjson = Data()
+        for d in documents { ndjson.append(d); ndjson.append(0x0A) }
+        try ndjson.write(to: URL(fileURLWithPath: file))
+        let path = temporaryPath("clean") + ".sqlite"
+        let db = try AppDatabase.open(path: path)
+        let verifier = try AppleJWSVerifier(additionalRootsPEM: [String(contentsOfFile: trustRoot, encoding: .utf8)])
+        _ = try Importer.appStore(database: db, verifier: verifier, report: { _ in }).importPaths([file])
+        return (db, path)
+    }
+
+    /// Every table's content, but where a document came from (the archive's `source`).
+    static func dump(_ path: String) throws -> [String: [String]] {
+        let database = try AppDatabase.open(path: path)
+        return try database.writer.read { db in
+            var tables: [String: [String]] = [:]
+            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+            for name in names {
+                tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map { row in
+                    row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }
+                        .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
+                }.sorted()
+            }
+            return tables
+        }
+    }
+
+    static func outcome(of body: Data, in path: String) throws -> String? {
+        let sha = Importer.sha256Hex(body)
+        return try AppDatabase.open(path: path).writer.read { db in
+            try String.fetchOne(db, sql: "SELECT outcome FROM document WHERE sha256 = ?", arguments: [sha])
+        }
+    }
+
+    static func report(_ binary: String, _ store: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["report", "states", "--db", store, "--format", "json", "--environment", "all"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func v1AndV2AreStoredAsTheImportStoresThemAndLoggedOneLineEach() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("store") + ".sqlite"
+        let log = Self.temporaryPath("log") + ".ndjson"
+        defer { Self.remove(store, log) }
+        let documents = try Self.v1.get() + Self.v2.get()
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot, "--log", log])
+        var answers: [String: Int] = [:]
+        for body in documents {
+            let response = try listener.http.post("/notifications", body)
+            #expect(response.status == 200, "\(response.body)")
+            answers[response.body, default: 0] += 1
+        }
+        // The sample repeats a few deliveries byte for byte, as Apple's retries do.
+        #expect(answers["applied\n", default: 0] > 70)
+        #expect(answers["applied\n", default: 0] + answers["duplicate\n", default: 0] == documents.count)
+
+        // Another process reads the listener's commits while it runs.
+        let (clean, cleanPath) = try Self.cleanImport(documents)
+        defer { Self.remove(cleanPath) }
+        _ = clean
+        let reportWhileListening = try Self.report(binary, store)
+        #expect(reportWhileListening.contains("\"active\""))
+        #expect(reportWhileListening == (try Self.report(binary, cleanPath)))
+
+        #expect(listener.stop().status == 0)
+        #expect(try Self.dump(store) == Self.dump(cleanPath))
+
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == documents.count)
+        let last = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
+        #expect(last["status"] as? Int == 200)
+        #expect((last["id"] as? String)?.hasPrefix("sha256:") == false, "a v2 notification is logged by its notificationUUID")
+        #expect(last["type"] as? String != nil)
+        #expect(last["ms"] as? Double != nil)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines.first!.utf8)) as? [String: Any])
+        #expect((first["id"] as? String)?.hasPrefix("sha256:") == true, "a v1 notification has no id but its digest")
+    }
+
+    @Test func aForgedV2IsRejectedWith400AndArchivedAsRejected() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("forged") + ".sqlite"
+        defer { Self.remove(store) }
+        let original = String(decoding: try Self.v2.get()[0], as: UTF8.self)
+        // One character of the signed payload changed: the signature no longer matches.
+        let payloadStart = try #require(original.firstIndex(of: ".")).utf16Offset(in: original) + 10
+        var chars = Array(original)
+        chars[payloadStart] = chars[payloadStart] == "A" ? "B" : "A"
+        let forged = Data(String(chars).utf8)
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        let response = try listener.http.post("/notifications", forged)
+        #expect(response.status == 400)
+        #expect(response.body.hasPrefix("rejected: "))
+        #expect(response.body.lowercased().contains("signature"))
+        #expect(try Self.outcome(of: forged, in: store) == "rejected")
+
+        let notJSON = try listener.http.post("/notifications", Data("hello".utf8))
+        #expect(notJSON.status == 400)
+        #expect(try Self.outcome(of: Data("hello".utf8), in: store) == "rejected")
+        #expect(listener.stop().status == 0)
+        #expect(listener.stderr.contains("\"outcome\":\"rejected\""))
+    }
+
+    @Test func aRetryOfAStoredNotificationIsAnswered200AndChangesNothing() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("retry") + ".sqlite"
+        defer { Self.remove(store) }
+        let body = try Self.v2.get()[1]
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        let first = try listener.http.post("/notifications", body)
+        #expect(first.status == 200 && first.body == "applied\n")
+        let before = try Self.dump(store)
+        let again = try listener.http.post("/notifications", body)
+        #expect(again.status == 200 && again.body == "duplicate\n")
+        #expect(try Self.dump(store) == before)
+        listener.stop()
+    }
+
+    @Test func limitsPathsAndMethods() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("limits") + ".sqlite"
+        defer { Self.remove(store) }
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        let http = listener.http
+        // Declared too large: refused on the headers, the body never sent.
+        let declared = try http.raw("POST /notifications HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 << 20)", sendBody: false)
+        #expect(declared.status == 413)
+        // Chunked, growing past 1 MiB: refused once it does.
+        var chunked = Data()
+        let piece = Data(repeating: 0x20, count: 256 * 1024)
+        for _ in 0..<6 {
+            chunked.append(Data(String(piece.count, radix: 16).utf8 + Array("\r\n".utf8)))
+            chunked.append(piece)
+            chunked.append(Data("\r\n".utf8))
+        }
+        chunked.append(Data("0\r\n\r\n".utf8))
+        let streamed = try http.raw("POST /notifications HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked", body: chunked)
+        #expect(streamed.status == 413)
+        #expect(try http.post("/elsewhere", Data("{}".utf8)).status == 404)
+        #expect(try http.get("/notifications").status == 405)
+        let health = try http.get("/healthz")
+        #expect(health.status == 200 && health.body == "ok\n")
+        // Nothing of the above reached the archive.
+        let count = try AppDatabase.open(path: store).writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") }
+        #expect(count == 0)
+        listener.stop()
+    }
+
+    /// Posts every document from `connections` threads at once; returns which were answered 200.
+    static func postConcurrently(_ documents: [Data], port: Int, connections: Int, onAnswer: @escaping @Sendable (Int) -> Void = { _ in }) -> Set<Int> {
+        let acknowledged = Acknowledged()
+        DispatchQueue.concurrentPerform(iterations: connections) { worker in
+            var i = worker
+            while i < documents.count {
+                if let response = try? LoopbackHTTP(port: port).post("/notifications", documents[i]), response.status == 200 {
+                    acknowledged.insert(i)
+                    onAnswer(acknowledged.count)
+                }
+                i += connections
+            }
+        }
+        return acknowledged.all
+    }
+
+    @Test func sigtermAnswersWhatIsInFlightAndExitsZero() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("term") + ".sqlite"
+        defer { Self.remove(store) }
+        let documents = try Self.v2.get()
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        let pid = listener.process.processIdentifier
+        let signalled = Flag()
+        let acknowledged = Self.postConcurrently(documents, port: listener.port, connections: 8) { count in
+            if count == 20 && signalled.set() { kill(pid, SIGTERM) }
+        }
+        listener.process.waitUntilExit()
+        #expect(listener.process.terminationReason == .exit)
+        #expect(listener.process.terminationStatus == 0)
+        #expect(listener.stderr.contains("stopped"))
+        #expect(acknowledged.count >= 20)
+        for i in acknowledged { #expect(try Self.outcome(of: documents[i], in: store) == "applied") }
+    }
+
+    @Test func sigkillMidStreamThenResendingWhatWasNotAcknowledgedGivesTheCleanImport() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("kill") + ".sqlite"
+        defer { Self.remove(store) }
+        let documents = try Self.v1.get() + Self.v2.get()
+        let first = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        let pid = first.process.processIdentifier
+        let killed = Flag()
+        let acknowledged = Self.postConcurrently(documents, port: first.port, connections: 4) { count in
+            if count == 30 && killed.set() { kill(pid, SIGKILL) }
+        }
+        first.process.waitUntilExit()
+        #expect(first.process.terminationReason == .uncaughtSignal)
+        #expect(acknowledged.count >= 30 && acknowledged.count < documents.count)
+        // Every acknowledged document is in the store, whatever the kill interrupted.
+        for i in acknowledged { #expect(try Self.outcome(of: documents[i], in: store) != nil) }
+
+        let second = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        for i in documents.indices where !acknowledged.contains(i) {
+            #expect(try second.http.post("/notifications", documents[i]).status == 200)
+        }
+        #expect(second.stop().status == 0)
+        let (_, cleanPath) = try Self.cleanImport(documents)
+        defer { Self.remove(cleanPath) }
+        #expect(try Self.dump(store) == Self.dump(cleanPath))
+    }
+}
+
+final class Acknowledged: @unchecked Sendable {
+    private var set = Set<Int>()
+    private let lock = NSLock()
+    func insert(_ i: Int) { lock.lock(); set.insert(i); lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return set.count }
+    var all: Set<Int> { lock.lock(); defer { lock.unlock() }; return set }
+}
+
+/// True for the first caller of `set` only.
+final class Flag: @unchecked Sendable {
+    private var done = false
+    private let lock = NSLock()
+    func set() -> Bool { lock.lock(); defer { lock.unlock() }; if done { return false }; done = true; return true }
+}
