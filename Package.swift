@@ -63,6 +63,7 @@ let package = Package(
         .target(name: "NotificationListener", dependencies: [
             "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
@@ -119,7 +120,7 @@ let package = Package(
         ]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: [
             "AppStoreServerAPI", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
-            "SubscriptionModel",
+            "SubscriptionModel", "subdash",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

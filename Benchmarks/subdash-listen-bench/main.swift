@@ -187,9 +187,10 @@ for connections in options.connections {
         }
     }
     let results = Results()
+    let boundPort = port
     let started = now()
     DispatchQueue.concurrentPerform(iterations: connections) { worker in
-        let connection = Connection(port: port)
+        let connection = Connection(port: boundPort)
         var i = worker
         while i < documents.count {
             let t0 = now()

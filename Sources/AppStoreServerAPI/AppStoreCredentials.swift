@@ -8,13 +8,19 @@ public struct AppStoreCredentials: Sendable {
     public var issuerId: String
     public var keyId: String
     public var bundleId: String
-    let privateKey: P256.Signing.PrivateKey
+    /// The key's raw scalar (swift-crypto's key type is not `Sendable`).
+    private let privateKeyBytes: Data
+
+    var privateKey: P256.Signing.PrivateKey {
+        // The bytes came from a valid key.
+        try! P256.Signing.PrivateKey(rawRepresentation: privateKeyBytes)
+    }
 
     public init(issuerId: String, keyId: String, bundleId: String, privateKey: P256.Signing.PrivateKey) {
         self.issuerId = issuerId
         self.keyId = keyId
         self.bundleId = bundleId
-        self.privateKey = privateKey
+        self.privateKeyBytes = privateKey.rawRepresentation
     }
 
     /// Reads the `.p8` file (PKCS #8 PEM, as App Store Connect gives it). Refuses a file that its

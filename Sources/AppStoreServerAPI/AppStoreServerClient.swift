@@ -66,7 +66,7 @@ public final class AppStoreServerClient: Sendable {
                 let response = try await http.execute(request, timeout: .seconds(requestTimeout))
                 status = response.status
                 headers = response.headers
-                bytes = Data(buffer: try await response.body.collect(upTo: 64 << 20))
+                bytes = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
             } catch {
                 guard attempt < retry.maxAttempts, Self.isTransient(error) else {
                     throw AppStoreAPIError("\(method) \(path): \(Self.describe(error))"
@@ -127,10 +127,11 @@ public final class AppStoreServerClient: Sendable {
     /// Timeouts and connections that failed or dropped: worth another attempt.
     static func isTransient(_ error: any Error) -> Bool {
         if let error = error as? HTTPClientError {
-            return [.deadlineExceeded, .readTimeout, .connectTimeout, .remoteConnectionClosed, .connectionPoolAcquireTimeout]
-                .contains(error) || "\(error)".contains("connect")
+            return [.deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .remoteConnectionClosed,
+                    .getConnectionFromPoolTimeout, .tlsHandshakeTimeout].contains(error)
         }
-        return error is NIOConnectionError || error is IOError || error is ChannelError
+        // A refused or reset connection (NIO's connection errors live in NIOPosix, not imported here).
+        return error is IOError || error is ChannelError || String(describing: type(of: error)).contains("ConnectionError")
     }
 
     static func describe(_ error: any Error) -> String {
@@ -142,7 +143,7 @@ public final class AppStoreServerClient: Sendable {
             default: return "\(error)"
             }
         }
-        if error is NIOConnectionError { return "cannot connect" }
+        if String(describing: type(of: error)).contains("ConnectionError") { return "cannot connect" }
         return "\(error)"
     }
 

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -71,12 +72,12 @@ public struct NotificationListener: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "subdash", backlog: 256,
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
-            onServerRunning: { channel in
+            onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 onRunning(configuration.host, port)
             },
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        try await app.runService()
     }
 
     static func tlsConfiguration(certificate: String, key: String) throws -> TLSConfiguration {

@@ -79,7 +79,7 @@ struct NotificationResponder: HTTPResponder {
             entry.reason = "\(error)"
             return Self.text(.badRequest, "body could not be read\n")
         }
-        let bytes = Data(buffer: body)
+        let bytes = Data(body.readableBytesView)
         var document = importer.incoming(bytes, source: "listen")
         entry.id = "sha256:" + document.sha256
         if case .facts(let facts) = document.content {

@@ -54,12 +54,12 @@ struct APIOptions: ParsableArguments {
 final class FetchRun {
     let sink: StoreSink
     let client: AppStoreServerClient
-    let progress: Progress
+    let progress: FetchProgress
     var rejected = 0
     var totals = BatchResult()
 
     init(store: StoreOptions, verification: VerificationOptions, api: APIOptions) throws {
-        let progress = Progress()
+        let progress = FetchProgress()
         self.progress = progress
         sink = StoreSink(database: try store.open(), verifier: try verification.verifier())
         client = try api.client(onRetry: { progress.show($0) })
@@ -101,7 +101,7 @@ final class FetchRun {
 }
 
 /// A line on stderr that updates in place on a terminal, plain lines otherwise.
-final class Progress: Sendable {
+final class FetchProgress: Sendable {
     let interactive = isatty(2) != 0
 
     func show(_ text: String) {

@@ -61,9 +61,10 @@ struct Listen: AsyncParsableCommand {
         let scheme = tlsCert == nil ? "http" : "https"
         let storePath = database.path ?? "memory"
         let unverified = verification.noVerify ? " (signatures NOT verified: --no-verify)" : ""
+        let servedPath = path
         do {
             try await listener.run { host, port in
-                printError("subdash listen: listening on \(scheme)://\(host):\(port)\(configuration.path), store \(storePath)\(unverified)")
+                printError("subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), store \(storePath)\(unverified)")
             }
         } catch let error as ListenerError {
             throw CLIError(error.message)
