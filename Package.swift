@@ -122,6 +122,7 @@ let package = Package(
             "AppStoreServerAPI", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
             "SubscriptionModel", "subdash",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),

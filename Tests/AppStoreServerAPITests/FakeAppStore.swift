@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 @testable import LifecycleSimulator
 import SubscriptionModel
 
@@ -45,6 +46,12 @@ final class FakeAppStore: @unchecked Sendable {
                                  validUntil: UTCCalendar.instant(year: 2040, month: 1, day: 1))
     }
 
+    static let quiet: Logger = {
+        var logger = Logger(label: "fake-app-store")
+        logger.logLevel = .critical
+        return logger
+    }()
+
     init(publicKey: P256.Signing.PublicKey) throws {
         self.publicKey = publicKey
         jws = try CompactJWS(chain: Self.chain.get())
@@ -63,7 +70,7 @@ final class FakeAppStore: @unchecked Sendable {
             await self.respond(request)
         }, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { channel in
             port.set(channel.localAddress?.port ?? 0)
-        })
+        }, logger: Self.quiet)
         let server = Task { try await app.run() }
         defer { server.cancel() }
         let bound = try await port.wait()

@@ -74,6 +74,16 @@ import Testing
         }
     }
 
+    /// The listener derives a commit's subscriptions after answering: waits until it has.
+    static func waitForDerivation(_ path: String) throws {
+        let database = try AppDatabase.open(path: path)
+        for _ in 0..<250 {
+            if try database.pendingCount() == 0 { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Issue.record("subscriptions still pending derivation after 5 s")
+    }
+
     static func report(_ binary: String, _ store: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -108,6 +118,7 @@ import Testing
         let (clean, cleanPath) = try Self.cleanImport(documents)
         defer { Self.remove(cleanPath) }
         _ = clean
+        try Self.waitForDerivation(store)
         let reportWhileListening = try Self.report(binary, store)
         #expect(reportWhileListening.contains("\"active\""))
         #expect(reportWhileListening == (try Self.report(binary, cleanPath)))
@@ -158,9 +169,12 @@ import Testing
         let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
         let first = try listener.http.post("/notifications", body)
         #expect(first.status == 200 && first.body == "applied\n")
+        try Self.waitForDerivation(store)
         let before = try Self.dump(store)
+        #expect(before["period", default: []].count > 0)
         let again = try listener.http.post("/notifications", body)
         #expect(again.status == 200 && again.body == "duplicate\n")
+        try Self.waitForDerivation(store)
         #expect(try Self.dump(store) == before)
         listener.stop()
     }
