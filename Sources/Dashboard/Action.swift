@@ -28,8 +28,10 @@ public enum Action: Equatable, Sendable {
     /// Ask for a regular expression, then mark (true) or unmark the shown rows whose cell in the
     /// cursor's column matches it.
     case markMatching(Bool)
-    /// Cohorts: list the runs of the cell under the cursor that ended before it (eligible, not retained).
-    case openChurned
+    /// Cohorts: list the runs of the cell under the cursor that ended by its paid period.
+    case openEnded
+    /// Cohorts: show the next billing duration (every duration, then each one the store has).
+    case cycleDuration
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.
@@ -49,7 +51,8 @@ public enum Action: Equatable, Sendable {
     case loadedHorizon(Instant?)
     case loadedSubscribers(offset: Int, rows: [SubscriberRow])
     case loadedSubscriber(SubscriberReport)
-    case loadedCohorts(CohortGrid)
+    /// A cohort grid, with the billing durations the store's products have.
+    case loadedCohorts(CohortGrid, durations: [BillingDuration] = [])
     case loadedStatesEvents(StatesEventsFigures)
     /// The store's change counter; nil when it could not be read this time.
     case storeVersion(Int?)
@@ -74,7 +77,7 @@ public enum Effect: Equatable, Sendable {
                          population: SubscriberPopulation? = nil)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
-    case loadCohorts(asOf: Instant, scope: ReportScope)
+    case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore
     case refreshHorizon

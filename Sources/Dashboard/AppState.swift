@@ -46,6 +46,13 @@ public struct CohortsPane: Equatable, Sendable {
     public var loading = false
     public var row = 0
     public var column = 0
+    /// The billing duration shown (`d` cycles it); nil: every duration.
+    public var duration: BillingDuration?
+    /// The billing durations of the store's products, shortest first: what `d` cycles through.
+    public var durations: [BillingDuration] = []
+
+    /// The durations `d` steps through: every duration, then each the store has.
+    public var durationChoices: [BillingDuration?] { [nil] + durations.map(Optional.some) }
 }
 
 public struct StatesEventsPane: Equatable, Sendable {

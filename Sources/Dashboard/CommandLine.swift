@@ -22,14 +22,26 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         state.shouldQuit = true
         return []
     case .asof:
+        if words.count == 1 {
+            // As `:product` alone: back to the default, the data horizon (and following it again).
+            state.notice = "as of the data horizon"
+            invalidate(&state)
+            return [.loadHorizon]
+        }
         guard words.count == 2, let day = Instant(parsing: words[1]) else {
-            state.status = "usage: :asof YYYY-MM-DD (or a full ISO 8601 instant)"
+            state.status = "usage: :asof YYYY-MM-DD (midnight UTC) or a full ISO 8601 instant; :asof alone: the data horizon"
             return []
         }
         state.asOf = day
+        state.notice = "as of \(day.asOfText)"
         invalidate(&state)
         return load(&state, state.pane)
     case .product:
+        if !argument.isEmpty, !state.products.contains(argument) {
+            state.status = SubscriberAnalytics.unknownProductMessage(TextSanitizer.strip(argument),
+                                                                     known: state.products.map(TextSanitizer.strip))
+            return []
+        }
         state.scope.productId = argument.isEmpty ? nil : argument
         state.notice = argument.isEmpty ? "every product" : "product \(TextSanitizer.strip(argument))"
         invalidate(&state)

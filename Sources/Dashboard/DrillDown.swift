@@ -20,16 +20,17 @@ extension StatesEventsPane {
     }
 }
 
-/// `enter` on a cohort cell or a pane 4 row: pane 1 lists the subscribers behind that figure (`c` on
-/// a cohort cell: those who ended before it, eligible but not retained).
-func drillDown(_ state: inout AppState, churned: Bool = false) -> [Effect] {
+/// `enter` on a cohort cell or a pane 4 row: pane 1 lists the subscribers behind that figure (on a
+/// cohort cell, those retained at its paid period; `c`: those who ended by it).
+func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     let population: SubscriberPopulation
     switch state.pane {
     case .cohorts:
         guard let grid = state.cohorts.grid, grid.cohorts.indices.contains(state.cohorts.row) else { return [] }
         let month = grid.cohorts[state.cohorts.row].month, period = state.cohorts.column + 1
-        population = churned ? .cohortChurned(month: month, period: period) : .cohortRetained(month: month, period: period)
+        population = ended ? .cohortEnded(month: month, period: period, duration: grid.duration)
+            : .cohortRetained(month: month, period: period, duration: grid.duration)
     case .statesEvents:
         guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf,
                                                       month: state.statesEvents.shownMonth(asOf: asOf)) else { return [] }

@@ -51,9 +51,10 @@ public final class EffectRunner: Sendable {
                 return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
-            case .loadCohorts(let asOf, let scope):
-                return .loadedCohorts(try analytics.cohorts(asOf: asOf, periods: 12, from: asOf.month.adding(months: -17),
-                                                            to: asOf.month, scope: scope))
+            case .loadCohorts(let asOf, let scope, let duration):
+                // Every cohort from the first: the pane scrolls.
+                return .loadedCohorts(try analytics.cohorts(asOf: asOf, periods: 12, to: asOf.month, duration: duration, scope: scope),
+                                      durations: try analytics.billingDurations())
             case .loadStatesEvents(let asOf, let month, let scope):
                 return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))
             case .loadOffers(let asOf, let scope):

@@ -8,7 +8,7 @@ import TerminalUI
 func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let halves = Layout.horizontal([.fill(), .fill()], spacing: 1).split(area)
     let month = state.asOf.map { state.statesEvents.shownMonth(asOf: $0) }
-    Border(title: "States at \(state.asOf?.isoDate ?? "…")", focused: true).render(in: halves[0], buffer: &buffer, palette: palette)
+    Border(title: "States as of \(state.asOf?.asOfText ?? "…")", focused: true).render(in: halves[0], buffer: &buffer, palette: palette)
     Border(title: "Events in \(month?.description ?? "…") · h/l month", focused: false)
         .render(in: halves[1], buffer: &buffer, palette: palette)
     let left = Border.inner(halves[0]), right = Border.inner(halves[1])

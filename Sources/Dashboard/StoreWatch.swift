@@ -55,7 +55,7 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         state.subscriber.id = id
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
-        return [.loadCohorts(asOf: asOf, scope: state.scope)]
+        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
     case .statesEvents:
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
     case .offers:

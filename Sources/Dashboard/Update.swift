@@ -108,8 +108,15 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard state.pane == .offers else { return [] }
         state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
         return []
-    case .openChurned:
-        return state.pane == .cohorts ? drillDown(&state, churned: true) : []
+    case .openEnded:
+        return state.pane == .cohorts ? drillDown(&state, ended: true) : []
+    case .cycleDuration:
+        guard state.pane == .cohorts else { return [] }
+        let choices = state.cohorts.durationChoices
+        let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
+        state.cohorts.duration = choices[(index + 1) % choices.count]
+        state.cohorts.grid = nil
+        return load(&state, .cohorts)
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:
@@ -153,8 +160,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.subscriber.report = report
         state.subscriber.loading = false
         return []
-    case .loadedCohorts(let grid):
+    case .loadedCohorts(let grid, let durations):
+        // A grid asked for before `d` changed the duration is stale.
+        guard grid.duration == state.cohorts.duration else { return [] }
         state.cohorts.grid = grid
+        state.cohorts.durations = durations
         state.cohorts.loading = false
         state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
         state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
@@ -267,7 +277,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
         state.cohorts.loading = true
-        return [.loadCohorts(asOf: asOf, scope: state.scope)]
+        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
     case .statesEvents:
         state.statesEvents.loading = true
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]

@@ -32,15 +32,13 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     var crumbs = ["subdash"]
     if state.pane == .subscribers, let population = state.subscribers.population {
         // A drill-down shows where it came from.
-        switch population {
-        case .cohortStarted, .cohortRetained, .cohortEligible, .cohortChurned: crumbs.append(Pane.cohorts.title)
-        case .states, .events: crumbs.append(Pane.statesEvents.title)
-        }
+
+        crumbs.append(population.isCohort ? Pane.cohorts.title : Pane.statesEvents.title)
     }
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
-    var scopeText = "as of " + (state.asOf?.isoDate ?? "…") + " · " + state.scope.environment.rawValue
+    var scopeText = "as of " + (state.asOf?.asOfText ?? "…") + " · " + state.scope.environment.rawValue
     if let product = state.scope.productId { scopeText += " · " + clean(product) }
     if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
     let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
@@ -229,8 +227,12 @@ enum TimelineSpan {
 }
 
 private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    Border(title: "Cohorts · retention by months since first paid period", focused: true)
-        .render(in: area, buffer: &buffer, palette: palette)
+    let duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
+    var title = "Cohorts · retention by paid periods · \(duration)"
+    if let grid = state.cohorts.grid, !grid.cohorts.isEmpty {
+        title += " · \(min(state.cohorts.row + 1, grid.cohorts.count))/\(grid.cohorts.count)"
+    }
+    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
     guard let grid = state.cohorts.grid else {
         placeholder("Loading…", in: inner, buffer: &buffer, palette: palette)
@@ -240,11 +242,12 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         placeholder("No cohorts before \(grid.asOf.isoDate).", in: inner, buffer: &buffer, palette: palette)
         return
     }
+    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G).
     let visible = max(1, inner.height - 1)
-    let first = Table.scrollOffset(selected: state.cohorts.row, offset: max(0, grid.cohorts.count - visible), visibleRows: visible)
+    let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
     let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    HeatGrid(rowLabels: shown.map { "\($0.month) \(String($0.started).padded(toWidth: 5, alignment: .right))" },
-             columnLabels: (1...grid.periods).map { "M\($0)" }, values: shown.map(\.rate), cellWidth: 4,
+    HeatGrid(rowLabels: shown.map { "\($0.month) \(CountText.grouped($0.started).padded(toWidth: 7, alignment: .right))" },
+             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate), cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
 }
 

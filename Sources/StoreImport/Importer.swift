@@ -90,9 +90,14 @@ public final class Importer: Sendable {
 
     /// `-` when standard input is a pipe, a socket or a terminal rather than a file.
     public static let standardInputIsAStream: @Sendable (String) -> Bool = { path in
-        guard path == "-" else { return false }
+        path == "-" && isStream(fileDescriptor: 0)
+    }
+
+    /// Whether reading this descriptor may wait for more (a pipe, a socket, a terminal) rather
+    /// than reach the end of a regular file.
+    public static func isStream(fileDescriptor: Int32) -> Bool {
         var info = stat()
-        return fstat(0, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
+        return fstat(fileDescriptor, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
     }
 
     /// A stream's documents are stored and derived when it pauses this long…

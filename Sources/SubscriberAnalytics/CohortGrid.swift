@@ -2,31 +2,44 @@ import GRDB
 import SubscriberStore
 import SubscriptionModel
 
-/// DESIGN §3 retention cohorts: members are runs with a paid period started on or before as-of,
-/// by the UTC month of their first paid period; `retained[k]` and `eligible[k]` for k = 1…P.
+/// Retention cohorts (docs/metrics.md, "Retention cohorts"): members are runs with a paid period
+/// started on or before as-of, by the UTC month of their first paid period; for k = 1…P,
+/// `retained[k]` (reached paid period k+1) and `ended[k]` (ended with exactly k paid periods), and
+/// the Kaplan–Meier rate over them.
 public struct CohortGrid: Sendable, Equatable {
     public struct Row: Sendable, Equatable {
         public var month: Month
         public var started: Int
+        /// `retained[k-1]`: members with at least k+1 paid periods.
         public var retained: [Int]
-        public var eligible: [Int]
-        /// retained / eligible, nil when eligible is 0 (not known yet).
-        public var rate: [Double?] { zip(retained, eligible).map { $1 == 0 ? nil : Double($0) / Double($1) } }
+        /// `ended[k-1]`: members whose run ended with exactly k paid periods.
+        public var ended: [Int]
+        /// The Kaplan–Meier product over retained and ended; nil while nobody's fate at a step is known.
+        public var rate: [Double?] { KaplanMeier.rates(retained: retained, ended: ended) }
+
+        public init(month: Month, started: Int, retained: [Int], ended: [Int]) {
+            self.month = month
+            self.started = started
+            self.retained = retained
+            self.ended = ended
+        }
     }
 
     public var asOf: Instant
     public var periods: Int
+    /// The billing duration the members were restricted to; nil: every duration.
+    public var duration: BillingDuration?
     public var cohorts: [Row]
 
-    /// Sums of retained and eligible over the months shown.
+    /// Sums of started, retained and ended over the months shown, with the same product.
     public var average: Row {
         var row = Row(month: cohorts.first?.month ?? asOf.month, started: 0,
-                      retained: Array(repeating: 0, count: periods), eligible: Array(repeating: 0, count: periods))
+                      retained: Array(repeating: 0, count: periods), ended: Array(repeating: 0, count: periods))
         for c in cohorts {
             row.started += c.started
             for k in 0..<periods {
                 row.retained[k] += c.retained[k]
-                row.eligible[k] += c.eligible[k]
+                row.ended[k] += c.ended[k]
             }
         }
         return row
@@ -35,7 +48,7 @@ public struct CohortGrid: Sendable, Equatable {
 
 extension SubscriberAnalytics {
     /// The paid periods of run `r` started on or before as-of (`asOf` is the SQL parameter to use):
-    /// what `retained` and `eligible` count, here and in ``SubscriberPopulation/cohortRetained(month:period:)``.
+    /// what `retained` and `ended` count, here and in ``SubscriberPopulation/cohortRetained(month:period:)``.
     static func paidPeriodsSQL(asOf: String) -> String {
         """
         CASE WHEN r.lastPaidStart <= \(asOf) THEN r.paidPeriodCount
@@ -45,11 +58,45 @@ extension SubscriberAnalytics {
         """
     }
 
+    /// The products whose billing duration is `days`, in SQL (`SELECT productId …`): per product,
+    /// the most frequent rounded length of its standard periods, ties to the shorter.
+    static func productsBilledSQL(days: String) -> String {
+        """
+        SELECT productId FROM (
+            SELECT productId, billingDays,
+                   ROW_NUMBER() OVER (PARTITION BY productId ORDER BY count DESC, billingDays) AS rank
+            FROM productDuration)
+        WHERE rank = 1 AND billingDays = \(days)
+        """
+    }
+
+    /// Every product's billing duration: the most frequent rounded length of its standard periods
+    /// in the store, ties to the shorter. A product with no standard period has none.
+    public func productDurations() throws -> [String: BillingDuration] {
+        try database.writer.read { db in
+            var durations: [String: BillingDuration] = [:]
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT productId, billingDays FROM productDuration ORDER BY productId, count DESC, billingDays
+                """)
+            for row in rows {
+                let product: String = row[0]
+                if durations[product] == nil, let duration = BillingDuration(days: row[1]) { durations[product] = duration }
+            }
+            return durations
+        }
+    }
+
+    /// The billing durations of the products in the store, shortest first.
+    public func billingDurations() throws -> [BillingDuration] {
+        Set(try productDurations().values).sorted()
+    }
+
     /// - Parameters:
     ///   - from: first cohort month (default: the first cohort in the store).
     ///   - to: last cohort month (default: the as-of month).
+    ///   - duration: only members whose first paid product bills for this duration.
     public func cohorts(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
-                        scope: ReportScope = ReportScope()) throws -> CohortGrid {
+                        duration: BillingDuration? = nil, scope: ReportScope = ReportScope()) throws -> CohortGrid {
         precondition(periods >= 1)
         // (cohort month, paid periods at as-of, ended at as-of) → members
         var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
@@ -64,6 +111,10 @@ extension SubscriberAnalytics {
         if let productId = scope.productId {
             product = " AND firstPaidProductId = :product"
             arguments += ["product": productId]
+        }
+        if let duration {
+            product += " AND firstPaidProductId IN (\(Self.productsBilledSQL(days: ":days")))"
+            arguments += ["days": duration.days]
         }
         try database.writer.read { db in
             let ended = try Row.fetchAll(db, sql: """
@@ -87,18 +138,17 @@ extension SubscriberAnalytics {
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex
-        var grid = CohortGrid(asOf: asOf, periods: periods, cohorts: [])
+        var grid = CohortGrid(asOf: asOf, periods: periods, duration: duration, cohorts: [])
         guard firstIndex <= lastIndex else { return grid }
         for m in firstIndex...lastIndex {
             var row = CohortGrid.Row(month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
-                                     eligible: Array(repeating: 0, count: periods))
+                                     ended: Array(repeating: 0, count: periods))
             for cell in histogram[m] ?? [] {
                 row.started += cell.count
-                for k in 1...periods {
-                    let retained = cell.paid >= k + 1
-                    if retained { row.retained[k - 1] += cell.count }
-                    if retained || cell.ended { row.eligible[k - 1] += cell.count }
-                }
+                // Retained at every step before its last paid period; an ended run adds to
+                // ended[its paid periods]; an open one is censored from there on.
+                for k in stride(from: 1, to: min(cell.paid, periods + 1), by: 1) { row.retained[k - 1] += cell.count }
+                if cell.ended, (1...periods).contains(cell.paid) { row.ended[cell.paid - 1] += cell.count }
             }
             grid.cohorts.append(row)
         }

@@ -38,14 +38,14 @@ public enum ReportJSON {
             r["month"] = .string(c.month.description)
             r["started"] = .int(c.started)
             r["retained"] = .array(c.retained.map(JSONValue.int))
-            r["eligible"] = .array(c.eligible.map(JSONValue.int))
+            r["ended"] = .array(c.ended.map(JSONValue.int))
             r["rate"] = rates(c)
             return .object(r)
         })
         let avg = g.average
         var a = JSONObject()
         a["retained"] = .array(avg.retained.map(JSONValue.int))
-        a["eligible"] = .array(avg.eligible.map(JSONValue.int))
+        a["ended"] = .array(avg.ended.map(JSONValue.int))
         a["rate"] = rates(avg)
         o["average"] = .object(a)
         return JSONValue.object(o).text

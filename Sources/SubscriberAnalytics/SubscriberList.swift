@@ -68,6 +68,13 @@ extension SubscriberAnalytics {
 extension SubscriberAnalytics {
     /// Every product id a subscription in scope has had a period of, sorted (from the `product`
     /// table the import keeps; a product stays listed once seen).
+    /// Why a product id the store has never seen is refused (it would show zeros everywhere, as if
+    /// nobody had bought it), with the ids it knows.
+    public static func unknownProductMessage(_ product: String, known: [String]) -> String {
+        let list = known.isEmpty ? "the store has no product yet" : "known products: " + known.joined(separator: ", ")
+        return "unknown product \(product) (\(list))"
+    }
+
     public func productIds(scope: ReportScope = ReportScope()) throws -> [String] {
         try database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM product WHERE \(scope.environment.sql) ORDER BY 1")

@@ -9,14 +9,14 @@ import SubscriptionTimeline
 /// ``PopulationSize/figure`` is the number the report shows; the dashboard lists its
 /// subscriptions page by page through ``SubscriberAnalytics/subscriberList(offset:limit:asOf:scope:matching:population:)``.
 public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
-    /// The runs of the cohort `month` (all of them: the `started` figure).
-    case cohortStarted(month: Month)
-    /// The runs of the cohort `month` retained after `period` paid periods (`retained[period]`, 1-based as `M1`…).
-    case cohortRetained(month: Month, period: Int)
-    /// The runs of the cohort `month` whose retention at `period` is known (`eligible[period]`).
-    case cohortEligible(month: Month, period: Int)
-    /// The runs of the cohort `month` that ended before being retained at `period`: eligible, not retained.
-    case cohortChurned(month: Month, period: Int)
+    /// The runs of the cohort `month` (all of them: the `started` figure), of one billing duration when given.
+    case cohortStarted(month: Month, duration: BillingDuration? = nil)
+    /// The runs of the cohort `month` retained at paid period `period` (`retained[period]`, 1-based as `P1`…):
+    /// they reached paid period `period` + 1.
+    case cohortRetained(month: Month, period: Int, duration: BillingDuration? = nil)
+    /// The runs of the cohort `month` that ended by paid period `period`: with 1…`period` paid
+    /// periods (`ended[1]` + … + `ended[period]`).
+    case cohortEnded(month: Month, period: Int, duration: BillingDuration? = nil)
     /// Subscriptions in any of these states at as-of (one state, or the `active` / `total` rows).
     case states([SubscriptionState])
     /// Events of this type with their instant in [from, to) and at or before as-of.
@@ -24,10 +24,9 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .cohortStarted(let month): "cohort \(month) · started"
-        case .cohortRetained(let month, let period): "cohort \(month) · retained at M\(period)"
-        case .cohortEligible(let month, let period): "cohort \(month) · eligible at M\(period)"
-        case .cohortChurned(let month, let period): "cohort \(month) · churned by M\(period)"
+        case .cohortStarted(let month, let duration): "cohort \(Self.cohort(month, duration)) · started"
+        case .cohortRetained(let month, let period, let duration): "cohort \(Self.cohort(month, duration)) · retained at P\(period)"
+        case .cohortEnded(let month, let period, let duration): "cohort \(Self.cohort(month, duration)) · ended by P\(period)"
         case .states(let states):
             if Set(states) == Set(SubscriptionState.allCases) {
                 "every state"
@@ -40,6 +39,20 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
             from.month.start == from && from.month.end == to ? "\(type.rawValue) in \(from.month)"
                 : "\(type.rawValue) in [\(from.isoDate), \(to.isoDate))"
         }
+    }
+}
+
+extension SubscriberPopulation {
+    /// A cohort cell's population (started, retained, ended), not a state or event count.
+    public var isCohort: Bool {
+        switch self {
+        case .cohortStarted, .cohortRetained, .cohortEnded: true
+        case .states, .events: false
+        }
+    }
+
+    private static func cohort(_ month: Month, _ duration: BillingDuration?) -> String {
+        duration.map { "\(month) \($0.adjective)" } ?? month.description
     }
 }
 
@@ -74,25 +87,27 @@ extension SubscriberAnalytics {
         let environment = scope.environment.sql
         let now = asOf.milliseconds
         switch population {
-        case .cohortStarted(let month), .cohortRetained(let month, _), .cohortEligible(let month, _),
-             .cohortChurned(let month, _):
-            // As in `cohorts(…)`: runs with a paid period started on or before as-of, by first paid month and product.
+        case .cohortStarted(let month, let duration), .cohortRetained(let month, _, let duration),
+             .cohortEnded(let month, _, let duration):
+            // As in `cohorts(…)`: runs with a paid period started on or before as-of, by first paid
+            // month, product and billing duration.
             var sql = """
                 SELECT r.originalTransactionId FROM run r
                 WHERE r.\(environment) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= ? AND r.cohortMonth = ?
                 """
             var arguments: StatementArguments = [now, month.index]
             if let product = scope.productId { sql += " AND r.firstPaidProductId = ?"; arguments += [product] }
+            if let duration {
+                sql += " AND r.firstPaidProductId IN (\(productsBilledSQL(days: "?")))"
+                arguments += [duration.days]
+            }
             switch population {
-            case .cohortRetained(_, let k):
+            case .cohortRetained(_, let k, _):
                 sql += " AND (\(paidPeriodsSQL(asOf: "?"))) >= ?"
                 arguments += [now, now, k + 1]
-            case .cohortEligible(_, let k):
-                sql += " AND ((\(paidPeriodsSQL(asOf: "?"))) >= ? OR r.endedAt <= ?)"
-                arguments += [now, now, k + 1, now]
-            case .cohortChurned(_, let k):
-                sql += " AND (\(paidPeriodsSQL(asOf: "?"))) < ? AND r.endedAt <= ?"
-                arguments += [now, now, k + 1, now]
+            case .cohortEnded(_, let k, _):
+                sql += " AND (\(paidPeriodsSQL(asOf: "?"))) BETWEEN 1 AND ? AND r.endedAt <= ?"
+                arguments += [now, now, k, now]
             default:
                 break
             }

@@ -81,6 +81,14 @@ struct Materializer {
         var eventDays = CountChanges(table: "eventDay",
                                      keyColumns: ["environment", "day", "productId", "type", "expirationReason"],
                                      countColumns: ["count"])
+        var productDurations = CountChanges(table: "productDuration", keyColumns: ["productId", "billingDays"],
+                                            countColumns: ["count"])
+
+        /// A period stored or removed: standard ones count towards their product's billing duration.
+        mutating func period(productId: String, billingDays: Int?, _ sign: Int) {
+            guard let billingDays else { return }
+            productDurations.add([productId.databaseValue, billingDays.databaseValue], sign)
+        }
 
         /// An event stored or removed.
         mutating func event(environment: String, at: Int64, productId: String, type: String, expirationReason: String?, _ sign: Int) {
@@ -111,6 +119,7 @@ struct Materializer {
             try segmentDays.write(db)
             try runEndDays.write(db)
             try eventDays.write(db)
+            try productDurations.write(db)
         }
     }
 
@@ -122,9 +131,13 @@ struct Materializer {
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
-        for table in Self.tables where !["segment", "run", "event"].contains(table) {
+        for table in Self.tables where !["segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
+        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays
+            """), arguments: [id])
+        while let row = try periods.next() { counts.period(productId: row[0], billingDays: row[1], -1) }
         let segments = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM segment WHERE originalTransactionId = ? RETURNING environment, start, "end", productId, state
             """), arguments: [id])
@@ -163,16 +176,20 @@ struct Materializer {
 
         let period = try db.cachedStatement(sql: """
             INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention, billingDays)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let product = try db.cachedStatement(sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
         var products = Set<String>()
         for p in t.periods where products.insert(p.productId).inserted { try product.run(db, env, p.productId) }
         for p in t.periods {
+            // Only standard periods tell a product's billing duration (an offer can run for another length).
+            let billingDays = p.offerKind == .standard
+                ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
             try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.isPaid && !p.isCutByUpgrade)
+                p.isPaid && !p.isCutByUpgrade, billingDays)
+            counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 
         let run = try db.cachedStatement(sql: """

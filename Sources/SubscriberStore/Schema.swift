@@ -358,6 +358,36 @@ extension AppDatabase {
                     FROM event GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
+        migrator.registerMigration("v10 billing durations") { db in
+            // A cohort grid for one billing duration (weekly, monthly, yearly mixed in one row make
+            // P2 mean three things) keeps the runs whose first paid product bills for it. A product's
+            // duration is the most frequent rounded length (expiresDate − start) of its standard
+            // periods: `billingDays` per period, and these counts per product kept by the
+            // materialiser, so the choice costs a read of a few rows. Lengths round to the nearest of
+            // 7, 30.4375, 60.875, 91.3125, 182.625 and 365.25 days (halfway: the shorter), kept as
+            // 7, 30, 61, 91, 183, 365.
+            try db.execute(sql: """
+                ALTER TABLE period ADD COLUMN billingDays INTEGER;
+                UPDATE period SET billingDays = CASE
+                        WHEN t.expiresDate - period.start <= 1617300000 THEN 7
+                        WHEN t.expiresDate - period.start <= 3944700000 THEN 30
+                        WHEN t.expiresDate - period.start <= 6574500000 THEN 61
+                        WHEN t.expiresDate - period.start <= 11834100000 THEN 91
+                        WHEN t.expiresDate - period.start <= 23668200000 THEN 183
+                        ELSE 365 END
+                    FROM "transaction" t
+                    WHERE t.transactionId = period.transactionId AND period.offerKind = 'standard'
+                      AND t.expiresDate IS NOT NULL;
+                CREATE TABLE productDuration (
+                    productId TEXT NOT NULL,
+                    billingDays INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (productId, billingDays)
+                ) WITHOUT ROWID;
+                INSERT INTO productDuration (productId, billingDays, count)
+                    SELECT productId, billingDays, COUNT(*) FROM period WHERE billingDays IS NOT NULL GROUP BY 1, 2;
+                """)
+        }
         return migrator
     }
 

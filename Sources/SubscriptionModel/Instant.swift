@@ -33,6 +33,14 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
         return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
     }
 
+    /// `YYYY-MM-DD HH:MM UTC` (with `:SS` when the seconds are not zero): how an as-of is shown to a
+    /// person, so that a date-only as-of reads as the midnight it is and nobody expects that day included.
+    public var asOfText: String {
+        let c = UTCCalendar.components(of: self)
+        let seconds = c.second == 0 ? "" : String(format: ":%02d", c.second)
+        return String(format: "%04d-%02d-%02d %02d:%02d", c.year, c.month, c.day, c.hour, c.minute) + seconds + " UTC"
+    }
+
     public var month: Month { let c = UTCCalendar.components(of: self); return Month(year: c.year, month: c.month) }
 
     public var description: String { iso8601 }

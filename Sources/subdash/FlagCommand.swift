@@ -3,7 +3,13 @@ import Foundation
 import SubscriberStore
 import SubscriptionModel
 
-extension OfferFlagKind: ExpressibleByArgument {}
+extension OfferFlagKind: ExpressibleByArgument {
+    /// Any case: `--offer winback` is `winBack`.
+    public init?(argument: String) {
+        guard let kind = Self.allCases.first(where: { $0.rawValue.lowercased() == argument.lowercased() }) else { return nil }
+        self = kind
+    }
+}
 
 struct FlagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,18 +1,25 @@
 import ArgumentParser
 import Foundation
+import SubscriberAnalytics
 
 /// `--format table|csv|json`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, json
 }
 
-/// An aligned text table: headers, right-aligned numbers, an optional totals row.
+/// A count for a table: `12,345` (JSON and CSV keep plain digits for scripts).
+func grouped(_ n: Int) -> String { CountText.grouped(n) }
+
+/// An aligned text table: headers, right-aligned numbers, an optional totals row, and an optional
+/// note under it that takes no part in the column widths.
 struct TextTable {
     var headers: [String]
     var rows: [[String]] = []
     /// Columns aligned right (numbers, percentages).
     var rightAligned: Set<Int> = []
     var footer: [String]? = nil
+    /// A line under the table (a summary sentence): printed as it is, never widening a column.
+    var note: String? = nil
 
     func render() -> String {
         let all = [headers] + rows + (footer.map { [$0] } ?? [])
@@ -31,6 +38,10 @@ struct TextTable {
         if let footer {
             out.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
             out.append(line(footer))
+        }
+        if let note {
+            out.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+            out.append(note)
         }
         return out.joined(separator: "\n")
     }

@@ -45,13 +45,24 @@ struct ReportOptions: ParsableArguments {
             printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (an import was interrupted); "
                 + "run `subdash import` again to bring the figures up to date")
         }
-        return SubscriberAnalytics(database: database)
+        let analytics = SubscriberAnalytics(database: database)
+        if let product {
+            // An unknown product would print zeros everywhere, as if nobody had bought it.
+            let known = try analytics.productIds(scope: ReportScope(environment: .all))
+            if !known.contains(product) {
+                throw CLIError(SubscriberAnalytics.unknownProductMessage(product, known: known), code: 2)
+            }
+        }
+        return analytics
     }
 }
 
 /// `--as-of`, defaulting to the data horizon.
 struct AsOfOption: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: "The instant figures are read at (default: the data horizon).")
+    @Option(name: .customLong("as-of"), help: ArgumentHelp(
+        "The instant figures are read at (default: the data horizon): YYYY-MM-DD (midnight UTC, so that day is not "
+            + "included) or ISO 8601 (2025-06-30T12:00:00Z, 2025-06-30T14:00:00+02:00, fractional seconds allowed).",
+        valueName: "instant"))
     var asOf: InstantArgument?
 }
 
@@ -98,11 +109,11 @@ struct StatesReport: AsyncParsableCommand {
             var t = TextTable(headers: ["state", "subscriptions", "share"], rightAligned: [1, 2])
             let total = counts.total
             t.rows = SubscriptionState.allCases.map {
-                [$0.rawValue, "\(counts[$0])", percent(total == 0 ? nil : Double(counts[$0]) / Double(total))]
+                [$0.rawValue, grouped(counts[$0]), percent(total == 0 ? nil : Double(counts[$0]) / Double(total))]
             }
-            t.rows.append(["active", "\(counts.active)", percent(total == 0 ? nil : Double(counts.active) / Double(total))])
-            t.footer = ["total", "\(total)", ""]
-            return "States at \(at.iso8601)\n" + t.render()
+            t.rows.append(["active", grouped(counts.active), percent(total == 0 ? nil : Double(counts.active) / Double(total))])
+            t.footer = ["total", grouped(total), ""]
+            return "States as of \(at.asOfText)\n" + t.render()
         })
     }
 }
@@ -125,22 +136,35 @@ struct EventsReport: AsyncParsableCommand {
                         + ExpirationReason.allCases.map { ["expiration", $0.rawValue, "\(counts[$0])"] })
         }, table: {
             var t = TextTable(headers: ["event", "count"], rightAligned: [1])
-            t.rows = EventType.allCases.map { [$0.rawValue, "\(counts[$0])"] }
-            t.rows += ExpirationReason.allCases.map { ["  expiration: \($0.rawValue)", "\(counts[$0])"] }
-            return "Events in [\(counts.from.iso8601), \(counts.to.iso8601)) as of \(at.iso8601)\n" + t.render()
+            t.rows = EventType.allCases.map { [$0.rawValue, grouped(counts[$0])] }
+            t.rows += ExpirationReason.allCases.map { ["  expiration: \($0.rawValue)", grouped(counts[$0])] }
+            return "Events in [\(counts.from.asOfText), \(counts.to.asOfText)) as of \(at.asOfText)\n" + t.render()
         })
     }
 }
 
 // MARK: - cohorts
 
+extension BillingDuration: ExpressibleByArgument {}
+
 struct CohortsReport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cohorts", abstract: "Retention by cohort month and consecutive paid periods.")
+    static let configuration = CommandConfiguration(
+        commandName: "cohorts", abstract: "Retention by cohort month and paid period (Kaplan–Meier).",
+        discussion: """
+            A member is a run with a paid period, in the month of its first paid period. P1…P12 are paid \
+            periods, not calendar months: rate[k] is the Kaplan–Meier estimate of the share that reached \
+            paid period k+1, over the members whose fate at each step is known (– while nobody's is). \
+            Definitions in docs/metrics.md, "Retention cohorts".
+            """)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
-    @Option(help: "Paid periods after the first to show.") var periods = 12
+    @Option(help: "Paid periods to show (P1…P).") var periods = 12
     @Option(help: "First cohort month (YYYY-MM).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
+    @Option(help: ArgumentHelp(
+        "Only members whose first paid product bills for this duration (\(BillingDuration.allCases.map(\.rawValue).joined(separator: ", "))).",
+        valueName: "duration"))
+    var duration: BillingDuration?
 
     func validate() throws {
         if periods < 1 || periods > 120 { throw ValidationError("--periods must be between 1 and 120") }
@@ -150,25 +174,39 @@ struct CohortsReport: AsyncParsableCommand {
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, scope: options.scope)
+        if let duration {
+            let known = try analytics.billingDurations()
+            guard known.contains(duration) else {
+                throw CLIError("no product in the store bills \(duration.adjective) (--duration "
+                    + (known.isEmpty ? "has nothing to choose from: no standard period yet)" : "takes \(known.map(\.rawValue).joined(separator: ", ")))"),
+                    code: 2)
+            }
+        }
+        let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, duration: duration, scope: options.scope)
         try emit(options.format, json: { try ReportJSON.cohorts(grid) }, csv: {
             var rows: [[String]] = []
             func add(_ label: String, _ c: CohortGrid.Row) {
+                let rate = c.rate
                 for k in 0..<grid.periods {
-                    rows.append([label, "\(c.started)", "\(k + 1)", "\(c.retained[k])", "\(c.eligible[k])",
-                                 c.rate[k].map { String($0) } ?? ""])
+                    rows.append([label, "\(c.started)", "\(k + 1)", "\(c.retained[k])", "\(c.ended[k])",
+                                 rate[k].map { String($0) } ?? ""])
                 }
             }
             for c in grid.cohorts { add(c.month.description, c) }
             add("average", grid.average)
-            return CSV.render(header: ["month", "started", "period", "retained", "eligible", "rate"], rows: rows)
+            return CSV.render(header: ["month", "started", "period", "retained", "ended", "rate"], rows: rows)
         }, table: {
             let shown = min(grid.periods, 6)
             var t = TextTable(headers: ["cohort", "started"] + (1...shown).map { "P\($0)" }, rightAligned: Set(1...(shown + 1)))
-            t.rows = grid.cohorts.map { c in [c.month.description, "\(c.started)"] + (0..<shown).map { percent(c.rate[$0]) } }
-            let avg = grid.average
-            t.footer = ["average", "\(avg.started)"] + (0..<shown).map { percent(avg.rate[$0]) }
-            var text = "Retention as of \(at.iso8601) (share of eligible members still paying after k renewals; – not known yet)\n"
+            t.rows = grid.cohorts.map { c in
+                let rate = c.rate
+                return [c.month.description, grouped(c.started)] + (0..<shown).map { percent(rate[$0]) }
+            }
+            let avg = grid.average, averageRate = avg.rate
+            t.footer = ["average", grouped(avg.started)] + (0..<shown).map { percent(averageRate[$0]) }
+            var text = "Retention by paid periods as of \(at.asOfText)"
+            if let duration { text += ", \(duration.adjective) products" }
+            text += " (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)\n"
             text += t.render()
             if shown < grid.periods { text += "\n(\(grid.periods - shown) more periods: use --format csv or json)" }
             return text
@@ -195,14 +233,14 @@ struct RecoveryReportCommand: AsyncParsableCommand {
         }, table: {
             func share(_ n: Int) -> String { percent(r.failures == 0 ? nil : Double(n) / Double(r.failures)) }
             var t = TextTable(headers: ["billing failures", "count", "share"], rightAligned: [1, 2])
-            t.rows = [["recovered", "\(r.recovered)", share(r.recovered)], ["expired", "\(r.expired)", share(r.expired)],
-                      ["pending", "\(r.pending)", share(r.pending)]]
+            t.rows = [["recovered", grouped(r.recovered), share(r.recovered)], ["expired", grouped(r.expired), share(r.expired)],
+                      ["pending", grouped(r.pending), share(r.pending)]]
             t.rows += RecoveryReport.dayThresholds.map { d in
                 let n = r.recoveredWithinDays[d] ?? 0
-                return ["  recovered within \(d) days", "\(n)", share(n)]
+                return ["  recovered within \(d) days", grouped(n), share(n)]
             }
-            t.footer = ["total", "\(r.failures)", ""]
-            return "Billing failures in [\(r.from.iso8601), \(r.to.iso8601)) as of \(at.iso8601)\n" + t.render()
+            t.footer = ["total", grouped(r.failures), ""]
+            return "Billing failures in [\(r.from.asOfText), \(r.to.asOfText)) as of \(at.asOfText)\n" + t.render()
         })
     }
 }
@@ -227,11 +265,23 @@ struct SubscriberReportCommand: AsyncParsableCommand {
             throw CLIError("\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId")
         case .found(let report):
             try emit(options.format, json: { try ReportJSON.subscriber(report) }, csv: {
-                CSV.render(header: ["transactionId", "productId", "start", "end", "offerKind", "class", "refunded"],
-                           rows: report.timeline.periods.map {
-                               [$0.transactionId, $0.productId, $0.start.iso8601, $0.end.iso8601, $0.offerKind.rawValue,
-                                $0.periodClass.rawValue, $0.isRefunded ? "true" : "false"]
-                           })
+                // One row per period, each led by the subscriber's own fields (one flat table a
+                // spreadsheet opens); a subscriber with no period still gets its row.
+                let r = report
+                let subscriber = [r.originalTransactionId, r.userId ?? "", r.email ?? "", r.appAccountToken ?? "",
+                                  r.asOf.iso8601, r.state?.rawValue ?? "", r.autoRenew.map { $0 ? "true" : "false" } ?? "",
+                                  r.autoRenewProductId ?? "", r.inBillingRetry ? "true" : "false",
+                                  r.gracePeriodExpires?.iso8601 ?? "", r.expirationReason?.rawValue ?? "", r.priceIncrease ?? "",
+                                  "\(r.paidPeriods)", "\(r.billingFailures)"]
+                let periods = r.timeline.periods.map {
+                    [$0.transactionId, $0.productId, $0.start.iso8601, $0.end.iso8601, $0.offerKind.rawValue,
+                     $0.periodClass.rawValue, $0.isRefunded ? "true" : "false"]
+                }
+                return CSV.render(header: ["originalTransactionId", "userId", "email", "appAccountToken", "asOf", "state",
+                                           "autoRenew", "autoRenewProductId", "inBillingRetry", "gracePeriodExpires",
+                                           "expirationReason", "priceIncrease", "paidPeriods", "billingFailures",
+                                           "transactionId", "productId", "start", "end", "offerKind", "class", "refunded"],
+                                  rows: (periods.isEmpty ? [Array(repeating: "", count: 7)] : periods).map { subscriber + $0 })
             }, table: { SubscriberText.render(report) })
         }
     }
@@ -240,7 +290,7 @@ struct SubscriberReportCommand: AsyncParsableCommand {
 enum SubscriberText {
     static func render(_ r: SubscriberReport) -> String {
         var lines: [String] = []
-        lines.append("Subscription \(r.originalTransactionId) as of \(r.asOf.iso8601)")
+        lines.append("Subscription \(r.originalTransactionId) as of \(r.asOf.asOfText)")
         func field(_ name: String, _ value: String?) { lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–")) }
         field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
         field("appAccountToken", r.appAccountToken)
@@ -298,8 +348,8 @@ struct EligibilityReport: AsyncParsableCommand {
             var t = TextTable(headers: ["offer", "subscription", "product", "why"])
             t.rows = rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] }
             let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
-            t.footer = [kinds.map { k in "\(k.rawValue) \(rows.filter { $0.offer == k }.count)" }.joined(separator: ", "), "", "", ""]
-            return "Eligible at \(at.iso8601)\n" + t.render()
+            t.note = kinds.map { k in "\(k.rawValue) \(grouped(rows.filter { $0.offer == k }.count))" }.joined(separator: ", ")
+            return "Eligible as of \(at.asOfText)\n" + t.render()
         })
     }
 }

@@ -13,6 +13,10 @@ struct Subdash: AsyncParsableCommand {
 
     /// Exit codes are part of the contract: 0 ok, 1 some input rejected or a failure, 2 usage.
     static func main() async {
+        if let refusal = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
+            printError("subdash: \(refusal)")
+            exit(withError: ExitCode(2))
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -553,11 +553,13 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1))
         #expect(state.subscribers.rows.map(\.id) == ["6000"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
-        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · retained at M1 (1)"))
-        // `c`: who ended before M1 — 4000, whose only month ended on 2025-02-01.
+        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · retained at P1 (1)"))
+        // `c`: who ended by P1 — 4000, whose only month ended on 2025-02-01 (ended[1] = 1).
         try press("esc", "c", state: &state, runner: runner)
-        #expect(state.subscribers.population == .cohortChurned(month: Month(year: 2025, month: 1), period: 1))
+        #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1))
         #expect(state.subscribers.rows.map(\.id) == ["4000"])
-        #expect(state.subscribers.populationSize?.figure == grid.cohorts[january].eligible[0] - grid.cohorts[january].retained[0])
+        #expect(grid.cohorts[january].ended.prefix(3) == [1, 0, 0])
+        #expect(state.subscribers.populationSize?.figure == 1)
+        #expect(screen(state)[2].contains("Subscribers · cohort 2025-01 · ended by P1 (1)"))
     }
 }

@@ -72,14 +72,25 @@ import SubscriberStore
         #expect(summary.subscriptionsTouched == 2)
     }
 
-    @Test func aFileIsNeverAStreamAndStdinIsOneOnlyWhenItIsNotAFile() {
+    @Test func aFileIsNeverAStreamAndStdinIsOneOnlyWhenItIsNotAFile() throws {
         #expect(!Importer.standardInputIsAStream("notifications.ndjson"))
-        #expect(Importer.standardInputIsAStream("-") == (isatty(0) != 0 || !Self.standardInputIsAFile()))
-    }
-
-    static func standardInputIsAFile() -> Bool {
-        var info = stat()
-        return fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        // Real descriptors of each kind: a pipe and a socket may wait, a regular file ends.
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipeEnds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) } == 0)
+        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        #expect(Importer.isStream(fileDescriptor: pipeEnds[0]))
+        var sockets: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
+        defer { close(sockets[0]); close(sockets[1]) }
+        #expect(Importer.isStream(fileDescriptor: sockets[0]))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("{}\n".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = open(path, O_RDONLY)
+        defer { close(file) }
+        #expect(file >= 0)
+        #expect(!Importer.isStream(fileDescriptor: file))
+        #expect(Importer.isStream(fileDescriptor: -1), "a descriptor that cannot be examined is read as a stream")
     }
 
     final class Outcome: @unchecked Sendable {

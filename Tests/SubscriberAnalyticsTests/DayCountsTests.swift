@@ -176,7 +176,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 /// one. At any as-of it must equal the grid computed from every run.
 @Suite struct CohortsAtAnyInstantTests {
     /// (cohort month, paid periods started at as-of, ended at as-of) → runs, from every run.
-    static func byDefinition(_ db: Database, asOf: Instant, productId: String?) throws -> [String] {
+    static func byDefinition(_ db: Database, asOf: Instant, productId: String?, products: [String]? = nil) throws -> [String] {
         var sql = """
             SELECT cohortMonth,
                    (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = r.originalTransactionId
@@ -186,19 +186,20 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             """
         var arguments: StatementArguments = [asOf.milliseconds]
         if let productId { sql += " AND firstPaidProductId = ?2"; arguments += [productId] }
+        if let products { sql += " AND firstPaidProductId IN (\(products.map { "'\($0)'" }.joined(separator: ", ")))" }
         return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2, 3", arguments: arguments).map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" }
     }
 
     /// The grid those histograms give, in the report's own terms.
-    static func grid(_ cells: [String], periods: Int) -> [Int: (started: Int, retained: [Int], eligible: [Int])] {
-        var rows: [Int: (started: Int, retained: [Int], eligible: [Int])] = [:]
+    static func grid(_ cells: [String], periods: Int) -> [Int: (started: Int, retained: [Int], ended: [Int])] {
+        var rows: [Int: (started: Int, retained: [Int], ended: [Int])] = [:]
         for cell in cells {
             let v = cell.split(separator: " ").map { Int($0)! }
             var row = rows[v[0]] ?? (0, Array(repeating: 0, count: periods), Array(repeating: 0, count: periods))
             row.started += v[3]
             for k in 1...periods {
                 if v[1] >= k + 1 { row.retained[k - 1] += v[3] }
-                if v[1] >= k + 1 || v[2] == 1 { row.eligible[k - 1] += v[3] }
+                if v[1] == k && v[2] == 1 { row.ended[k - 1] += v[3] }
             }
             rows[v[0]] = row
         }
@@ -221,7 +222,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
                 let grid = try analytics.cohorts(asOf: asOf, periods: 6, scope: ReportScope(productId: productId))
                 for row in grid.cohorts {
                     let e = expected[row.month.index] ?? (0, Array(repeating: 0, count: 6), Array(repeating: 0, count: 6))
-                    #expect(row.started == e.started && row.retained == e.retained && row.eligible == e.eligible,
+                    #expect(row.started == e.started && row.retained == e.retained && row.ended == e.ended,
                             "\(row.month) at \(asOf) \(productId ?? "all products")")
                     members += row.started
                 }
@@ -229,6 +230,45 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             }
         }
         #expect(members > 10_000)
+    }
+
+    /// The products of each billing duration, from every standard period's own transaction: the
+    /// most frequent rounded length per product, ties to the shorter.
+    static func productsByDuration(_ db: Database) throws -> [BillingDuration: [String]] {
+        var counts: [String: [BillingDuration: Int]] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT p.productId, t.expiresDate - p.start FROM period p JOIN "transaction" t USING (transactionId)
+            WHERE p.offerKind = 'standard'
+            """) {
+            counts[row[0], default: [:]][BillingDuration(lengthMilliseconds: row[1]), default: 0] += 1
+        }
+        var result: [BillingDuration: [String]] = [:]
+        for (product, lengths) in counts {
+            let best = lengths.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }!.key
+            result[best, default: []].append(product)
+        }
+        return result
+    }
+
+    @Test func oneDurationEqualsTheGridOfItsProductsRuns() throws {
+        let (analytics, horizon, _) = try sampleStore(products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
+        let byDuration = try analytics.database.writer.read { try Self.productsByDuration($0) }
+        #expect(try analytics.billingDurations() == byDuration.keys.sorted())
+        #expect(byDuration.count >= 2)
+        for (duration, products) in byDuration {
+            for asOf in [horizon, UTCCalendar.instant(year: 2024, month: 9, day: 10)] {
+                let expected = Self.grid(try analytics.database.writer.read {
+                    try Self.byDefinition($0, asOf: asOf, productId: nil, products: products)
+                }, periods: 6)
+                let grid = try analytics.cohorts(asOf: asOf, periods: 6, duration: duration)
+                for row in grid.cohorts {
+                    let e = expected[row.month.index] ?? (0, Array(repeating: 0, count: 6), Array(repeating: 0, count: 6))
+                    #expect(row.started == e.started && row.retained == e.retained && row.ended == e.ended,
+                            "\(row.month) at \(asOf) \(duration)")
+                }
+                #expect(grid.average.started == expected.values.reduce(0) { $0 + $1.started }, "\(asOf) \(duration)")
+            }
+        }
     }
 }
 

@@ -98,12 +98,13 @@ import Testing
         }
     }
 
-    /// Retention cohorts at the horizon and at a mid-point: members, retained and eligible per cell.
+    /// Retention cohorts at the horizon and at a mid-point: members, retained and ended per cell, and
+    /// every rate the Kaplan–Meier product of its cell's counts (computed here step by step).
     @Test func cohortsAreTheSumOfTheRuns() throws {
         let (analytics, timelines, horizon) = try Self.shared.get().parts
         let periods = 6
         for asOf in [horizon, Month(year: 2024, month: 9).start.adding(days: 9)] {
-            var cells: [Month: (started: Int, retained: [Int], eligible: [Int])] = [:]
+            var cells: [Month: (started: Int, retained: [Int], ended: [Int])] = [:]
             for t in timelines {
                 for run in t.runs {
                     guard let first = run.firstPaidStart, first <= asOf, let month = run.cohortMonth else { continue }
@@ -113,7 +114,7 @@ import Testing
                     cell.started += 1
                     for k in 1...periods {
                         if paid >= k + 1 { cell.retained[k - 1] += 1 }
-                        if paid >= k + 1 || ended { cell.eligible[k - 1] += 1 }
+                        if ended && paid == k { cell.ended[k - 1] += 1 }
                     }
                     cells[month] = cell
                 }
@@ -124,7 +125,20 @@ import Testing
                 let cell = cells[row.month] ?? (0, Array(repeating: 0, count: periods), Array(repeating: 0, count: periods))
                 #expect(row.started == cell.started, "\(row.month) at \(asOf)")
                 #expect(row.retained == cell.retained, "\(row.month) at \(asOf)")
-                #expect(row.eligible == cell.eligible, "\(row.month) at \(asOf)")
+                #expect(row.ended == cell.ended, "\(row.month) at \(asOf)")
+                var product = 1.0, known = true
+                for k in 0..<periods {
+                    let denominator = cell.retained[k] + cell.ended[k]
+                    if product > 0 && known {
+                        if denominator == 0 { known = false } else { product *= Double(cell.retained[k]) / Double(denominator) }
+                    }
+                    let expected: Double? = known || product == 0 ? product : nil
+                    if let expected, let rate = row.rate[k] {
+                        #expect(abs(rate - expected) < 1e-12, "\(row.month) P\(k + 1) at \(asOf)")
+                    } else {
+                        #expect(row.rate[k] == nil && expected == nil, "\(row.month) P\(k + 1) at \(asOf)")
+                    }
+                }
             }
         }
     }

@@ -28,11 +28,10 @@ import SubscriptionTimeline
             #expect(started.figure == row.started, "\(row.month) started")
             for k in 1...grid.periods {
                 let retained = try analytics.size(of: .cohortRetained(month: row.month, period: k), asOf: asOf)
-                let eligible = try analytics.size(of: .cohortEligible(month: row.month, period: k), asOf: asOf)
-                #expect(retained.figure == row.retained[k - 1], "\(row.month) retained M\(k)")
-                #expect(eligible.figure == row.eligible[k - 1], "\(row.month) eligible M\(k)")
-                let churned = try analytics.size(of: .cohortChurned(month: row.month, period: k), asOf: asOf)
-                #expect(churned.figure == row.eligible[k - 1] - row.retained[k - 1], "\(row.month) churned M\(k)")
+                #expect(retained.figure == row.retained[k - 1], "\(row.month) retained P\(k)")
+                // `c` lists those ended by Pk: ended[1] + … + ended[k].
+                let ended = try analytics.size(of: .cohortEnded(month: row.month, period: k), asOf: asOf)
+                #expect(ended.figure == row.ended[..<k].reduce(0, +), "\(row.month) ended by P\(k)")
                 checked += retained.figure
             }
         }

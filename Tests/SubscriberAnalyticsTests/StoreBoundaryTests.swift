@@ -431,21 +431,22 @@ import Testing
     }
 
     /// Cohorts at 07-01, two periods: X (February) and R, F (March) each have one paid period and
-    /// an ended run (F2 is refunded, so not a second paid period): retained 0, eligible = started.
-    /// G (May) has G1 and G2 (the late renewal continues the run): retained[1] = 1; its run is
-    /// open at 07-01 with 2 < 3 paid periods, so k = 2 is not known yet: eligible 0, rate null.
-    /// Average: retained [0+0+1, 0], eligible [1+2+1, 1+2+0] = [4, 3]: rates 1/4 and 0/3.
+    /// an ended run (F2 is refunded, so not a second paid period): retained 0, ended[1] = started,
+    /// rate 0 from P1 on (and 0 stays 0). G (May) has G1 and G2 (the late renewal continues the
+    /// run): retained[1] = 1; its run is open at 07-01 with 2 paid periods, so its fate at P2 is not
+    /// known yet (censored): rate 1, then null. Average: retained [0+0+1, 0], ended [1+2+0, 0]:
+    /// 1/4, then nobody's fate at P2 is known: null.
     @Test func refundIsNotRetention() throws {
         let grid = try Self.store().cohorts(asOf: Self.asOf, periods: 2)
         #expect(try ReportJSON.cohorts(grid) == """
             {"asOf":"2025-07-01T00:00:00Z","periods":2,"cohorts":[\
-            {"month":"2025-02","started":1,"retained":[0,0],"eligible":[1,1],"rate":[0,0]},\
-            {"month":"2025-03","started":2,"retained":[0,0],"eligible":[2,2],"rate":[0,0]},\
-            {"month":"2025-04","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
-            {"month":"2025-05","started":1,"retained":[1,0],"eligible":[1,0],"rate":[1,null]},\
-            {"month":"2025-06","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]},\
-            {"month":"2025-07","started":0,"retained":[0,0],"eligible":[0,0],"rate":[null,null]}],\
-            "average":{"retained":[1,0],"eligible":[4,3],"rate":[0.25,0]}}
+            {"month":"2025-02","started":1,"retained":[0,0],"ended":[1,0],"rate":[0,0]},\
+            {"month":"2025-03","started":2,"retained":[0,0],"ended":[2,0],"rate":[0,0]},\
+            {"month":"2025-04","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
+            {"month":"2025-05","started":1,"retained":[1,0],"ended":[0,0],"rate":[1,null]},\
+            {"month":"2025-06","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
+            {"month":"2025-07","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]}],\
+            "average":{"retained":[1,0],"ended":[3,0],"rate":[0.25,null]}}
             """)
     }
 

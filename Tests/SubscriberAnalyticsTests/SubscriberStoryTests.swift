@@ -350,22 +350,23 @@ import Testing
 
     /// The story is one cohort member: its first paid period is T1 (January), and it counts T2…T8
     /// (T1 was cut by the upgrade: not a renewal; the two recoveries continue the run), so
-    /// paidPeriods = 7 and retained[k] = 1 while 7 ≥ k + 1, i.e. k = 1…6.
+    /// paidPeriods = 7 and retained[k] = 1 while 7 ≥ k + 1, i.e. k = 1…6; the run has ended by
+    /// 09-01 with exactly 7 paid periods: ended[7] = 1, so the rate falls to 0 at P7 and stays 0.
     @Test(arguments: ["v1", "v2"]) func cohortOfTheStory(format: String) throws {
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
         let ended = try analytics.cohorts(asOf: Self.asOf, periods: 8, to: Month(year: 2025, month: 1))
         #expect(try ReportJSON.cohorts(ended) == """
             {"asOf":"2025-09-01T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
-            "retained":[1,1,1,1,1,1,0,0],"eligible":[1,1,1,1,1,1,1,1],"rate":[1,1,1,1,1,1,0,0]}],\
-            "average":{"retained":[1,1,1,1,1,1,0,0],"eligible":[1,1,1,1,1,1,1,1],"rate":[1,1,1,1,1,1,0,0]}}
+            "retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}],\
+            "average":{"retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}}
             """)
         // On 06-25 (in billing retry, the run open): T2…T6 = 5 paid periods; the later cells are
         // not known yet (censored): eligible 0, rate null.
         let open = try analytics.cohorts(asOf: Wire.at("2025-06-25T00:00:00Z"), periods: 8, to: Month(year: 2025, month: 1))
         #expect(try ReportJSON.cohorts(open) == """
             {"asOf":"2025-06-25T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
-            "retained":[1,1,1,1,0,0,0,0],"eligible":[1,1,1,1,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}],\
-            "average":{"retained":[1,1,1,1,0,0,0,0],"eligible":[1,1,1,1,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}}
+            "retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}],\
+            "average":{"retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}}
             """)
     }
 

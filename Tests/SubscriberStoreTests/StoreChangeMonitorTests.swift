@@ -25,9 +25,12 @@ import Testing
         #expect(afterOwnWrite != first, "the store's own writer is another connection to the monitor")
         _ = try AppDatabase.open(path: path).apply([document("2")])
         #expect(try monitor.version() != afterOwnWrite, "another process's import")
-        // reads do not count
-        _ = try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription") }
-        let settled = try monitor.version()
-        #expect(try monitor.version() == settled)
+        // Reads do not count: the baseline is taken before the reads it checks.
+        let beforeReads = try monitor.version()
+        #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription") } == 2)
+        #expect(try AppDatabase.open(path: path, readOnly: true).writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\"")
+        } == 2)
+        #expect(try monitor.version() == beforeReads, "reads by this process or another are not commits")
     }
 }

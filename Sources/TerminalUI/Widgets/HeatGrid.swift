@@ -1,4 +1,4 @@
-/// A grid of rates 0…1 coloured by the heat roles; `nil` cells (not known yet, censored) are blank.
+/// A grid of rates 0…1 coloured by the heat roles; `nil` cells (not known yet, censored) show `–`.
 ///
 /// Without colour (or with a theme whose heat roles have none) each cell starts with a shade
 /// glyph from ` ░▒▓█` so the heat still shows.
@@ -68,8 +68,10 @@ public struct HeatGrid: Widget {
                     }
                     buffer.set(string: text, at: Position(x: x, y: y), style: style, maxWidth: room)
                 } else {
-                    let style = isSelected ? palette[.selection] : Style.plain
-                    buffer.set(string: String(repeating: " ", count: cellWidth), at: Position(x: x, y: y), style: style, maxWidth: room)
+                    // Not known yet: a dash, so an unknown rate never reads as an empty (or zero) one.
+                    let style = isSelected ? palette[.selection] : palette[.muted]
+                    let text = columnIndex < row.count ? "–".padded(toWidth: cellWidth, alignment: .right) : ""
+                    buffer.set(string: text.padded(toWidth: cellWidth), at: Position(x: x, y: y), style: style, maxWidth: room)
                 }
                 x += cellWidth + 1
             }

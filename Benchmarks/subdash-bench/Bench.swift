@@ -20,12 +20,14 @@ struct Bench: ParsableCommand {
     var v2UpTo = Int.max
     @Flag(help: "Reuse a store already imported by an earlier run (its import figures are the earlier run's, marked cached).")
     var reuse = false
+    @Option(help: "Only compare the archive's codecs (zstd, zlib) on the first N documents of each size's v1 dataset, and print the table.")
+    var archiveCodecs: Int?
 
     /// Figures kept per size for the growth and baseline tables.
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
     let figures = Figures()
 
-    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse }
+    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -69,6 +71,13 @@ struct Bench: ParsableCommand {
 
     mutating func run() throws {
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        if let limit = archiveCodecs {
+            for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
+                print("## Archive codecs, \(n) subscribers (v1)\n")
+                print(try ArchiveCodecBench.measure(directory: try dataset(n, "v1"), limit: limit))
+            }
+            return
+        }
         var report = "# Performance\n\nMeasured by `swift run -c release subdash-bench --subscribers \(subscribers)` on this machine "
         report += "(\(ProcessInfo.processInfo.activeProcessorCount) cores), \(ISO8601DateFormatter().string(from: Date())).\n"
         report += "Each figure is one process timed by `/usr/bin/time` (wall seconds, peak resident memory).\n"
