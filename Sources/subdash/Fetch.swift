@@ -114,6 +114,7 @@ final class FetchProgress: Sendable {
 extension Fetch {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Get Transaction History: every page of a customer's transactions, from any of their transaction ids.")
         @OptionGroup var store: StoreOptions
         @OptionGroup var verification: VerificationOptions
@@ -134,6 +135,7 @@ extension Fetch {
 
     struct Statuses: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "statuses",
             abstract: "Get All Subscription Statuses: the latest transaction and renewal info of each subscription.")
         @OptionGroup var store: StoreOptions
         @OptionGroup var verification: VerificationOptions
@@ -151,6 +153,7 @@ extension Fetch {
 
     struct Notifications: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "notifications",
             abstract: "Get Notification History: the notifications Apple sent (or tried to) between two instants.",
             discussion: """
                 The backfill after the listener was down. Without --since, it starts at the latest \
