@@ -104,7 +104,10 @@ let package = Package(
 
         .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
         .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
-        .testTarget(name: "AppStorePayloadsTests", dependencies: ["AppStorePayloads", "SubscriptionModel", "LifecycleSimulator"],
+        .testTarget(name: "AppStorePayloadsTests", dependencies: ["AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
+                                                                .product(name: "Crypto", package: "swift-crypto"),
+                                                                .product(name: "X509", package: "swift-certificates"),
+                                                                .product(name: "SwiftASN1", package: "swift-asn1")],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",

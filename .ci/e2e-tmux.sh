@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, search a
-# subscriber by email, open it, see its timeline, go to the cohorts, then to Offers: mark two
-# rows, flag them, confirm, quit; then check with `subdash flags --format json` that exactly those
-# two are flagged, by the operator given. Polls capture-pane instead of sleeping; dumps the pane
-# on failure.
+# subscriber by email, open it, read when and why it expired, scroll to its first event, flag it
+# for service, go to the cohorts, then to Offers: mark two rows, flag them, confirm, quit; then
+# check with `subdash flags --format json` that exactly those are flagged, by the operator given.
+# Then the defects a new user hit: no terminal, an idle dashboard's CPU, no store, the demo's
+# store path. Polls capture-pane instead of sleeping; dumps the pane on failure.
 set -euo pipefail
 bin="${1:-.build/debug/subdash}"
 store="${2:?usage: e2e-tmux.sh BINARY STORE}"
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"   # the checks below run in other directories
 session="subdash-e2e-$$"
 socket="subdash-e2e-$$"
 operator="e2e-operator"
@@ -50,6 +52,17 @@ tmux send-keys -t "$session" Enter
 wait_for "Subscriber  ›  2000000000001000"
 wait_for "freeTrial"
 wait_for "conversion"
+# Pane 2 answers at a glance: when access ended and why; the first event is one key away; a
+# support agent flags the subscriber for service from here.
+wait_for "Expired on   2025-05-14"
+wait_for "Expired for  voluntary"
+tmux send-keys -t "$session" "e" "G"
+wait_for "▸ Events 6/6"
+tmux send-keys -t "$session" "f"
+wait_for "Flag 1 subscriber for service?"
+tmux send-keys -t "$session" Enter
+wait_for "flagged for service: 1 subscription as $operator"
+wait_for "service by $operator"
 
 tmux send-keys -t "$session" "3"
 wait_for "2025-12"
@@ -63,13 +76,17 @@ tmux send-keys -t "$session" "f"
 wait_for "Flag 2 subscribers for winBack?"
 tmux send-keys -t "$session" Enter
 wait_for "flagged for winBack: 2 subscriptions as $operator"
-wait_for "flagged 2"
+# the two just flagged and the one flagged for service on pane 2
+wait_for "flagged 3"
 
 tmux send-keys -t "$session" "q"
 for i in $(seq 1 50); do [ -f "$work/exit" ] && break; sleep 0.1; done
 grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not exit cleanly ($(cat "$work/exit" 2>/dev/null))"
 
-flags="$("$bin" flags --db "$work/store.sqlite" --format json)"
+service="$("$bin" flags --db "$work/store.sqlite" --offer service --format json)"
+[ "$(grep -o '"originalTransactionId":"[^"]*"' <<<"$service" | cut -d'"' -f4)" = "2000000000001000" ] ||
+  { echo "e2e: the service flag set on pane 2 is not in the store: $service" >&2; exit 1; }
+flags="$("$bin" flags --db "$work/store.sqlite" --offer winBack --format json)"
 ids="$(grep -o '"originalTransactionId":"[^"]*"' <<<"$flags" | cut -d'"' -f4 | sort | tr '\n' ' ')"
 want="$(printf '%s\n' "${expected[@]}" | sort | tr '\n' ' ')"
 [ "$ids" = "$want" ] || { echo "e2e: flagged [$ids], expected [$want]: $flags" >&2; exit 1; }
@@ -77,4 +94,77 @@ want="$(printf '%s\n' "${expected[@]}" | sort | tr '\n' ' ')"
   { echo "e2e: flags not written as $operator: $flags" >&2; exit 1; }
 [ "$(grep -o '"offer":"[^"]*"' <<<"$flags" | sort -u)" = '"offer":"winBack"' ] ||
   { echo "e2e: flags not for winBack: $flags" >&2; exit 1; }
+# The defects a new user hit, each under a terminal of its own.
+run_in() {  # run_in NAME COMMAND: a new session running COMMAND, then EXITED=status in $work/NAME.exit
+  tmux new-session -d -s "$1" -x 120 -y 40 "$2; echo EXITED=\$? > $work/$1.exit; sleep 30"
+}
+wait_exit() {  # wait_exit NAME STATUS
+  local i
+  for i in $(seq 1 100); do [ -f "$work/$1.exit" ] && break; sleep 0.1; done
+  grep -q "EXITED=$2" "$work/$1.exit" 2>/dev/null ||
+    { tmux capture-pane -p -t "$1" >&2 || true; fail "$1 exited $(cat "$work/$1.exit" 2>/dev/null), expected $2"; }
+}
+pane_has() {  # pane_has NAME TEXT
+  local i
+  for i in $(seq 1 100); do
+    tmux capture-pane -p -t "$1" | grep -qF -- "$2" && return 0
+    sleep 0.1
+  done
+  tmux capture-pane -p -t "$1" >&2 || true
+  fail "$1: did not see '$2'"
+}
+
+# Standard input not a terminal: refused at once with status 2 (it used to spin at 100 % CPU).
+run_in notty "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite </dev/null"
+wait_exit notty 2
+pane_has notty "the dashboard needs a terminal: standard input is not one"
+
+# Idle on a terminal: next to no CPU (it used to take about 3 s a minute polling every 50 ms).
+run_in idle "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
+pane_has idle "Subscribers"
+sleep 2
+shell_pid="$(tmux display -p -t idle '#{pane_pid}')"
+pid="$(pgrep -P "$shell_pid" -x subdash || pgrep -P "$shell_pid" | head -1)"
+[ -n "$pid" ] || fail "no dashboard process under the idle pane"
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+before="$(cpu "$pid")"; sleep 10; after="$(cpu "$pid")"
+ticks=$((after - before))
+echo "e2e: idle dashboard: $ticks clock ticks of CPU in 10 s ($(getconf CLK_TCK)/s)"
+[ "$ticks" -le 10 ] || fail "the idle dashboard used $ticks clock ticks of CPU in 10 s"
+tmux send-keys -t idle "q"
+wait_exit idle 0
+
+# No store where it is run: nothing opened or created, and advice on importing or the demo.
+empty="$(mktemp -d)"
+run_in nostore "cd $empty && env -u SUBDASH_DB LANG=C.UTF-8 TERM=xterm-256color $bin"
+wait_exit nostore 3
+pane_has nostore "no store here (subdash.sqlite): import data first"
+pane_has nostore "subdash demo"
+[ -z "$(ls -A "$empty")" ] || fail "subdash created $(ls -A "$empty") in an empty directory"
+rmdir "$empty"
+
+# The demo names its store before the dashboard opens, and in the status line.
+cache="$(dirname "$(dirname "$store")")"
+if [ "$(basename "$store")" = demo.sqlite ]; then
+  run_in demo "XDG_CACHE_HOME=$cache LANG=C.UTF-8 TERM=xterm-256color $bin demo 2>$work/demo.err"
+  pane_has demo "demo store: $store"
+  grep -qF "demo store: $store" "$work/demo.err" || fail "demo did not print its store before opening the dashboard"
+  tmux send-keys -t demo "q"
+  wait_exit demo 0
+fi
+
+# Keys typed while "Terminal too small" is shown are ignored: `5` does not switch panes and `q`
+# does not quit behind the message.
+run_in small "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
+pane_has small "Subscribers"
+tmux resize-window -t small -x 60 -y 20
+pane_has small "Terminal too small"
+tmux send-keys -t small "5" "q"
+sleep 1
+[ ! -f "$work/small.exit" ] || fail "a q typed at \"Terminal too small\" quit the dashboard"
+tmux resize-window -t small -x 120 -y 40
+pane_has small "subdash  ›  Subscribers"
+tmux send-keys -t small "q"
+wait_exit small 0
+
 echo "e2e: ok"

@@ -123,6 +123,25 @@ public final class CursesBackend: TerminalBackend {
         return KeyEvent(altKey, alt: true)
     }
 
+    /// Blocks in `poll` on the terminal and `wake` together, so nothing runs until a key, a
+    /// resize (the signal interrupts the wait), a wake-up or the timeout.
+    public func readKey(timeout: Duration?, wake: WakeSignal) -> KeyEvent? {
+        guard isRunning else { return nil }
+        // Keys curses has already read (a paste, the rest of a sequence) never show on the descriptor.
+        if let key = readKey(timeout: .zero) { return key }
+        var watched = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+        let ready = poll(&watched, 2, milliseconds)
+        if ready > 0, watched[1].revents != 0 { wake.drain() }
+        if ready > 0, watched[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, watched[0].revents & Int16(POLLIN) == 0 {
+            // The terminal is gone: waiting the timeout out keeps a hung-up loop from spinning.
+            if milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
+            return nil
+        }
+        return readKey(timeout: .zero)
+    }
+
     /// Turns what `wget_wch` returned into a key; `nil` for ERR (timeout) and unknown codes.
     static func decode(status: Int32, code: UInt32) -> Key? {
         if status == cnc_key_code_yes() { return functionKey(Int32(bitPattern: code)) }

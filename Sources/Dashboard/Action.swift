@@ -1,4 +1,5 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 import TerminalUI
 
@@ -32,6 +33,8 @@ public enum Action: Equatable, Sendable {
     case openEnded
     /// Cohorts: show the next billing duration (every duration, then each one the store has).
     case cycleDuration
+    /// Subscriber pane: move the focus between the periods and the events.
+    case switchFocus
     /// Move to the next (1) or previous (-1) marked row.
     case jumpToMark(Int)
     /// Flag the marked rows, or the cursor row, after a confirm dialog.
@@ -56,6 +59,8 @@ public enum Action: Equatable, Sendable {
     case loadedStatesEvents(StatesEventsFigures)
     /// The store's change counter; nil when it could not be read this time.
     case storeVersion(Int?)
+    /// Whether an import is running on the store, or the last one was interrupted.
+    case importActivity(ImportActivity)
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
@@ -80,6 +85,8 @@ public enum Effect: Equatable, Sendable {
     case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore
+    /// Look at the import lock and the subscriptions waiting to be rebuilt.
+    case checkImport
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
     case loadProducts
@@ -101,12 +108,15 @@ public struct FlagWrite: Equatable, Sendable {
     public var operatorName: String
     /// Kept with each flag set (and in the audit log).
     public var note: String?
+    /// The operator confirmed replacing flags the subscriptions already have.
+    public var replace: Bool
 
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil) {
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil, replace: Bool = false) {
         self.offer = offer
         self.ids = ids
         self.clear = clear
         self.operatorName = operatorName
         self.note = note
+        self.replace = replace
     }
 }

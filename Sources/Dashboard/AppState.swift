@@ -34,11 +34,35 @@ public struct SubscribersPane: Equatable, Sendable {
     public var selectedId: String? { rows.indices.contains(selected) ? rows[selected].id : nil }
 }
 
+/// The list of pane 2 that `j`, `k`, `G` and `g g` move in.
+public enum SubscriberFocus: Equatable, Sendable {
+    case periods, events
+}
+
 public struct SubscriberPane: Equatable, Sendable {
     public var id: String?
     public var report: SubscriberReport?
     public var loading = false
-    public var scroll = 0
+    public var focus = SubscriberFocus.periods
+    /// The cursor in the periods (oldest first); nil: the latest period started by as-of, until
+    /// the cursor moves.
+    public var periodRow: Int?
+    /// The cursor in the events (newest first).
+    public var eventRow = 0
+
+    public init(id: String? = nil) { self.id = id }
+
+    /// The periods cursor as shown: the latest period started by as-of until the cursor moved,
+    /// always in range.
+    public var shownPeriodRow: Int {
+        guard let report else { return 0 }
+        let periods = report.timeline.periods
+        let latest = periods.lastIndex { $0.start <= report.asOf } ?? periods.count - 1
+        return clamp(periodRow ?? latest, 0, max(0, periods.count - 1))
+    }
+
+    /// The events cursor as shown, always in range.
+    public var shownEventRow: Int { clamp(eventRow, 0, max(0, (report?.events.count ?? 0) - 1)) }
 }
 
 public struct CohortsPane: Equatable, Sendable {
@@ -125,8 +149,12 @@ public struct AppState: Equatable, Sendable {
     public var shouldQuit = false
     /// Opened with `--read-only`: no action that writes to the store is offered.
     public var readOnly = false
-    /// Who flag changes are written as (`--operator NAME`, else `$USER`).
+    /// Who flag changes are written as (`--operator NAME`, else `$USER`, else the login name).
     public var operatorName = "unknown"
+    /// Why the writing keys are off, when `readOnly`.
+    public var readOnlyReason = "the dashboard was opened with --read-only"
+    /// Which store this is, shown at the right of the status line when set (the demo's path).
+    public var storeLabel: String?
     /// The theme `:theme` switched to; nil: the one the dashboard was started with.
     public var theme: Theme?
     /// Theme names `:theme` completes.

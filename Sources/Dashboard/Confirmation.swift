@@ -1,3 +1,4 @@
+import SubscriberStore
 import SubscriptionModel
 import TerminalUI
 
@@ -12,12 +13,41 @@ public struct Confirmation: Equatable, Sendable {
     /// A note to keep with the flags (`n` in the dialog).
     public var note: String?
     public var selectedButton = 0
+    /// The flags `ids` already have (any offer): an earlier flag of the chosen offer is kept
+    /// unless the operator asks to replace it (`r`).
+    public var existing: [OfferFlag]
+    /// `r` in the dialog: the earlier flags of the chosen offer give way to this one.
+    public var replace = false
 
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool, hidden: Int = 0) {
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool, hidden: Int = 0, existing: [OfferFlag] = []) {
         self.offer = offer
         self.ids = ids
         self.clear = clear
         self.hidden = hidden
+        self.existing = existing.filter { Set(ids).contains($0.originalTransactionId) }
+    }
+
+    /// The flags of the chosen offer already on `ids`, oldest first.
+    public var alreadyFlagged: [OfferFlag] {
+        existing.filter { $0.offer == offer }.sorted { ($0.at, $0.originalTransactionId) < ($1.at, $1.originalTransactionId) }
+    }
+
+    /// "already flagged by alice on 2025-11-20 …": whose flag stands in the way, and what enter does with it.
+    var alreadyLines: [String] {
+        let already = alreadyFlagged
+        guard !clear, let first = already.first else { return [] }
+        let who = "by \(TextSanitizer.strip(first.operatorName)) on \(first.at.isoDate)"
+            + (first.note.map { " (note: \(TextSanitizer.strip($0)))" } ?? "")
+        var lines: [String]
+        if ids.count == 1 {
+            lines = ["Already flagged for \(offer.rawValue) \(who)."]
+        } else {
+            let others = already.count > 1 ? " and \(already.count - 1) more" : ""
+            lines = ["\(already.count) of them already flagged for \(offer.rawValue): \(first.originalTransactionId) \(who)\(others)."]
+        }
+        lines.append(replace ? "Replacing the earlier flag\(already.count == 1 ? "" : "s") with yours (r: keep)."
+                             : "The earlier flag\(already.count == 1 ? " is" : "s are") kept (r: replace with yours).")
+        return lines
     }
 
     /// "Flag 2 subscribers for winBack?"
@@ -29,8 +59,10 @@ public struct Confirmation: Equatable, Sendable {
     public var dialog: Dialog {
         var lines = [question]
         if hidden > 0 { lines.append("(\(hidden) of them \(hidden == 1 ? "is" : "are") marked but not shown here)") }
+        lines += alreadyLines
         if let note { lines.append("Note: \(TextSanitizer.strip(note))") }
-        lines.append("o: another offer · \(clear ? "" : "n: note · ")enter: \(clear ? "clear" : "flag") · esc: cancel")
+        let replaceKey = clear || alreadyFlagged.isEmpty ? "" : "r: \(replace ? "keep" : "replace") · "
+        lines.append("o: another offer · \(clear ? "" : "n: note · ")\(replaceKey)enter: \(clear ? "clear" : "flag") · esc: cancel")
         return Dialog(title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
                       buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)
     }
@@ -41,6 +73,10 @@ public struct Confirmation: Equatable, Sendable {
             let all = OfferFlagKind.allCases
             let index = all.firstIndex(of: offer) ?? 0
             offer = all[(index + (event.key == .char("o") ? 1 : all.count - 1)) % all.count]
+            return nil
+        }
+        if event.key == .char("r"), !clear, !alreadyFlagged.isEmpty {
+            replace.toggle()
             return nil
         }
         var dialog = dialog

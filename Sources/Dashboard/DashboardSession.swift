@@ -22,6 +22,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
     private var lastKey: ContinuousClock.Instant
     /// The theme `palette` was resolved from after a `:theme`; nil: the one given at start.
     private var shownTheme: Theme?
+    /// The state the last frame was drawn from.
+    private var drawnState: AppState?
 
     public init(backend: Backend, runner: EffectRunner, palette: Palette, state: AppState = AppState()) {
         terminal = Terminal(backend: backend)
@@ -34,23 +36,34 @@ public final class DashboardSession<Backend: TerminalBackend> {
 
     public var backend: Backend { terminal.backend }
 
-    /// Runs until the user quits.
+    /// Runs until the user quits. Between keys it sleeps: the wait ends at a key, an answer
+    /// from the effect queue (``WakeSignal``), or the next store check (``tickInterval``), so an
+    /// idle dashboard wakes about once a second.
     public func run() {
         apply(.start)
-        while !state.shouldQuit { step(timeout: .milliseconds(50)) }
+        while !state.shouldQuit { step(timeout: untilNextWakeUp()) }
     }
 
-    /// One turn of the loop: draw, wait up to `timeout` for a key, apply it and whatever results
-    /// arrived, and tick when a tick is due.
+    /// How long the loop may sleep: until the next tick, or until a half-typed key sequence
+    /// (`g` …) times out.
+    public func untilNextWakeUp() -> Duration {
+        let now = clock.now
+        var until = lastTick + tickInterval
+        if !state.pendingKeys.isEmpty { until = min(until, lastKey + .seconds(1)) }
+        return max(.milliseconds(1), until - now)
+    }
+
+    /// One turn of the loop: draw, wait up to `timeout` for a key (or an answer from the effect
+    /// queue), apply it and whatever results arrived, and tick when a tick is due.
     public func step(timeout: Duration) {
         draw()
-        if let key = backend.readKey(timeout: timeout) {
+        if let key = backend.readKey(timeout: timeout, wake: mailbox.wake) {
             // Results that came in while waiting came before the key: apply them first, so an
             // enter typed the instant a list is drawn acts on that list.
             applyArrived(waiting: false)
             press(key)
             lastKey = clock.now
-        } else if !state.pendingKeys.isEmpty, clock.now - lastKey > .seconds(1) {
+        } else if !state.pendingKeys.isEmpty, clock.now - lastKey >= .seconds(1) {
             // `g` and then nothing for a second: the sequence is dropped.
             apply(.keyTimeout)
         }
@@ -80,7 +93,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
         while pending > 0 { applyArrived(waiting: true) }
     }
 
-    /// Draws the current state as one frame.
+    /// Draws the current state as one frame, unless the screen already shows it: a wake-up that
+    /// changed nothing on screen (a store check that found no change) costs no rendering.
     public func draw() {
         if state.theme != shownTheme, let theme = state.theme {
             // `:theme` switched: resolve the new palette once, then repaint every cell.
@@ -88,8 +102,13 @@ public final class DashboardSession<Backend: TerminalBackend> {
             shownTheme = theme
             terminal.invalidate()
         }
+        var shown = state
+        // Whether a store check is on its way is not drawn.
+        shown.storeWatch.checking = false
+        if shown == drawnState, let frame = terminal.previousFrame, frame.size == backend.size { return }
         let state = state, palette = palette
         terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
+        drawnState = shown
     }
 
     private func applyArrived(waiting: Bool) {
@@ -104,12 +123,15 @@ public final class DashboardSession<Backend: TerminalBackend> {
 private final class Mailbox: @unchecked Sendable {
     private let condition = NSCondition()
     private var actions: [Action] = []
+    /// Signalled with each answer: it ends the run loop's wait for a key.
+    let wake = WakeSignal()
 
     func post(_ action: Action) {
         condition.lock()
         actions.append(action)
         condition.signal()
         condition.unlock()
+        wake.signal()
     }
 
     /// What arrived; with `waiting`, blocks until at least one action is there.

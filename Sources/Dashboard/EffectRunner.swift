@@ -39,6 +39,8 @@ public final class EffectRunner: Sendable {
             switch effect {
             case .checkStore:
                 return .storeVersion(changes == nil ? 0 : try? changes?.version())
+            case .checkImport:
+                return .importActivity(try analytics.database.importActivity())
             case .refreshHorizon:
                 return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:
@@ -66,7 +68,7 @@ public final class EffectRunner: Sendable {
                 return .loadedTheme(try themes.load(name))
             case .writeFlags(let write):
                 let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: write.note, operatorName: write.operatorName,
-                                                              at: now(), clear: write.clear)
+                                                              at: now(), clear: write.clear, replace: write.replace)
                 return .flagsWritten(write, changed: changed)
             case .exportSubscribers(let stem, let asOf, let scope, let filter, let population):
                 var rows: [[String]] = []
@@ -102,12 +104,8 @@ public final class EffectRunner: Sendable {
         let data = Data(contents.utf8)
         for n in 1...999 {
             let path = directory + "/" + stem + (n == 1 ? "" : "-\(n)") + "." + ext
-            do {
-                try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
-                return path
-            } catch CocoaError.fileWriteFileExists {
-                continue
-            }
+            // Exports hold customer ids and emails: created 0600, never over another file.
+            if try StoreFiles.writeNewPrivateFile(path: path, data: data) { return path }
         }
         throw CocoaError(.fileWriteFileExists)
     }

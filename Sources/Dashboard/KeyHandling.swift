@@ -28,7 +28,8 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
         state.offers.lastOffer = confirmation.offer
         state.notice = (confirmation.clear ? "clearing " : "flagging ") + "\(confirmation.ids.count)…"
         return [.writeFlags(FlagWrite(offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
-                                      operatorName: state.operatorName, note: confirmation.note))]
+                                      operatorName: state.operatorName, note: confirmation.note,
+                                      replace: confirmation.replace && !confirmation.clear))]
     }
     if var entry = state.commandLine {
         let outcome = entry.prompt.handle(event)
@@ -84,7 +85,7 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     switch KeyBindings.resolve(keys, on: state.pane) {
     case .binding(let binding):
         if binding.writes && state.readOnly {
-            state.notice = "read-only: \(binding.name) is off (the dashboard was opened with --read-only)"
+            state.notice = "read-only: \(binding.name) is off (\(state.readOnlyReason))"
             return []
         }
         return update(&state, binding.action)

@@ -93,11 +93,12 @@ func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
 
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
-    guard state.pane == .offers else { return [] }
+    guard state.pane == .offers || state.pane == .subscriber else { return [] }
     guard !state.readOnly else {
-        state.notice = "read-only: flags cannot be changed (the dashboard was opened with --read-only)"
+        state.notice = "read-only: flags cannot be changed (\(state.readOnlyReason))"
         return []
     }
+    if state.pane == .subscriber { return confirmSubscriberFlag(&state, clear: clear) }
     let pane = state.offers
     let ids = pane.marks.isEmpty ? pane.selectedRow.map { [$0.id] } ?? [] : pane.marks.sorted()
     guard !ids.isEmpty else {
@@ -110,7 +111,30 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     case .eligible(let kind): offer = kind
     case .flagged: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
     }
-    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count)
+    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
+                                      existing: pane.board?.flags ?? [])
+    return []
+}
+
+/// `f` / `F` on pane 2: the subscriber shown, through the same dialog as pane 5. Flagging starts at
+/// `service` (what support flags from here; `o` picks another); clearing at the subscriber's first flag.
+private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Effect] {
+    guard let report = state.subscriber.report else {
+        state.notice = "nothing to \(clear ? "unflag" : "flag"): no subscriber shown"
+        return []
+    }
+    let offer: OfferFlagKind
+    if clear {
+        guard let first = report.flags.first?.offer else {
+            state.notice = "\(TextSanitizer.strip(report.originalTransactionId)) has no flag to clear"
+            return []
+        }
+        offer = first
+    } else {
+        offer = .service
+    }
+    // The subscriber's flags go to the dialog, so it says "already flagged by … on …" and keeps them.
+    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear, existing: report.flags)
     return []
 }
 
@@ -119,13 +143,14 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
     let unchanged = write.ids.count - changed
     let verb = write.clear ? "cleared \(write.offer.rawValue) on" : "flagged for \(write.offer.rawValue):"
     state.notice = "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
-        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : "flagged"))" : "")
+        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : write.replace ? "flagged the same" : "flagged: kept"))" : "")
     // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
     state.subscribers.rows = []
     state.subscribers.complete = false
-    state.subscriber.report = nil
+    if state.pane != .subscriber { state.subscriber.report = nil }
     var effects = load(&state, .offers)
     if state.pane == .subscribers { effects += load(&state, .subscribers) }
+    if state.pane == .subscriber { effects += refresh(&state, .subscriber) }
     return effects
 }
 

@@ -28,7 +28,7 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         } else if pane.filter != nil {
             text = "No row matches the filter (esc clears it)."
         } else {
-            text = pane.list == .flagged ? "Nobody is flagged." : "Nobody is eligible for \(pane.list.title) at \(state.asOf?.isoDate ?? "as-of")."
+            text = pane.list == .flagged ? "Nobody is flagged." : "Nobody is eligible for \(pane.list.title) as of \(state.asOf?.asOfText ?? "as-of")."
         }
         placeholder(text, in: listArea, buffer: &buffer, palette: palette)
         return

@@ -1,3 +1,4 @@
+import SubscriberStore
 import SubscriptionModel
 
 /// What the dashboard knows about changes to the store by others (an import running beside it).
@@ -15,6 +16,9 @@ public struct StoreWatch: Equatable, Sendable {
     public var horizon: Instant?
     /// Panes whose data predates the last change.
     public var stale: Set<Pane> = []
+    /// An import running beside the dashboard, or one interrupted (by the import lock): looked
+    /// at when the store changes, and at every tick while it is not idle.
+    public var importActivity: ImportActivity = .idle
 
     public init() {}
 }
@@ -22,7 +26,7 @@ public struct StoreWatch: Equatable, Sendable {
 func tick(_ state: inout AppState) -> [Effect] {
     guard !state.storeWatch.checking else { return [] }
     state.storeWatch.checking = true
-    return [.checkStore]
+    return [.checkStore] + (state.storeWatch.importActivity == .idle ? [] : [.checkImport])
 }
 
 func storeVersionChecked(_ state: inout AppState, _ version: Int?) -> [Effect] {
@@ -32,8 +36,8 @@ func storeVersionChecked(_ state: inout AppState, _ version: Int?) -> [Effect] {
     state.storeWatch.version = version
     guard let previous, previous != version, state.asOf != nil else { return [] }
     state.storeWatch.stale = Set(Pane.allCases).subtracting([state.pane])
-    if state.asOf == state.storeWatch.horizon { return [.refreshHorizon] }
-    return refresh(&state, state.pane)
+    if state.asOf == state.storeWatch.horizon { return [.refreshHorizon, .checkImport] }
+    return refresh(&state, state.pane) + [.checkImport]
 }
 
 func horizonRefreshed(_ state: inout AppState, _ horizon: Instant?) -> [Effect] {

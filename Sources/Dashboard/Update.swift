@@ -8,7 +8,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
         // The store's version is read before the first query, so a change after it is never missed.
-        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts]
+        return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts, .checkImport]
     case .key(let event):
         return handleKey(&state, event)
     case .keyTimeout:
@@ -117,6 +117,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.cohorts.duration = choices[(index + 1) % choices.count]
         state.cohorts.grid = nil
         return load(&state, .cohorts)
+    case .switchFocus:
+        guard state.pane == .subscriber else { return [] }
+        state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
+        return []
     case .jumpToMark(let direction):
         return jumpToMark(&state, direction)
     case .flag, .clearFlag:
@@ -133,6 +137,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return tick(&state)
     case .storeVersion(let version):
         return storeVersionChecked(&state, version)
+    case .importActivity(let activity):
+        state.storeWatch.importActivity = activity
+        return []
     case .refreshedHorizon(let horizon):
         return horizonRefreshed(&state, horizon)
 
@@ -218,8 +225,16 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         }
         return []
     case .subscriber:
-        let periods = state.subscriber.report?.timeline.periods.count ?? 0
-        state.subscriber.scroll = clamp(state.subscriber.scroll + delta, 0, max(0, periods - 1))
+        // The cursor moves in the focused list and stays on a row of it, whatever the screen size.
+        let pane = state.subscriber
+        switch pane.focus {
+        case .periods:
+            let count = pane.report?.timeline.periods.count ?? 0
+            state.subscriber.periodRow = clamp(pane.shownPeriodRow + delta, 0, max(0, count - 1))
+        case .events:
+            let count = pane.report?.events.count ?? 0
+            state.subscriber.eventRow = clamp(pane.shownEventRow + delta, 0, max(0, count - 1))
+        }
         return []
     case .cohorts:
         let count = state.cohorts.grid?.cohorts.count ?? 0

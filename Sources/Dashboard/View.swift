@@ -38,11 +38,17 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
-    var scopeText = "as of " + (state.asOf?.asOfText ?? "…") + " · " + state.scope.environment.rawValue
-    if let product = state.scope.productId { scopeText += " · " + clean(product) }
-    if state.pane == .subscribers, !state.marks.isEmpty { scopeText += " · \(state.marks.count) marked" }
-    let scopeX = max(rows[1].x, rows[1].right - scopeText.displayWidth)
-    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted])
+    var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
+    if let product = state.scope.productId { scope.append(clean(product)) }
+    if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
+    // Right of the crumbs, never over them: the default environment gives way first.
+    let crumbsEnd = rows[1].x + Breadcrumbs(crumbs).width + 1
+    if scope.joined(separator: " · ").displayWidth > rows[1].right - crumbsEnd, state.scope.environment == .production {
+        scope.remove(at: 1)
+    }
+    let scopeText = scope.joined(separator: " · ")
+    let scopeX = max(min(crumbsEnd, rows[1].right), rows[1].right - scopeText.displayWidth)
+    buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted], maxWidth: rows[1].right - scopeX)
 
     let body = rows[2]
     switch state.pane {
@@ -65,6 +71,24 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
     } else if let notice = state.notice {
         buffer.set(string: clean(notice), at: statusRow, style: palette[.success], maxWidth: rows[3].width)
+    } else {
+        switch state.storeWatch.importActivity {
+        case .idle: break
+        case .running:
+            buffer.set(string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
+                       maxWidth: rows[3].width)
+        case .interrupted(let pending):
+            buffer.set(string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "
+                       + "run `subdash import` again", at: statusRow, style: palette[.warning], maxWidth: rows[3].width)
+        }
+    }
+    if let label = state.storeLabel, state.commandLine == nil {
+        // Which store this is (the demo's path), at the right where the row has room for it.
+        let text = clean(label)
+        let x = rows[3].right - text.displayWidth
+        if x >= rows[3].x, (0..<text.displayWidth + 1).allSatisfy({ x + $0 - 1 < rows[3].x || buffer[x + $0 - 1, rows[3].y].symbol == " " }) {
+            buffer.set(string: text, at: Position(x: x, y: rows[3].y), style: palette[.muted])
+        }
     }
     HelpBar(items: KeyBindings.barItems(for: state.pane, readOnly: state.readOnly)).render(in: rows[4], buffer: &buffer, palette: palette)
 
@@ -147,85 +171,6 @@ func role(for kind: OfferKind) -> ThemeRole {
     }
 }
 
-private func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    Border(title: "Subscriber", focused: true).render(in: area, buffer: &buffer, palette: palette)
-    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
-    guard let report = state.subscriber.report else {
-        let text = state.subscriber.id == nil ? "No subscriber selected: pick one on 1 Subscribers." : "Loading…"
-        placeholder(text, in: inner, buffer: &buffer, palette: palette)
-        return
-    }
-    let fields: [(String, String)] = [
-        ("Subscription", clean(report.originalTransactionId)),
-        ("Product", report.productId.map(clean) ?? "—"),
-        ("State", report.state?.rawValue ?? "—"),
-        ("Auto-renew", report.autoRenew.map { $0 ? "on" : "off" } ?? "—"),
-        ("Paid periods", "\(report.paidPeriods)"),
-        ("Billing fails", "\(report.billingFailures)"),
-        ("User", report.userId.map(clean) ?? "—"),
-        ("Email", report.email.map(clean) ?? "—"),
-    ]
-    let halves = Layout.horizontal([.fill(), .fill()], spacing: 2).split(Rect(x: inner.x, y: inner.y, width: inner.width, height: 4))
-    for (index, field) in fields.enumerated() {
-        let column = halves[index / 4]
-        let y = column.y + index % 4
-        let x = buffer.set(string: field.0.padded(toWidth: 14), at: Position(x: column.x, y: y), style: palette[.muted])
-        buffer.set(string: field.1, at: Position(x: x, y: y), style: palette[.text], maxWidth: column.right - x)
-    }
-
-    let timeline = report.timeline
-    let first = timeline.periods.first?.start.milliseconds ?? report.asOf.milliseconds
-    let last = max(report.asOf.milliseconds, first + 1)
-    var segments = timeline.periods.map { period in
-        TimelineBar.Segment(start: Double(period.start.milliseconds), end: Double(period.end.milliseconds),
-                            role: period.isRefunded ? .refund : role(for: period.offerKind))
-    }
-    for failure in timeline.billingFailures {
-        segments.append(.init(start: Double(failure.at.milliseconds), end: Double(failure.retryEnd.milliseconds), role: .billingRetry))
-        if let grace = failure.gracePeriodExpiresDate {
-            segments.append(.init(start: Double(failure.at.milliseconds), end: Double(grace.milliseconds), role: .gracePeriod))
-        }
-    }
-    let barRow = Rect(x: inner.x, y: inner.y + 5, width: inner.width, height: 1)
-    buffer.set(string: TimelineSpan.label(first: first, last: last, width: inner.width), at: Position(x: inner.x, y: inner.y + 4),
-               style: palette[.muted], maxWidth: inner.width)
-    TimelineBar(range: Double(first)..<Double(last), segments: segments).render(in: barRow, buffer: &buffer, palette: palette)
-
-    if !report.flags.isEmpty {
-        // Offer flags operators set, with who and when (the row under the timeline is free for it).
-        let flags = report.flags.map { "\($0.offer.rawValue) by \(clean($0.operatorName)) \($0.at.isoDate)" }
-        let x = buffer.set(string: "Offer flags   ", at: Position(x: inner.x, y: inner.y + 6), style: palette[.muted])
-        buffer.set(string: flags.joined(separator: " · "), at: Position(x: x, y: inner.y + 6), style: palette[.accent],
-                   maxWidth: inner.right - x)
-    }
-    let lower = Rect(x: inner.x, y: inner.y + 7, width: inner.width, height: inner.height - 7)
-    let sides = Layout.vertical([.fill(), .fill()], spacing: 1).split(lower)
-    let periodRows = timeline.periods.enumerated().map { index, period in
-        Table.Row(["\(index + 1)", period.start.isoDate, period.end.isoDate, clean(period.productId), period.offerKind.rawValue,
-                   period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")],
-                  role: period.isRefunded ? .refund : nil)
-    }
-    let scroll = min(state.subscriber.scroll, max(0, periodRows.count - 1))
-    Table(columns: [
-        .init("#", width: .fixed(3), alignment: .right), .init("Start", width: .fixed(10)), .init("End", width: .fixed(10)),
-        .init("Product", width: .fill()), .init("Offer", width: .fixed(12)), .init("", width: .fixed(6)),
-    ], rows: periodRows, offset: scroll).render(in: sides[0], buffer: &buffer, palette: palette)
-    let eventRows = report.events.reversed().map { event in
-        Table.Row([event.at.isoDate, event.type.rawValue, clean(event.productId)])
-    }
-    Table(columns: [.init("Event", width: .fixed(10)), .init("Type", width: .fixed(16)), .init("Product", width: .fill())],
-          rows: Array(eventRows))
-        .render(in: sides[1], buffer: &buffer, palette: palette)
-}
-
-enum TimelineSpan {
-    static func label(first: Int64, last: Int64, width: Int) -> String {
-        let left = Instant(milliseconds: first).isoDate, right = Instant(milliseconds: last).isoDate
-        let gap = max(1, width - left.count - right.count)
-        return left + String(repeating: " ", count: gap) + right
-    }
-}
-
 private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
     var title = "Cohorts · retention by paid periods · \(duration)"
@@ -239,15 +184,20 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         return
     }
     guard !grid.cohorts.isEmpty else {
-        placeholder("No cohorts before \(grid.asOf.isoDate).", in: inner, buffer: &buffer, palette: palette)
+        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: inner, buffer: &buffer, palette: palette)
         return
     }
-    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G).
-    let visible = max(1, inner.height - 1)
+    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G). The average row
+    // (every month of the grid pooled) stays under it.
+    let visible = max(1, inner.height - 2)
     let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
     let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    HeatGrid(rowLabels: shown.map { "\($0.month) \(CountText.grouped($0.started).padded(toWidth: 7, alignment: .right))" },
-             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate), cellWidth: 4,
+    func label(_ name: String, _ started: Int) -> String {
+        name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
+    }
+    let average = grid.average
+    HeatGrid(rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
+             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
              selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
 }
 

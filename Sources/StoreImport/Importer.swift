@@ -68,7 +68,8 @@ public final class Importer: Sendable {
     let isStream: @Sendable (String) -> Bool
 
     /// - Parameters:
-    ///   - report: receives one line per rejected document (`file:line 3: reason`).
+    ///   - report: receives a line per rejected document (`file:line 3: reason`), the first few of
+    ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
                 batchSize: Int = 4000, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
@@ -118,6 +119,9 @@ public final class Importer: Sendable {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
+        // Held to the end: readers tell this import from an interrupted one by it.
+        let lock = database.path.flatMap { ImportLock(storePath: $0) }
+        defer { lock?.release() }
         try database.prepareForBulkImport(cacheMegabytes: cacheMegabytes)
         let checkpoints = try database.startBackgroundCheckpoints()
         defer {
@@ -131,6 +135,7 @@ public final class Importer: Sendable {
         var pending: [(source: String, raw: RawDocument)] = []
         var touched = Set<String>()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
+        var rejections = RejectionGroups()
 
         func flush() throws {
             guard !pending.isEmpty else { return }
@@ -139,7 +144,9 @@ public final class Importer: Sendable {
             let t0 = DispatchTime.now()
             let incoming = decodeAll(batch)
             trace.decode += seconds(since: t0)
-            for doc in incoming { if case .rejected(let reason) = doc.content { report("\(doc.source): \(reason)") } }
+            for doc in incoming {
+                if case .rejected(let reason) = doc.content, let line = rejections.note(source: doc.source, reason: reason) { report(line) }
+            }
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
@@ -152,7 +159,12 @@ public final class Importer: Sendable {
             touched.formUnion(r.touchedSubscriptions)
         }
 
+        let ownFiles = OwnFiles(storePath: database.path)
         for file in try Self.expand(paths) {
+            if let reason = ownFiles.skipReason(file) {
+                report("\(file): skipped: \(reason)")
+                continue
+            }
             summary.files += 1
             let name = file == "-" ? "stdin" : file
             let documents = open(file)
@@ -181,6 +193,7 @@ public final class Importer: Sendable {
             }
         }
         try flush()
+        for line in rejections.remainder { report(line) }
         merge(try writes.finish())
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()

@@ -17,7 +17,8 @@ public enum KaplanMeier {
         for (kept, lost) in zip(retained, ended) {
             if let current = product, current > 0 {
                 let known = kept + lost
-                product = known == 0 ? nil : current * Double(kept) / Double(known)
+                // The step's own share first: a step that keeps everyone leaves the rate as it was.
+                product = known == 0 ? nil : current * (Double(kept) / Double(known))
             }
             rates.append(product)
         }

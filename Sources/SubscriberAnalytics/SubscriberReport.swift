@@ -2,8 +2,8 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// Everything a support agent needs about one subscription at an instant (DESIGN §3
-/// "Per-subscriber figures"), plus the full timeline for the dashboard's timeline bar.
+/// Everything a support agent needs about one subscription at an instant (docs/metrics.md), as
+/// `report subscriber` prints it and the Subscriber pane shows it, with the full timeline.
 public struct SubscriberReport: Sendable, Equatable {
     public var originalTransactionId: String
     public var userId: String?
@@ -23,10 +23,55 @@ public struct SubscriberReport: Sendable, Equatable {
     public var priceIncrease: String?
     public var paidPeriods: Int
     public var billingFailures: Int
+    /// When access ends or ended, seen from as-of; nil before the subscription started, while in a
+    /// retry window (see `billingRetrySince`) and in a gap of up to 24 h before a renewal.
+    public var accessEnd: AccessEnd?
+    /// T of the billing failure whose retry window holds as-of (grace period included).
+    public var billingRetrySince: Instant?
+    /// The latest that retry can go on for that failure (its retry end).
+    public var billingRetryEnds: Instant?
+    /// The timeline bar: from the first period's start up to as-of.
+    public var segments: [TimelineSegment]
     public var timeline: SubscriptionTimeline
     /// Events at or before as-of.
     public var events: [TimelineEvent]
     public var flags: [OfferFlag]
+}
+
+/// When a subscriber's access ends, as a support agent says it.
+public enum AccessEnd: Sendable, Equatable {
+    /// In a period with auto-renew on: it renews at the period's end.
+    case renewsOn(Instant)
+    /// In a period with auto-renew off: access ends at the period's end.
+    case expiresOn(Instant)
+    /// The latest run ended at this instant, at or before as-of.
+    case expiredOn(Instant)
+
+    public var at: Instant {
+        switch self {
+        case .renewsOn(let t), .expiresOn(let t), .expiredOn(let t): t
+        }
+    }
+
+    /// "renews on", "expires on", "expired on".
+    public var label: String {
+        switch self {
+        case .renewsOn: "renews on"
+        case .expiresOn: "expires on"
+        case .expiredOn: "expired on"
+        }
+    }
+}
+
+extension SubscriberReport {
+    /// How far `t` lies from as-of, in whole days (whole hours under a day): "in 10 days", "3 h ago".
+    public func fromAsOf(_ t: Instant) -> String {
+        let delta = t.milliseconds - asOf.milliseconds, size = abs(delta)
+        let days = size / Instant.millisecondsPerDay, hours = size / Instant.millisecondsPerHour
+        let amount = days > 0 ? "\(days) day\(days == 1 ? "" : "s")" : hours > 0 ? "\(hours) h" : nil
+        guard let amount else { return "now" }
+        return delta > 0 ? "in " + amount : amount + " ago"
+    }
 }
 
 /// The answer to "who is this id?".
@@ -57,6 +102,15 @@ extension SubscriberAnalytics {
         case 1: "accepted"
         default: nil
         }
+        let failure = timeline.billingFailure(at: asOf)
+        var accessEnd: AccessEnd?
+        if failure == nil {
+            if let period = timeline.periods.last(where: { $0.covers(asOf) }) {
+                accessEnd = timeline.autoRenew(at: asOf) == true ? .renewsOn(period.end) : .expiresOn(period.end)
+            } else if let run = timeline.latestRun(asOf: asOf), !run.isOpen(at: asOf) {
+                accessEnd = .expiredOn(run.endedAt)
+            }
+        }
         return SubscriberReport(
             originalTransactionId: id, userId: customer.userId, email: customer.email,
             appAccountToken: customer.appAccountToken ?? timeline.appAccountToken,
@@ -65,7 +119,8 @@ extension SubscriberAnalytics {
             inBillingRetry: timeline.inBillingRetry(at: asOf), gracePeriodExpires: timeline.gracePeriodExpires(at: asOf),
             expirationReason: timeline.expirationReason(asOf: asOf), priceIncrease: priceIncrease,
             paidPeriods: timeline.paidPeriods(asOf: asOf), billingFailures: timeline.billingFailureCount(asOf: asOf),
-            timeline: timeline, events: timeline.events.filter { $0.at <= asOf },
+            accessEnd: accessEnd, billingRetrySince: failure?.at, billingRetryEnds: failure?.retryEnd,
+            segments: TimelineSegment.segments(of: timeline, asOf: asOf), timeline: timeline, events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
     }
 }

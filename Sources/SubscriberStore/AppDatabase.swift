@@ -14,16 +14,56 @@ public final class AppDatabase: Sendable {
     public init(_ writer: any DatabaseWriter, path: String? = nil) throws {
         self.writer = writer
         self.path = path
+        try writer.read { db in try Self.refuseNewer(db, path: path ?? "the store") }
         try Self.migrator.migrate(writer)
+        try writer.writeWithoutTransaction { db in
+            // For other tools and later versions: the schema version this store is at.
+            if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < Self.schemaVersion {
+                try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
+            }
+        }
     }
 
-    /// Opens (creating when needed) the store at `path` in WAL mode.
+    /// The schema version this subdash writes: how many migrations it knows.
+    public static var schemaVersion: Int { migrator.migrations.count }
+
+    /// The schema version of the store `db` is: the migrations applied to it (or `user_version`,
+    /// which a later subdash may raise without a migration of its own).
+    static func storedSchemaVersion(_ db: Database) throws -> Int {
+        let applied = try db.tableExists("grdb_migrations") ? try migrator.appliedIdentifiers(db).count : 0
+        return max(applied, try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0)
+    }
+
+    /// Throws when a later subdash wrote the store: its tables may mean something this version
+    /// does not know, so neither reading nor writing it is safe.
+    static func refuseNewer(_ db: Database, path: String) throws {
+        let stored = try storedSchemaVersion(db)
+        let unknown = try db.tableExists("grdb_migrations") ? try migrator.hasBeenSuperseded(db) : false
+        guard unknown || stored > schemaVersion else { return }
+        throw StoreError("\(path) was written by a newer version of subdash (store schema version \(stored); this subdash "
+            + "reads versions up to \(schemaVersion)): upgrade subdash to open it; nothing was read or written")
+    }
+
+    /// Opens the store at `path` in WAL mode, creating it (private to the user: it holds customer
+    /// emails) when `readOnly` is false and it is not there.
+    ///
+    /// Read-only, the connections are SQLite read-only (`SQLITE_OPEN_READONLY`: a write fails)
+    /// and nothing is written at open, so a store in a directory the user cannot write to can be
+    /// read; a store an earlier subdash wrote is brought up to date first only when it can be.
+    /// A store from a later subdash is refused either way.
     public static func open(path: String, readOnly: Bool = false) throws -> AppDatabase {
+        try open(path: path, readOnly: readOnly, directoryWritable: nil)
+    }
+
+    /// `directoryWritable` nil: found out from the file system; tests say false to read as in a
+    /// read-only directory (root writes anywhere).
+    static func open(path: String, readOnly: Bool, directoryWritable: Bool?) throws -> AppDatabase {
         var config = Configuration()
         config.readonly = readOnly
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Settings of this connection only: nothing of them is written to the file.
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             try db.execute(sql: "PRAGMA cache_size = -65536")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
@@ -31,27 +71,49 @@ public final class AppDatabase: Sendable {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw StoreError("no store at \(path): run `subdash import` first, or pass --db PATH")
             }
-            let pool = try DatabasePool(path: path, configuration: config)
-            let (current, newer) = try pool.read { db in
-                (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
-            }
-            if newer {
-                throw StoreError("\(path) was written by a newer version of subdash: upgrade subdash to read it")
+            let reader = try readOnlyWriter(path: path, configuration: config, directoryWritable: directoryWritable)
+            let current = try reader.read { db in
+                try refuseNewer(db, path: path)
+                return try migrator.hasCompletedMigrations(db)
             }
             if !current {
-                // A store from an earlier version: brought up to date once, then read as usual.
-                try pool.close()
+                // A store from an earlier version: brought up to date once (a write), then read as usual.
+                try reader.close()
+                guard StoreFiles.canWrite(path: path) else {
+                    throw StoreError("\(path) was written by an earlier version of subdash and cannot be brought up to date "
+                        + "here (it or its directory is read-only): open it once where it can be written")
+                }
                 _ = try open(path: path)
                 return try open(path: path, readOnly: true)
             }
-            return try AppDatabase(readOnlyPool: pool, path: path)
+            return try AppDatabase(readOnlyWriter: reader, path: path)
         }
-        let pool = try DatabasePool(path: path, configuration: config)
+        let created = !FileManager.default.fileExists(atPath: path)
+        let pool = try StoreFiles.creatingPrivate(path: path, created: created) { try DatabasePool(path: path, configuration: config) }
         return try AppDatabase(pool, path: path)
     }
 
-    private init(readOnlyPool pool: DatabasePool, path: String) throws {
-        self.writer = pool
+    /// A read-only pool; in a directory that cannot be written (where SQLite cannot create the
+    /// `-shm` file a WAL store is read through) and with no writer's `-wal` beside it, the file
+    /// is opened immutable: nobody can be writing it there.
+    private static func readOnlyWriter(path: String, configuration: Configuration, directoryWritable: Bool?) throws -> any DatabaseWriter {
+        let fm = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryWritable = directoryWritable
+            ?? (fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) && !StoreFiles.onReadOnlyFileSystem(path))
+        if directoryWritable || fm.fileExists(atPath: path + "-shm") || fm.fileExists(atPath: path + "-wal") {
+            return try DatabasePool(path: path, configuration: configuration)
+        }
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var uri = URLComponents()
+        uri.scheme = "file"
+        uri.path = absolute
+        uri.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        return try DatabaseQueue(path: uri.string ?? "file:\(absolute)?immutable=1", configuration: configuration)
+    }
+
+    private init(readOnlyWriter writer: any DatabaseWriter, path: String) throws {
+        self.writer = writer
         self.path = path
     }
 

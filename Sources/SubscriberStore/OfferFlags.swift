@@ -20,7 +20,10 @@ public struct OfferFlag: Hashable, Sendable, Codable {
 
 /// One line of the append-only audit log.
 public struct OfferFlagChange: Hashable, Sendable, Codable {
+    /// What the store records. A `set` on a flag already set replaced it: ``kind`` tells them apart.
     public enum Action: String, Sendable, Codable { case set, clear }
+    /// What the line did, as `subdash flags --log` shows it.
+    public enum Kind: String, Sendable, Codable { case set, changed, cleared }
     public var id: Int64
     public var originalTransactionId: String
     public var offer: OfferFlagKind
@@ -28,23 +31,36 @@ public struct OfferFlagChange: Hashable, Sendable, Codable {
     public var note: String?
     public var operatorName: String
     public var at: Instant
+    /// `changed` when the flag was already set by an earlier line (the log keeps both).
+    public var kind: Kind = .set
 }
 
 extension AppDatabase {
     /// Sets (or with `clear`, removes) `offer` on every subscription, in one transaction, each
     /// change written to the audit log. Returns how many flags actually changed.
+    ///
+    /// A subscription that already has the flag keeps it (its note, operator and date) unless
+    /// `replace` says the operator confirmed the change; a replaced flag is logged as another
+    /// `set`, so the log holds the earlier flag and the change. Refuses an empty `operatorName`:
+    /// the log never holds a change by nobody.
     @discardableResult
     public func setFlags(_ offer: OfferFlagKind, on originalTransactionIds: [String], note: String?, operatorName: String,
-                         at: Instant, clear: Bool = false) throws -> Int {
-        try writer.write { db in
+                         at: Instant, clear: Bool = false, replace: Bool = false) throws -> Int {
+        guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw StoreError(OperatorIdentity.missingMessage)
+        }
+        return try writer.write { db in
             let log = try db.cachedStatement(sql: """
                 INSERT INTO offerFlagLog (originalTransactionId, offer, action, note, operator, at) VALUES (?, ?, ?, ?, ?, ?)
                 """)
-            let set = try db.cachedStatement(sql: """
+            let set = try db.cachedStatement(sql: replace ? """
                 INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(originalTransactionId, offer) DO UPDATE SET note = excluded.note, operator = excluded.operator,
                     at = excluded.at
-                WHERE offerFlag.note IS NOT excluded.note
+                WHERE offerFlag.note IS NOT excluded.note OR offerFlag.operator IS NOT excluded.operator
+                """ : """
+                INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(originalTransactionId, offer) DO NOTHING
                 """)
             let remove = try db.cachedStatement(sql: "DELETE FROM offerFlag WHERE originalTransactionId = ? AND offer = ?")
             var changed = 0
@@ -77,17 +93,26 @@ extension AppDatabase {
         }
     }
 
-    /// The audit log, oldest first.
-    public func flagLog(originalTransactionId: String? = nil) throws -> [OfferFlagChange] {
+    /// The audit log, oldest first, each line's ``OfferFlagChange/kind`` worked out from the
+    /// lines before it; optionally of one subscription or one offer kind.
+    public func flagLog(originalTransactionId: String? = nil, offer: OfferFlagKind? = nil) throws -> [OfferFlagChange] {
         try writer.read { db in
-            var sql = "SELECT id, originalTransactionId, offer, action, note, operator, at FROM offerFlagLog"
+            var sql = "SELECT id, originalTransactionId, offer, action, note, operator, at FROM offerFlagLog WHERE 1"
             var arguments: StatementArguments = []
-            if let originalTransactionId { sql += " WHERE originalTransactionId = ?"; arguments += [originalTransactionId] }
+            if let originalTransactionId { sql += " AND originalTransactionId = ?"; arguments += [originalTransactionId] }
+            if let offer { sql += " AND offer = ?"; arguments += [offer.rawValue] }
             sql += " ORDER BY id"
+            var isSet = Set<String>()
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                OfferFlagChange(id: row[0], originalTransactionId: row[1], offer: OfferFlagKind(rawValue: row[2]) ?? .service,
-                                action: OfferFlagChange.Action(rawValue: row[3]) ?? .set, note: row[4], operatorName: row[5],
-                                at: Instant(milliseconds: row[6]))
+                var change = OfferFlagChange(id: row[0], originalTransactionId: row[1], offer: OfferFlagKind(rawValue: row[2]) ?? .service,
+                                             action: OfferFlagChange.Action(rawValue: row[3]) ?? .set, note: row[4],
+                                             operatorName: row[5], at: Instant(milliseconds: row[6]))
+                let key = change.originalTransactionId + "\u{0}" + change.offer.rawValue
+                switch change.action {
+                case .set: change.kind = isSet.insert(key).inserted ? .set : .changed
+                case .clear: change.kind = .cleared; isSet.remove(key)
+                }
+                return change
             }
         }
     }

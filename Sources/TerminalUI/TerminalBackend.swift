@@ -17,4 +17,11 @@ public protocol TerminalBackend: AnyObject {
     func flush()
     /// The next key, waiting at most `timeout` (`nil` waits forever); `nil` when none came.
     func readKey(timeout: Duration?) -> KeyEvent?
+    /// The next key, waiting at most `timeout` (`nil` waits forever) or until `wake` is
+    /// signalled; `nil` when none came. A backend that cannot watch `wake` waits for keys only.
+    func readKey(timeout: Duration?, wake: WakeSignal) -> KeyEvent?
+}
+
+extension TerminalBackend {
+    public func readKey(timeout: Duration?, wake: WakeSignal) -> KeyEvent? { readKey(timeout: timeout) }
 }

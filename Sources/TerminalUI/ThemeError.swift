@@ -10,8 +10,10 @@ public struct ThemeDiagnostic: Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `Themes/broken.theme:7: unknown colour "#12345g"`.
-    public var description: String { "\(file):\(line): \(message)" }
+    /// `Themes/broken.theme:7: unknown colour "#12345g"`. The message quotes the file's own keys
+    /// and words, and a theme file may come from anywhere: what a terminal would act on is
+    /// taken out (sanitise: the visible form once there is one for every output).
+    public var description: String { "\(TextSanitizer.strip(file)):\(line): \(TextSanitizer.strip(message))" }
 }
 
 /// Why a theme could not be used. A broken theme is reported, never silently replaced.

@@ -7,18 +7,19 @@ enum CommandSuggestion {
     /// all the way down (or stop at an option or at a command that takes arguments).
     static func message(for arguments: [String], root: any ParsableCommand.Type = Subdash.self) -> String? {
         var command = root
-        var path = [root.configuration.commandName ?? "subdash"]
+        var path = [root._commandName]
         for argument in arguments {
             if argument.hasPrefix("-") { return nil }
             let subcommands = command.configuration.subcommands
             guard !subcommands.isEmpty else { return nil }
-            if let next = subcommands.first(where: { $0.configuration.commandName == argument }) {
+            // `_commandName` is the name the parser uses: the configured one, else from the type (`Check` → `check`).
+            if let next = subcommands.first(where: { $0._commandName == argument }) {
                 command = next
                 path.append(argument)
                 continue
             }
             if argument == "help" { return nil }
-            let names = subcommands.compactMap { $0.configuration.commandName }
+            let names = subcommands.map { $0._commandName }
             let nearest = names.min { distance(argument, $0) < distance(argument, $1) }
             var text = "`\(argument)` is not a \(path.joined(separator: " ")) command"
             if let nearest, distance(argument, nearest) <= max(2, nearest.count / 2) {

@@ -8,7 +8,13 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Build a demo store from SampleData (in a cache directory) and open the dashboard.",
-        discussion: "Never touches ./subdash.sqlite or $SUBDASH_DB. The store is rebuilt when SampleData changes.")
+        discussion: """
+            The store is \(DemoStore.defaultPath) ($XDG_CACHE_HOME/subdash/demo.sqlite, else \
+            ~/.cache/subdash/demo.sqlite); the path is printed before the dashboard opens and shown in its status \
+            line, so `subdash report states --db PATH` can read the same store. Never touches ./subdash.sqlite or \
+            $SUBDASH_DB. The store is rebuilt when SampleData changes. Without a terminal (a script, CI) only the \
+            path is printed, on standard output.
+            """)
 
     @Option(help: "The SampleData directory (default: found from the current directory or the executable).")
     var sampleData: String?
@@ -21,8 +27,10 @@ struct Demo: AsyncParsableCommand {
         let demo = try DemoStore.build(sampleData: root, rebuild: rebuild) { line in printError(line) }
         printError("demo store: \(demo.path)")
         if isatty(0) != 0 && isatty(1) != 0 {
+            printError("  reports on it: subdash report states --db \(demo.path)")
             let dashboard = try OpenDashboard.parse(["--db", demo.path])
-            try dashboard.run()
+            try dashboard.run(storeLabel: "demo store: \(demo.path)")
+            printError("demo store: \(demo.path)")
         } else {
             // Not on a terminal (a script, CI): print the store for `report --db`.
             print(demo.path)
@@ -47,6 +55,9 @@ enum DemoStore {
             .deletingLastPathComponent().appendingPathComponent("SampleData").path)
         return candidates.first { fm.fileExists(atPath: $0 + "/generated") }
     }
+
+    /// Where the demo store is (or will be) built.
+    static var defaultPath: String { cacheDirectory() + "/demo.sqlite" }
 
     static func cacheDirectory() -> String {
         let env = ProcessInfo.processInfo.environment

@@ -22,7 +22,9 @@ struct FlagCommand: AsyncParsableCommand {
     @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind
     @Option(help: "A note kept with the flag.") var note: String?
     @Flag(help: "Remove the flag instead of setting it.") var clear = false
-    @Option(name: .customLong("operator"), help: "Who sets the flag (default: $USER).") var operatorName: String?
+    @Option(name: .customLong("operator"), help: "Who sets the flag (default: $USER, else the login name).") var operatorName: String?
+    @Flag(help: "Replace a flag a subscriber already has (its note, operator and date); without it the earlier flag is kept.")
+    var replace = false
 
     func validate() throws {
         if ids.isEmpty { throw ValidationError("give at least one subscriber id") }
@@ -42,11 +44,33 @@ struct FlagCommand: AsyncParsableCommand {
             }
         }
         for p in problems { printError("subdash flag: \(p)") }
-        let who = OpenDashboard.operatorName(operatorName)
-        let changed = try db.setFlags(offer, on: targets, note: note, operatorName: who,
-                                      at: Instant(Date()), clear: clear)
+        guard let who = OperatorIdentity.resolve(option: operatorName) else { throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage) }
+        // Flags already there are kept unless --replace: say whose they are.
+        var kept = 0
+        if !clear {
+            for id in Set(targets).sorted() {
+                guard let earlier = try db.flags(offer: offer, originalTransactionId: id).first else { continue }
+                let noteText = earlier.note.map { " (note: \($0))" } ?? ""
+                if replace {
+                    printError("subdash flag: \(id): replacing the \(offer.rawValue) flag set by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText)")
+                } else {
+                    kept += 1
+                    printError("subdash flag: \(id): already flagged for \(offer.rawValue) by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText); kept (--replace changes it)")
+                }
+            }
+        }
+        let changed: Int
+        do {
+            changed = try db.setFlags(offer, on: targets, note: note, operatorName: who, at: Instant(Date()), clear: clear, replace: replace)
+        } catch let error as StoreError {
+            throw CLIError(error.message)
+        }
         let verb = clear ? "cleared \(offer.rawValue) on" : "flagged for \(offer.rawValue):"
-        print("\(verb) \(changed) subscription\(changed == 1 ? "" : "s")\(targets.count > changed ? " (\(targets.count - changed) unchanged)" : "")")
+        let unchanged = Set(targets).count - changed
+        var detail = ""
+        if kept > 0 { detail = " (\(kept) already flagged: kept\(unchanged > kept ? ", \(unchanged - kept) unchanged" : ""))" }
+        else if unchanged > 0 { detail = " (\(unchanged) unchanged)" }
+        print("\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(who)\(detail)")
         if !problems.isEmpty { throw ExitCode(1) }
     }
 }

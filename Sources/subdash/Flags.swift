@@ -4,11 +4,23 @@ import SubscriberStore
 import SubscriptionModel
 
 struct Flags: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "flags", abstract: "List the current offer flags with who set them and when.")
+    static let configuration = CommandConfiguration(
+        commandName: "flags", abstract: "List the current offer flags with who set them and when (--log: every change).",
+        discussion: """
+            With --log, the audit log instead, oldest first: every flag set, changed (set again over an \
+            earlier flag, which the log keeps) and cleared, by whom, when, and the note.
+            """)
 
     @OptionGroup var store: StoreOptions
     @Option(help: "Only this offer kind.") var offer: OfferFlagKind?
     @Option(help: "table, csv or json.") var format: OutputFormat = .table
+    @Flag(name: .customLong("log"), help: "Print the audit log (set, changed, cleared) instead of the current flags.")
+    var log = false
+    @Option(help: "With --log: only this subscription (an originalTransactionId).") var subscription: String?
+
+    func validate() throws {
+        if subscription != nil && !log { throw ValidationError("--subscription goes with --log") }
+    }
 
     struct Row {
         var originalTransactionId: String
@@ -31,6 +43,7 @@ struct Flags: AsyncParsableCommand {
     mutating func run() async throws {
         let db: AppDatabase
         do { db = try store.open(readOnly: true) } catch let e as CLIError { e.exit() }
+        if log { return try printLog(db) }
         let rows = try db.flags(offer: offer).map {
             Row(originalTransactionId: $0.originalTransactionId, offer: $0.offer.rawValue, note: $0.note,
                 operator: $0.operatorName, at: $0.at.iso8601)
@@ -46,6 +59,34 @@ struct Flags: AsyncParsableCommand {
             var table = TextTable(headers: ["subscription", "offer", "operator", "at", "note"])
             table.rows = rows.map { [$0.originalTransactionId, $0.offer, $0.operator, $0.at, $0.note ?? ""] }
             table.footer = ["\(rows.count) flag\(rows.count == 1 ? "" : "s")", "", "", "", ""]
+            print(table.render())
+        }
+    }
+
+    func printLog(_ db: AppDatabase) throws {
+        let changes = try db.flagLog(originalTransactionId: subscription, offer: offer)
+        switch format {
+        case .json:
+            print(JSONValue.array(changes.map { change in
+                var o = JSONObject()
+                o["at"] = .string(change.at.iso8601)
+                o["originalTransactionId"] = .string(change.originalTransactionId)
+                o["offer"] = .string(change.offer.rawValue)
+                o["action"] = .string(change.kind.rawValue)
+                o["operator"] = .string(change.operatorName)
+                o["note"] = change.note.map(JSONValue.string) ?? .null
+                return .object(o)
+            }).text)
+        case .csv:
+            print(CSV.render(header: ["at", "originalTransactionId", "offer", "action", "operator", "note"],
+                             rows: changes.map { [$0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
+                                                  $0.operatorName, $0.note ?? ""] }))
+        case .table:
+            if changes.isEmpty { print("no flag changes in the audit log"); return }
+            var table = TextTable(headers: ["at", "subscription", "offer", "action", "operator", "note"])
+            table.rows = changes.map { [$0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
+                                        $0.operatorName, $0.note ?? ""] }
+            table.footer = ["\(changes.count) change\(changes.count == 1 ? "" : "s")", "", "", "", "", ""]
             print(table.render())
         }
     }

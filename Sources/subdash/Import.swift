@@ -14,7 +14,11 @@ struct Import: AsyncParsableCommand {
             a JSON array, or NDJSON; .gz files are read transparently. Re-importing is harmless. \
             From a pipe (`-`), what has arrived is stored and shown whenever the stream pauses for half a \
             second or a document has waited two, so a receiver can pipe notifications in as they come. \
-            Exit status: 0 all applied or duplicate, 1 something was rejected, 2 usage error.
+            Identical rejections are shown for the first few documents, then counted ("… and 2,581 more \
+            documents: reason"). The store's own files and any other SQLite database are skipped. \
+            Exit status: 0 all applied or duplicate; 1 some documents were rejected (the rest imported); 2 usage \
+            error; 3 fatal: the store could not be opened or written (missing directory, not a store, from a newer \
+            subdash, disk full): nothing more than the message says was imported.
             """)
 
     @OptionGroup var store: StoreOptions

@@ -3,6 +3,7 @@ import CursesBackend
 import Dashboard
 import Foundation
 import SubscriberAnalytics
+import SubscriberStore
 import TerminalUI
 
 struct OpenDashboard: ParsableCommand {
@@ -19,15 +20,34 @@ struct OpenDashboard: ParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Open the store read-only: no flag can be set or cleared.")
     var readOnly = false
 
-    @Option(name: .customLong("operator"), help: "Who flag changes are written as in the audit log (default: $USER).")
+    @Option(name: .customLong("operator"), help: "Who flag changes are written as in the audit log (default: $USER, else the login name).")
     var operatorName: String?
 
     func validate() throws {
         guard ColorChoice(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
     }
 
-    func run() throws {
+    func run() throws { try run(storeLabel: nil) }
+
+    /// Opens the dashboard; `storeLabel` is shown in its status line (the demo names its store there).
+    func run(storeLabel: String?) throws {
+        // A store that is not there is never created by the dashboard: an empty one would show
+        // nothing "as of 1970-01-01".
+        let path = store.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError(Self.noStoreMessage(path: path, fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
+                           code: ExitStatus.fatal)
+        }
+        // A store in a directory (or on a file system) that cannot be written is browsed read-only.
+        let writable = StoreFiles.canWrite(path: path)
+        let readOnly = self.readOnly || !writable
         let database = try store.open(readOnly: readOnly)
+        // Without a terminal on both ends curses cannot read keys (end of file comes back at once,
+        // forever) or draw: refuse instead of spinning.
+        guard isatty(0) != 0, isatty(1) != 0 else {
+            throw CLIError("the dashboard needs a terminal: standard \(isatty(0) == 0 ? "input" : "output") is not one "
+                + "(for scripts, use `subdash report … --db \(path)`)", code: ExitStatus.usage)
+        }
         let catalog = ThemeCatalog.standard()
         let chosenTheme: Theme
         do {
@@ -35,20 +55,31 @@ struct OpenDashboard: ParsableCommand {
         } catch {
             throw CLIError("\(error)")
         }
+        let identity = OperatorIdentity.resolve(option: operatorName)
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog)
         let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
         defer { backend.shutdown() }
-        let state = AppState(readOnly: readOnly, operatorName: Self.operatorName(operatorName),
+        var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",
                              themeNames: catalog.entries().map(\.name))
+        if !writable && !self.readOnly {
+            state.readOnlyReason = "\(path) cannot be written here: it is opened read-only"
+            state.notice = "read-only: " + state.readOnlyReason
+        } else if identity == nil && !readOnly {
+            state.readOnlyReason = "no operator identity: $USER is empty and there is no login name; restart with --operator NAME"
+            state.notice = "read-only: " + state.readOnlyReason
+        }
+        state.storeLabel = storeLabel
         let session = DashboardSession(backend: backend, runner: runner,
                                        palette: chosenTheme.palette(for: backend.colorSupport), state: state)
         session.run()
     }
 
-    /// `--operator`, else `$USER`, else `unknown`.
-    static func operatorName(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let option, !option.isEmpty { return option }
-        if let user = environment["USER"], !user.isEmpty { return user }
-        return "unknown"
+    /// What to do when there is no store: the same advice `report` gives.
+    static func noStoreMessage(path: String, fromOption: Bool) -> String {
+        if fromOption {
+            return "no store at \(path): import data into it first (`subdash import FILES… --db \(path)`)"
+        }
+        return "no store here (\(path)): import data first (`subdash import FILES… --db PATH`), pass --db PATH or set "
+            + "$SUBDASH_DB, or try the demo (`subdash demo`)"
     }
 }

@@ -8,7 +8,7 @@ import SubscriptionTimeline
 struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Print the figures of DESIGN §3 as a table, CSV or JSON.",
+        abstract: "Print the figures defined in docs/metrics.md as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
                       SubscriberReportCommand.self, EligibilityReport.self])
 }
@@ -40,9 +40,12 @@ struct ReportOptions: ParsableArguments {
 
     func analytics() throws -> SubscriberAnalytics {
         let database = try store.open(readOnly: true)
-        let pending = try database.pendingCount()
-        if pending > 0 {
-            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (an import was interrupted); "
+        switch try database.importActivity() {
+        case .idle: break
+        case .running:
+            printError("subdash: warning: an import is running: the figures may change as it goes on")
+        case .interrupted(let pending):
+            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
                 + "run `subdash import` again to bring the figures up to date")
         }
         let analytics = SubscriberAnalytics(database: database)
@@ -162,7 +165,7 @@ struct CohortsReport: AsyncParsableCommand {
     @Option(help: "First cohort month (YYYY-MM).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
     @Option(help: ArgumentHelp(
-        "Only members whose first paid product bills for this duration (\(BillingDuration.allCases.map(\.rawValue).joined(separator: ", "))).",
+        "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
         valueName: "duration"))
     var duration: BillingDuration?
 
@@ -298,7 +301,10 @@ enum SubscriberText {
         field("state", r.state?.rawValue ?? "not started")
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
         field("renews to", r.autoRenewProductId)
-        field("billing retry", r.inBillingRetry ? "yes" : "no")
+        if let end = r.accessEnd { field(end.label, "\(end.at.iso8601) (\(r.fromAsOf(end.at)))") }
+        field("billing retry", r.billingRetrySince.map { since in
+            "since \(since.iso8601) (\(r.fromAsOf(since)))" + (r.billingRetryEnds.map { ", until \($0.iso8601) at most" } ?? "")
+        } ?? "no")
         field("grace until", r.gracePeriodExpires?.iso8601)
         field("price increase", r.priceIncrease)
         field("expiration reason", r.expirationReason?.rawValue)

@@ -10,12 +10,13 @@ struct StoreOptions: ParsableArguments {
     var path: String { AppDatabase.resolvePath(option: db) }
 
     func open(readOnly: Bool = false) throws -> AppDatabase {
+        if let warning = StoreFiles.exposureWarning(path: path) { printError("subdash: \(warning)") }
         do {
             return try AppDatabase.open(path: path, readOnly: readOnly)
         } catch let error as StoreError {
-            throw CLIError(error.message)
+            throw CLIError(error.message, code: ExitStatus.fatal)
         } catch {
-            throw CLIError("cannot open the store \(path): \(error)")
+            throw CLIError("cannot open the store \(path): \(error)", code: ExitStatus.fatal)
         }
     }
 }

@@ -6,19 +6,30 @@ struct Subdash: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subdash",
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
+        discussion: ExitStatus.help,
         subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
                       Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self],
         defaultSubcommand: OpenDashboard.self
     )
 
-    /// Exit codes are part of the contract: 0 ok, 1 some input rejected or a failure, 2 usage.
+    /// Exit codes are part of the contract (``ExitStatus``): 0 ok, 1 partly done, 2 usage, 3 fatal.
     static func main() async {
         if let refusal = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
             printError("subdash: \(refusal)")
-            exit(withError: ExitCode(2))
+            exit(withError: ExitCode(ExitStatus.usage))
+        }
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                printError(fullMessage(for: error))
+                exit(withError: ExitCode(ExitStatus.usage))
+            }
+            exit(withError: error)
         }
         do {
-            var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -26,13 +37,20 @@ struct Subdash: AsyncParsableCommand {
             }
         } catch let error as CLIError {
             error.exit()
-        } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                printError(fullMessage(for: error))
-                exit(withError: ExitCode(2))
-            }
+        } catch let error as ExitCode {
             exit(withError: error)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch let error as ValidationError {
+            printError("subdash: \(error.message)")
+            exit(withError: ExitCode(ExitStatus.usage))
+        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // `--help` and the like come back from `run` as the parser's own errors.
+            exit(withError: error)
+        } catch {
+            // The store failed under the command (disk full, I/O): nothing more was done.
+            printError("subdash: \(error)")
+            exit(withError: ExitCode(ExitStatus.fatal))
         }
     }
 }

@@ -33,6 +33,9 @@ import TerminalUI
         #expect(lines[3].contains("P1   P2   P3"))
         #expect(lines.contains { $0.hasPrefix("│ 2025-01") })
         #expect(!lines.contains { $0.hasPrefix("│ 2026-12") })
+        // The average row stays under the window, with every month's members.
+        let averageLine = try #require(lines.first { $0.hasPrefix("│ average") })
+        #expect(averageLine.contains(" \(grid.average.started) "))
         try keys("G", state: &state, runner: runner)
         lines = Self.screen(state)
         #expect(lines[2].contains("· 24/24"))

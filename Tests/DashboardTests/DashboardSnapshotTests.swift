@@ -19,6 +19,8 @@ import TerminalUI
         Screen(name: "subscribers", keys: ["j", "j", "space", "j"]),
         Screen(name: "subscribers-scrolled", keys: ["space"] + Array(repeating: "j", count: 20)),
         Screen(name: "subscriber", keys: ["j", "j", "j", "j", "enter"]),
+        Screen(name: "subscriber-events", keys: ["j", "j", "j", "j", "enter", "e", "G"], flagged: ["5040"]),
+        Screen(name: "subscriber-flag", keys: ["j", "j", "j", "j", "enter", "f"]),
         Screen(name: "cohorts", keys: ["3", "j", "l"]),
         Screen(name: "states-events", keys: ["4"]),
         Screen(name: "help", keys: ["?"]),

@@ -81,9 +81,9 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         #expect(state.pane == .subscriber)
         let lines = screen(state)
         #expect(lines[1].contains("Subscriber") && lines[1].contains("1000"))
-        #expect(lines.contains { $0.contains("1 2025-01-10 2025-01-17 pro.monthly") && $0.contains("freeTrial") })
-        #expect(lines.contains { $0.contains("2 2025-01-17 2025-02-17 pro.monthly") && $0.contains("standard") })
-        #expect(lines.contains { $0.contains("3 2025-02-17 2025-03-17") })
+        #expect(lines.contains { $0.contains("1000             2025-01-10 2025-01-17 freeTrial    activation      free") })
+        #expect(lines.contains { $0.contains("1001             2025-01-17 2025-02-17 standard     conversion      paid") })
+        #expect(lines.contains { $0.contains("1002             2025-02-17 2025-03-17") })
     }
 
     @Test func helpOverlayListsBindings() throws {
@@ -114,7 +114,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         #expect(lines.contains { $0.hasPrefix("│ 2025-01") })
         try press("4", &state, runner: runner)
         lines = screen(state)
-        #expect(lines[2].contains("States at 2025-03-10"))
+        #expect(lines[2].contains("States as of 2025-03-10 00:00 UTC"))
         #expect(lines.contains { $0.contains("│total") && $0.contains(" 3 ") })
     }
 }

@@ -9,7 +9,7 @@ import TerminalUI
 /// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended
 /// voluntarily on 2025-02-01 (win-back); 5000 is active with auto-renew on (nothing); 6000 renews
 /// monthly since 2025-01-05 (the January cohort with 4000).
-private func makeOffersRunner(exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
+func makeOffersRunner(exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
     var documents: [IncomingDocument] = []
     func add(_ facts: DocumentFacts) {
         let name = "doc\(documents.count + 1)"
@@ -74,7 +74,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
 private let asOf = Instant(parsing: "2025-03-10")!
 
 /// Started and on pane 5's retention list.
-private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppState {
+func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppState {
     var state = AppState(asOf: asOf, readOnly: readOnly, operatorName: "alice", themeNames: ["default", "mono"])
     send(.start, to: &state, runner: runner)
     try press("5", ">", state: &state, runner: runner)
@@ -141,7 +141,7 @@ private func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws 
         // enter opens the subscriber, whose pane shows the flag with who and when.
         try press("enter", state: &state, runner: runner)
         #expect(state.pane == .subscriber && state.subscriber.id == "1000")
-        #expect(screen(state).contains { $0.contains("Offer flags   retention by alice 2025-03-11") })
+        #expect(screen(state).contains { $0.contains("Flags        retention by alice 2025-03-11") })
     }
 
     @Test func readOnlyHidesFlagging() throws {

@@ -39,7 +39,7 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             #expect(update(&state, .tick) == [.checkStore])
             let reload = update(&state, runner.perform(.checkStore))
             #expect(reload == [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
-                                                scope: state.scope, filter: nil)])
+                                                scope: state.scope, filter: nil), .checkImport])
             #expect(!state.subscribers.rows.isEmpty, "the old rows stay on screen while the new ones load")
             for effect in reload { drive(runner.perform(effect), &state, runner) }
 
@@ -72,14 +72,15 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             #expect(state.cohorts.grid?.cohorts.map(\.started).reduce(0, +) ?? 0 > startedBefore ?? 0)
             #expect(state.cohorts.row == cell.0 && state.cohorts.column == cell.1)
 
-            // the Subscriber pane reloads the same subscription and keeps its scroll
+            // the Subscriber pane reloads the same subscription and keeps its cursor
             try keys("1", "enter", state: &state, runner: runner)
-            try keys("j", state: &state, runner: runner)
+            try keys("k", state: &state, runner: runner)
             let id = state.subscriber.id
+            let row = try #require(state.subscriber.periodRow)
             try AppDatabase.open(path: path).apply(SampleStore.documents(count: 1, idBase: 9500))
             drive(.tick, &state, runner)
             #expect(state.subscriber.id == id && state.subscriber.report?.originalTransactionId == id)
-            #expect(state.subscriber.scroll == 1)
+            #expect(state.subscriber.periodRow == row)
             #expect(state.storeWatch.stale.contains(.subscribers))
         }
     }

@@ -126,6 +126,16 @@ import Testing
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("1000000900000001,") })
     }
 
+    @Test func subscriberTableSaysWhenAccessEnds() throws {
+        let db = try Self.examplesStore()
+        defer { Self.remove(db) }
+        // The same fields the Subscriber pane shows: a yearly period bought on 2024-05-20, as of then.
+        let table = try Self.run(["report", "subscriber", "1000000900000001", "--db", db])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("  renews on           2025-05-20T18:00:00Z (in 365 days)\n"))
+        #expect(table.stdout.contains("  billing retry       no\n"))
+    }
+
     @Test func emptyStoresAndUnknownIdsGetClearAnswers() throws {
         let db = Self.temporary("empty.sqlite")
         defer { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
@@ -142,7 +152,7 @@ import Testing
         #expect(cohorts.status == 0)
         #expect(cohorts.stdout.contains("\"average\":{\"retained\":[0,0],\"ended\":[0,0],\"rate\":[null,null]}"))
         let missing = try Self.run(["report", "states", "--db", Self.temporary("none.sqlite")])
-        #expect(missing.status == 1)
+        #expect(missing.status == 3)
         #expect(missing.stderr.contains("no store at"))
     }
 }

@@ -57,8 +57,9 @@ import SubscriptionTimeline
         // Retention is monotone: nobody is retained after k+1 renewals who was not after k.
         for c in grid.cohorts {
             for k in 1..<4 { #expect(c.retained[k] <= c.retained[k - 1]) }
-            // Each member is retained past P1 or ended at one step at most: the counts never exceed the cohort.
-            #expect(c.retained[0] + c.ended.reduce(0, +) <= c.started)
+            // At each step a member still there is retained, ended or censored (one of the three).
+            #expect(c.retained[0] + c.ended[0] <= c.started)
+            for k in 1..<4 { #expect(c.retained[k] + c.ended[k] <= c.retained[k - 1]) }
         }
 
         // The daily series are the figures of each day: states at each of 31 instants (grace,
@@ -79,5 +80,15 @@ import SubscriptionTimeline
             let sum: Int = days[t]?.reduce(0, +) ?? 0
             #expect(sum == counts[t], "\(t)")
         }
+
+        // The young November 2025 cohort as of 2025-12-31 (the demo's figures): 25 members, 10
+        // reached P2, 7 ended after P1, 8 still in P1: 10/17 = 59 %, then not known (the old
+        // definition printed 0 % there).
+        let november = Month(year: 2025, month: 11)
+        let young = try analytics.cohorts(asOf: Instant(parsing: "2025-12-31")!, periods: 3, from: november, to: november)
+        #expect(young.cohorts[0].started == 25)
+        #expect(young.cohorts[0].retained == [10, 0, 0])
+        #expect(young.cohorts[0].ended == [7, 0, 0])
+        #expect(young.cohorts[0].rate == [10.0 / 17.0, nil, nil])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import SubscriberStore
+import SubscriptionModel
 import Testing
 
 /// Opening a store written by another version of subdash.
@@ -50,6 +51,59 @@ import Testing
                          "20129 expired +1 -0", "20129 standard +0 -1"])
     }
 
+    /// Billing durations of a store written before they were kept: each standard period's rounded
+    /// length from its transaction, counted per product; later imports keep the counts.
+    @Test func billingDurationsAreFilledFromThePeriodsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v9 events by day")
+            let day: Int64 = 86_400_000
+            let jan10: Int64 = 1_736_467_200_000
+            // (transaction, product, offer kind, start, length in days): m is billed by the month
+            // (31 and 28 days, and a 7-day trial that does not count), w by the week, y by the year.
+            let periods: [(String, String, String, Int64, Int64)] = [
+                ("t1", "m", "standard", jan10, 31), ("t2", "m", "standard", jan10 + 31 * day, 28),
+                ("t3", "m", "freeTrial", jan10, 7), ("t4", "w", "standard", jan10, 7), ("t5", "y", "standard", jan10, 365),
+            ]
+            try pool.write { db in
+                for (id, product, offer, start, days) in periods {
+                    try db.execute(sql: """
+                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                            isUpgraded, environment, rank) VALUES (?, ?, ?, ?, ?, 0, 'Production', '')
+                        """, arguments: [id, "o" + id, product, start, start + days * day])
+                    try db.execute(sql: """
+                        INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                            offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
+                        VALUES (?, ?, 'Production', 0, ?, ?, ?, ?, 'activation', 1, 0, 0, 1)
+                        """, arguments: [id, "o" + id, product, start, start + days * day, offer])
+                }
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        func counts() throws -> [String] {
+            try store.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT productId, billingDays, count FROM productDuration ORDER BY 1, 2")
+                    .map { "\($0[0] as String) \($0[1] as Int) ×\($0[2] as Int)" }
+            }
+        }
+        #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×1"])
+        #expect(try store.writer.read { try Int.fetchOne($0, sql: "SELECT billingDays FROM period WHERE transactionId = 't3'") } == nil)
+        // An import adds its standard periods; importing the same facts again rebuilds them without doubling.
+        let renewal = Fixture.document("y2", DocumentFacts(format: .v2Notification, transactions: [
+            Fixture.transaction("y1", of: "oy", product: "y", start: "2025-01-01", end: "2026-01-01"),
+            Fixture.transaction("y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01"),
+        ]))
+        _ = try store.apply([renewal])
+        #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×3"])
+        let again = Fixture.document("y2b", DocumentFacts(format: .v2Notification, transactions: [
+            Fixture.transaction("y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01", signed: "2026-01-02"),
+        ]))
+        _ = try store.apply([again])
+        #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×3"])
+    }
+
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {
         let path = try Fixture.temporaryStorePath("version")
         do {
@@ -62,7 +116,7 @@ import Testing
         do {
             _ = try AppDatabase.open(path: path, readOnly: true)
         } catch let error as StoreError {
-            #expect(error.message == "\(path) was written by a newer version of subdash: upgrade subdash to read it")
+            #expect(error.message.hasPrefix("\(path) was written by a newer version of subdash (store schema version"))
         }
     }
 }

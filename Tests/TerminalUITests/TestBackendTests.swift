@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TerminalUI
 
@@ -67,5 +68,23 @@ import Testing
         backend.resize(width: 6, height: 1)
         terminal.draw { buffer in buffer.set(string: "abcdef", at: Position(x: 0, y: 0)); return nil }
         #expect(backend.lines == ["abcdef"])
+    }
+}
+
+@Suite struct WakeSignalTests {
+    private func readable(_ fd: Int32) -> Bool {
+        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&watched, 1, 0) == 1
+    }
+
+    /// What ends the dashboard's wait for a key when a query answers.
+    @Test func aSignalWakesAWaitUntilDrained() {
+        let wake = WakeSignal()
+        #expect(!readable(wake.fileDescriptor))
+        wake.signal()
+        wake.signal()
+        #expect(readable(wake.fileDescriptor))
+        wake.drain()
+        #expect(!readable(wake.fileDescriptor))
     }
 }

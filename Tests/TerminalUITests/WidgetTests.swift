@@ -49,26 +49,26 @@ import Testing
 
     // MARK: HeatGrid
 
-    @Test func heatGridColoursRatesAndLeavesCensoredCellsBlank() {
+    @Test func heatGridColoursRatesAndDashesCensoredCells() {
         let grid = HeatGrid(rowLabels: ["2025-01", "2025-02"], columnLabels: ["M1", "M2"],
                             values: [[0.95, 0.5], [0.1, nil]], cellWidth: 4)
         let buffer = draw(grid, width: 18, height: 3)
         #expect(buffer.lines() == [
             "          M1   M2 ",
             "2025-01  95%  50% ",
-            "2025-02  10%      ",
+            "2025-02  10%    – ",
         ])
         #expect(buffer[9, 1].style == palette[.heat5])
         #expect(buffer[14, 1].style == palette[.heat3])
         #expect(buffer[9, 2].style == palette[.heat0])
-        #expect(buffer[14, 2].style == .plain)
+        #expect(buffer[16, 2].style == palette[.muted])
     }
 
     @Test func heatGridUsesShadesWithoutColour() {
-        let grid = HeatGrid(rowLabels: ["a"], columnLabels: ["1", "2", "3"], values: [[0.95, 0.5, nil]], cellWidth: 4)
-        #expect(draw(grid, width: 17, height: 2, palette: mono).lines() == [
-            "     1    2    3 ",
-            "a █95% ▒50%      ",
+        let grid = HeatGrid(rowLabels: ["a"], columnLabels: ["1", "2", "3", "4"], values: [[0.95, 0.5, nil, 1]], cellWidth: 4)
+        #expect(draw(grid, width: 22, height: 2, palette: mono).lines() == [
+            "     1    2    3    4 ",
+            "a █95% ▒50%    – 100% ",
         ])
         #expect(HeatGrid.shade(for: 0) == " ")
         #expect(HeatGrid.shade(for: 0.25) == "░")
@@ -97,6 +97,30 @@ import Testing
         #expect(buffer[6, 0].style == palette[.billingRetry])
         #expect(buffer[4, 1].style == palette[.marker])
         #expect(draw(bar, width: 10, height: 1, palette: mono).lines() == ["░░░░▲█x█─ "])
+    }
+
+    @Test func timelineBarNeverHidesAShortSegment() {
+        // A refund of 0.4 columns holds no column's midpoint, yet gets the column it falls in.
+        let bar = TimelineBar(range: 0..<100, segments: [
+            .init(start: 0, end: 52, role: .standard), .init(start: 52, end: 56, role: .refund), .init(start: 56, end: 100, role: .gap),
+        ])
+        #expect(draw(bar, width: 10, height: 1, palette: mono).lines() == ["█████!────"])
+        // …but not over the only column of another segment.
+        let crowded = TimelineBar(range: 0..<100, segments: [
+            .init(start: 0, end: 50, role: .standard), .init(start: 50, end: 59, role: .billingRetry),
+            .init(start: 59, end: 60, role: .refund), .init(start: 60, end: 100, role: .gap),
+        ])
+        #expect(draw(crowded, width: 10, height: 1, palette: mono).lines() == ["█████x────"])
+    }
+
+    @Test func timelineBarUsesTexturesForRolesWithoutColour() throws {
+        // The mono theme keeps colour support but gives the timeline roles no colour.
+        let theme = try ThemeParser.parse("freeTrial = \"\"\nrefund = \"bold\"\n", file: "plain.theme")
+        let plain = theme.palette(for: .truecolor)
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: plain) == "░")
+        #expect(TimelineBar.glyph(for: .refund, palette: plain) == "!")
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: palette) == "█")
+        #expect(TimelineBar.glyph(for: .freeTrial, palette: mono) == "░")
     }
 
     // MARK: Tabs, HelpBar, Breadcrumbs, Spinner

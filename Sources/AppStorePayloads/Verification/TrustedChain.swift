@@ -1,18 +1,20 @@
 import Crypto
+import Dispatch
 import Foundation
 import SwiftASN1
-import X509
+import Synchronization
+@_spi(DisableValidityCheck) import X509
 
 /// An App Store certificate chain (leaf, intermediate, trusted root) that passed every check that
 /// does not depend on time, with what the per-document check still needs: the leaf's P-256 key
 /// and the validity interval of each certificate.
 ///
-/// Validation is done here directly, rather than through `X509.Verifier`, because the verifier is
-/// `async` while `SignatureVerifier` is synchronous and runs on importer threads; blocking those on
-/// a task would risk starving the cooperative pool. The chain has a fixed shape, so the checks
-/// are few and explicit. They are the RFC 5280 ones `RFC5280Policy` applies (version, name
-/// chaining, signatures, basic constraints, validity, no unhandled critical extension) plus Apple's
-/// OID policy, and key usage where present.
+/// The chain is validated by swift-certificates' `Verifier` with `RFC5280Policy` (version, name
+/// chaining, signatures, basic constraints, key usage, name constraints, no unhandled critical
+/// extension) and ``AppleSigningChainPolicy`` (Apple's OIDs, three certificates, a P-256 leaf).
+/// Time is left out of that check on purpose: a chain is validated once per import (``ChainCache``)
+/// and each document is then checked against the validity intervals at its own `signedDate`, as
+/// Apple's library does.
 ///
 /// Not `Sendable` only because swift-crypto does not mark its public keys so; the key is immutable
 /// and verification with it does not mutate it, so `ChainCache` shares it between threads.
@@ -48,7 +50,7 @@ struct TrustedChain {
     }
 }
 
-// MARK: - Structural validation
+// MARK: - Validation
 
 extension TrustedChain {
     static let wwdrIntermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -57,98 +59,55 @@ extension TrustedChain {
     static let untrustedMessage =
         "certificate chain does not chain to a trusted root (pass --trust-root PEM for sandbox or test data)"
 
-    /// Extensions a critical flag may sit on: the ones checked below.
-    private static let understoodCriticalExtensions: [ASN1ObjectIdentifier] = [
-        .X509ExtensionID.basicConstraints, .X509ExtensionID.keyUsage,
-        wwdrIntermediateOID, receiptSigningLeafOID,
-    ]
-
-    /// Checks leaf → intermediate → one of `roots`, at no particular time.
+    /// Checks leaf → intermediate → one of `roots`, at no particular time, with `X509.Verifier`.
     static func validate(leaf: Certificate, intermediate: Certificate, roots: [Certificate]) throws(PayloadError) -> TrustedChain {
-        guard let root = roots.first(where: { root in
-            root.subject == intermediate.issuer && root.publicKey.isValidSignature(intermediate.signature, for: intermediate)
-        }) else {
-            throw PayloadError(untrustedMessage)
+        let outcome = ChainVerification.run {
+            var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+                RFC5280Policy.withValidityCheckDisabled()
+                AppleSigningChainPolicy()
+            }
+            return await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
+        }
+        switch outcome {
+        case .validCertificate(let chain):
+            let certificates = Array(chain)
+            // AppleSigningChainPolicy admitted only [leaf, intermediate, root] with a P-256 leaf.
+            guard certificates.count == 3, let leafKey = P256.Signing.PublicKey(certificates[0].publicKey) else {
+                throw PayloadError(untrustedMessage)
+            }
+            let validities = zip(certificates, ["leaf", "intermediate", "root"]).map { certificate, role in
+                Validity(role: role, name: displayName(certificate),
+                         notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)
+            }
+            return TrustedChain(
+                leafKey: leafKey,
+                validities: validities,
+                notBefore: validities.map(\.notBefore).max()!,
+                notAfter: validities.map(\.notAfter).min()!
+            )
+        case .couldNotValidate(let failures):
+            throw PayloadError(explanation(leaf: leaf, intermediate: intermediate, roots: roots, failures: failures))
+        }
+    }
+
+    /// Why the verifier found no chain, in the words a person acts on: Apple's policy speaks for
+    /// itself; otherwise the most specific of a broken link, an untrusted root, or the verifier's
+    /// own reason.
+    private static func explanation(leaf: Certificate, intermediate: Certificate, roots: [Certificate],
+                                    failures: [CertificateValidationResult.PolicyFailure]) -> String {
+        let reasons = failures.map { String(describing: $0.policyFailureReason) }
+        if let apple = reasons.first(where: { $0.hasPrefix(AppleSigningChainPolicy.reasonPrefix) }) {
+            return String(apple.dropFirst(AppleSigningChainPolicy.reasonPrefix.count))
         }
         guard leaf.issuer == intermediate.subject,
-              intermediate.publicKey.isValidSignature(leaf.signature, for: leaf)
-        else {
-            throw PayloadError("certificate chain is broken: the leaf is not issued by the intermediate in x5c")
+              intermediate.publicKey.isValidSignature(leaf.signature, for: leaf) else {
+            return "certificate chain is broken: the leaf is not issued by the intermediate in x5c"
         }
-
-        try checkAuthority(root, role: "root")
-        try checkAuthority(intermediate, role: "intermediate")
-        if case .isCertificateAuthority(let maxPathLength)? = try? root.extensions.basicConstraints,
-           let maxPathLength, maxPathLength < 1 {
-            throw PayloadError("root certificate \(displayName(root)) allows no intermediate (pathLenConstraint 0)")
+        guard roots.contains(where: { $0.subject == intermediate.issuer && $0.publicKey.isValidSignature(intermediate.signature, for: intermediate) }) else {
+            return untrustedMessage
         }
-        try checkCommon(leaf, role: "leaf")
-        if let keyUsage = try decoded({ try leaf.extensions.keyUsage }, role: "leaf", extension: "key usage"),
-           !keyUsage.digitalSignature {
-            throw PayloadError("leaf certificate \(displayName(leaf)) may not sign data (key usage lacks digitalSignature)")
-        }
-
-        guard intermediate.extensions[oid: wwdrIntermediateOID] != nil else {
-            throw PayloadError(
-                "intermediate certificate \(displayName(intermediate)) lacks Apple's WWDR OID 1.2.840.113635.100.6.2.1 "
-                    + "(not an App Store signing chain)"
-            )
-        }
-        guard leaf.extensions[oid: receiptSigningLeafOID] != nil else {
-            throw PayloadError(
-                "leaf certificate \(displayName(leaf)) lacks Apple's receipt-signing OID 1.2.840.113635.100.6.11.1 "
-                    + "(not an App Store signing chain)"
-            )
-        }
-        guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
-            throw PayloadError("leaf certificate \(displayName(leaf)) holds no P-256 key, so it cannot sign ES256")
-        }
-
-        let validities = [(leaf, "leaf"), (intermediate, "intermediate"), (root, "root")].map { certificate, role in
-            Validity(role: role, name: displayName(certificate),
-                     notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)
-        }
-        return TrustedChain(
-            leafKey: leafKey,
-            validities: validities,
-            notBefore: validities.map(\.notBefore).max()!,
-            notAfter: validities.map(\.notAfter).min()!
-        )
-    }
-
-    /// A certificate allowed to issue others: CA basic constraints and, when present, keyCertSign.
-    private static func checkAuthority(_ certificate: Certificate, role: String) throws(PayloadError) {
-        try checkCommon(certificate, role: role)
-        let constraints = try decoded({ try certificate.extensions.basicConstraints }, role: role, extension: "basic constraints")
-        guard case .isCertificateAuthority? = constraints else {
-            throw PayloadError("\(role) certificate \(displayName(certificate)) is not a certificate authority (basic constraints)")
-        }
-        if let keyUsage = try decoded({ try certificate.extensions.keyUsage }, role: role, extension: "key usage"),
-           !keyUsage.keyCertSign {
-            throw PayloadError("\(role) certificate \(displayName(certificate)) may not sign certificates (key usage lacks keyCertSign)")
-        }
-    }
-
-    /// Checks every certificate of the chain gets: version, a sane validity interval, no critical
-    /// extension we do not check.
-    private static func checkCommon(_ certificate: Certificate, role: String) throws(PayloadError) {
-        if certificate.version != .v3, certificate.extensions.count > 0 {
-            throw PayloadError("\(role) certificate \(displayName(certificate)) has extensions but is not X.509 v3")
-        }
-        if certificate.notValidBefore > certificate.notValidAfter {
-            throw PayloadError("\(role) certificate \(displayName(certificate)) expires before it becomes valid")
-        }
-        for ext in certificate.extensions where ext.critical && !understoodCriticalExtensions.contains(ext.oid) {
-            throw PayloadError("\(role) certificate \(displayName(certificate)) has an unsupported critical extension \(ext.oid)")
-        }
-    }
-
-    private static func decoded<T>(_ read: () throws -> T?, role: String, extension name: String) throws(PayloadError) -> T? {
-        do {
-            return try read()
-        } catch {
-            throw PayloadError("\(role) certificate has an undecodable \(name) extension")
-        }
+        if let reason = reasons.first { return "certificate chain rejected: \(reason)" }
+        return "certificate chain rejected (a certificate is not allowed to sign, or has an unsupported critical extension)"
     }
 
     /// The subject's common name, quoted, else the whole subject.
@@ -159,5 +118,81 @@ extension TrustedChain {
             }
         }
         return "'\(certificate.subject)'"
+    }
+}
+
+/// Apple's requirements on top of RFC 5280, as its App Store Server Library states them: three
+/// certificates (leaf, intermediate, root), Apple's WWDR OID on the intermediate, the
+/// receipt-signing OID on the leaf, and a leaf that can sign ES256.
+struct AppleSigningChainPolicy: VerifierPolicy {
+    /// Marks this policy's reasons among the verifier's (which come from every policy).
+    static let reasonPrefix = "apple-policy: "
+
+    /// The OIDs are markers, not constraints this policy enforces beyond their presence; a critical
+    /// one would be understood here.
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [TrustedChain.wwdrIntermediateOID, TrustedChain.receiptSigningLeafOID]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let certificates = Array(chain)
+        guard certificates.count == 3 else {
+            return Self.fails("certificate chain has \(certificates.count) certificate\(certificates.count == 1 ? "" : "s") "
+                              + "from leaf to trusted root, expected 3 (leaf, intermediate, root)")
+        }
+        let leaf = certificates[0], intermediate = certificates[1]
+        guard intermediate.extensions[oid: TrustedChain.wwdrIntermediateOID] != nil else {
+            return Self.fails("intermediate certificate \(TrustedChain.displayName(intermediate)) lacks Apple's WWDR OID "
+                              + "1.2.840.113635.100.6.2.1 (not an App Store signing chain)")
+        }
+        guard leaf.extensions[oid: TrustedChain.receiptSigningLeafOID] != nil else {
+            return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) lacks Apple's receipt-signing OID "
+                              + "1.2.840.113635.100.6.11.1 (not an App Store signing chain)")
+        }
+        if let keyUsage = try? leaf.extensions.keyUsage, !keyUsage.digitalSignature {
+            return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) may not sign data (key usage lacks digitalSignature)")
+        }
+        guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
+            return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) holds no P-256 key, so it cannot sign ES256")
+        }
+        return .meetsPolicy
+    }
+
+    private static func fails(_ reason: String) -> PolicyEvaluationResult {
+        .failsToMeetPolicy(reason: reasonPrefix + reason)
+    }
+}
+
+/// Runs the verifier's `async` work to completion from the importer's synchronous threads.
+///
+/// The work runs on a serial queue of its own (a task executor preference), never on the
+/// cooperative pool: a caller blocked here — even one that is itself on the pool, such as the
+/// notification listener — cannot starve the work it waits for. Chains are validated once per
+/// chain per import (``ChainCache``), so this is off the per-document path.
+enum ChainVerification {
+    private final class Executor: TaskExecutor {
+        private let queue = DispatchQueue(label: "subdash.chain-verification")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            queue.async { job.runSynchronously(on: executor) }
+        }
+    }
+
+    private static let executor = Executor()
+
+    private final class Outcome<T: Sendable>: Sendable {
+        let value = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let outcome = Outcome<T>()
+        Task(executorPreference: executor) {
+            let value = await work()
+            outcome.value.withLock { $0 = value }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        return outcome.value.withLock { $0! }
     }
 }

@@ -6,6 +6,11 @@ public struct Breadcrumbs: Widget {
 
     public init(_ crumbs: [String]) { self.crumbs = crumbs }
 
+    /// The columns all the crumbs take when none is dropped.
+    public var width: Int {
+        crumbs.reduce(0) { $0 + $1.displayWidth + 2 } + max(0, crumbs.count - 1) * Breadcrumbs.separator.displayWidth
+    }
+
     public func render(in area: Rect, buffer: inout Buffer, palette: Palette) {
         guard !area.isEmpty, !crumbs.isEmpty else { return }
         var shown = crumbs

@@ -1,7 +1,7 @@
 /// A grid of rates 0…1 coloured by the heat roles; `nil` cells (not known yet, censored) show `–`.
 ///
 /// Without colour (or with a theme whose heat roles have none) each cell starts with a shade
-/// glyph from ` ░▒▓█` so the heat still shows.
+/// glyph from ` ░▒▓█` so the heat still shows (unless the text fills the cell, as `100%` in four columns).
 public struct HeatGrid: Widget {
     public var rowLabels: [String]
     public var columnLabels: [String]
@@ -61,7 +61,7 @@ public struct HeatGrid: Widget {
                     let colourless = style.background == .default && style.foreground == .default
                     if isSelected { style = style.patched(with: palette[.selection]).adding(.reverse) }
                     let text: String
-                    if colourless {
+                    if colourless, format(rate).displayWidth < cellWidth {
                         text = HeatGrid.shade(for: rate) + format(rate).padded(toWidth: cellWidth - 1, alignment: .right)
                     } else {
                         text = format(rate).padded(toWidth: cellWidth, alignment: .right)

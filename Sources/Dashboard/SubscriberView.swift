@@ -1,0 +1,242 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import SubscriptionTimeline
+import TerminalUI
+
+/// Pane 2: one subscriber at a glance. Everything it shows is a field of the `SubscriberReport`
+/// that `report subscriber` prints; this file only lays it out.
+func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    Border(title: "Subscriber", focused: true).render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
+    guard let report = state.subscriber.report else {
+        let text = state.subscriber.id == nil ? "No subscriber selected: pick one on 1 Subscribers." : "Loading…"
+        placeholder(text, in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    var y = SubscriberHeader(report: report).render(in: inner, buffer: &buffer, palette: palette)
+    y = renderTimelineBar(report, at: y, in: inner, buffer: &buffer, palette: palette)
+    renderLists(state.subscriber, report, in: Rect(x: inner.x, y: y, width: inner.width, height: inner.bottom - y),
+                buffer: &buffer, palette: palette)
+}
+
+// MARK: - Header
+
+/// The fields a support agent is asked about, two to a row; a field too long for half a row (an
+/// appAccountToken at 80 columns, several flags) gets a row of its own below the others.
+struct SubscriberHeader {
+    var report: SubscriberReport
+    static let labelWidth = 13
+
+    struct Field {
+        var label: String
+        var value: String
+        var role: ThemeRole = .text
+        /// Drawn on a row of its own above the paired fields, however short.
+        var ownRow = false
+    }
+
+    var fields: [Field] {
+        let r = report
+        func dated(_ t: Instant) -> String { "\(t.isoDate) (\(r.fromAsOf(t)))" }
+        var fields = [
+            Field(label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
+                  ownRow: true),
+            Field(label: "Subscription", value: clean(r.originalTransactionId)),
+            Field(label: "User id", value: r.userId.map(clean) ?? "—"),
+            Field(label: "Email", value: r.email.map(clean) ?? "—"),
+        ]
+        if let end = r.accessEnd {
+            fields.append(Field(label: end.label.prefix(1).uppercased() + end.label.dropFirst(), value: dated(end.at)))
+        }
+        if let since = r.billingRetrySince {
+            let until = r.billingRetryEnds.map { ", retried until \($0.isoDate) at most" } ?? ""
+            fields.append(Field(label: "Retry since", value: dated(since) + until, role: .warning, ownRow: true))
+        }
+        if let grace = r.gracePeriodExpires {
+            fields.append(Field(label: "Grace until", value: dated(grace), role: .warning))
+        }
+        fields.append(Field(label: "Product", value: r.productId.map(clean) ?? "—"))
+        fields.append(Field(label: "Auto-renew", value: r.autoRenew.map { $0 ? "on" : "off" } ?? "—"))
+        if let next = r.autoRenewProductId, next != r.productId {
+            fields.append(Field(label: "Renews to", value: clean(next)))
+        }
+        if let reason = r.expirationReason {
+            fields.append(Field(label: "Expired for", value: reason.rawValue))
+        }
+        if let increase = r.priceIncrease {
+            fields.append(Field(label: "Price rise", value: increase == "pending" ? "pending consent" : increase))
+        }
+        fields.append(Field(label: "Paid periods", value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
+                            + (r.billingFailures == 1 ? "" : "s")))
+        // Money (price per period, total paid per currency) is to come here as its own field.
+        fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
+        let flags = r.flags.map { flag in
+            "\(flag.offer.rawValue) by \(clean(flag.operatorName)) \(flag.at.isoDate)" + (flag.note.map { " “\(clean($0))”" } ?? "")
+        }
+        fields.append(Field(label: "Flags", value: flags.isEmpty ? "none" : flags.joined(separator: " · "),
+                            role: flags.isEmpty ? .muted : .accent))
+        return fields
+    }
+
+    /// The state as a support agent says it.
+    static func words(for state: SubscriptionState?) -> String {
+        switch state {
+        case nil: "not started"
+        case .standard: "active, paid at full price"
+        case .freeTrial: "active, free trial"
+        case .introductory: "active, introductory offer"
+        case .promotional: "active, promotional offer"
+        case .offerCode: "active, offer code"
+        case .winBack: "active, win-back offer"
+        case .gracePeriod: "billing failed, in grace period (has access)"
+        case .billingRetry: "billing failed, in billing retry (no access)"
+        case .expired: "expired (no access)"
+        }
+    }
+
+    static func role(for state: SubscriptionState?) -> ThemeRole {
+        switch state {
+        case .gracePeriod, .billingRetry: .warning
+        case .expired, nil: .muted
+        default: .success
+        }
+    }
+
+    /// Draws the fields from the top of `area`; returns the first row below them.
+    func render(in area: Rect, buffer: inout Buffer, palette: Palette) -> Int {
+        let halves = Layout.horizontal([.fill(), .fill()], spacing: 2).split(Rect(x: area.x, y: area.y, width: area.width, height: 1))
+        let fits = { (field: Field) in !field.ownRow && Self.labelWidth + field.value.displayWidth <= halves[0].width }
+        var y = area.y, column = 0
+        for field in fields where !fits(field) && field.ownRow {
+            draw(field, at: Position(x: area.x, y: y), width: area.width, buffer: &buffer, palette: palette)
+            y += 1
+        }
+        for field in fields where fits(field) {
+            draw(field, at: Position(x: halves[column].x, y: y), width: halves[column].width, buffer: &buffer, palette: palette)
+            column = 1 - column
+            if column == 0 { y += 1 }
+        }
+        if column == 1 { y += 1 }
+        for field in fields where !fits(field) && !field.ownRow {
+            draw(field, at: Position(x: area.x, y: y), width: area.width, buffer: &buffer, palette: palette)
+            y += 1
+        }
+        return y
+    }
+
+    private func draw(_ field: Field, at position: Position, width: Int, buffer: inout Buffer, palette: Palette) {
+        let x = buffer.set(string: field.label.padded(toWidth: Self.labelWidth), at: position, style: palette[.muted])
+        buffer.set(string: field.value.truncated(toWidth: width - Self.labelWidth), at: Position(x: x, y: position.y),
+                   style: palette[field.role], maxWidth: width - Self.labelWidth)
+    }
+}
+
+// MARK: - Timeline bar
+
+func role(for kind: TimelineSegment.Kind) -> ThemeRole {
+    switch kind {
+    case .period(let offer): role(for: offer)
+    case .refund: .refund
+    case .gracePeriod: .gracePeriod
+    case .billingRetry: .billingRetry
+    case .gap: .gap
+    }
+}
+
+/// The bar from the first period's start to as-of with a date at each end, and its legend below:
+/// returns the first row below them.
+private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: Rect, buffer: inout Buffer, palette: Palette) -> Int {
+    guard let first = report.segments.first?.from, let last = report.segments.last?.to else {
+        buffer.set(string: "No period started by \(report.asOf.isoDate).", at: Position(x: area.x, y: y), style: palette[.muted],
+                   maxWidth: area.width)
+        return y + 1
+    }
+    let left = first.isoDate + " ", right = " " + last.isoDate
+    var x = buffer.set(string: left, at: Position(x: area.x, y: y), style: palette[.muted])
+    let barWidth = max(0, area.right - x - right.displayWidth)
+    let segments = report.segments.map {
+        TimelineBar.Segment(start: Double($0.from.milliseconds), end: Double($0.to.milliseconds), role: role(for: $0.kind))
+    }
+    TimelineBar(range: Double(first.milliseconds)..<Double(max(last.milliseconds, first.milliseconds + 1)), segments: segments)
+        .render(in: Rect(x: x, y: y, width: barWidth, height: 1), buffer: &buffer, palette: palette)
+    buffer.set(string: right, at: Position(x: x + barWidth, y: y), style: palette[.muted])
+
+    // The legend: the six kinds any bar can show, then the other offer kinds this one shows.
+    var entries: [(String, ThemeRole)] = [("trial", .freeTrial), ("paid", .standard)]
+    let offers: [(OfferKind, String)] = [(.introductory, "intro"), (.promotional, "promo"), (.offerCode, "offer code"),
+                                          (.winBack, "win-back")]
+    for (offer, name) in offers where report.segments.contains(where: { $0.kind == .period(offer) }) {
+        entries.append((name, role(for: offer)))
+    }
+    entries += [("grace", .gracePeriod), ("retry", .billingRetry), ("refund", .refund), ("gap", .gap)]
+    x = area.x
+    for (name, entryRole) in entries where x < area.right {
+        x = buffer.set(string: TimelineBar.glyph(for: entryRole, palette: palette), at: Position(x: x, y: y + 1), style: palette[entryRole])
+        x = buffer.set(string: " \(name)  ", at: Position(x: x, y: y + 1), style: palette[.muted], maxWidth: area.right - x)
+    }
+    return y + 2
+}
+
+// MARK: - Periods and events
+
+/// The periods (oldest first) above the events (newest first), each with a title that gives the
+/// cursor's position; the focused list gets two thirds of the rows, the other at least one row.
+private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
+                         palette: Palette) {
+    guard area.height >= 6 else { return }
+    // Each list needs a title and a header row over its rows; the focused one gets the room the
+    // other does not need, the other at least a third (and one row of its own) when both overflow.
+    let needs = (periods: 2 + report.timeline.periods.count, events: 2 + report.events.count)
+    let (focusedNeed, otherNeed) = pane.focus == .periods ? (needs.periods, needs.events) : (needs.events, needs.periods)
+    var otherShare = min(otherNeed, max(3, area.height / 3))
+    otherShare += max(0, min(otherNeed - otherShare, area.height - otherShare - focusedNeed))
+    // Room left over goes below the events, so the events title stays right under the periods.
+    let focusedShare = min(focusedNeed, area.height - otherShare)
+    let periodsHeight = pane.focus == .periods ? focusedShare : otherShare
+    let heights = (periodsHeight, area.height - periodsHeight)
+    let periodsArea = Rect(x: area.x, y: area.y, width: area.width, height: heights.0)
+    let eventsArea = Rect(x: area.x, y: area.y + heights.0, width: area.width, height: heights.1)
+
+    let periods = report.timeline.periods
+    let wide = area.width >= 100
+    let periodRows = periods.enumerated().map { index, period in
+        var cells = [clean(period.transactionId), period.start.isoDate, period.end.isoDate]
+        if wide { cells = ["\(index + 1)"] + cells + [clean(period.productId)] }
+        cells += [period.offerKind.rawValue, period.periodClass.rawValue,
+                  period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")]
+        return Table.Row(cells, role: period.isRefunded ? .refund : nil)
+    }
+    var periodColumns: [Table.Column] = [.init("Transaction", width: .fixed(16)), .init("Start", width: .fixed(10)),
+                                         .init("End", width: .fixed(10))]
+    if wide {
+        periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
+    }
+    periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(6))]
+    renderList(title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
+               rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
+
+    let eventRows = report.events.reversed().map { event in
+        Table.Row([wide ? event.at.iso8601 : String(event.at.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " "),
+                   event.type.rawValue, event.expirationReason?.rawValue ?? "", clean(event.productId)])
+    }
+    let eventColumns: [Table.Column] = [.init("At", width: .fixed(wide ? 20 : 16)), .init("Event", width: .fixed(15)),
+                                        .init("Reason", width: .fixed(wide ? 18 : 13)), .init("Product", width: .fill())]
+    renderList(title: "Events", focused: pane.focus == .events, cursor: pane.shownEventRow, columns: eventColumns,
+               rows: Array(eventRows), in: eventsArea, buffer: &buffer, palette: palette)
+}
+
+/// A title row ("▸ Periods 3/7" when focused), then the table scrolled to keep the cursor in view;
+/// the cursor is highlighted only in the focused list.
+private func renderList(title: String, focused: Bool, cursor: Int, columns: [Table.Column], rows: [Table.Row],
+                        in area: Rect, buffer: inout Buffer, palette: Palette) {
+    guard area.height >= 2 else { return }
+    let position = rows.isEmpty ? "none" : "\(cursor + 1)/\(rows.count)"
+    let x = buffer.set(string: (focused ? "▸ " : "  ") + title + " ", at: Position(x: area.x, y: area.y),
+                       style: palette[focused ? .title : .muted])
+    buffer.set(string: position, at: Position(x: x, y: area.y), style: palette[focused ? .accent : .muted])
+    let tableArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
+    let visible = max(1, tableArea.height - 1)
+    let offset = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
+    Table(columns: columns, rows: rows, selected: focused ? cursor : nil, offset: offset)
+        .render(in: tableArea, buffer: &buffer, palette: palette)
+}

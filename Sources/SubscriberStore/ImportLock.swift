@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Held by every import for as long as it runs: a shared `flock` on `STORE-import.lock`, which
+/// the kernel lets go of when the process ends however it ends. It tells a reader that finds
+/// subscriptions not rebuilt yet whether an import is still at work (they will be) or was
+/// interrupted (they wait for the next import). Imports hold it shared, so two can run at once.
+public final class ImportLock: @unchecked Sendable {
+    private var descriptor: Int32
+
+    /// The lock file of the store at `storePath`.
+    public static func path(forStore storePath: String) -> String { storePath + "-import.lock" }
+
+    /// Takes the lock; nil when the lock file cannot be created (the import goes on without it).
+    public init?(storePath: String) {
+        let fd = open(Self.path(forStore: storePath), O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
+        guard fd >= 0 else { return nil }
+        while flock(fd, LOCK_SH) != 0 {
+            guard errno == EINTR else { close(fd); return nil }
+        }
+        descriptor = fd
+    }
+
+    deinit { release() }
+
+    /// Lets go of the lock (also done when the process ends).
+    public func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    /// Whether an import holds the lock of the store at `storePath` now.
+    public static func isHeld(storePath: String) -> Bool {
+        let fd = open(path(forStore: storePath), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
+    }
+}
+
+/// What a reader can say about imports of the store.
+public enum ImportActivity: Equatable, Sendable {
+    /// Nothing pending.
+    case idle
+    /// An import holds the lock: figures fill in as it goes.
+    case running
+    /// Subscriptions wait to be rebuilt and no import is running: the last one was interrupted.
+    case interrupted(pending: Int)
+}
+
+extension AppDatabase {
+    /// Whether an import is running, or the last one was interrupted, judged by the import lock.
+    public func importActivity() throws -> ImportActivity {
+        if let path, ImportLock.isHeld(storePath: path) { return .running }
+        let pending = try pendingCount()
+        return pending > 0 ? .interrupted(pending: pending) : .idle
+    }
+}

@@ -1,0 +1,248 @@
+import Dashboard
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import Testing
+import TerminalUI
+
+/// Pane 2 as a support agent reads it, through the real update loop and a ``TestBackend``.
+///
+/// 7100: a billing failure on 02-01 recovered on 02-06 (retry would have run to 04-02), a renewal,
+/// a period refunded on 04-20; a customer row, a pending price increase, renewing to the yearly plan.
+/// 7200: fourteen monthly periods from 2024-01-01, then auto-renew off.
+private enum PaneStore {
+    static let now = Instant(parsing: "2025-03-10")!
+
+    static func runner() throws -> EffectRunner {
+        var documents: [IncomingDocument] = []
+        func add(_ facts: DocumentFacts) {
+            let name = "pane2-\(documents.count + 1)"
+            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                                              byteCount: 1, body: nil, content: .facts(facts)))
+        }
+        func day(_ text: String) -> Instant { Instant(parsing: text)! }
+        func period(_ original: String, _ id: String, _ start: String, _ end: String, revoked: String? = nil) {
+            var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: "pro.monthly",
+                                    purchaseDate: day(start), expiresDate: day(end), environment: .production)
+            t.revocationDate = revoked.map(day)
+            add(DocumentFacts(format: .v2Notification, transactions: [t]))
+        }
+        period("7100", "7101", "2025-01-01", "2025-02-01")
+        add(DocumentFacts(format: .v2Notification, notifications: [
+            NotificationFact(notificationId: "fail-7101", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
+                             instant: day("2025-02-01"), originalTransactionId: "7100", transactionId: "7101"),
+        ]))
+        period("7100", "7102", "2025-02-06", "2025-03-06")
+        period("7100", "7103", "2025-03-06", "2025-04-06")
+        period("7100", "7104", "2025-04-06", "2025-05-06", revoked: "2025-04-20")
+        add(DocumentFacts(format: .v2Notification, renewals: [
+            RenewalFact(originalTransactionId: "7100", instant: day("2025-03-07"), autoRenewProductId: "pro.yearly",
+                        autoRenewStatus: true, priceIncreaseStatus: 0),
+        ]))
+        add(DocumentFacts(format: .customersCSV, customers: [
+            CustomerFact(userId: "u-77", email: "ann@example.com", appAccountToken: "5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
+                         originalTransactionId: "7100"),
+        ]))
+        var start = day("2024-01-01")
+        for n in 1...14 {
+            let end = start.adding(days: 30)
+            period("7200", "\(7200 + n)", start.isoDate, end.isoDate)
+            start = end
+        }
+        add(DocumentFacts(format: .v2Notification, notifications: [
+            NotificationFact(notificationId: "off-7200", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+                             subtype: "AUTO_RENEW_DISABLED", instant: day("2025-01-20"), originalTransactionId: "7200",
+                             autoRenewStatus: false),
+        ]))
+        let db = try AppDatabase.inMemory()
+        try db.apply(documents)
+        return EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
+    }
+
+    /// The dashboard at `asOf` with subscriber `id` open on pane 2.
+    static func open(_ id: String, asOf: String = "2025-03-10", runner: EffectRunner, readOnly: Bool = false) throws -> AppState {
+        var state = AppState(asOf: Instant(parsing: asOf)!, readOnly: readOnly, operatorName: "alice")
+        drive(.start, &state, runner)
+        drive(.key(.char(":")), &state, runner)
+        for c in "user \(id)" { drive(.key(.char(c)), &state, runner) }
+        try keys("enter", state: &state, runner: runner)
+        #expect(state.pane == .subscriber && state.subscriber.report?.originalTransactionId == id)
+        return state
+    }
+}
+
+private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palette: Palette = .builtinDefault(.none)) -> TestBackend {
+    let backend = TestBackend(width: width, height: height, colorSupport: palette.support)
+    Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: palette) }
+    return backend
+}
+
+/// The row of the periods table showing `transactionId`, if any.
+private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex { $0.contains(text) } }
+
+@Suite struct SubscriberPaneTests {
+    @Test func retryWindowEndsWhereTheNextPeriodStarts() throws {
+        let runner = try PaneStore.runner()
+        let lines = screen(try PaneStore.open("7100", asOf: "2025-05-01", runner: runner)).lines
+        // 54 columns for 120 days: paid to 02-01, retry to 02-06 (not to 04-02), paid to 04-06,
+        // refunded to 04-20, then nothing (no access) to as-of.
+        let bar = String(repeating: "█", count: 14) + "xx" + String(repeating: "█", count: 27) + "!!!!!!" + "─────"
+        #expect(lines.contains("│ 2025-01-01 \(bar) 2025-05-01 │"), "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasPrefix("│ ░ trial  █ paid  ┅ grace  x retry  ! refund  ─ gap") })
+    }
+
+    @Test func legendInColour() throws {
+        let palette = Palette.builtinDefault(.truecolor)
+        let runner = try PaneStore.runner()
+        let backend = screen(try PaneStore.open("7100", asOf: "2025-05-01", runner: runner), palette: palette)
+        let y = try #require(row(backend.lines, "trial  "))
+        let line = backend.lines[y]
+        for (name, role) in [("trial", ThemeRole.freeTrial), ("paid", .standard), ("grace", .gracePeriod),
+                             ("retry", .billingRetry), ("refund", .refund), ("gap", .gap)] {
+            let label = try #require(line.range(of: " \(name) "), "legend has no \(name)")
+            let x = line.distance(from: line.startIndex, to: label.lowerBound) - 1
+            #expect(backend.screen[x, y].style == palette[role], "the glyph before \(name) is not in its colour")
+            #expect(backend.screen[x, y].symbol == (role == .gap ? "─" : "█"))
+        }
+    }
+
+    @Test func headerAtEightyColumns() throws {
+        let runner = try PaneStore.runner()
+        let lines = screen(try PaneStore.open("7100", runner: runner)).lines
+        for expected in [
+            "│ State        active, paid at full price",
+            "│ Subscription 7100                      User id      u-77",
+            "│ Email        ann@example.com           Renews on    2025-04-06 (in 27 days)",
+            "│ Product      pro.monthly               Auto-renew   on",
+            "│ Renews to    pro.yearly                Price rise   pending consent",
+            "│ Paid periods 3 · 1 billing failure     Flags        none",
+            "│ Token        5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
+            // the cursor starts on the period as-of lies in; the later one is known, not yet started
+            "│ ▸ Periods 3/4",
+            "│ Transaction      Start      End        Offer        Class           Status",
+            "│ 7102             2025-02-06 2025-03-06 standard     billingRecovery paid",
+            "│ 7104             2025-04-06 2025-04-20 standard     renewal         refund",
+            "│   Events 1/4",
+            "│ At               Event           Reason        Product",
+            "│ 2025-03-06 00:00 renewal                       pro.monthly",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func headerAtOneHundredTwentyColumns() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7100", asOf: "2025-02-03", runner: runner)
+        var lines = screen(state, width: 120, height: 40).lines
+        for expected in [
+            "│ State        billing failed, in billing retry (no access)",
+            "│ Retry since  2025-02-01 (2 days ago), retried until 2025-04-02 at most",
+            "│ Token        5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
+            "│   # Transaction      Start      End        Product",
+            "│ 2025-02-01T00:00:00Z billingIssue",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(lines.contains { $0.contains("Offer        Class           Status") })
+        #expect(lines.contains { $0.hasPrefix("│   1 7101             2025-01-01 2025-02-01 pro.monthly") && $0.contains("activation") })
+        #expect(!lines.contains { $0.contains("Renews on") })
+
+        state = try PaneStore.open("7100", asOf: "2025-05-01", runner: runner)
+        lines = screen(state, width: 120, height: 40).lines
+        for expected in [
+            "│ State        expired (no access)",
+            "Expired on   2025-04-20 (11 days ago)",
+            "Expired for  refund",
+            "│ 2025-04-20T00:00:00Z expiration      refund",
+        ] {
+            #expect(lines.contains { $0.contains(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func periodsScrollWithoutRunningPastTheirEnd() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7200", runner: runner)
+        var lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 14/14") })
+        try keys("g g", state: &state, runner: runner)
+        lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 1/14") })
+        #expect(row(lines, "│ 7201 ") != nil)
+
+        try keys("G", state: &state, runner: runner)
+        lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 14/14") })
+        // The last period is the last row of the list: nothing blank scrolled into view below it.
+        let last = try #require(row(lines, "│ 7214 "))
+        #expect(lines[last + 1].hasPrefix("│   Events "))
+        #expect(row(lines, "│ 7213 ") == last - 1)
+
+        // A taller screen shows every period again, the cursor still on the last.
+        lines = screen(state, width: 120, height: 40).lines
+        #expect(row(lines, "│   1 7201 ") != nil && row(lines, "│  14 7214 ") != nil)
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 14/14") })
+    }
+
+    @Test func eventsTakeTheFocusAndReachTheOldest() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7200", runner: runner)
+        try keys("e", state: &state, runner: runner)
+        var lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 1/16") })
+        #expect(lines.contains { $0.hasPrefix("│   Periods 14/14") })
+        #expect(lines.contains { $0.hasPrefix("│ 2025-02-24 00:00 expiration      voluntary") })
+
+        try keys("G", state: &state, runner: runner)
+        lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 16/16") })
+        #expect(lines.contains { $0.hasPrefix("│ 2024-01-01 00:00 activation") })
+        try keys("k", "e", "k", state: &state, runner: runner)
+        #expect(state.subscriber.eventRow == 14 && state.subscriber.periodRow == 12)
+        lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 13/14") } && lines.contains { $0.hasPrefix("│   Events 15/16") })
+        #expect(lines[23].hasPrefix("e periods/events  f flag"))
+    }
+
+    @Test func flagAndClearFromThePane() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7100", runner: runner)
+        try keys("f", state: &state, runner: runner)
+        #expect(screen(state).lines.contains { $0.contains("Flag 1 subscriber for service?") })
+        try keys("enter", state: &state, runner: runner)
+        let flags = try runner.analytics.database.flags(originalTransactionId: "7100")
+        #expect(flags.map(\.offer) == [.service] && flags.map(\.operatorName) == ["alice"])
+        #expect(state.pane == .subscriber)
+        var lines = screen(state).lines
+        #expect(lines.contains { $0.hasPrefix("│ Flags        service by alice 2025-03-10") })
+        #expect(lines.contains { $0.contains("flagged for service: 1 subscription as alice") })
+
+        try keys("F", state: &state, runner: runner)
+        #expect(screen(state).lines.contains { $0.contains("Clear the service flag on 1 subscriber?") })
+        try keys("enter", state: &state, runner: runner)
+        #expect(try runner.analytics.database.flags(originalTransactionId: "7100").isEmpty)
+        lines = screen(state).lines
+        #expect(lines.contains { $0.contains("Flags        none") })
+    }
+
+    @Test func flaggingFromThePaneKeepsAnEarlierFlagUnlessReplaced() throws {
+        let runner = try PaneStore.runner()
+        try runner.analytics.database.setFlags(.service, on: ["7100"], note: "called twice", operatorName: "bob",
+                                               at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        var state = try PaneStore.open("7100", runner: runner)
+        try keys("f", state: &state, runner: runner)
+        #expect(screen(state, width: 120, height: 40).lines.contains { $0.contains("Already flagged for service by bob on 2025-03-03") })
+        try keys("enter", state: &state, runner: runner)
+        let flags = try runner.analytics.database.flags(originalTransactionId: "7100")
+        #expect(flags.map(\.operatorName) == ["bob"], "the earlier flag is kept")
+        #expect(flags.map(\.note) == ["called twice"])
+    }
+
+    @Test func flagKeysAreRefusedReadOnly() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7100", runner: runner, readOnly: true)
+        try keys("f", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+        #expect(try runner.analytics.database.flags(originalTransactionId: "7100").isEmpty)
+        #expect(!screen(state).lines[23].contains("f flag"))
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+import SubscriberAnalytics
+import SubscriptionModel
+
+/// The Subscriber pane's timeline bar and the header fields that say when access ends.
+@Suite struct TimelineSegmentTests {
+    /// R: a billing failure at 02-01 recovered on 02-06 (retry would have gone on to 04-02), a
+    /// renewal, then a period refunded on 04-20.
+    static func recoveredThenRefunded() throws -> SubscriberAnalytics {
+        var b = StoreBuilder()
+        b.period("R", "R1", "2025-01-01", "2025-02-01")
+        b.notification("R", "DID_FAIL_TO_RENEW", at: "2025-02-01", transaction: "R1")
+        b.period("R", "R2", "2025-02-06", "2025-03-06")
+        b.period("R", "R3", "2025-03-06", "2025-04-06")
+        b.period("R", "R4", "2025-04-06", "2025-05-06", revokedAt: "2025-04-20")
+        return try b.build()
+    }
+
+    static func report(at day: String) throws -> SubscriberReport {
+        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: StoreBuilder.day(day))
+    }
+
+    @Test func retryEndsWhereTheNextPeriodStarts() throws {
+        let d = StoreBuilder.day
+        #expect(try Self.report(at: "2025-05-01").segments == [
+            TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
+            // The failure's retry end is 60 days on (04-02); the window stops at R2's start.
+            TimelineSegment(from: d("2025-02-01"), to: d("2025-02-06"), kind: .billingRetry),
+            TimelineSegment(from: d("2025-02-06"), to: d("2025-04-06"), kind: .period(.standard)),
+            TimelineSegment(from: d("2025-04-06"), to: d("2025-04-20"), kind: .refund),
+            TimelineSegment(from: d("2025-04-20"), to: d("2025-05-01"), kind: .gap),
+        ])
+    }
+
+    @Test func segmentsStopAtAsOf() throws {
+        let d = StoreBuilder.day
+        #expect(try Self.report(at: "2025-02-03").segments == [
+            TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
+            TimelineSegment(from: d("2025-02-01"), to: d("2025-02-03"), kind: .billingRetry),
+        ])
+        #expect(try Self.report(at: "2024-12-01").segments.isEmpty)
+    }
+
+    @Test func whenAccessEnds() throws {
+        let inRetry = try Self.report(at: "2025-02-03")
+        #expect(inRetry.accessEnd == nil)
+        #expect(inRetry.billingRetrySince == StoreBuilder.day("2025-02-01"))
+        #expect(inRetry.billingRetryEnds == StoreBuilder.day("2025-04-02"))
+        #expect(inRetry.fromAsOf(StoreBuilder.day("2025-02-01")) == "2 days ago")
+
+        let renewing = try Self.report(at: "2025-03-10")
+        #expect(renewing.accessEnd == .renewsOn(StoreBuilder.day("2025-04-06")))
+        #expect(renewing.billingRetrySince == nil)
+        #expect(renewing.fromAsOf(StoreBuilder.day("2025-04-06")) == "in 27 days")
+
+        let refunded = try Self.report(at: "2025-05-01")
+        #expect(refunded.accessEnd == .expiredOn(StoreBuilder.day("2025-04-20")))
+        #expect(refunded.expirationReason == .refund)
+        #expect(refunded.fromAsOf(StoreBuilder.day("2025-04-20")) == "11 days ago")
+        #expect(refunded.fromAsOf(StoreBuilder.day("2025-05-01").adding(hours: 5)) == "in 5 h")
+    }
+
+    @Test func autoRenewOffExpiresOn() throws {
+        var b = StoreBuilder()
+        b.period("S", "S1", "2025-01-01", "2025-02-01")
+        b.notification("S", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
+        let report = try b.build().subscriber(originalTransactionId: "S", asOf: StoreBuilder.day("2025-01-20"))
+        #expect(report.accessEnd == .expiresOn(StoreBuilder.day("2025-02-01")))
+        #expect(report.accessEnd?.label == "expires on")
+    }
+}
