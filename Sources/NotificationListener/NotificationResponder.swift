@@ -39,11 +39,16 @@ struct NotificationResponder: HTTPResponder {
                 entry.outcome = "method not allowed"
                 return Self.text(.methodNotAllowed, "use GET\n", allow: "GET, HEAD")
             }
-            do {
-                try database.checkWritable()
+            // Off the server's threads: the check may wait up to its busy timeout.
+            let database = self.database
+            let checked: Result<Void, any Error> = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: Result { try database.checkWritable() }) }
+            }
+            switch checked {
+            case .success:
                 entry.outcome = "healthy"
                 return Self.text(.ok, "ok\n")
-            } catch {
+            case .failure(let error):
                 entry.outcome = "unhealthy"
                 entry.reason = "\(error)"
                 return Self.text(.serviceUnavailable, "store not writable\n")

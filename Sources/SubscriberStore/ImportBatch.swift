@@ -82,10 +82,20 @@ extension AppDatabase {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
-    /// Throws unless a write could begin now (the file is writable, no lock held past the busy
-    /// timeout): a health check that changes nothing.
-    public func checkWritable() throws {
-        try writer.writeWithoutTransaction { db in
+    /// Throws unless a write could begin within `busyTimeout` seconds (the file is writable, no
+    /// other process holds the write lock for longer): a health check that changes nothing. It
+    /// takes a connection of its own, so it neither waits behind this process's queued writes nor
+    /// holds them up.
+    public func checkWritable(busyTimeout: Double = 2) throws {
+        let probe: any DatabaseWriter
+        if let path {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(busyTimeout)
+            probe = try DatabaseQueue(path: path, configuration: configuration)
+        } else {
+            probe = writer
+        }
+        try probe.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             try db.execute(sql: "ROLLBACK")
         }

@@ -209,6 +209,104 @@ import Testing
         listener.stop()
     }
 
+    @Test func aSlowBodyIsAnswered408AndASilentConnectionIsClosed() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("slow") + ".sqlite"
+        defer { Self.remove(store) }
+        let listener = try ListenerProcess(binary: binary, store: store,
+                                           extra: ["--trust-root", Self.trustRoot, "--body-timeout", "1", "--idle-timeout", "2"])
+        // Headers, then 4 of the 100 bytes announced, then nothing.
+        let slowBody = try OpenConnection(port: listener.port)
+        // Half a request line and no more.
+        let silent = try OpenConnection(port: listener.port)
+        let start = Date()
+        try slowBody.send("POST /notifications HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"a\"")
+        try silent.send("POST /notifications HTTP/1.1\r\nHost: x\r\n")
+        guard case .data(let answer) = slowBody.read(timeout: 8) else {
+            Issue.record("no answer to a body that stopped half-way")
+            return
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 408"))
+        #expect(answer.contains("body not received within 1 s"))
+        #expect(Date().timeIntervalSince(start) >= 0.9)
+        // The listener closes the silent one once the idle timeout has passed.
+        var silentRead = silent.read(timeout: 8)
+        if case .data = silentRead { silentRead = silent.read(timeout: 8) }
+        #expect(silentRead == .closed)
+        #expect(Date().timeIntervalSince(start) >= 1.9)
+        #expect(listener.stop().status == 0)
+        #expect(listener.stderr.contains("\"outcome\":\"body timeout\""))
+    }
+
+    @Test func connectionsBeyondTheLimitWaitUntilOneCloses() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("conns") + ".sqlite"
+        defer { Self.remove(store) }
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot, "--max-connections", "2"])
+        let healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        var first: OpenConnection? = try OpenConnection(port: listener.port)
+        try first!.send(healthz)
+        guard case .data(let a) = first!.read(timeout: 10) else { Issue.record("first connection not served"); return }
+        #expect(a.hasPrefix("HTTP/1.1 200"))
+        let second = try OpenConnection(port: listener.port)
+        try second.send(healthz)
+        guard case .data(let b) = second.read(timeout: 10) else { Issue.record("second connection not served"); return }
+        #expect(b.hasPrefix("HTTP/1.1 200"))
+        // Two kept-alive connections: the third waits in the backlog, unanswered…
+        let third = try OpenConnection(port: listener.port)
+        try third.send(healthz)
+        #expect(third.read(timeout: 1.5) == .nothing)
+        // …until one of them closes.
+        first = nil
+        guard case .data(let c) = third.read(timeout: 10) else { Issue.record("third connection never served"); return }
+        #expect(c.hasPrefix("HTTP/1.1 200"))
+        _ = first
+        listener.stop()
+    }
+
+    @Test func aStoreThatCannotTakeACommitAnswers503AndHealthzSaysSoThenRecovers() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("locked") + ".sqlite"
+        defer { Self.remove(store) }
+        let body = try Self.v2.get()[2]
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot])
+        // Another process's long write holds SQLite's write lock past the listener's busy timeout.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let other = try DatabaseQueue(path: store, configuration: configuration)
+        let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        Thread {
+            try? other.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                release.wait()
+                try db.execute(sql: "ROLLBACK")
+            }
+            released.signal()
+        }.start()
+        locked.wait()
+        // Both wait out the busy timeout, side by side.
+        let answers = Answers()
+        let http = listener.http
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            answers.set(i, Result { i == 0 ? try http.post("/notifications", body) : try http.get("/healthz") })
+        }
+        let refused = try answers.get(0)
+        #expect(refused.status == 503)
+        #expect(refused.body == "not stored, send again later\n")
+        let health = try answers.get(1)
+        #expect(health.status == 503 && health.body == "store not writable\n")
+        release.signal()
+        released.wait()
+        #expect(try Self.outcome(of: body, in: store) == nil, "a 503 stored nothing")
+        // Apple's retry, once the store can take it.
+        let retried = try listener.http.post("/notifications", body)
+        #expect(retried.status == 200 && retried.body == "applied\n")
+        #expect(try listener.http.get("/healthz").status == 200)
+        #expect(listener.stop().status == 0)
+        #expect(listener.stderr.contains("\"outcome\":\"not stored\""))
+    }
+
     /// Posts every document from `connections` threads at once; returns which were answered 200.
     static func postConcurrently(_ documents: [Data], port: Int, connections: Int, onAnswer: @escaping @Sendable (Int) -> Void = { _ in }) -> Set<Int> {
         let acknowledged = Acknowledged()
@@ -278,6 +376,18 @@ final class Acknowledged: @unchecked Sendable {
     func insert(_ i: Int) { lock.lock(); set.insert(i); lock.unlock() }
     var count: Int { lock.lock(); defer { lock.unlock() }; return set.count }
     var all: Set<Int> { lock.lock(); defer { lock.unlock() }; return set }
+}
+
+/// The responses of requests sent from several threads, by index.
+final class Answers: @unchecked Sendable {
+    private var results: [Int: Result<LoopbackHTTP.Response, any Error>] = [:]
+    private let lock = NSLock()
+    func set(_ i: Int, _ r: Result<LoopbackHTTP.Response, any Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    func get(_ i: Int) throws -> LoopbackHTTP.Response {
+        lock.lock(); defer { lock.unlock() }
+        guard let r = results[i] else { throw HTTPTestError("no response \(i)") }
+        return try r.get()
+    }
 }
 
 /// True for the first caller of `set` only.

@@ -71,3 +71,52 @@ struct HTTPTestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// One TCP connection to the listener held open across steps, for the tests of timeouts and of
+/// the connection limit: bytes are sent when the test says, and reads wait at most `timeout`.
+final class OpenConnection {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HTTPTestError("socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw HTTPTestError("connect to 127.0.0.1:\(port): errno \(errno)") }
+    }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw HTTPTestError("send: errno \(errno)") }
+            sent += n
+        }
+    }
+
+    enum Read: Equatable {
+        /// What arrived (at least one byte).
+        case data(String)
+        /// The server closed the connection.
+        case closed
+        /// Nothing within the time given.
+        case nothing
+    }
+
+    /// Waits up to `timeout` seconds for bytes or the end of the connection.
+    func read(timeout: Double) -> Read {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return .nothing }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        return n > 0 ? .data(String(decoding: chunk[0..<n], as: UTF8.self)) : .closed
+    }
+
+    deinit { close(fd) }
+}
