@@ -52,7 +52,7 @@ public final class AppStoreServerClient: Sendable {
         while true {
             var request = HTTPClientRequest(url: url)
             request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer " + (try AuthenticationToken.make(credentials)))
+            request.headers.add(name: "Authorization", value: "Bearer " + (try await AuthenticationToken.make(credentials)))
             request.headers.add(name: "Accept", value: "application/json")
             request.headers.add(name: "User-Agent", value: "subdash")
             if let body {

@@ -171,17 +171,17 @@ import Testing
         #expect(fake.requests.map(\.tokenProblem) == ["bad signature"], "a 401 is not retried")
     }
 
-    @Test func anExpiredTokenIsRefused() throws {
+    @Test func anExpiredTokenIsRefused() async throws {
         let fake = try Self.fake()
-        let old = try AuthenticationToken.make(Self.credentials(), issuedAt: Date().addingTimeInterval(-3600))
+        let old = try await AuthenticationToken.make(Self.credentials(), issuedAt: Date().addingTimeInterval(-3600))
         #expect(fake.checkToken("Bearer " + old) == "token expired")
-        let fresh = try AuthenticationToken.make(Self.credentials())
+        let fresh = try await AuthenticationToken.make(Self.credentials())
         #expect(fake.checkToken("Bearer " + fresh) == nil)
     }
 
-    @Test func theTokenCarriesEveryClaimAppleAsksFor() throws {
+    @Test func theTokenCarriesEveryClaimAppleAsksFor() async throws {
         let issued = Date(timeIntervalSince1970: 1_750_000_000)
-        let token = try AuthenticationToken.make(Self.credentials(), issuedAt: issued)
+        let token = try await AuthenticationToken.make(Self.credentials(), issuedAt: issued)
         let parts = token.split(separator: ".").map(String.init)
         let header = try JSONSerialization.jsonObject(with: FakeAppStore.base64URL(parts[0])!) as? [String: String]
         #expect(header == ["alg": "ES256", "kid": FakeAppStore.keyId, "typ": "JWT"])

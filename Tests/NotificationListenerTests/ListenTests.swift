@@ -307,6 +307,49 @@ import Testing
         #expect(listener.stderr.contains("\"outcome\":\"not stored\""))
     }
 
+    /// Runs a tool to its end; its status and standard output.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func withACertificateItServesHTTPSOnly() throws {
+        let binary = try Self.binary()
+        let directory = Self.temporaryPath("tls")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (cert, key, store, body) = (directory + "/cert.pem", directory + "/key.pem", directory + "/store.sqlite", directory + "/body.json")
+        let made = try Self.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                            "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                                            "-addext", "subjectAltName=IP:127.0.0.1"])
+        try #require(made.status == 0, "openssl could not make a test certificate")
+        try Self.v2.get()[3].write(to: URL(fileURLWithPath: body))
+        let listener = try ListenerProcess(binary: binary, store: store,
+                                           extra: ["--trust-root", Self.trustRoot, "--tls-cert", cert, "--tls-key", key])
+        #expect(listener.stderr.contains("listening on https://127.0.0.1:\(listener.port)/notifications"))
+        let url = "https://127.0.0.1:\(listener.port)"
+        // curl checks the certificate against the one made above, over TLS 1.2 or later.
+        let posted = try Self.run("curl", ["-sS", "--cacert", cert, "--tlsv1.2", "-w", " %{http_code} %{ssl_verify_result}",
+                                           "--data-binary", "@" + body, url + "/notifications"])
+        #expect(posted.status == 0)
+        #expect(posted.output == "applied\n 200 0")
+        let health = try Self.run("curl", ["-sS", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", url + "/healthz"])
+        #expect(health.output == "200")
+        // Plain HTTP on the TLS port gets no HTTP answer.
+        let plain = try? listener.http.get("/healthz")
+        #expect(plain == nil || plain?.status != 200)
+        #expect(listener.stop().status == 0)
+        #expect(try Self.outcome(of: Self.v2.get()[3], in: store) == "applied")
+    }
+
     /// Posts every document from `connections` threads at once; returns which were answered 200.
     static func postConcurrently(_ documents: [Data], port: Int, connections: Int, onAnswer: @escaping @Sendable (Int) -> Void = { _ in }) -> Set<Int> {
         let acknowledged = Acknowledged()

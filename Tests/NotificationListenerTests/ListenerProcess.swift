@@ -22,7 +22,7 @@ final class ListenerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         var found: Int?
         while found == nil && Date() < deadline && process.isRunning {
-            if let range = lines.text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = lines.text.range(of: #"listening on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 found = Int(lines.text[range].split(separator: ":").last!)
             } else {
                 Thread.sleep(forTimeInterval: 0.02)
