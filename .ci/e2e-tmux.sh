@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end run of the real dashboard under tmux: start on the SampleData demo store, search a
-# subscriber by email, open it, read when and why it expired, scroll to its first event, flag it
-# for service, go to the cohorts, then to Offers: mark two rows, flag them, confirm, quit; then
-# check with `subdash flags --format json` that exactly those are flagged, by the operator given.
+# End-to-end run of the real dashboard under tmux: start on the SampleData demo store, find an
+# active subscriber by part of their email and read when they renew; go back, find an expired one
+# the same way, read when and why it expired, scroll to its first event, flag it for service, go
+# to the cohorts, then to Offers: mark two rows, flag them, confirm, quit; then check with
+# `subdash flags --format json` that exactly those are flagged, by the operator given, and that
+# `subdash flags --log` records the service flag.
 # Then the defects a new user hit: no terminal, an idle dashboard's CPU, no store, the demo's
 # store path. Polls capture-pane instead of sleeping; dumps the pane on failure.
 set -euo pipefail
@@ -43,10 +45,24 @@ read -r -a expected <<<"$("$bin" report eligibility --db "$work/store.sqlite" --
 [ "${#expected[@]}" -eq 2 ] || fail "the store has fewer than two win-back candidates"
 
 wait_for "Subscribers"
+# Part of an email, typed in another case, finds the subscriber; pane 2 says when they renew.
 tmux send-keys -t "$session" "/"
-tmux send-keys -t "$session" -l "customer0002@example.com"
+tmux send-keys -t "$session" -l "0009@EXAMPLE"
 tmux send-keys -t "$session" Enter
-wait_for 'Subscribers matching "customer0002@example.com"'
+wait_for 'matching "0009@EXAMPLE"'
+tmux send-keys -t "$session" Enter
+wait_for "Subscriber  ›  2000000000008000"
+wait_for "Renews on    2026-03-14"
+wait_for "Auto-renew   on"
+# esc goes back to the search's list, a second esc back to everyone.
+tmux send-keys -t "$session" Escape
+wait_for 'matching "0009@EXAMPLE"'
+tmux send-keys -t "$session" Escape
+wait_for "· all ─"
+tmux send-keys -t "$session" "/"
+tmux send-keys -t "$session" -l "omer0002@exa"
+tmux send-keys -t "$session" Enter
+wait_for 'matching "omer0002@exa"'
 # No pause: an enter typed the instant the search is shown (even before its rows arrive) opens the row.
 tmux send-keys -t "$session" Enter
 wait_for "Subscriber  ›  2000000000001000"
@@ -68,10 +84,10 @@ tmux send-keys -t "$session" "3"
 wait_for "2025-12"
 
 tmux send-keys -t "$session" "5"
-wait_for "Offers · winBack [0 marked / "
+wait_for "Offers · winBack ("
 wait_for "${expected[1]}"
 tmux send-keys -t "$session" Space Space
-wait_for "Offers · winBack [2 marked / "
+wait_for "Offers · winBack · 2 marked ("
 tmux send-keys -t "$session" "f"
 wait_for "Flag 2 subscribers for winBack?"
 tmux send-keys -t "$session" Enter
@@ -86,6 +102,9 @@ grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not exit 
 service="$("$bin" flags --db "$work/store.sqlite" --offer service --format json)"
 [ "$(grep -o '"originalTransactionId":"[^"]*"' <<<"$service" | cut -d'"' -f4)" = "2000000000001000" ] ||
   { echo "e2e: the service flag set on pane 2 is not in the store: $service" >&2; exit 1; }
+log="$("$bin" flags --db "$work/store.sqlite" --log --subscription 2000000000001000)"
+grep -qE "2000000000001000 +service +set +$operator" <<<"$log" ||
+  { echo "e2e: subdash flags --log does not show the service flag set on pane 2: $log" >&2; exit 1; }
 flags="$("$bin" flags --db "$work/store.sqlite" --offer winBack --format json)"
 ids="$(grep -o '"originalTransactionId":"[^"]*"' <<<"$flags" | cut -d'"' -f4 | sort | tr '\n' ' ')"
 want="$(printf '%s\n' "${expected[@]}" | sort | tr '\n' ' ')"

@@ -22,12 +22,14 @@ struct Bench: ParsableCommand {
     var reuse = false
     @Option(help: "Only compare the archive's codecs (zstd, zlib) on the first N documents of each size's v1 dataset, and print the table.")
     var archiveCodecs: Int?
+    @Option(help: "Only compare decoders (subdash's, JSONDecoder + Decodable, JSONSerialization) on the first N documents of each size's v1 and v2 datasets, and print the table.")
+    var decode: Int?
 
     /// Figures kept per size for the growth and baseline tables.
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
     let figures = Figures()
 
-    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs }
+    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -71,6 +73,15 @@ struct Bench: ParsableCommand {
 
     mutating func run() throws {
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        if let limit = decode {
+            for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
+                for format in ["v1", "v2"] {
+                    print("## Decoding, \(n) subscribers (\(format))\n")
+                    print(try DecodeBench.measure(directory: try dataset(n, format), limit: limit))
+                }
+            }
+            return
+        }
         if let limit = archiveCodecs {
             for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
                 print("## Archive codecs, \(n) subscribers (v1)\n")

@@ -53,6 +53,8 @@ public enum Action: Equatable, Sendable {
 
     case loadedHorizon(Instant?)
     case loadedSubscribers(offset: Int, rows: [SubscriberRow])
+    /// How many rows the list of this search and population has.
+    case countedSubscribers(filter: String?, population: SubscriberPopulation?, count: Int)
     case loadedSubscriber(SubscriberReport)
     /// A cohort grid, with the billing durations the store's products have.
     case loadedCohorts(CohortGrid, durations: [BillingDuration] = [])
@@ -79,7 +81,8 @@ public enum MarkOperation: String, Equatable, Sendable {
 public enum Effect: Equatable, Sendable {
     case loadHorizon
     case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?,
-                         population: SubscriberPopulation? = nil)
+                         population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort())
+    case countSubscribers(asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
     case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)

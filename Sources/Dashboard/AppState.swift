@@ -18,20 +18,65 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
     }
 }
 
+/// Which subscribers pane 1 lists: what `esc` brings back exactly as it was.
+public struct SubscriberListView: Equatable, Sendable {
+    /// The search typed after `/` (live) or given to `:user`.
+    public var filter: String?
+    /// A drill-down: only the subscriptions behind a cohort cell, a state or an event count.
+    public var population: SubscriberPopulation?
+    /// A search inside a drill-down found nobody there: the list shows everyone it finds instead.
+    public var searchesEveryone = false
+    public var sort = SubscriberSort()
+
+    public init(filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort()) {
+        self.filter = filter
+        self.population = population
+        self.sort = sort
+    }
+
+    /// The population the queries use (none when the search reaches everyone).
+    public var queriedPopulation: SubscriberPopulation? { searchesEveryone ? nil : population }
+}
+
 public struct SubscribersPane: Equatable, Sendable {
     public static let pageSize = 100
+    /// The loaded window of the list: `rows[0]` is row `first` of the whole list.
     public var rows: [SubscriberRow] = []
+    public var first = 0
+    /// The cursor, as a row number of the whole list.
     public var selected = 0
-    public var filter: String?
+    /// The column under the cursor (`h` / `l`), which `[` and `]` sort by.
+    public var column = 0
+    public var view = SubscriberListView()
+    /// How many rows the whole list has; nil until counted.
+    public var count: Int?
     public var loading = false
     /// The last page came back short: there is nothing more to fetch.
     public var complete = false
-    /// A drill-down: only the subscriptions behind a cohort cell, a state or an event count.
-    public var population: SubscriberPopulation?
     public var populationSize: PopulationSize?
     /// `enter` (or `:user`) came while the list was loading: open a row when it arrives.
     public var openWhenLoaded: OpenIntent?
-    public var selectedId: String? { rows.indices.contains(selected) ? rows[selected].id : nil }
+    /// The list as it was when `/` opened the search line: `esc` there, or `esc` after it, returns to it.
+    public var searchOrigin: Location?
+
+    public var filter: String? {
+        get { view.filter }
+        set { view.filter = newValue }
+    }
+    public var population: SubscriberPopulation? {
+        get { view.population }
+        set { view.population = newValue }
+    }
+    public var selectedRow: SubscriberRow? { rows.indices.contains(selected - first) ? rows[selected - first] : nil }
+    public var selectedId: String? { selectedRow?.id }
+}
+
+/// Where `esc` goes back to: a pane, and what pane 1 listed then.
+public struct Location: Equatable, Sendable {
+    public var pane: Pane
+    public var list: SubscriberListView
+    /// The row pane 1's cursor was on.
+    public var selected: Int
 }
 
 /// The list of pane 2 that `j`, `k`, `G` and `g g` move in.
@@ -121,7 +166,8 @@ public struct CommandEntry: Equatable, Sendable {
 /// Everything the dashboard shows; `update` is the only thing that changes it.
 public struct AppState: Equatable, Sendable {
     public var pane: Pane = .subscribers
-    public var history: [Pane] = []
+    /// What `esc` unwinds, latest last: every pane switch, drill-down, search and `:user`.
+    public var history: [Location] = []
     public var asOf: Instant?
     public var scope = ReportScope()
     public var subscribers = SubscribersPane()

@@ -6,10 +6,19 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, theme, offers, subscribers, cohorts, states, q, quit
+    case user, asof, product, state, theme, offers, subscribers, cohorts, states, q, quit
 
     /// Completed with a space after it when it takes an argument.
-    var takesArgument: Bool { [.user, .asof, .product, .theme, .offers].contains(self) }
+    var takesArgument: Bool { [.user, .asof, .product, .state, .theme, .offers].contains(self) }
+}
+
+extension CommandName {
+    /// What `:state` takes: the rows of pane 4's states table (each state, `active`, `total`).
+    static var stateNames: [String] { StatesEventsPane.stateRows.map(\.name) }
+
+    static func statePopulation(_ name: String) -> SubscriberPopulation? {
+        StatesEventsPane.stateRows.first { $0.name.lowercased() == name.lowercased() }.map { .states($0.states) }
+    }
 }
 
 /// Runs a submitted `:` line.
@@ -57,14 +66,23 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
             state.status = "usage: :user ID (an originalTransactionId, transactionId, appAccountToken, user id or email)"
             return []
         }
-        // Listed on pane 1 like a search; opened at once when it names one subscription.
-        _ = update(&state, .switchPane(.subscribers))
-        state.subscribers.population = nil
-        state.subscribers.populationSize = nil
-        state.subscribers.filter = argument
-        let effects = reloadSubscribers(&state)
+        // Listed on pane 1 like a search of everyone; opened at once when it names one subscription.
+        pushLocation(&state)
+        state.pane = .subscribers
+        showList(&state, SubscriberListView(filter: argument, sort: state.subscribers.view.sort))
+        let effects = load(&state, .subscribers)
         state.subscribers.openWhenLoaded = .single(argument)
         return effects
+    case .state:
+        guard let population = CommandName.statePopulation(argument) else {
+            state.status = "usage: :state NAME (\(CommandName.stateNames.joined(separator: ", ")))"
+            return []
+        }
+        // Pane 1 lists the subscribers in that state at as-of (as `enter` on a pane 4 row does).
+        pushLocation(&state)
+        state.pane = .subscribers
+        showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort))
+        return load(&state, .subscribers)
     case .offers:
         if !argument.isEmpty {
             guard let list = OfferList.allCases.first(where: { $0.title.lowercased() == argument.lowercased() }) else {
@@ -79,7 +97,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
     case nil:
-        state.status = "unknown command: \(TextSanitizer.strip(text)) (try :user, :asof, :product, :theme, :offers, :q)"
+        state.status = "unknown command: \(TextSanitizer.strip(text)) (try :user, :asof, :product, :state, :theme, :offers, :q)"
         return []
     }
 }
@@ -97,6 +115,7 @@ func commandCompletions(for text: String, _ state: AppState) -> [String] {
         // as-of itself, then the last day of each of the twelve months before it.
         arguments = [asOf.isoDate] + (0..<12).map { asOf.month.adding(months: -$0).start.adding(days: -1).isoDate }
     case .product: arguments = state.products
+    case .state: arguments = CommandName.stateNames
     case .theme: arguments = state.themeNames
     case .offers: arguments = OfferList.allCases.map(\.title)
     case .user:

@@ -76,6 +76,9 @@ public final class DashboardSession<Backend: TerminalBackend> {
 
     public func press(_ key: KeyEvent) {
         if key.key == .resize { terminal.invalidate() }
+        // "Terminal too small" hides the panes: a key typed at it would act on what nobody sees.
+        let size = backend.size, minimum = DashboardView.minimumSize
+        guard key.key == .resize || (size.width >= minimum.width && size.height >= minimum.height) else { return }
         apply(.key(key))
     }
 

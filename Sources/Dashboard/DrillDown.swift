@@ -38,10 +38,8 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     default:
         return []
     }
-    state.history.append(state.pane)
+    pushLocation(&state)
     state.pane = .subscribers
-    state.subscribers.filter = nil
-    state.subscribers.population = population
-    state.subscribers.populationSize = nil
-    return reloadSubscribers(&state)
+    showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort))
+    return load(&state, .subscribers)
 }

@@ -10,16 +10,17 @@ public final class EffectRunner: Sendable {
     public let analytics: SubscriberAnalytics
     /// Where `:theme` looks for themes.
     public let themes: ThemeCatalog
-    /// Where `ctrl-s` writes its CSV files.
+    /// Where `ctrl-s` writes its CSV files (an absolute path: the notice shows where the file went).
     public let exportDirectory: String
     /// The instant flag changes are written at.
     public let now: @Sendable () -> Instant
     /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
     public let changes: StoreChangeMonitor?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
+    private let latestSearch = LatestSearch()
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
-                exportDirectory: String = FileManager.default.currentDirectoryPath,
+                exportDirectory: String = EffectRunner.exportDirectory(),
                 now: @escaping @Sendable () -> Instant = { Instant(Date()) }) {
         self.analytics = analytics
         self.themes = themes
@@ -28,9 +29,46 @@ public final class EffectRunner: Sendable {
         changes = try? StoreChangeMonitor(database: analytics.database)
     }
 
+    /// Where exports go: `--export-dir` when given, else `$XDG_DOWNLOAD_DIR`, else the home
+    /// directory; never silently the directory the dashboard happened to be started in. A relative
+    /// path is made absolute against `currentDirectory`.
+    public static func exportDirectory(option: String? = nil,
+                                       environment: [String: String] = ProcessInfo.processInfo.environment,
+                                       currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        let chosen = [option, environment["XDG_DOWNLOAD_DIR"], environment["HOME"]]
+            .compactMap { $0 }.first { !$0.isEmpty } ?? NSHomeDirectory()
+        let absolute = chosen.hasPrefix("/") ? chosen : currentDirectory + "/" + chosen
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
     /// Runs `effect` off the calling thread; `send` is called on the background queue.
     public func run(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
-        queue.async { [self] in send(perform(effect)) }
+        if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
+        queue.async { [self] in
+            // A search typed past before its turn came is not run: its answer would be dropped anyway
+            // (the list shows a newer search), and a substring search reads every subscriber.
+            if let filter = Self.searchFilter(of: effect), filter != latestSearch.get() {
+                send(Self.skipped(effect))
+            } else {
+                send(perform(effect))
+            }
+        }
+    }
+
+    /// The search text of a pane 1 query (`.some(nil)`: a query without one).
+    private static func searchFilter(of effect: Effect) -> String?? {
+        switch effect {
+        case .loadSubscribers(_, _, _, _, let filter, _, _), .countSubscribers(_, _, let filter, _): .some(filter)
+        default: nil
+        }
+    }
+
+    /// An answer to a skipped query that `update` ignores (its search is no longer the list's).
+    private static func skipped(_ effect: Effect) -> Action {
+        switch effect {
+        case .countSubscribers(_, _, let filter, let population): .countedSubscribers(filter: filter, population: population, count: 0)
+        default: .loadedSubscribers(offset: -1, rows: [])
+        }
     }
 
     /// Runs `effect` here and now: what tests and `run` both use.
@@ -45,10 +83,13 @@ public final class EffectRunner: Sendable {
                 return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
-            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population):
+            case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population, let sort):
                 let rows = try analytics.subscriberList(offset: offset, limit: limit, asOf: asOf, scope: scope,
-                                                        matching: filter, population: population)
+                                                        matching: filter, population: population, sort: sort)
                 return .loadedSubscribers(offset: offset, rows: rows)
+            case .countSubscribers(let asOf, let scope, let filter, let population):
+                let count = try analytics.subscriberCount(asOf: asOf, scope: scope, matching: filter, population: population)
+                return .countedSubscribers(filter: filter, population: population, count: count)
             case .loadPopulationSize(let population, let asOf, let scope):
                 return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
@@ -109,4 +150,13 @@ public final class EffectRunner: Sendable {
         }
         throw CocoaError(.fileWriteFileExists)
     }
+}
+
+/// The search text of the latest pane 1 query handed to the runner.
+private final class LatestSearch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var filter: String?
+
+    func set(_ filter: String?) { lock.withLock { self.filter = filter } }
+    func get() -> String? { lock.withLock { filter } }
 }

@@ -38,15 +38,36 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             // Completions follow the text: command names, then the arguments of the command typed.
             if entry.kind == .command { entry.prompt.candidates = commandCompletions(for: entry.prompt.value, state) }
             state.commandLine = entry
-            // The Offers filter applies as it is typed (the rows are all in memory).
-            return entry.kind == .filter ? filterOffers(&state, entry.prompt.value) : []
+            // Filters apply as they are typed (the Offers rows are in memory; a search is index ranges).
+            switch entry.kind {
+            case .filter: return filterOffers(&state, entry.prompt.value)
+            case .search: return search(&state, entry.prompt.value)
+            default: return []
+            }
         case .cancelled:
             state.commandLine = nil
-            return entry.kind == .filter ? filterOffers(&state, "") : []
+            switch entry.kind {
+            case .filter: return filterOffers(&state, "")
+            case .search:
+                // Back to the list as it was before `/`.
+                guard let origin = state.subscribers.searchOrigin else { return [] }
+                state.subscribers.searchOrigin = nil
+                guard origin.list != state.subscribers.view else { return [] }
+                showList(&state, origin.list, selected: origin.selected)
+                return load(&state, .subscribers)
+            default: return []
+            }
         case .submitted(let text):
             state.commandLine = nil
             switch entry.kind {
-            case .search: return search(&state, text)
+            case .search:
+                // The search is one step `esc` unwinds (to the list as it was before `/`).
+                let effects = search(&state, text)
+                if let origin = state.subscribers.searchOrigin, origin.list != state.subscribers.view {
+                    state.history.append(origin)
+                }
+                state.subscribers.searchOrigin = nil
+                return effects
             case .filter: return filterOffers(&state, text)
             case .markPattern(let mark): return markMatching(&state, pattern: text, mark: mark)
             case .note:
@@ -98,10 +119,15 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     }
 }
 
+/// Filters pane 1 by `text` (within a drill-down, its members; everyone when none of them match).
 private func search(_ state: inout AppState, _ text: String) -> [Effect] {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    state.subscribers.filter = trimmed.isEmpty ? nil : trimmed
-    return reloadSubscribers(&state)
+    var list = state.subscribers.view
+    list.filter = trimmed.isEmpty ? nil : trimmed
+    list.searchesEveryone = false
+    guard list != state.subscribers.view else { return [] }
+    showList(&state, list)
+    return load(&state, .subscribers)
 }
 
 /// Opens subscriber `id` on pane 2.

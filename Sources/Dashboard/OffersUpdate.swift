@@ -93,12 +93,24 @@ func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
 
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
-    guard state.pane == .offers || state.pane == .subscriber else { return [] }
+    guard state.pane == .offers || state.pane == .subscribers || state.pane == .subscriber else { return [] }
     guard !state.readOnly else {
         state.notice = "read-only: flags cannot be changed (\(state.readOnlyReason))"
         return []
     }
     if state.pane == .subscriber { return confirmSubscriberFlag(&state, clear: clear) }
+    if state.pane == .subscribers {
+        // Pane 1's marks (or its cursor row), through the same dialog and write as pane 5's.
+        let ids = state.marks.isEmpty ? state.subscribers.selectedId.map { [$0] } ?? [] : state.marks.sorted()
+        guard !ids.isEmpty else {
+            state.notice = "nothing to \(clear ? "unflag" : "flag"): the list is empty"
+            return []
+        }
+        let loaded = Set(state.subscribers.rows.map(\.id))
+        state.confirmation = Confirmation(offer: state.offers.lastOffer, ids: ids, clear: clear,
+                                          hidden: ids.filter { !loaded.contains($0) }.count)
+        return []
+    }
     let pane = state.offers
     let ids = pane.marks.isEmpty ? pane.selectedRow.map { [$0.id] } ?? [] : pane.marks.sorted()
     guard !ids.isEmpty else {
@@ -191,7 +203,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
         }
         state.notice = "exporting…"
         return [.exportSubscribers(stem: stem, asOf: asOf, scope: state.scope, filter: state.subscribers.filter,
-                                   population: state.subscribers.population)]
+                                   population: state.subscribers.view.queriedPopulation)]
     }
     guard state.pane == .offers, let board = state.offers.board else { return [] }
     let list = state.offers.list

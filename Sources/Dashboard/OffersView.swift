@@ -5,8 +5,10 @@ import TerminalUI
 /// with their marks, the column cursor and the sort.
 func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.offers
-    var title = "Offers · \(pane.list.title) [\(pane.marks.count) marked / \(pane.shown.count)]"
+    var title = "Offers · \(pane.list.title)"
     if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
+    // Marks can lie outside the filter: say how many are marked and how many rows are shown.
+    title += pane.marks.isEmpty ? " (\(pane.shown.count) shown)" : " · \(pane.marks.count) marked (\(pane.shown.count) shown)"
     if state.readOnly { title += " · read-only" }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
@@ -34,10 +36,12 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         return
     }
     let widths: [Constraint] = switch pane.list {
-    case .eligible: [.fixed(17), .fill(2), .fill(3), .fixed(13)]
+    // Product ids are long and alike (`com.example.pro.monthly`): a fixed column that keeps their
+    // end, and the width left to what differs from row to row.
+    case .eligible: [.fixed(17), .fixed(16), .fill(), .fixed(13)]
     case .flagged: [.fixed(17), .fill(), .fixed(12), .fixed(20), .fill()]
     }
-    let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1) }
+    let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1, keepsEnd: $0 == "Product") }
     let rows = pane.shown.map { row in
         Table.Row(row.cells(for: pane.list).map(clean), isMarked: pane.marks.contains(row.id))
     }

@@ -8,8 +8,11 @@ import TerminalUI
 func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let halves = Layout.horizontal([.fill(), .fill()], spacing: 1).split(area)
     let month = state.asOf.map { state.statesEvents.shownMonth(asOf: $0) }
-    Border(title: "States as of \(state.asOf?.asOfText ?? "…")", focused: true).render(in: halves[0], buffer: &buffer, palette: palette)
-    Border(title: "Events in \(month?.description ?? "…") · h/l month", focused: false)
+    // The focus border follows the cursor: the state rows come first, then the event rows.
+    let inEvents = state.statesEvents.row >= StatesEventsPane.stateRows.count
+    Border(title: "States as of \(state.asOf?.asOfText ?? "…")", focused: !inEvents)
+        .render(in: halves[0], buffer: &buffer, palette: palette)
+    Border(title: "Events in \(month?.description ?? "…") · h/l month", focused: inEvents)
         .render(in: halves[1], buffer: &buffer, palette: palette)
     let left = Border.inner(halves[0]), right = Border.inner(halves[1])
     guard let figures = state.statesEvents.figures else {

@@ -16,7 +16,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return []
     case .switchPane(let pane):
         guard pane != state.pane else { return [] }
-        state.history.append(state.pane)
+        pushLocation(&state)
         state.pane = pane
         return loadIfNeeded(&state, pane)
     case .nextPane, .previousPane:
@@ -27,27 +27,26 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         // esc precedence: a dialog or overlay, then a filter, then the page (the command line never gets here).
         if state.confirmation != nil { state.confirmation = nil; state.notice = "nothing changed"; return [] }
         if state.overlay != nil { state.overlay = nil; return [] }
-        if state.pane == .subscribers, state.subscribers.filter != nil {
-            state.subscribers.filter = nil
-            return reloadSubscribers(&state)
-        }
         if state.pane == .offers, state.offers.filter != nil {
             state.offers.filter = nil
             state.offers.refreshShown()
             return []
         }
-        if state.pane == .subscribers, state.subscribers.population != nil {
-            // A drill-down is a page of its own: leaving it brings back the whole list.
-            state.subscribers.population = nil
-            state.subscribers.populationSize = nil
-            state.subscribers.rows = []
-            state.subscribers.selected = 0
-            state.subscribers.complete = false
-            if state.history.isEmpty { return load(&state, .subscribers) }
+        // Then exactly what was entered last (a pane, a drill-down, a search), as it was.
+        guard let previous = state.history.popLast() else {
+            // Nothing left to unwind: a list reached some other way still comes back to everyone.
+            guard state.pane == .subscribers, state.subscribers.view != SubscriberListView(sort: state.subscribers.view.sort) else {
+                return []
+            }
+            showList(&state, SubscriberListView(sort: state.subscribers.view.sort))
+            return load(&state, .subscribers)
         }
-        guard let previous = state.history.popLast() else { return [] }
-        state.pane = previous
-        return loadIfNeeded(&state, previous)
+        state.pane = previous.pane
+        var list = previous.list
+        // A sort is not something entered: it stays.
+        list.sort = state.subscribers.view.sort
+        if list != state.subscribers.view { showList(&state, list, selected: previous.selected) }
+        return loadIfNeeded(&state, previous.pane)
     case .quit:
         state.shouldQuit = true
         return []
@@ -58,7 +57,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .startSearch:
         if state.pane == .offers {
             state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
-        } else {
+        } else if state.pane == .subscribers {
+            state.subscribers.searchOrigin = currentLocation(state)
             state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
         }
         return []
@@ -75,6 +75,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             return []
         }
         if state.pane == .statesEvents { return moveMonth(&state, delta) }
+        if state.pane == .subscribers {
+            state.subscribers.column = clamp(state.subscribers.column + delta, 0, SubscriberSort.Column.allCases.count - 1)
+            return []
+        }
         guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
         state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
         return []
@@ -130,6 +134,12 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .cycleList(let delta):
         return cycleList(&state, delta)
     case .sort(let ascending):
+        if state.pane == .subscribers {
+            var list = state.subscribers.view
+            list.sort = SubscriberSort(SubscriberSort.Column.allCases[state.subscribers.column], ascending: ascending)
+            showList(&state, list)
+            return load(&state, .subscribers)
+        }
         return sortOffers(&state, ascending: ascending)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
@@ -149,15 +159,38 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return load(&state, state.pane)
     case .loadedSubscribers(let offset, let rows):
         // A later page for a list that has since been reset is stale.
-        guard offset == 0 || offset == state.subscribers.rows.count else { return [] }
+        let pane = state.subscribers
+        guard offset == pane.first || offset == pane.first + pane.rows.count else { return [] }
         state.subscribers.loading = false
-        let selectedId = state.subscribers.selectedId
-        if offset == 0 { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
+        let selectedId = pane.selectedId
+        if offset == pane.first { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
         state.subscribers.complete = rows.count < SubscribersPane.pageSize
+        if state.subscribers.rows.isEmpty, pane.first > 0 {
+            // The list shrank below the window: start again from its top.
+            showList(&state, pane.view)
+            return load(&state, .subscribers)
+        }
         // A reload keeps the cursor on the same subscription when it is still listed.
-        if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) { state.subscribers.selected = index }
-        state.subscribers.selected = clamp(state.subscribers.selected, 0, max(0, state.subscribers.rows.count - 1))
+        if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) {
+            state.subscribers.selected = pane.first + index
+        }
+        state.subscribers.selected = clamp(state.subscribers.selected, pane.first,
+                                           max(pane.first, pane.first + state.subscribers.rows.count - 1))
         return openTypedAhead(&state)
+    case .countedSubscribers(let filter, let population, let count):
+        let view = state.subscribers.view
+        guard filter == view.filter, population == view.queriedPopulation else { return [] }
+        state.subscribers.count = count
+        if count == 0, view.filter != nil, view.population != nil, !view.searchesEveryone {
+            // Nobody in the drill-down matches: find them among everyone (the title says so).
+            var everyone = view
+            everyone.searchesEveryone = true
+            let openWhenLoaded = state.subscribers.openWhenLoaded
+            showList(&state, everyone)
+            state.subscribers.openWhenLoaded = openWhenLoaded
+            return load(&state, .subscribers)
+        }
+        return []
     case .loadedPopulationSize(let population, let size):
         guard population == state.subscribers.population else { return [] }
         state.subscribers.populationSize = size
@@ -214,16 +247,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
 private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
     switch state.pane {
     case .subscribers:
-        let pane = state.subscribers
-        guard !pane.rows.isEmpty else { return [] }
-        state.subscribers.selected = clamp(pane.selected + delta, 0, pane.rows.count - 1)
-        if state.subscribers.selected >= pane.rows.count - 5, !pane.complete, !pane.loading, pane.filter == nil,
-           let asOf = state.asOf {
-            state.subscribers.loading = true
-            return [.loadSubscribers(offset: pane.rows.count, limit: SubscribersPane.pageSize, asOf: asOf, scope: state.scope,
-                                     filter: nil, population: pane.population)]
-        }
-        return []
+        return moveInSubscribers(&state, delta)
     case .subscriber:
         // The cursor moves in the focused list and stays on a row of it, whatever the screen size.
         let pane = state.subscriber
@@ -260,10 +284,62 @@ func invalidate(_ state: inout AppState) {
 }
 
 func reloadSubscribers(_ state: inout AppState) -> [Effect] {
-    state.subscribers.rows = []
-    state.subscribers.selected = 0
-    state.subscribers.complete = false
+    showList(&state, state.subscribers.view)
     return load(&state, .subscribers)
+}
+
+/// Pane 1 is to list `list` (loaded when shown), the cursor on row `selected`.
+func showList(_ state: inout AppState, _ list: SubscriberListView, selected: Int = 0) {
+    var pane = state.subscribers
+    if list.population != pane.population { pane.populationSize = nil }
+    pane.view = list
+    pane.count = nil
+    pane.rows = []
+    pane.complete = false
+    pane.selected = selected
+    pane.first = max(0, selected - SubscribersPane.pageSize / 2)
+    pane.openWhenLoaded = nil
+    state.subscribers = pane
+}
+
+/// Where `esc` would come back to now.
+func currentLocation(_ state: AppState) -> Location {
+    Location(pane: state.pane, list: state.subscribers.view, selected: state.subscribers.selected)
+}
+
+func pushLocation(_ state: inout AppState) {
+    state.history.append(currentLocation(state))
+}
+
+/// The cursor on pane 1: within the loaded window, the next page fetched near its end; further
+/// (`G`, `g g` after it) a new window around the row, so `G` is the real last row of any list.
+private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect] {
+    let pane = state.subscribers
+    guard let asOf = state.asOf else { return [] }
+    let loadedEnd = pane.first + pane.rows.count
+    let total = pane.count ?? (pane.complete ? loadedEnd : nil)
+    let last = (total ?? loadedEnd) - 1
+    guard last >= 0 else { return [] }
+    let target = clamp(pane.selected + delta, 0, last)
+    state.subscribers.selected = target
+    let scope = state.scope
+    let query = { (offset: Int) -> Effect in
+        .loadSubscribers(offset: offset, limit: SubscribersPane.pageSize, asOf: asOf, scope: scope, filter: pane.filter,
+                         population: pane.view.queriedPopulation, sort: pane.view.sort)
+    }
+    if target < pane.first || target >= loadedEnd {
+        let start = max(0, min(target - SubscribersPane.pageSize / 2, last + 1 - SubscribersPane.pageSize))
+        state.subscribers.first = start
+        state.subscribers.rows = []
+        state.subscribers.complete = false
+        state.subscribers.loading = true
+        return [query(start)]
+    }
+    if target >= loadedEnd - 5, !pane.complete, !pane.loading {
+        state.subscribers.loading = true
+        return [query(loadedEnd)]
+    }
+    return []
 }
 
 private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
@@ -304,11 +380,16 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
 
 func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, value)) }
 
-/// The queries that fill pane 1: its first `limit` rows and, in a drill-down, the population's size.
+/// The queries that fill pane 1: `limit` rows from the window's start, how many the list has and,
+/// in a drill-down, the population's size.
 func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
-    var effects: [Effect] = [.loadSubscribers(offset: 0, limit: limit, asOf: asOf, scope: state.scope,
-                                              filter: state.subscribers.filter, population: state.subscribers.population)]
-    if let population = state.subscribers.population {
+    let view = state.subscribers.view
+    var effects: [Effect] = [
+        .loadSubscribers(offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.scope, filter: view.filter,
+                         population: view.queriedPopulation, sort: view.sort),
+        .countSubscribers(asOf: asOf, scope: state.scope, filter: view.filter, population: view.queriedPopulation),
+    ]
+    if let population = view.population {
         effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
     }
     return effects

@@ -1,4 +1,5 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import TerminalUI
@@ -18,6 +19,8 @@ public func view(_ state: AppState, size: Size, palette: Palette) -> Buffer {
 @discardableResult
 public func render(_ state: AppState, into buffer: inout Buffer, palette: Palette) -> Position? {
     let area = buffer.area
+    // The theme's background everywhere, blanks included (a light theme on a dark terminal).
+    buffer.fill(area, style: palette[.text])
     guard area.width >= DashboardView.minimumSize.width, area.height >= DashboardView.minimumSize.height else {
         let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)"]
         for (index, line) in lines.enumerated() {
@@ -30,7 +33,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     let rows = Layout.vertical([.fixed(1), .fixed(1), .fill(), .fixed(1), .fixed(1)]).split(area)
     Tabs(titles: Pane.allCases.map(\.title), active: state.pane.rawValue).render(in: rows[0], buffer: &buffer, palette: palette)
     var crumbs = ["subdash"]
-    if state.pane == .subscribers, let population = state.subscribers.population {
+    if state.pane == .subscribers, let population = state.subscribers.view.queriedPopulation {
         // A drill-down shows where it came from.
 
         crumbs.append(population.isCohort ? Pane.cohorts.title : Pane.statesEvents.title)
@@ -130,34 +133,67 @@ func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: P
 
 // MARK: - Panes
 
-private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    let pane = state.subscribers
+/// Pane 1's title: which list is shown (everyone, a drill-down, a search in either), and the
+/// cursor's position in it.
+func subscribersTitle(_ state: AppState) -> String {
+    let pane = state.subscribers, view = pane.view
+    // The position first: a long list description is what gets cut at 80 columns.
     var title = "Subscribers"
-    if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
-    if let population = pane.population {
-        title += " · \(population)"
+    if let count = pane.count {
+        let capped = view.filter != nil && count >= AppDatabase.searchLimit
+        title += " \(count == 0 ? 0 : pane.selected + 1)/\(count)\(capped ? "+" : "")"
+    }
+    title += " · "
+    if let population = view.population, !view.searchesEveryone {
+        title += "\(population)"
         if let size = pane.populationSize {
             title += size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
         }
+    } else {
+        title += "all"
     }
-    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
+    if let filter = view.filter { title += " matching \"\(clean(filter))\"" }
+    if view.searchesEveryone, let population = view.population { title += " (none in \(population))" }
+    return title
+}
+
+/// Pane 1's columns, in the order of ``SubscriberSort/Column``: user id and email get the width
+/// left over, product ids a fixed column that keeps their distinguishing end.
+private let subscriberColumns: [Table.Column] = [
+    .init("Subscription", width: .fixed(16)), .init("User", width: .fill(1)), .init("Email", width: .fill(2)),
+    .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
+    .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)), .init("Flg", width: .fixed(3), alignment: .right),
+]
+
+private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let pane = state.subscribers
+    Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
-        placeholder(pane.loading ? "Loading…" : "No subscribers.", in: inner, buffer: &buffer, palette: palette)
+        let text = pane.loading || (pane.count ?? 0) > 0 ? "Loading…"
+            : pane.filter.map { "Nobody matches \"\(clean($0))\" (esc goes back)." } ?? "No subscribers."
+        placeholder(text, in: inner, buffer: &buffer, palette: palette)
         return
     }
     // Only the rows on screen become table rows: a frame costs the same on row 10 and row 100,000.
     let visible = max(0, inner.height - 1)
-    let first = Table.scrollOffset(selected: pane.selected, offset: 0, visibleRows: visible)
+    let cursor = pane.selected - pane.first
+    let first = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
     let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
-        Table.Row([clean(row.id), row.state ?? "—", clean(row.productId), row.paidPeriods.map(String.init) ?? "—",
-                   row.autoRenew.map { $0 ? "on" : "off" } ?? "—", row.flagCount > 0 ? "\(row.flagCount)" : ""],
+        Table.Row([clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
+                   clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
+                   row.flagCount > 0 ? "\(row.flagCount)" : ""],
                   isMarked: state.marks.contains(row.id))
     }
-    Table(columns: [
-        .init("Subscription", width: .fixed(20)), .init("State", width: .fixed(13)), .init("Product", width: .fill()),
-        .init("Paid", width: .fixed(5), alignment: .right), .init("Renew", width: .fixed(5)), .init("Flags", width: .fixed(5)),
-    ], rows: rows, selected: pane.selected - first, showsMarkGutter: true).render(in: inner, buffer: &buffer, palette: palette)
+    let sort = pane.view.sort
+    let shownSort = sort == SubscriberSort() ? nil
+        : Table.Sort(column: SubscriberSort.Column.allCases.firstIndex(of: sort.column) ?? 0, ascending: sort.ascending)
+    Table(columns: subscriberColumns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
+        .render(in: inner, buffer: &buffer, palette: palette)
+    // The column cursor: its header is underlined (what `[` and `]` sort by).
+    let body = Rect(x: inner.x + 1, y: inner.y, width: inner.width - 1, height: 1)
+    let header = Layout.horizontal(subscriberColumns.map(\.width), spacing: 1).split(body)[pane.column]
+    buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
 }
 
 func role(for kind: OfferKind) -> ThemeRole {
@@ -216,7 +252,13 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
             lines.append((chords, key))
         }
     }
-    let box = area.centered(Size(width: 64, height: min(area.height - 2, lines.count + 2)))
+    // Descriptions wrap under themselves (never cut): the key column is 14 wide, one space, the rest.
+    let width = min(area.width - 4, 76)
+    let textWidth = max(10, width - 4 - 15)
+    lines = lines.flatMap { line in
+        Dialog.wrap(line.1, width: textWidth).enumerated().map { index, part in (index == 0 ? line.0 : "", part) }
+    }
+    let box = area.centered(Size(width: width, height: min(area.height - 2, lines.count + 2)))
     Border(title: "Keys · \(state.pane.title)", focused: true, fill: .dialog).render(in: box, buffer: &buffer, palette: palette)
     let inner = Border.inner(box).inset(horizontal: 1, vertical: 0)
     if lines.count > inner.height {

@@ -230,6 +230,9 @@ struct FactWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
             """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
+        let subscriptionsWithToken = try db.cachedStatement(sql: """
+            SELECT DISTINCT originalTransactionId FROM "transaction" WHERE appAccountToken = ?
+            """)
         let replaceDocument = try db.cachedStatement(sql: """
             UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
             """)
@@ -272,7 +275,14 @@ struct FactWriter {
                     result.applied += 1
                 }
                 touched.formUnion(facts.originalTransactionIds)
-                for c in facts.customers { if let o = c.originalTransactionId, !o.isEmpty { touched.insert(o) } }
+                for c in facts.customers {
+                    if let o = c.originalTransactionId, !o.isEmpty {
+                        touched.insert(o)
+                    } else if let token = c.appAccountToken, !token.isEmpty {
+                        // Linked by its token only: the subscriptions with that token show (and are found by) it.
+                        touched.formUnion(try String.fetchAll(subscriptionsWithToken, arguments: [token]))
+                    }
+                }
             }
         }
         try writeTransactions(winners.facts.filter { written.insert($0.0.transactionId, rank: $0.1) })

@@ -128,7 +128,7 @@ struct Materializer {
         var timeline: SubscriptionTimeline
     }
 
-    private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure"]
+    private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure", "subscriberSearch"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
         for table in Self.tables where !["segment", "run", "event", "period"].contains(table) {
@@ -173,6 +173,14 @@ struct Materializer {
             """).run(db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
                 t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
                 lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds)
+
+        // The ids pane 1 shows and searches (after `subscription`: the customer is linked through its token).
+        try db.cachedStatement(sql: """
+            INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+            SELECT s.originalTransactionId, \(AppDatabase.customerSQL("userId")), \(AppDatabase.customerSQL("email")),
+                COALESCE(NULLIF(s.appAccountToken, ''), \(AppDatabase.customerSQL("appAccountToken")))
+            FROM subscription s WHERE s.originalTransactionId = ?
+            """).run(db, id)
 
         let period = try db.cachedStatement(sql: """
             INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",

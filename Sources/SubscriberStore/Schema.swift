@@ -388,6 +388,28 @@ extension AppDatabase {
                     SELECT productId, billingDays, COUNT(*) FROM period WHERE billingDays IS NOT NULL GROUP BY 1, 2;
                 """)
         }
+        migrator.registerMigration("v11 subscriber search") { db in
+            // What pane 1 shows and searches besides the ids: each subscription's user id, email and
+            // appAccountToken (the customer `customerSQL` picks), kept by the materialiser. Declared
+            // NOCASE so a prefix is an index range whatever case it was typed in (an appAccountToken
+            // pasted upper-case, as `UUID().uuidString` prints it, matches the stored lower-case one).
+            try db.execute(sql: """
+                CREATE TABLE subscriberSearch (
+                    originalTransactionId TEXT PRIMARY KEY NOT NULL,
+                    userId TEXT COLLATE NOCASE,
+                    email TEXT COLLATE NOCASE,
+                    appAccountToken TEXT COLLATE NOCASE
+                ) WITHOUT ROWID;
+                INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+                    SELECT s.originalTransactionId, \(customerSQL("userId")), \(customerSQL("email")),
+                        COALESCE(NULLIF(s.appAccountToken, ''), \(customerSQL("appAccountToken")))
+                    FROM subscription s;
+                CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
+                CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
+                CREATE INDEX subscriberSearch_appAccountToken ON subscriberSearch(appAccountToken)
+                    WHERE appAccountToken IS NOT NULL;
+                """)
+        }
         return migrator
     }
 

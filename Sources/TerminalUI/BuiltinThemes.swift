@@ -15,16 +15,17 @@ enum BuiltinThemes {
 
 name = "Default (dark)"
 
-# Text and chrome
+# Text and chrome (on the terminal's own background: titles and headers in its own text colour,
+# so they read on a light terminal too)
 text          = "default"
 muted         = "#8a8a8a/245/bright-black"
 accent        = "#5fafff/75/bright-cyan bold"
 border        = "#585858/240/bright-black"
 borderFocused = "#5fafff/75/cyan bold"
-title         = "#eeeeee/255/bright-white bold"
+title         = "default bold"
 selection     = "fg=#000000/16/black bg=#5fafff/75/cyan mono=reverse"
 marked        = "#ffd75f/221/yellow bold mono=bold+underline"
-header        = "#ffffff/231/bright-white bold"
+header        = "default bold"
 sortIndicator = "#ffaf00/214/yellow bold"
 statusBar     = "fg=#d0d0d0/252/white bg=#303030/236/blue mono=reverse"
 tab           = "#8a8a8a/245/white"
@@ -33,7 +34,7 @@ crumb         = "fg=#d0d0d0/252/white bg=#3a3a3a/237/bright-black"
 crumbActive   = "fg=#000000/16/black bg=#ffaf00/214/yellow bold"
 helpKey       = "#5fafff/75/cyan bold"
 helpText      = "#8a8a8a/245/white"
-prompt        = "#eeeeee/255/bright-white"
+prompt        = "default"
 dialog        = "fg=#eeeeee/255/bright-white bg=#262626/235/blue"
 error         = "#ff5f5f/203/bright-red bold"
 warning       = "#ffaf00/214/yellow"

@@ -82,6 +82,23 @@ extension String {
         return result + ellipsis
     }
 
+    /// This string cut to `width` columns from the start, an ellipsis in front: for text whose end is
+    /// what tells it apart (`…pro.monthly` and `…pro.yearly` of `com.example.pro.monthly`).
+    public func truncatedKeepingEnd(toWidth width: Int, ellipsis: String = "…") -> String {
+        guard width > 0 else { return "" }
+        if displayWidth <= width { return self }
+        let room = width - ellipsis.displayWidth
+        guard room >= 0 else { return "" }
+        var kept: [Character] = [], used = 0
+        for character in reversed() {
+            let w = DisplayWidth.of(character)
+            if used + w > room { break }
+            kept.append(character)
+            used += w
+        }
+        return ellipsis + String(kept.reversed())
+    }
+
     /// This string padded with spaces (or cut) to exactly `width` columns.
     public func padded(toWidth width: Int, alignment: Alignment = .left) -> String {
         let fitted = truncated(toWidth: width)

@@ -16,6 +16,11 @@ public struct Theme: Hashable, Sendable {
     public func palette(for support: ColorSupport) -> Palette {
         var styles: [ThemeRole: Style] = [:]
         for role in ThemeRole.allCases { styles[role] = spec(for: role).resolved(for: support, role: role) }
+        // A theme that gives text a background (light on any terminal) means it for every role:
+        // a role without one of its own draws on it rather than on the terminal's own colour.
+        if let background = styles[.text]?.background, background != .default {
+            for (role, style) in styles where style.background == .default { styles[role]?.background = background }
+        }
         return Palette(support: support, styles: styles)
     }
 

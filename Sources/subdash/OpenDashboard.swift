@@ -23,6 +23,10 @@ struct OpenDashboard: ParsableCommand {
     @Option(name: .customLong("operator"), help: "Who flag changes are written as in the audit log (default: $USER, else the login name).")
     var operatorName: String?
 
+    @Option(name: .customLong("export-dir"),
+            help: "Where ctrl-s writes CSV files (default: $XDG_DOWNLOAD_DIR, else your home directory).")
+    var exportDirectory: String?
+
     func validate() throws {
         guard ColorChoice(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
     }
@@ -56,7 +60,8 @@ struct OpenDashboard: ParsableCommand {
             throw CLIError("\(error)")
         }
         let identity = OperatorIdentity.resolve(option: operatorName)
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog)
+        let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog,
+                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory))
         let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
         defer { backend.shutdown() }
         var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",

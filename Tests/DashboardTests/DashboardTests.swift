@@ -70,7 +70,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
 
     @Test func helpBarComesFromTheBindings() throws {
         let lines = screen(AppState(asOf: Instant(parsing: "2025-03-10")!))
-        #expect(lines[23].hasPrefix("/ search  enter open  space mark  q quit  ? help  tab next  esc back"))
+        #expect(lines[23].hasPrefix("/ filter  enter open  space mark  f flag  q quit  ? help  tab next  esc back"))
     }
 
     @Test func subscriberPaneShowsPeriodRows() throws {

@@ -9,11 +9,14 @@ public struct Table: Widget {
         /// Width of the column (`.fixed`, `.percentage`, `.min` or `.fill`), shared like ``Layout``.
         public var width: Constraint
         public var alignment: Alignment
+        /// Cut text from the start rather than the end (`…pro.monthly`): for ids whose end differs.
+        public var keepsEnd: Bool
 
-        public init(_ title: String, width: Constraint, alignment: Alignment = .left) {
+        public init(_ title: String, width: Constraint, alignment: Alignment = .left, keepsEnd: Bool = false) {
             self.title = title
             self.width = width
             self.alignment = alignment
+            self.keepsEnd = keepsEnd
         }
     }
 
@@ -102,7 +105,9 @@ public struct Table: Widget {
             buffer.fill(line, style: style)
             if showsMarkGutter && row.isMarked { buffer.set(string: "*", at: Position(x: area.x, y: y), style: style) }
             for (column, rect) in zip(columns.indices, cells) where column < row.cells.count {
-                let text = row.cells[column].padded(toWidth: rect.width, alignment: columns[column].alignment)
+                var cell = row.cells[column]
+                if columns[column].keepsEnd { cell = cell.truncatedKeepingEnd(toWidth: rect.width) }
+                let text = cell.padded(toWidth: rect.width, alignment: columns[column].alignment)
                 buffer.set(string: text, at: Position(x: rect.x, y: y), style: style, maxWidth: rect.width)
             }
             y += 1
