@@ -42,6 +42,9 @@ public final class AppStoreServerClient: Sendable {
 
     public func shutdown() async throws { try await http.shutdown() }
 
+    /// For a caller outside any task (the dashboard's run loop ends on its own thread).
+    public func syncShutdown() { try? http.syncShutdown() }
+
     /// Sends one request (and its retries) and returns the body of the 200.
     public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil) async throws -> Data {
         var url = baseURL + path

@@ -269,3 +269,46 @@ extension Data {
         self.init(base64Encoded: s)
     }
 }
+
+/// The dashboard's `R`: a subscriber's transaction history and subscription statuses fetched with
+/// the credentials `subdash fetch` would use (environment variables, then the configuration file),
+/// stored through the import path.
+struct DashboardFetcher {
+    let client: AppStoreServerClient
+    let fetch: @Sendable (String) async throws -> String
+
+    /// Nil and the reason when there are no usable credentials.
+    static func make(database: AppDatabase) -> (DashboardFetcher?, unavailable: String?) {
+        let client: AppStoreServerClient
+        let sink: StoreSink
+        do {
+            client = try APIOptions.parse([]).client(onRetry: { _ in })
+            sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
+        } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
+            return (nil, "no App Store Server API credentials")
+        } catch {
+            // Present but unusable (a key file others can read, a broken config line): said in full.
+            return (nil, "\(error)")
+        }
+        let fetch: @Sendable (String) async throws -> String = { id in
+            var totals = BatchResult()
+            var transactions = 0
+            do {
+                try await client.transactionHistory(id) { body, page in
+                    let stored = try sink.store(body, source: "api:history/\(id) page \(page)")
+                    totals.add(stored.result)
+                    transactions += stored.transactions
+                }
+                let statuses = try sink.store(try await client.subscriptionStatuses(id), source: "api:statuses/\(id)")
+                totals.add(statuses.result)
+            } catch let error as AppStoreAPIError {
+                throw CLIError(error.message)
+            }
+            return "\(transactions) transaction\(transactions == 1 ? "" : "s"); \(totals.applied) applied, "
+                + "\(totals.duplicates) already stored, \(totals.rejected) rejected"
+        }
+        return (DashboardFetcher(client: client, fetch: fetch), nil)
+    }
+
+    func shutdown() { client.syncShutdown() }
+}
