@@ -90,4 +90,51 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.contains("401 Unauthorized: Apple refused the token"))
     }
+
+    @Test func notificationsFromTheConfigFileThenResumedFromTheLatestStoredOne() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        let paths = try Self.files(key)
+        let dir = (paths.key as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/subdash", withIntermediateDirectories: true)
+        try """
+            [appstore]
+            issuer_id = "\(FakeAppStore.issuerId)"
+            key_id = "\(FakeAppStore.keyId)"
+            bundle_id = "\(FakeAppStore.bundleId)"
+            private_key = "../AuthKey.p8"
+            """.write(toFile: dir + "/subdash/config.toml", atomically: true, encoding: .utf8)
+        let env = ["XDG_CONFIG_HOME": dir]
+        let (first, second) = try await fake.serve { base in
+            let args = ["fetch", "notifications", "--db", paths.store, "--trust-root", paths.root, "--api-base", base]
+            return (try Self.subdash(args + ["--since", "2024-12-01"], environment: env), try Self.subdash(args, environment: env))
+        }
+        #expect(first.status == 0, "\(first.stderr)")
+        // Two pages (documents) holding the three notifications.
+        #expect(first.stderr.contains("page 2, 3 notifications\n2 applied, 0 duplicates, 0 rejected"))
+        // The latest stored notification was signed on 2025-01-03 (1_735_689_600_000 + 2 days).
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("resuming at the latest stored notification, 2025-01-03"))
+        // Both instants are older than the 180 days Apple keeps: the request starts there instead.
+        #expect(second.stderr.contains("Apple keeps 180 days; starting at"))
+        #expect(second.stderr.contains("0 applied, 2 duplicates, 0 rejected"))
+    }
+
+    @Test func aTestNotificationIsRequestedPolledAndStored() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        fake.testNotification = #"{"notificationType":"TEST","notificationUUID":"uuid-test-1","signedDate":1735700000000,"data":{"bundleId":"\#(FakeAppStore.bundleId)","environment":"Production"},"version":"2.0"}"#
+        fake.testAttempts = ["SUCCESS"]
+        let paths = try Self.files(key)
+        defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
+        let run = try await fake.serve { base in
+            try Self.subdash(["fetch", "test-notification", "--poll-interval", "0.1", "--db", paths.store, "--trust-root", paths.root,
+                              "--issuer-id", FakeAppStore.issuerId, "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId,
+                              "--private-key", paths.key, "--api-base", base])
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "test notification uuid-test-1: SUCCESS\n")
+        #expect(fake.requests.map(\.path).contains("/inApps/v1/notifications/test"))
+    }
 }
