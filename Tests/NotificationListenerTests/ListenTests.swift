@@ -176,7 +176,10 @@ import Testing
         #expect(again.status == 200 && again.body == "duplicate\n")
         try Self.waitForDerivation(store)
         #expect(try Self.dump(store) == before)
-        listener.stop()
+        // Ctrl-C stops it as SIGTERM does.
+        let stopped = listener.stop(SIGINT)
+        #expect(stopped.reason == .exit && stopped.status == 0)
+        #expect(listener.stderr.contains("stopped; everything answered 200 is in"))
     }
 
     @Test func limitsPathsAndMethods() throws {
