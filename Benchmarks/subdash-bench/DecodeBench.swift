@@ -81,12 +81,17 @@ enum CodableDecode {
 
     struct BadValue: Error {}
 
+    /// The payload segment, base64url mapped to base64 byte by byte and decoded by Foundation.
     static func jwsPayload(_ jws: String) throws -> Data {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = jws.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw BadValue() }
-        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text) else { throw BadValue() }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(parts[1].count + 3)
+        for byte in parts[1] {
+            bytes.append(byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte)
+        }
+        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
+        guard let data = Data(base64Encoded: Data(bytes)) else { throw BadValue() }
         return data
     }
 

@@ -80,95 +80,34 @@ public struct JWS: Sendable {
 
 extension JWS {
     /// Decodes base64url (RFC 4648 §5) without padding; trailing `=` padding is tolerated.
-    /// Returns nil on any other character or an impossible length.
+    /// Returns nil on any other character (the standard alphabet's `+` and `/` included) or an
+    /// impossible length. The alphabet is mapped to standard base64 and Foundation decodes it.
     public static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode(UnsafeRawBufferPointer($0)) }) {
-            return decoded
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(text.utf8.count + 3)
+        var padding = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "=") { padding += 1; continue }
+            guard padding == 0 else { return nil }
+            switch byte {
+            case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): bytes.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "+"), UInt8(ascii: "/"): return nil
+            default: bytes.append(byte)
+            }
         }
-        var copy = String(text)
-        return copy.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+        guard padding <= 2, bytes.count % 4 != 1 else { return nil }
+        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(bytes))
     }
 
     /// Encodes bytes as base64url without padding.
     public static func base64URLEncode(_ bytes: some DataProtocol) -> String {
-        let input = [UInt8](bytes)
-        var output = [UInt8]()
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
+        var encoded = Array(Data(bytes).base64EncodedData())
+        while encoded.last == UInt8(ascii: "=") { encoded.removeLast() }
+        for i in encoded.indices {
+            if encoded[i] == UInt8(ascii: "+") { encoded[i] = UInt8(ascii: "-") } else if encoded[i] == UInt8(ascii: "/") { encoded[i] = UInt8(ascii: "_") }
         }
-        switch input.count - index {
-        case 1:
-            let chunk = UInt32(input[index]) << 16
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-        case 2:
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-        default:
-            break
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// 0...63 for base64url characters, 0xFF otherwise.
-    private static let decodeTable: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
-        return table
-    }()
-
-    private static func decode(_ input: UnsafeRawBufferPointer) -> Data? {
-        var length = input.count
-        while length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        if input.count - length > 2 || length % 4 == 1 { return nil }
-        let outputCount = length / 4 * 3 + max(0, length % 4 - 1)
-        var output = Data(count: outputCount)
-        let ok = decodeTable.withUnsafeBufferPointer { table in
-            output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
-                var inIndex = 0
-                var outIndex = 0
-                var bad: UInt8 = 0
-                while inIndex + 4 <= length {
-                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
-                    let c = table[Int(input[inIndex + 2])], d = table[Int(input[inIndex + 3])]
-                    bad |= a | b | c | d
-                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    out[outIndex] = UInt8(truncatingIfNeeded: chunk >> 16)
-                    out[outIndex + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
-                    out[outIndex + 2] = UInt8(truncatingIfNeeded: chunk)
-                    inIndex += 4
-                    outIndex += 3
-                }
-                switch length - inIndex {
-                case 2:
-                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
-                    bad |= a | b
-                    out[outIndex] = UInt8(truncatingIfNeeded: (UInt32(a) << 2) | (UInt32(b) >> 4))
-                case 3:
-                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
-                    let c = table[Int(input[inIndex + 2])]
-                    bad |= a | b | c
-                    let chunk = UInt32(a) << 10 | UInt32(b) << 4 | UInt32(c) >> 2
-                    out[outIndex] = UInt8(truncatingIfNeeded: chunk >> 8)
-                    out[outIndex + 1] = UInt8(truncatingIfNeeded: chunk)
-                default:
-                    break
-                }
-                // Valid values are below 64, so bit 7 is set only by the 0xFF marker.
-                return bad & 0x80 == 0
-            }
-        }
-        return ok ? output : nil
+        return String(decoding: encoded, as: UTF8.self)
     }
 }
