@@ -39,6 +39,14 @@ import Testing
         return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// `subdash` run from a thread of its own: waiting for the process must not hold one of the
+    /// task threads the in-process fake App Store answers on.
+    static func subdashOffThread(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try subdash(arguments, environment: environment) }) }.start()
+        }
+    }
+
     static func files(_ key: P256.Signing.PrivateKey) throws -> (key: String, root: String, store: String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-fetch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -57,7 +65,7 @@ import Testing
                    "SUBDASH_BUNDLE_ID": FakeAppStore.bundleId, "SUBDASH_PRIVATE_KEY": paths.key]
         let (first, second) = try await fake.serve { base in
             let args = ["fetch", "history", "1000", "--db", paths.store, "--trust-root", paths.root, "--api-base", base]
-            return (try Self.subdash(args, environment: env), try Self.subdash(args, environment: env))
+            return (try await Self.subdashOffThread(args, environment: env), try await Self.subdashOffThread(args, environment: env))
         }
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("3 applied, 0 duplicates, 0 rejected; 1 subscription touched"))
@@ -83,7 +91,7 @@ import Testing
         let paths = try Self.files(P256.Signing.PrivateKey())
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
         let run = try await fake.serve { base in
-            try Self.subdash(["fetch", "notifications", "--since", "2025-01-01", "--db", paths.store, "--issuer-id", FakeAppStore.issuerId,
+            try await Self.subdashOffThread(["fetch", "notifications", "--since", "2025-01-01", "--db", paths.store, "--issuer-id", FakeAppStore.issuerId,
                               "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId, "--private-key", paths.key,
                               "--api-base", base])
         }
@@ -108,7 +116,8 @@ import Testing
         let env = ["XDG_CONFIG_HOME": dir]
         let (first, second) = try await fake.serve { base in
             let args = ["fetch", "notifications", "--db", paths.store, "--trust-root", paths.root, "--api-base", base]
-            return (try Self.subdash(args + ["--since", "2024-12-01"], environment: env), try Self.subdash(args, environment: env))
+            return (try await Self.subdashOffThread(args + ["--since", "2024-12-01"], environment: env),
+                    try await Self.subdashOffThread(args, environment: env))
         }
         #expect(first.status == 0, "\(first.stderr)")
         // Two pages (documents) holding the three notifications.
@@ -129,7 +138,7 @@ import Testing
         let paths = try Self.files(key)
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
         let run = try await fake.serve { base in
-            try Self.subdash(["fetch", "test-notification", "--poll-interval", "0.1", "--db", paths.store, "--trust-root", paths.root,
+            try await Self.subdashOffThread(["fetch", "test-notification", "--poll-interval", "0.1", "--db", paths.store, "--trust-root", paths.root,
                               "--issuer-id", FakeAppStore.issuerId, "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId,
                               "--private-key", paths.key, "--api-base", base])
         }

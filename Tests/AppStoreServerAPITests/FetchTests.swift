@@ -47,6 +47,11 @@ import Testing
         return (StoreSink(database: database, verifier: verifier), database)
     }
 
+    /// The fake answers on this process's task threads, which the other suites' blocking tests can
+    /// hold for a long time when the whole test run shares two cores: the client waits instead of
+    /// timing out, so each test sees exactly the requests it scripted.
+    static let patientTimeout = 600
+
     /// Records the waits instead of waiting; the jitter draws 0.5.
     final class Waits: @unchecked Sendable {
         private let lock = NSLock()
@@ -61,7 +66,7 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         let pages = try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base)
+            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             var pages = 0
             try await client.transactionHistory("1000") { body, page in
@@ -83,7 +88,7 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base)
+            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             let stored = try sink.store(try await client.subscriptionStatuses("1000"), source: "api:statuses")
             #expect(stored.rejection == nil)
@@ -96,7 +101,7 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base)
+            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             for run in 0..<2 {
                 var notifications = 0
@@ -123,7 +128,7 @@ import Testing
         fake.script(.status(429, retryAfter: "3"), .status(500), .status(503))
         let (sink, _) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy)
+            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             let body = try await client.subscriptionStatuses("1000")
             #expect(try sink.store(body, source: "api:statuses").rejection == nil)
@@ -139,7 +144,7 @@ import Testing
         fake.script(.status(500), .status(500), .status(500), .status(500))
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy)
+                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy, requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     _ = try await client.subscriptionStatuses("1000")
@@ -157,7 +162,7 @@ import Testing
         let fake = try Self.fake()
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(P256.Signing.PrivateKey()), baseURL: base)
+                let client = AppStoreServerClient(credentials: Self.credentials(P256.Signing.PrivateKey()), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     _ = try await client.subscriptionStatuses("1000")
@@ -197,7 +202,7 @@ import Testing
         let fake = try Self.fake()
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base)
+                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     try await client.transactionHistory("999") { _, _ in }
