@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // HTTPRequestPart / HTTPResponsePart, for the listener's header timeout (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The App Store Server API's ES256 tokens (needs swift-crypto 4).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
@@ -68,6 +71,8 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -22,6 +22,9 @@ public struct ListenerConfiguration: Sendable {
     public var bodyTimeoutSeconds = 10
     /// A connection that sends nothing for this long (headers included) is closed.
     public var idleTimeoutSeconds = 30
+    /// A request's headers must all arrive within this many seconds of the connection opening or
+    /// of the previous response (a client trickling bytes never looks idle).
+    public var headerTimeoutSeconds = 10
     /// Connections served at once; further ones wait in the listen backlog.
     public var maxConnections = 256
     /// PEM files for serving HTTPS directly (else plain HTTP, for a TLS proxy in front).
@@ -60,7 +63,9 @@ public struct NotificationListener: Sendable {
                                               database: database, log: log)
         var logger = Logger(label: "subdash.listen")
         logger.logLevel = .error
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))
+        let headerTimeout = TimeAmount.seconds(Int64(configuration.headerTimeoutSeconds))
+        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [HeaderTimeoutHandler(timeout: headerTimeout)],
+                                               idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))
         http1.httpDecoder = .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         var server = HTTPServerBuilder.http1(configuration: http1)
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {

@@ -29,13 +29,15 @@ struct Listen: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Connections served at once.") var maxConnections = 256
     @Option(name: .customLong("body-timeout"), help: "Seconds a request's body may take to arrive.") var bodyTimeout = 10
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay silent (headers included).") var idleTimeout = 30
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request's headers may take to arrive (from the connection or the previous response).")
+    var headerTimeout = 10
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if !path.hasPrefix("/") || path == "/healthz" { throw ValidationError("--path must start with / and not be /healthz") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
-        if maxConnections < 1 || bodyTimeout < 1 || idleTimeout < 1 {
-            throw ValidationError("--max-connections, --body-timeout and --idle-timeout must be at least 1")
+        if maxConnections < 1 || bodyTimeout < 1 || idleTimeout < 1 || headerTimeout < 1 {
+            throw ValidationError("--max-connections, --body-timeout, --idle-timeout and --header-timeout must be at least 1")
         }
     }
 
@@ -55,6 +57,7 @@ struct Listen: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.bodyTimeoutSeconds = bodyTimeout
         configuration.idleTimeoutSeconds = idleTimeout
+        configuration.headerTimeoutSeconds = headerTimeout
         configuration.tlsCertificatePath = tlsCert
         configuration.tlsKeyPath = tlsKey
         let listener = NotificationListener(database: database, verifier: verifier, configuration: configuration, log: requestLog)

@@ -241,6 +241,30 @@ import Testing
         #expect(listener.stderr.contains("\"outcome\":\"body timeout\""))
     }
 
+    @Test func headersTrickledByteByByteAreCutOffAtTheHeaderTimeout() throws {
+        let binary = try Self.binary()
+        let store = Self.temporaryPath("trickle") + ".sqlite"
+        defer { Self.remove(store) }
+        let listener = try ListenerProcess(binary: binary, store: store,
+                                           extra: ["--trust-root", Self.trustRoot, "--header-timeout", "1", "--idle-timeout", "30"])
+        // A keep-alive request answered in time starts the clock again for the next one.
+        let connection = try OpenConnection(port: listener.port)
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        guard case .data(let first) = connection.read(timeout: 10) else { Issue.record("not served"); return }
+        #expect(first.hasPrefix("HTTP/1.1 200"))
+        // Then one byte every 0.2 s: never silent for the idle timeout, closed at the header timeout.
+        let start = Date()
+        var closed = false
+        for byte in "POST /notifications HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "a", count: 100) {
+            if (try? connection.send(String(byte))) == nil { closed = true; break }
+            if connection.read(timeout: 0.2) == .closed { closed = true; break }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(closed)
+        #expect(elapsed >= 0.9 && elapsed < 5, "closed after \(elapsed) s")
+        #expect(listener.stop().status == 0)
+    }
+
     @Test func connectionsBeyondTheLimitWaitUntilOneCloses() throws {
         let binary = try Self.binary()
         let store = Self.temporaryPath("conns") + ".sqlite"
