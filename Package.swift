@@ -30,6 +30,8 @@ let package = Package(
     targets: [
         // Plain value types: facts, enums, instants. No I/O.
         .target(name: "SubscriptionModel"),
+        // The one blocking channel the import's threads and the dashboard's effect queue share.
+        .target(name: "ThreadKit"),
         // DESIGN §3 as a pure function of one subscription's facts. Lives below the store so
         // that import can materialise per-subscription rows inside the same transaction.
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
@@ -45,7 +47,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         .target(name: "SubscriberStore", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline", "CZstd", "CZlib",
+            "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -89,7 +91,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("ncursesw")]),
         .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
         .target(name: "Dashboard", dependencies: [
-            "TerminalUI", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
+            "TerminalUI", "ThreadKit", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
         ]),
         .executableTarget(name: "subdash", dependencies: [
             "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
@@ -117,6 +119,7 @@ let package = Package(
                                                                 .product(name: "X509", package: "swift-certificates"),
                                                                 .product(name: "SwiftASN1", package: "swift-asn1")],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
                                                              "SubscriptionModel", "LifecycleSimulator", "subdash",

@@ -2,9 +2,9 @@
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, find an
 # active subscriber by part of their email and read when they renew; go back, find an expired one
 # the same way, read when and why it expired, scroll to its first event, flag it for service, go
-# to the cohorts, then to Offers: mark two rows, flag them, confirm, quit; then check with
-# `subdash flags --format json` that exactly those are flagged, by the operator given, and that
-# `subdash flags --log` records the service flag.
+# to the cohorts, then to Offers: mark two rows, flag them, confirm; open a family member and read
+# its Family Sharing line; quit; then check with `subdash flags --format json` that exactly those
+# are flagged, by the operator given, and that `subdash flags --log` records the service flag.
 # Then the defects a new user hit: no terminal, an idle dashboard's CPU, no store, the demo's
 # store path. Polls capture-pane instead of sleeping; dumps the pane on failure.
 set -euo pipefail
@@ -94,6 +94,15 @@ tmux send-keys -t "$session" Enter
 wait_for "flagged for winBack: 2 subscriptions as $operator"
 # the two just flagged and the one flagged for service on pane 2
 wait_for "flagged 3"
+
+# A family member of the generated data, whose access was revoked: the Subscriber pane says whose
+# purchase it is, and when sharing was revoked.
+tmux send-keys -t "$session" ":"
+tmux send-keys -t "$session" -l "user 3000000000072000"
+tmux send-keys -t "$session" Enter
+wait_for "Subscriber  ›  3000000000072000"
+wait_for "Family Sharing — access through a family member's purchase"
+wait_for "sharing revoked on 2024-11-11"
 
 tmux send-keys -t "$session" "q"
 for i in $(seq 1 50); do [ -f "$work/exit" ] && break; sleep 0.1; done

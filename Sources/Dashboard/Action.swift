@@ -47,6 +47,8 @@ public enum Action: Equatable, Sendable {
     case cycleList(Int)
     /// Sort by the column under the cursor.
     case sort(ascending: Bool)
+    /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
+    case cycleOwnership
     case reload
     /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
     /// the App Store Server API in the background, stored through the import path.

@@ -27,15 +27,22 @@ public struct SubscriberListView: Equatable, Sendable {
     /// A search inside a drill-down found nobody there: the list shows everyone it finds instead.
     public var searchesEveryone = false
     public var sort = SubscriberSort()
+    /// Whose subscriptions the list shows (`o` cycles): everyone's unless a drill-down from pane 4
+    /// or the user narrowed it.
+    public var ownership: OwnershipFilter = .all
 
-    public init(filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort()) {
+    public init(filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort(),
+                ownership: OwnershipFilter = .all) {
         self.filter = filter
         self.population = population
         self.sort = sort
+        self.ownership = ownership
     }
 
     /// The population the queries use (none when the search reaches everyone).
     public var queriedPopulation: SubscriberPopulation? { searchesEveryone ? nil : population }
+    /// The ownership the queries use (every one when the search reaches everyone).
+    public var queriedOwnership: OwnershipFilter { searchesEveryone ? .all : ownership }
 }
 
 public struct SubscribersPane: Equatable, Sendable {
@@ -66,6 +73,10 @@ public struct SubscribersPane: Equatable, Sendable {
     public var population: SubscriberPopulation? {
         get { view.population }
         set { view.population = newValue }
+    }
+    public var ownership: OwnershipFilter {
+        get { view.ownership }
+        set { view.ownership = newValue }
     }
     public var selectedRow: SubscriberRow? { rows.indices.contains(selected - first) ? rows[selected - first] : nil }
     public var selectedId: String? { selectedRow?.id }
@@ -131,6 +142,28 @@ public struct StatesEventsPane: Equatable, Sendable {
     public var loading = false
     /// The cursor: the state rows first (then active, total), then the event rows.
     public var row = 0
+    /// Whose subscriptions the figures count (`o` cycles): purchased unless switched.
+    public var ownership: OwnershipFilter = .purchased
+}
+
+extension OwnershipFilter {
+    /// The next choice of `o`: purchased → family-shared → all.
+    var next: OwnershipFilter {
+        switch self {
+        case .purchased: .familyShared
+        case .familyShared: .all
+        case .all: .purchased
+        }
+    }
+
+    /// How a pane title says it.
+    public var title: String {
+        switch self {
+        case .purchased: "purchased"
+        case .familyShared: "family-shared"
+        case .all: "all ownerships"
+        }
+    }
 }
 
 /// What to open when the Subscribers list arrives.
@@ -213,6 +246,20 @@ public struct AppState: Equatable, Sendable {
     public var themeNames: [String] = []
     /// Product ids `:product` completes.
     public var products: [String] = []
+
+    /// The scope of pane 1's list: the dashboard's, with the pane's ownership.
+    public var subscribersScope: ReportScope {
+        var s = scope
+        s.ownership = subscribers.view.queriedOwnership
+        return s
+    }
+
+    /// The scope of pane 4's figures: the dashboard's, with the pane's ownership.
+    public var statesEventsScope: ReportScope {
+        var s = scope
+        s.ownership = statesEvents.ownership
+        return s
+    }
 
     public init(asOf: Instant? = nil, scope: ReportScope = ReportScope(), readOnly: Bool = false,
                 operatorName: String = "unknown", themeNames: [String] = []) {

@@ -78,10 +78,12 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
             state.status = "usage: :state NAME (\(CommandName.stateNames.joined(separator: ", ")))"
             return []
         }
-        // Pane 1 lists the subscribers in that state at as-of (as `enter` on a pane 4 row does).
+        // Pane 1 lists the subscribers in that state at as-of (as `enter` on a pane 4 row does, of
+        // the ownership pane 4 counts).
         pushLocation(&state)
         state.pane = .subscribers
-        showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort))
+        showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort,
+                                            ownership: state.statesEvents.ownership))
         return load(&state, .subscribers)
     case .offers:
         if !argument.isEmpty {

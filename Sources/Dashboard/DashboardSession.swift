@@ -1,5 +1,6 @@
 import Foundation
 import TerminalUI
+import ThreadKit
 
 /// The dashboard's run loop on any ``TerminalBackend``: curses in `subdash dashboard`, a
 /// ``TestBackend`` in tests and in the frame-time benchmark.
@@ -123,26 +124,16 @@ public final class DashboardSession<Backend: TerminalBackend> {
 }
 
 /// Answers from the effect queue, waiting for the UI thread to pick them up.
-private final class Mailbox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var actions: [Action] = []
+private final class Mailbox: Sendable {
+    private let actions = BlockingChannel<Action>(capacity: .max)
     /// Signalled with each answer: it ends the run loop's wait for a key.
     let wake = WakeSignal()
 
     func post(_ action: Action) {
-        condition.lock()
-        actions.append(action)
-        condition.signal()
-        condition.unlock()
+        actions.send(action)
         wake.signal()
     }
 
     /// What arrived; with `waiting`, blocks until at least one action is there.
-    func take(waiting: Bool) -> [Action] {
-        condition.lock()
-        defer { condition.unlock() }
-        while waiting && actions.isEmpty { condition.wait() }
-        defer { actions = [] }
-        return actions
-    }
+    func take(waiting: Bool) -> [Action] { actions.receiveAll(waiting: waiting) }
 }

@@ -40,6 +40,8 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     }
     pushLocation(&state)
     state.pane = .subscribers
-    showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort))
+    // The members of a pane 4 figure are those it counts; a cohort's are all purchased.
+    let ownership: OwnershipFilter = population.isCohort ? .purchased : state.statesEvents.ownership
+    showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort, ownership: ownership))
     return load(&state, .subscribers)
 }

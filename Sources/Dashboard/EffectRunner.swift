@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -181,12 +182,11 @@ public final class EffectRunner: Sendable {
 }
 
 /// The search text of the latest pane 1 query handed to the runner.
-private final class LatestSearch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var filter: String?
+private final class LatestSearch: Sendable {
+    private let filter = Mutex<String?>(nil)
 
-    func set(_ filter: String?) { lock.withLock { self.filter = filter } }
-    func get() -> String? { lock.withLock { filter } }
+    func set(_ filter: String?) { self.filter.withLock { $0 = filter } }
+    func get() -> String? { filter.withLock { $0 } }
 }
 
 /// Hands an action from a task to the thread waiting for it.

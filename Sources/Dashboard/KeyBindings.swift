@@ -122,6 +122,11 @@ public enum KeyBindings {
         KeyBinding("l", .moveColumn(1), name: "month +1", description: "Events of the next month", shownInBar: true,
                    panes: [.statesEvents]),
         KeyBinding("right", .moveColumn(1), name: "month +1", description: "Events of the next month", panes: [.statesEvents]),
+        KeyBinding("o", .cycleOwnership, name: "ownership",
+                   description: "Count purchased, family-shared (Family Sharing) or all subscriptions", shownInBar: true,
+                   panes: [.statesEvents]),
+        KeyBinding("o", .cycleOwnership, name: "ownership",
+                   description: "List all, purchased or family-shared (Family Sharing) subscriptions", panes: [.subscribers]),
         KeyBinding("ctrl-r", .reload, name: "reload", description: "Reload the pane from the store"),
     ]
 

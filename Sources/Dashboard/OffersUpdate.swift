@@ -202,7 +202,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 .split(separator: "-").joined(separator: "-")
         }
         state.notice = "exporting…"
-        return [.exportSubscribers(stem: stem, asOf: asOf, scope: state.scope, filter: state.subscribers.filter,
+        return [.exportSubscribers(stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
                                    population: state.subscribers.view.queriedPopulation)]
     }
     guard state.pane == .offers, let board = state.offers.board else { return [] }

@@ -85,5 +85,21 @@ func moveMonth(_ state: inout AppState, _ delta: Int) -> [Effect] {
     guard month != state.statesEvents.shownMonth(asOf: asOf) else { return [] }
     state.statesEvents.month = month == asOf.month ? nil : month
     state.statesEvents.loading = true
-    return [.loadStatesEvents(asOf: asOf, month: month, scope: state.scope)]
+    return [.loadStatesEvents(asOf: asOf, month: month, scope: state.statesEventsScope)]
+}
+
+/// `o` on pane 4 (purchased → family-shared → all) and on pane 1 (the list's filter).
+func cycleOwnership(_ state: inout AppState) -> [Effect] {
+    switch state.pane {
+    case .statesEvents:
+        state.statesEvents.ownership = state.statesEvents.ownership.next
+        guard let asOf = state.asOf else { return [] }
+        state.statesEvents.loading = true
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
+    case .subscribers:
+        state.subscribers.ownership = state.subscribers.ownership.next
+        return reloadSubscribers(&state)
+    default:
+        return []
+    }
 }

@@ -12,7 +12,10 @@ func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     let inEvents = state.statesEvents.row >= StatesEventsPane.stateRows.count
     Border(title: "States as of \(state.asOf?.asOfText ?? "…")", focused: !inEvents)
         .render(in: halves[0], buffer: &buffer, palette: palette)
-    Border(title: "Events in \(month?.description ?? "…") · h/l month", focused: inEvents)
+    // Whose subscriptions both tables count (`o` switches); the month keys' hint when it fits.
+    var eventsTitle = "Events in \(month?.description ?? "…") · \(state.statesEvents.ownership.title)"
+    if eventsTitle.count + " · h/l month".count <= halves[1].width - 4 { eventsTitle += " · h/l month" }
+    Border(title: eventsTitle, focused: inEvents)
         .render(in: halves[1], buffer: &buffer, palette: palette)
     let left = Border.inner(halves[0]), right = Border.inner(halves[1])
     guard let figures = state.statesEvents.figures else {

@@ -62,7 +62,7 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .cohorts:
         return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
     case .statesEvents:
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         // Marks are ids and the cursor follows its id: both survive the new board.
         return [.loadOffers(asOf: asOf, scope: state.scope)]

@@ -28,6 +28,12 @@ let spinnerFrames = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 
 // MARK: - Header
 
+/// The Subscriber pane's words for Family Sharing.
+enum FamilySharingText {
+    static let access = "Family Sharing — access through a family member's purchase"
+    static func revoked(on instant: Instant) -> String { "sharing revoked on \(instant.isoDate)" }
+}
+
 /// The fields a support agent is asked about, two to a row; a field too long for half a row (an
 /// appAccountToken at 80 columns, several flags) gets a row of its own below the others.
 struct SubscriberHeader {
@@ -48,6 +54,15 @@ struct SubscriberHeader {
         var fields = [
             Field(label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
                   ownRow: true),
+        ]
+        if r.timeline.isFamilyShared {
+            // A support agent must see at once that this is not the customer's own purchase.
+            fields.append(Field(label: "Ownership", value: FamilySharingText.access, role: .accent, ownRow: true))
+            if let revoked = r.timeline.sharingRevokedAt {
+                fields.append(Field(label: "Family", value: FamilySharingText.revoked(on: revoked), role: .warning, ownRow: true))
+            }
+        }
+        fields += [
             Field(label: "Subscription", value: clean(r.originalTransactionId)),
             Field(label: "User id", value: r.userId.map(clean) ?? "—"),
             Field(label: "Email", value: r.email.map(clean) ?? "—"),
@@ -210,15 +225,16 @@ private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in 
         var cells = [clean(period.transactionId), period.start.isoDate, period.end.isoDate]
         if wide { cells = ["\(index + 1)"] + cells + [clean(period.productId)] }
         cells += [period.offerKind.rawValue, period.periodClass.rawValue,
-                  period.isRefunded ? "refund" : (period.isPaid ? "paid" : "free")]
-        return Table.Row(cells, role: period.isRefunded ? .refund : nil)
+                  period.isRefunded ? "refund" : period.isSharingRevoked ? "revoked"
+                    : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free")]
+        return Table.Row(cells, role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
     var periodColumns: [Table.Column] = [.init("Transaction", width: .fixed(16)), .init("Start", width: .fixed(10)),
                                          .init("End", width: .fixed(10))]
     if wide {
         periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
     }
-    periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(6))]
+    periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(7))]
     renderList(title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
                rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
 

@@ -141,6 +141,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
             return load(&state, .subscribers)
         }
         return sortOffers(&state, ascending: ascending)
+    case .cycleOwnership:
+        return cycleOwnership(&state)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
     case .fetchFromApple:
@@ -326,7 +328,7 @@ func reloadSubscribers(_ state: inout AppState) -> [Effect] {
 /// Pane 1 is to list `list` (loaded when shown), the cursor on row `selected`.
 func showList(_ state: inout AppState, _ list: SubscriberListView, selected: Int = 0) {
     var pane = state.subscribers
-    if list.population != pane.population { pane.populationSize = nil }
+    if list.population != pane.population || list.ownership != pane.ownership { pane.populationSize = nil }
     pane.view = list
     pane.count = nil
     pane.rows = []
@@ -357,7 +359,7 @@ private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect
     guard last >= 0 else { return [] }
     let target = clamp(pane.selected + delta, 0, last)
     state.subscribers.selected = target
-    let scope = state.scope
+    let scope = state.subscribersScope
     let query = { (offset: Int) -> Effect in
         .loadSubscribers(offset: offset, limit: SubscribersPane.pageSize, asOf: asOf, scope: scope, filter: pane.filter,
                          population: pane.view.queriedPopulation, sort: pane.view.sort)
@@ -406,7 +408,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
     case .statesEvents:
         state.statesEvents.loading = true
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.scope)]
+        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         state.offers.loading = true
         return [.loadOffers(asOf: asOf, scope: state.scope)]
@@ -420,12 +422,12 @@ func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, va
 func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
     let view = state.subscribers.view
     var effects: [Effect] = [
-        .loadSubscribers(offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.scope, filter: view.filter,
+        .loadSubscribers(offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.subscribersScope, filter: view.filter,
                          population: view.queriedPopulation, sort: view.sort),
-        .countSubscribers(asOf: asOf, scope: state.scope, filter: view.filter, population: view.queriedPopulation),
+        .countSubscribers(asOf: asOf, scope: state.subscribersScope, filter: view.filter, population: view.queriedPopulation),
     ]
     if let population = view.population {
-        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.scope))
+        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.subscribersScope))
     }
     return effects
 }

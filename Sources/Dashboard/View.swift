@@ -154,8 +154,10 @@ func subscribersTitle(_ state: AppState) -> String {
         if let size = pane.populationSize {
             title += size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
         }
+        // A drill-down counts purchased subscriptions, as the reports do, unless `o` says otherwise.
+        if view.ownership != .purchased { title += " · \(view.ownership.title)" }
     } else {
-        title += "all"
+        title += view.queriedOwnership == .all ? "all" : view.queriedOwnership.title
     }
     if let filter = view.filter { title += " matching \"\(clean(filter))\"" }
     if view.searchesEveryone, let population = view.population { title += " (none in \(population))" }
@@ -163,11 +165,13 @@ func subscribersTitle(_ state: AppState) -> String {
 }
 
 /// Pane 1's columns, in the order of ``SubscriberSort/Column``: user id and email get the width
-/// left over, product ids a fixed column that keeps their distinguishing end.
+/// left over, product ids a fixed column that keeps their distinguishing end; `Fam` says "yes" for
+/// a family member's access through someone else's purchase (Family Sharing).
 private let subscriberColumns: [Table.Column] = [
     .init("Subscription", width: .fixed(16)), .init("User", width: .fill(1)), .init("Email", width: .fill(2)),
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
     .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)), .init("Flg", width: .fixed(3), alignment: .right),
+    .init("Fam", width: .fixed(3)),
 ]
 
 private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
@@ -187,7 +191,7 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
         Table.Row([clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
                    clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
-                   row.flagCount > 0 ? "\(row.flagCount)" : ""],
+                   row.flagCount > 0 ? "\(row.flagCount)" : "", row.ownership == .familyShared ? "yes" : ""],
                   isMarked: state.marks.contains(row.id))
     }
     let sort = pane.view.sort

@@ -34,30 +34,41 @@ public struct Simulator: Sendable {
         var delivery = Delivery(manifest: emptyManifest())
         for index in range {
             let life = model.subscriber(index)
-            var rng = SplitMix64(seed: configuration.seed, index: index, stream: 2)
-            var v1Docs: [[UInt8]] = [], v2Docs: [[UInt8]] = []
-            for n in life.notifications {
-                if n.instant < model.v2From {
-                    for (type, body) in zip(V1NotificationEncoder.notificationTypes(for: n.kind).filter {
-                        life.environment != .sandbox || V1NotificationEncoder.sandboxTypes.contains($0)
-                    }, V1NotificationEncoder.bodies(for: n, of: life)) {
-                        v1Docs.append(body)
-                        delivery.manifest.notificationTypes["v1 " + type, default: 0] += 1
-                    }
-                } else {
-                    v2Docs.append(v2Encoder.body(for: n, of: life))
-                    let (type, subtype) = V2NotificationEncoder.notificationType(for: n.kind)
-                    delivery.manifest.notificationTypes["v2 " + type + (subtype.map { "/" + $0 } ?? ""), default: 0] += 1
-                }
+            render(life, rng: SplitMix64(seed: configuration.seed, index: index, stream: 2), into: &delivery)
+            // Family members after their purchaser, each with delivery randomness of its own, so
+            // the purchaser's documents are the same with or without them.
+            for member in model.familyMembers(of: life) {
+                render(member, rng: SplitMix64(seed: configuration.seed, index: member.index, stream: 2), into: &delivery)
+                delivery.manifest.familyMembers += 1
             }
-            // Apple retries only in production; the sandbox sends once.
-            let retries = life.environment == .production
-            deliver(v1Docs, into: &delivery.v1, rng: &rng, retries: retries, manifest: &delivery.manifest, count: \.v1)
-            deliver(v2Docs, into: &delivery.v2, rng: &rng, retries: retries, manifest: &delivery.manifest, count: \.v2)
-            delivery.manifest.transactions += life.transactions.count
-            for event in life.scenarios { delivery.manifest.scenarios[event.rawValue, default: 0] += 1 }
         }
         return delivery
+    }
+
+    /// Appends one subscription's documents (in delivery order) to `delivery`.
+    private func render(_ life: SubscriberLifecycle, rng: SplitMix64, into delivery: inout Delivery) {
+        var rng = rng
+        var v1Docs: [[UInt8]] = [], v2Docs: [[UInt8]] = []
+        for n in life.notifications {
+            if n.instant < model.v2From {
+                for (type, body) in zip(V1NotificationEncoder.notificationTypes(for: n.kind).filter {
+                    life.environment != .sandbox || V1NotificationEncoder.sandboxTypes.contains($0)
+                }, V1NotificationEncoder.bodies(for: n, of: life)) {
+                    v1Docs.append(body)
+                    delivery.manifest.notificationTypes["v1 " + type, default: 0] += 1
+                }
+            } else {
+                v2Docs.append(v2Encoder.body(for: n, of: life))
+                let (type, subtype) = V2NotificationEncoder.notificationType(for: n.kind)
+                delivery.manifest.notificationTypes["v2 " + type + (subtype.map { "/" + $0 } ?? ""), default: 0] += 1
+            }
+        }
+        // Apple retries only in production; the sandbox sends once.
+        let retries = life.environment == .production
+        deliver(v1Docs, into: &delivery.v1, rng: &rng, retries: retries, manifest: &delivery.manifest, count: \.v1)
+        deliver(v2Docs, into: &delivery.v2, rng: &rng, retries: retries, manifest: &delivery.manifest, count: \.v2)
+        delivery.manifest.transactions += life.transactions.count
+        for event in life.scenarios { delivery.manifest.scenarios[event.rawValue, default: 0] += 1 }
     }
 
     /// Delivery messiness: now and then a document arrives after the next one, or twice.
@@ -236,6 +247,7 @@ extension SimulationManifest {
         duplicates += other.duplicates
         outOfOrder += other.outOfOrder
         transactions += other.transactions
+        familyMembers += other.familyMembers
         notificationTypes.merge(other.notificationTypes, uniquingKeysWith: +)
         scenarios.merge(other.scenarios, uniquingKeysWith: +)
     }

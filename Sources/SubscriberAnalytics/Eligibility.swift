@@ -13,6 +13,7 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
 
 extension SubscriberAnalytics {
     /// Subscribers eligible for `offer` (or every offer) at `asOf`, sorted by offer then id.
+    /// Purchased subscriptions only (a family member pays nothing to win back or retain).
     ///
     /// Three index range reads, none of which visits the subscriptions that ended long ago (most
     /// of a mature store): the live segments covering `asOf` decide retention, upgrade, loyalty and
@@ -31,6 +32,9 @@ extension SubscriberAnalytics {
         }
         let at = asOf.milliseconds
         let day = Instant.millisecondsPerDay
+        // Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
+        var purchased = scope
+        purchased.ownership = .purchased
         try database.writer.read { db in
             let product = scope.productId.map { _ in " AND productId = ?2" } ?? ""
             let arguments: StatementArguments = scope.productId.map { [at, $0] } ?? [at]
@@ -38,7 +42,7 @@ extension SubscriberAnalytics {
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
-                    WHERE \(scope.environment.sql) AND state <> 'expired' AND "end" > ?1 AND start <= ?1\(product)
+                    WHERE \(purchased.sql()) AND state <> 'expired' AND "end" > ?1 AND start <= ?1\(product)
                     """, arguments: arguments)
                 while let row = try rows.next() {
                     let live = LiveSegment(state: row[2], autoRenew: row[3], paidPeriods: row[4], periodDays: row[5])
@@ -56,7 +60,7 @@ extension SubscriberAnalytics {
                                (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
                                 AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
                         FROM run r
-                        WHERE r.\(scope.environment.sql) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(180 * day)
+                        WHERE \(purchased.sql("r")) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(180 * day)
                           AND r.expirationReason IN ('voluntary', 'priceIncrease')
                           AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
                                           AND n.runIndex > r.runIndex AND n.start <= ?1))
@@ -77,7 +81,7 @@ extension SubscriberAnalytics {
                                (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
                                 AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
                         FROM billingFailure f
-                        WHERE f.\(scope.environment.sql) AND f.at <= ?1 AND f.at > ?1 - \(365 * day)
+                        WHERE \(purchased.sql("f")) AND f.at <= ?1 AND f.at > ?1 - \(365 * day)
                         GROUP BY f.originalTransactionId HAVING COUNT(*) >= 2)
                     WHERE 1\(product)
                     """, arguments: arguments)

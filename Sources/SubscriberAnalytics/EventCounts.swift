@@ -83,7 +83,7 @@ extension SubscriberAnalytics {
         var rows = try scanEvents(from: from, upper: firstWhole * length, day: "\(fromDay)", scope: scope, db)
         var sql = """
             SELECT day, type, NULLIF(expirationReason, ''), SUM(count) FROM eventDay
-            WHERE \(scope.environment.sql) AND day >= ?1 AND day < ?2
+            WHERE \(scope.sql()) AND day >= ?1 AND day < ?2
             """
         var arguments: StatementArguments = [firstWhole, lastDay]
         if let product = scope.productId { sql += " AND productId = ?3"; arguments += [product] }
@@ -100,7 +100,7 @@ extension SubscriberAnalytics {
         guard from < upper else { return [] }
         var sql = """
             SELECT \(day) AS day, type, expirationReason, COUNT(*) FROM event
-            WHERE \(scope.environment.sql) AND at >= ?1 AND at < ?2
+            WHERE \(scope.sql()) AND at >= ?1 AND at < ?2
             """
         var arguments: StatementArguments = [from, upper]
         if let product = scope.productId { sql += " AND productId = ?3"; arguments += [product] }

@@ -39,7 +39,7 @@ extension SubscriberAnalytics {
             for d in RecoveryReport.dayThresholds {
                 sql += ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3 AND recoveryStart - at <= \(d * day))"
             }
-            sql += " FROM billingFailure WHERE \(scope.environment.sql) AND at >= ?1 AND at < ?2"
+            sql += " FROM billingFailure WHERE \(scope.sql()) AND at >= ?1 AND at < ?2"
             var arguments: StatementArguments = [from.milliseconds, upper, asOf.milliseconds]
             if let product = scope.productId { sql += " AND productId = ?4"; arguments += [product] }
             guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return }

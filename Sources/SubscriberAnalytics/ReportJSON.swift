@@ -70,6 +70,7 @@ public enum ReportJSON {
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         var o = JSONObject()
         o["originalTransactionId"] = .string(r.originalTransactionId)
+        o["ownership"] = .string(r.timeline.ownership.rawValue)
         o["userId"] = opt(r.userId)
         o["appAccountToken"] = opt(r.appAccountToken)
         o["productId"] = opt(r.productId)

@@ -17,13 +17,41 @@ public enum EnvironmentFilter: String, Sendable, CaseIterable, Codable {
     var sql: String { "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
 }
 
-/// The environment and product a report is restricted to.
+/// Whose purchases a report counts (docs/metrics.md "Family Sharing": purchased unless told
+/// otherwise; states, events and recovery can count family-shared subscriptions too).
+public enum OwnershipFilter: String, Sendable, CaseIterable, Codable {
+    case purchased, familyShared, all
+
+    /// The stored ownership values this filter keeps.
+    public var ownerships: [Ownership] {
+        switch self {
+        case .purchased: [.purchased]
+        case .familyShared: [.familyShared]
+        case .all: Ownership.allCases
+        }
+    }
+
+    /// `ownership IN (…)` for SQL: the index column after the environment.
+    var sql: String { "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
+}
+
+/// The environment, ownership and product a report is restricted to.
 public struct ReportScope: Sendable, Hashable {
     public var environment: EnvironmentFilter
+    public var ownership: OwnershipFilter
     public var productId: String?
 
-    public init(environment: EnvironmentFilter = .production, productId: String? = nil) {
+    public init(environment: EnvironmentFilter = .production, ownership: OwnershipFilter = .purchased,
+                productId: String? = nil) {
         self.environment = environment
+        self.ownership = ownership
         self.productId = productId
+    }
+
+    /// The environment and ownership conditions on a derived row, for SQL (`alias.` before each
+    /// column when given).
+    func sql(_ alias: String = "") -> String {
+        let prefix = alias.isEmpty ? "" : alias + "."
+        return prefix + environment.sql + " AND " + prefix + ownership.sql
     }
 }

@@ -51,7 +51,7 @@ extension SubscriberAnalytics {
         var perDay: [Int64: [SubscriptionState: Int]] = [:]
         for row in try Row.fetchAll(db, sql: """
             SELECT day, state, SUM(starts - ends) FROM segmentDay
-            WHERE \(scope.environment.sql) AND day < ?\(product)
+            WHERE \(scope.sql()) AND day < ?\(product)
             GROUP BY day, state
             """, arguments: [boundary(last)] + extra) {
             guard let state = SubscriptionState(rawValue: row[1]) else { continue }
@@ -70,11 +70,11 @@ extension SubscriberAnalytics {
 
         let starts = try db.cachedStatement(sql: """
             SELECT state, COUNT(*) FROM segment
-            WHERE \(scope.environment.sql) AND start >= ? AND start <= ?\(product) GROUP BY state
+            WHERE \(scope.sql()) AND start >= ? AND start <= ?\(product) GROUP BY state
             """)
         let ends = try db.cachedStatement(sql: """
             SELECT state, COUNT(*) FROM segment
-            WHERE \(scope.environment.sql) AND "end" >= ? AND "end" <= ?\(product) GROUP BY state
+            WHERE \(scope.sql()) AND "end" >= ? AND "end" <= ?\(product) GROUP BY state
             """)
         func add(_ statement: Statement, from: Int64, to: Int64, sign: Int, into counts: inout [SubscriptionState: Int]) throws {
             guard from <= to else { return }

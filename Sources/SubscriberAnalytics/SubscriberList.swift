@@ -13,9 +13,10 @@ public struct SubscriberRow: Hashable, Sendable {
     public var flagCount: Int
     public var userId: String?
     public var email: String?
+    public var ownership: Ownership
 
     public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
-                userId: String? = nil, email: String? = nil) {
+                userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased) {
         self.id = id
         self.productId = productId
         self.state = state
@@ -24,6 +25,7 @@ public struct SubscriberRow: Hashable, Sendable {
         self.flagCount = flagCount
         self.userId = userId
         self.email = email
+        self.ownership = ownership
     }
 }
 
@@ -31,6 +33,8 @@ public struct SubscriberRow: Hashable, Sendable {
 public struct SubscriberSort: Hashable, Sendable {
     public enum Column: String, CaseIterable, Hashable, Sendable {
         case id, userId, email, state, product, paidPeriods, autoRenew, flags
+        /// Purchased before family-shared (Family Sharing) ascending.
+        case ownership
     }
 
     public var column: Column
@@ -51,6 +55,7 @@ public struct SubscriberSort: Hashable, Sendable {
         case .paidPeriods: "g.paidPeriods"
         case .autoRenew: "g.autoRenew"
         case .flags: "flagCount"
+        case .ownership: "s.ownership = 'familyShared'"
         }
         let direction = ascending ? "" : " DESC"
         return column == .id ? expression + direction : "\(expression)\(direction), s.originalTransactionId"
@@ -60,7 +65,7 @@ public struct SubscriberSort: Hashable, Sendable {
 extension SubscriberAnalytics {
     /// One page of the Subscribers list: subscriptions begun by `asOf` (those a search for `filter`
     /// finds, when given; the members of `population` when given), with their segment then, in
-    /// `sort` order.
+    /// `sort` order. Only the ownership `scope` names: pass `.all` to list family members too.
     ///
     /// A population keeps its own product rule (a cohort by its first paid product, a state by the
     /// product at as-of…), so `scope.productId` then narrows only through the population.
@@ -75,13 +80,13 @@ extension SubscriberAnalytics {
             let sql = """
                 SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
                        (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId) AS flagCount,
-                       x.userId, x.email
+                       x.userId, x.email, s.ownership
                 \(list.sql)
                 ORDER BY \(sort.sql) LIMIT ? OFFSET ?
                 """
             return try Row.fetchAll(db, sql: sql, arguments: list.arguments + [limit, offset]).map { row in
                 SubscriberRow(id: row[0], productId: row[1], state: row[2], paidPeriods: row[3], autoRenew: row[4],
-                              flagCount: row[5], userId: row[6], email: row[7])
+                              flagCount: row[5], userId: row[6], email: row[7], ownership: Ownership(rawValue: row[8]) ?? .purchased)
             }
         }
     }
@@ -109,6 +114,7 @@ extension SubscriberAnalytics {
             LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= ? AND g."end" > ?
             LEFT JOIN subscriberSearch x ON x.originalTransactionId = s.originalTransactionId
             WHERE s.firstStart <= ? AND s.environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))
+                AND s.\(scope.ownership.sql)
             """
         var arguments: StatementArguments = [asOf.milliseconds, asOf.milliseconds, asOf.milliseconds]
         arguments += StatementArguments(environments)

@@ -117,7 +117,7 @@ extension SubscriberAnalytics {
             let list = states.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             var sql = """
                 SELECT originalTransactionId FROM segment
-                WHERE \(environment) AND "end" > ? AND start <= ? AND state IN (\(list))
+                WHERE \(scope.sql()) AND "end" > ? AND start <= ? AND state IN (\(list))
                 """
             var arguments: StatementArguments = [now, now]
             if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
@@ -127,7 +127,7 @@ extension SubscriberAnalytics {
             let upper = min(to.milliseconds, now + 1)
             var sql = """
                 SELECT originalTransactionId FROM event
-                WHERE \(environment) AND at >= ? AND at < ? AND type = ?
+                WHERE \(scope.sql()) AND at >= ? AND at < ? AND type = ?
                 """
             var arguments: StatementArguments = [from.milliseconds, upper, type.rawValue]
             if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ThreadKit
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
 /// sent, the rows derived from them (DESIGN §3) and the operators' offer flags.
@@ -14,8 +15,15 @@ public final class AppDatabase: Sendable {
     public init(_ writer: any DatabaseWriter, path: String? = nil) throws {
         self.writer = writer
         self.path = path
-        try writer.read { db in try Self.refuseNewer(db, path: path ?? "the store") }
+        let applied = try writer.read { db in
+            try Self.refuseNewer(db, path: path ?? "the store")
+            return try db.tableExists("grdb_migrations") ? try Self.migrator.appliedIdentifiers(db) : []
+        }
         try Self.migrator.migrate(writer)
+        // A migration that changes how subscriptions are derived marks them pending; they are
+        // derived again here, once the schema is complete (the materialiser writes the latest
+        // tables, which a migration in the middle of the list does not have yet).
+        if !applied.isEmpty, applied.count < Self.migrator.migrations.count { try rebuildPending() }
         try writer.writeWithoutTransaction { db in
             // For other tools and later versions: the schema version this store is at.
             if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < Self.schemaVersion {
@@ -177,10 +185,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 }
 
 /// See `AppDatabase.startBackgroundCheckpoints`.
-public final class BackgroundCheckpoints: @unchecked Sendable {
+public final class BackgroundCheckpoints: Sendable {
     private let connection: DatabaseQueue
-    private let condition = NSCondition()
-    private var stopped = false
+    /// `stop()` sends one value: the checkpointing thread's wait for its next turn ends at once.
+    private let stopRequest = BlockingChannel<Bool>(capacity: 1)
     private let done = DispatchGroup()
 
     init(path: String, interval: Double) throws {
@@ -189,23 +197,17 @@ public final class BackgroundCheckpoints: @unchecked Sendable {
         connection = try DatabaseQueue(path: path, configuration: config)
         done.enter()
         Thread.detachNewThread { [self] in
-            condition.lock()
-            while !stopped {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
-                if stopped { break }
-                condition.unlock()
+            while stopRequest.receive(before: Date(timeIntervalSinceNow: interval)) == nil {
                 // Busy or failed: the writer's own autocheckpoint remains the safety net.
                 _ = try? connection.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-                condition.lock()
             }
-            condition.unlock()
             done.leave()
         }
     }
 
     /// Ends the checkpoints and waits for the one in progress.
     public func stop() {
-        condition.lock(); stopped = true; condition.signal(); condition.unlock()
+        stopRequest.send(true)
         done.wait()
     }
 }

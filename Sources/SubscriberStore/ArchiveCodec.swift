@@ -2,6 +2,7 @@ import CZlib
 import CZstd
 import Foundation
 import GRDB
+import ThreadKit
 
 /// A document's bytes as the archive keeps them.
 public struct ArchivedBody: Sendable, Equatable {
@@ -154,8 +155,9 @@ public struct ArchiveCodec: Sendable {
     }
 }
 
-/// One zstd compression context.
-final class CompressionContext {
+/// One zstd compression context. `@unchecked Sendable`: a context moves between threads but is used
+/// by one at a time (`ContextPool` hands each to one caller until it is given back).
+final class CompressionContext: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
 
     init() { pointer = czstd_create_cctx() }
@@ -164,18 +166,12 @@ final class CompressionContext {
 }
 
 /// Contexts shared by the import's decoding threads.
-final class ContextPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var idle: [CompressionContext] = []
+final class ContextPool: Sendable {
+    private let idle = BlockingChannel<CompressionContext>(capacity: .max)
 
-    func take() -> CompressionContext {
-        lock.lock(); defer { lock.unlock() }
-        return idle.popLast() ?? CompressionContext()
-    }
+    func take() -> CompressionContext { idle.receive(before: .distantPast) ?? CompressionContext() }
 
-    func give(_ context: CompressionContext) {
-        lock.lock(); idle.append(context); lock.unlock()
-    }
+    func give(_ context: CompressionContext) { idle.send(context) }
 }
 
 extension AppDatabase {

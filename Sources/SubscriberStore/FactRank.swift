@@ -25,6 +25,8 @@ enum FactRank {
         h.add(t.isUpgraded ? 1 : 0); h.add(t.offerType.map(Int64.init)); h.add(t.offerDiscountType); h.add(t.offerIdentifier)
         h.add(t.appAccountToken); h.add(t.environment.rawValue); h.add(t.price); h.add(t.currency); h.add(t.inAppOwnershipType)
         h.add(t.signedDate?.milliseconds)
+        // Added after stores were written: only when present, so earlier facts keep their hash.
+        if let revocationType = t.revocationType { h.add(revocationType) }
         return h.hex
     }
 

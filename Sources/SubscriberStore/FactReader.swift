@@ -13,7 +13,7 @@ struct FactReader {
             SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                    purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                    offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                   inAppOwnershipType, signedDate
+                   inAppOwnershipType, signedDate, revocationType
             FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate, transactionId
             """)
         try transactions.forEachRow(db, originalTransactionId) { c in
@@ -24,6 +24,7 @@ struct FactReader {
                 originalPurchaseDate: c.optionalInt64(6).map(Instant.init(milliseconds:)),
                 expiresDate: c.optionalInt64(7).map(Instant.init(milliseconds:)),
                 revocationDate: c.optionalInt64(8).map(Instant.init(milliseconds:)), revocationReason: c.optionalInt(9),
+                revocationType: c.optionalText(20),
                 isUpgraded: c.bool(10), offerType: c.optionalInt(11), offerDiscountType: c.optionalText(12),
                 offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
                 environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),

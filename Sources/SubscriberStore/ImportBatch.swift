@@ -317,8 +317,8 @@ struct FactWriter {
             INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
                 subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
                 revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
-                environment, price, currency, inAppOwnershipType, signedDate, rank)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                environment, price, currency, inAppOwnershipType, signedDate, rank, revocationType)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(transactionId) DO UPDATE SET
                 originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
                 productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
@@ -328,7 +328,8 @@ struct FactWriter {
                 offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
                 offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
                 environment = excluded.environment, price = excluded.price, currency = excluded.currency,
-                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank
+                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank,
+                revocationType = excluded.revocationType
             WHERE excluded.rank > "transaction".rank
             """)
         for (t, rank) in transactions {
@@ -336,7 +337,7 @@ struct FactWriter {
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, rank)
+                t.signedDate?.milliseconds, rank, t.revocationType)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,9 @@ import Glibc
 /// the kernel lets go of when the process ends however it ends. It tells a reader that finds
 /// subscriptions not rebuilt yet whether an import is still at work (they will be) or was
 /// interrupted (they wait for the next import). Imports hold it shared, so two can run at once.
-public final class ImportLock: @unchecked Sendable {
-    private var descriptor: Int32
+public final class ImportLock: Sendable {
+    /// The lock file's descriptor; -1 once released.
+    private let descriptor: Mutex<Int32>
 
     /// The lock file of the store at `storePath`.
     public static func path(forStore storePath: String) -> String { storePath + "-import.lock" }
@@ -20,16 +22,18 @@ public final class ImportLock: @unchecked Sendable {
         while flock(fd, LOCK_SH) != 0 {
             guard errno == EINTR else { close(fd); return nil }
         }
-        descriptor = fd
+        descriptor = Mutex(fd)
     }
 
     deinit { release() }
 
     /// Lets go of the lock (also done when the process ends).
     public func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
+        let fd = descriptor.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
+        if fd >= 0 { close(fd) }
     }
 
     /// Whether an import holds the lock of the store at `storePath` now.

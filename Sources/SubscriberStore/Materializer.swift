@@ -73,13 +73,13 @@ struct Materializer {
 
     /// What `store` changes in the tables of counts.
     struct Counts {
-        var segmentDays = CountChanges(table: "segmentDay", keyColumns: ["environment", "day", "productId", "state"],
+        var segmentDays = CountChanges(table: "segmentDay", keyColumns: ["environment", "ownership", "day", "productId", "state"],
                                        countColumns: ["starts", "ends"])
         var runEndDays = CountChanges(table: "runEndDay",
                                       keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
                                       countColumns: ["count"])
         var eventDays = CountChanges(table: "eventDay",
-                                     keyColumns: ["environment", "day", "productId", "type", "expirationReason"],
+                                     keyColumns: ["environment", "ownership", "day", "productId", "type", "expirationReason"],
                                      countColumns: ["count"])
         var productDurations = CountChanges(table: "productDuration", keyColumns: ["productId", "billingDays"],
                                             countColumns: ["count"])
@@ -91,16 +91,19 @@ struct Materializer {
         }
 
         /// An event stored or removed.
-        mutating func event(environment: String, at: Int64, productId: String, type: String, expirationReason: String?, _ sign: Int) {
-            eventDays.add([environment.databaseValue, Self.day(at), productId.databaseValue, type.databaseValue,
+        mutating func event(environment: String, ownership: String, at: Int64, productId: String, type: String,
+                            expirationReason: String?, _ sign: Int) {
+            eventDays.add([environment.databaseValue, ownership.databaseValue, Self.day(at), productId.databaseValue, type.databaseValue,
                            (expirationReason ?? "").databaseValue], sign)
         }
 
         /// A segment stored (+1) or removed (-1): its start day, and its end day unless open-ended.
-        mutating func segment(environment: String, start: Int64, end: Int64, productId: String, state: String, _ sign: Int) {
-            segmentDays.add([environment.databaseValue, Self.day(start), productId.databaseValue, state.databaseValue], sign)
+        mutating func segment(environment: String, ownership: String, start: Int64, end: Int64, productId: String,
+                              state: String, _ sign: Int) {
+            let (env, owner) = (environment.databaseValue, ownership.databaseValue)
+            segmentDays.add([env, owner, Self.day(start), productId.databaseValue, state.databaseValue], sign)
             guard end != AppDatabase.openEnd else { return }
-            segmentDays.add([environment.databaseValue, Self.day(end), productId.databaseValue, state.databaseValue], column: 1, sign)
+            segmentDays.add([env, owner, Self.day(end), productId.databaseValue, state.databaseValue], column: 1, sign)
         }
 
         /// A run stored or removed; only runs with a paid period are cohort members.
@@ -139,16 +142,19 @@ struct Materializer {
             """), arguments: [id])
         while let row = try periods.next() { counts.period(productId: row[0], billingDays: row[1], -1) }
         let segments = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM segment WHERE originalTransactionId = ? RETURNING environment, start, "end", productId, state
+            DELETE FROM segment WHERE originalTransactionId = ?
+            RETURNING environment, start, "end", productId, state, ownership
             """), arguments: [id])
         while let row = try segments.next() {
-            counts.segment(environment: row[0], start: row[1], end: row[2], productId: row[3], state: row[4], -1)
+            counts.segment(environment: row[0], ownership: row[5], start: row[1], end: row[2], productId: row[3],
+                           state: row[4], -1)
         }
         let events = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM event WHERE originalTransactionId = ? RETURNING environment, at, productId, type, expirationReason
+            DELETE FROM event WHERE originalTransactionId = ?
+            RETURNING environment, at, productId, type, expirationReason, ownership
             """), arguments: [id])
         while let row = try events.next() {
-            counts.event(environment: row[0], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
+            counts.event(environment: row[0], ownership: row[5], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
         }
         let runs = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM run WHERE originalTransactionId = ?
@@ -163,16 +169,17 @@ struct Materializer {
     private func insert(_ t: SubscriptionTimeline, _ counts: inout Counts) throws {
         let id = t.originalTransactionId
         let env = t.environment.rawValue
+        let owner = t.ownership.rawValue
         let last = t.periods[t.periods.count - 1]
         let lastEvent = t.events.last
         try db.cachedStatement(sql: """
             INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
                 runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
-                lastEventType, dataHorizon)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                lastEventType, dataHorizon, ownership)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).run(db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
                 t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
-                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds)
+                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
 
         // The ids pane 1 shows and searches (after `subscription`: the customer is linked through its token).
         try db.cachedStatement(sql: """
@@ -202,49 +209,50 @@ struct Materializer {
 
         let run = try db.cachedStatement(sql: """
             INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, firstPaidStart,
-                cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart, ownership)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (i, r) in t.runs.enumerated() {
             try run.run(db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                 r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
-                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds)
+                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
             counts.run(environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
                        cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
         }
 
         let segment = try db.cachedStatement(sql: """
             INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
-                paidPeriods, periodDays, graceEnd)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                paidPeriods, periodDays, graceEnd, ownership)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for s in Self.segments(of: t) {
             let end = s.end?.milliseconds ?? AppDatabase.openEnd
             try segment.run(db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
-                            s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds)
-            counts.segment(environment: env, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
+                            s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
+            counts.segment(environment: env, ownership: owner, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
         }
 
         let event = try db.cachedStatement(sql: """
-            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId,
+                ownership)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for e in t.events {
             try event.run(db, id, env, e.at.milliseconds, e.type.rawValue, e.productId, e.expirationReason?.rawValue,
-                          e.transactionId)
-            counts.event(environment: env, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
+                          e.transactionId, owner)
+            counts.event(environment: env, ownership: owner, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
                          expirationReason: e.expirationReason?.rawValue, 1)
         }
 
         let failure = try db.cachedStatement(sql: """
             INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
-                windowEnd, recoveryStart)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                windowEnd, recoveryStart, ownership)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         for f in t.billingFailures {
             try failure.run(db, id, env, f.at.milliseconds, f.transactionId, f.productId,
                                             f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
-                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds)
+                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds, owner)
         }
     }
 

@@ -410,6 +410,74 @@ extension AppDatabase {
                     WHERE appAccountToken IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v12 family sharing") { db in
+            // Family Sharing (docs/metrics.md "Family Sharing"): every derived row says whose
+            // purchase its subscription is, and the indexes and per-day counts that reports read
+            // lead with it after the environment, so `--ownership` stays an index range. Rows
+            // stored before are purchased; the subscriptions with a family-shared transaction
+            // are marked for a rebuild, which `AppDatabase` runs once every migration is done
+            // (the materialiser writes the latest schema's tables, not this one's). `revocationType`
+            // is kept from now on (v2 facts stored before have none until imported again).
+            if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
+                try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
+            }
+            try db.execute(sql: """
+                ALTER TABLE subscription ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE segment ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE event ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE billingFailure ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                ALTER TABLE run ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                CREATE INDEX subscription_ownership ON subscription(ownership, originalTransactionId);
+
+                DROP INDEX segment_end;
+                CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                    paidPeriods, periodDays);
+                DROP INDEX segment_start;
+                CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId);
+                DROP INDEX event_at;
+                CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason);
+                DROP INDEX billingFailure_at;
+                CREATE INDEX billingFailure_at ON billingFailure(environment, ownership, at);
+                DROP INDEX run_ended;
+                CREATE INDEX run_ended ON run(environment, ownership, endedAt);
+
+                CREATE TABLE segmentDayByOwnership (
+                    environment TEXT NOT NULL,
+                    ownership TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    starts INTEGER NOT NULL,
+                    ends INTEGER NOT NULL,
+                    PRIMARY KEY (environment, ownership, day, productId, state)
+                ) WITHOUT ROWID;
+                INSERT INTO segmentDayByOwnership SELECT environment, 'purchased', day, productId, state, starts, ends
+                    FROM segmentDay;
+                DROP TABLE segmentDay;
+                ALTER TABLE segmentDayByOwnership RENAME TO segmentDay;
+
+                CREATE TABLE eventDayByOwnership (
+                    environment TEXT NOT NULL,
+                    ownership TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    productId TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    expirationReason TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (environment, ownership, day, productId, type, expirationReason)
+                ) WITHOUT ROWID;
+                INSERT INTO eventDayByOwnership SELECT environment, 'purchased', day, productId, type, expirationReason, count
+                    FROM eventDay;
+                DROP TABLE eventDay;
+                ALTER TABLE eventDayByOwnership RENAME TO eventDay;
+                """)
+            // `runEndDay` counts cohort members only: runs with a paid period, which a
+            // family-shared subscription never has, so it needs no ownership.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
+                """)
+        }
         return migrator
     }
 

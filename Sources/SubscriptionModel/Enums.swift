@@ -24,7 +24,11 @@ public enum OfferKind: String, Sendable, Codable, CaseIterable, Hashable {
 
 /// Why a run ended (DESIGN §3 "Expiration reason").
 public enum ExpirationReason: String, Sendable, Codable, CaseIterable, Hashable {
-    case voluntary, billing, priceIncrease, productUnavailable, refund, other
+    case voluntary, billing, priceIncrease, productUnavailable, refund
+    /// The last period of a family-shared subscription was revoked: the purchaser stopped
+    /// sharing, the member left the family, or the purchaser was refunded.
+    case sharingRevoked
+    case other
 
     /// Apple's `expirationIntent` / v1 `expiration_intent` codes.
     public init?(expirationIntent code: Int) {
@@ -48,6 +52,12 @@ public enum ExpirationReason: String, Sendable, Codable, CaseIterable, Hashable 
         default: self = .other
         }
     }
+}
+
+/// Whose purchase a subscription is (Apple's `inAppOwnershipType`): the subscriber's own, or a
+/// family member's access to someone else's purchase through Family Sharing.
+public enum Ownership: String, Sendable, Codable, CaseIterable, Hashable {
+    case purchased, familyShared
 }
 
 /// The wire format a document arrived in.

@@ -12,6 +12,8 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public var expiresDate: Instant?
     public var revocationDate: Instant?
     public var revocationReason: Int?
+    /// v2 `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`; nil for v1 rows.
+    public var revocationType: String?
     public var isUpgraded: Bool
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
     public var offerType: Int?
@@ -30,7 +32,7 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public init(transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
                 productId: String, subscriptionGroupIdentifier: String? = nil, purchaseDate: Instant,
                 originalPurchaseDate: Instant? = nil, expiresDate: Instant?, revocationDate: Instant? = nil,
-                revocationReason: Int? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
+                revocationReason: Int? = nil, revocationType: String? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
                 offerDiscountType: String? = nil, offerIdentifier: String? = nil, appAccountToken: String? = nil,
                 environment: StoreEnvironment = .production, price: Int64? = nil, currency: String? = nil,
                 inAppOwnershipType: String? = nil, signedDate: Instant? = nil) {
@@ -44,6 +46,7 @@ public struct TransactionFact: Hashable, Sendable, Codable {
         self.expiresDate = expiresDate
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
+        self.revocationType = revocationType
         self.isUpgraded = isUpgraded
         self.offerType = offerType
         self.offerDiscountType = offerDiscountType
@@ -65,6 +68,14 @@ public struct TransactionFact: Hashable, Sendable, Codable {
         case 1: return offerDiscountType == "FREE_TRIAL" ? .freeTrial : .introductory
         default: return .standard
         }
+    }
+
+    /// A family member's access to someone else's purchase: `inAppOwnershipType` `FAMILY_SHARED`,
+    /// or, when a transaction does not say, a `FAMILY_REVOKE` revocation (only family access is
+    /// revoked that way).
+    public var isFamilyShared: Bool {
+        if let ownership = inAppOwnershipType { return ownership == "FAMILY_SHARED" }
+        return revocationType == "FAMILY_REVOKE"
     }
 
     /// Free when the discount is a free trial, whatever the offer type.

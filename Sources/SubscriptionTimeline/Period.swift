@@ -17,9 +17,13 @@ public struct Period: Hashable, Sendable, Codable {
     public var revocationDate: Instant?
     public var offerKind: OfferKind
     public var isFree: Bool
-    /// A revoked period that was not cut short by an upgrade.
+    /// A revoked period of a purchased subscription that was not cut short by an upgrade.
     public var isRefunded: Bool
-    /// Not free and not refunded.
+    /// A revoked period of a family-shared subscription that was not cut short by an upgrade: the
+    /// family member lost access (sharing turned off, left the family, purchaser refunded); nobody
+    /// was refunded.
+    public var isSharingRevoked: Bool
+    /// Not free, not refunded and not family-shared (the purchaser pays, not the member).
     public var isPaid: Bool
     /// `isUpgraded`, or the next period starts more than 24 h before this one's uncut end.
     public var isCutByUpgrade: Bool
@@ -32,7 +36,7 @@ public struct Period: Hashable, Sendable, Codable {
     public init(transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
                 expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
                 isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
-                currency: String? = nil) {
+                currency: String? = nil, isSharingRevoked: Bool = false) {
         self.transactionId = transactionId
         self.webOrderLineItemId = webOrderLineItemId
         self.productId = productId
@@ -43,6 +47,7 @@ public struct Period: Hashable, Sendable, Codable {
         self.offerKind = offerKind
         self.isFree = isFree
         self.isRefunded = isRefunded
+        self.isSharingRevoked = isSharingRevoked
         self.isPaid = isPaid
         self.isCutByUpgrade = isCutByUpgrade
         self.periodClass = periodClass
@@ -50,6 +55,9 @@ public struct Period: Hashable, Sendable, Codable {
         self.price = price
         self.currency = currency
     }
+
+    /// Revoked and not cut by an upgrade: a refund or a sharing revocation.
+    public var isRevoked: Bool { isRefunded || isSharingRevoked }
 
     /// Whether `t` lies in `[start, end)`.
     public func covers(_ t: Instant) -> Bool { start <= t && t < end }

@@ -38,6 +38,10 @@ extension SubscriptionTimeline {
     ///   not end the run: "the previous period is not refunded" of §3 reads "its refund did not take
     ///   the access away". The period is still refunded (not paid) with its refund event.
     /// - **Events at as-of** count ("at or before"); event ranges are half-open.
+    /// - **Ownership** is the latest transaction's by purchase date (ties: the greater
+    ///   `transactionId`); a transaction without `inAppOwnershipType` but revoked with
+    ///   `revocationType` `FAMILY_REVOKE` is family-shared. A family-shared subscription's revoked
+    ///   periods are sharing revocations (never refunds), whichever transaction said so.
     public static func derive(_ facts: SubscriptionFacts) -> SubscriptionTimeline {
         var derivation = TimelineDerivation(facts)
         return derivation.timeline()

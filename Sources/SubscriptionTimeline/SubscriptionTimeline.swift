@@ -9,6 +9,9 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     public var originalTransactionId: String
     /// The environment of the first period (of any fact when there is no period).
     public var environment: StoreEnvironment
+    /// `familyShared` when the latest transaction says so (a family member's access to someone
+    /// else's purchase): none of its periods is paid, and a revocation is not a refund.
+    public var ownership: Ownership
     /// Sorted by start, non-overlapping, each with its class.
     public var periods: [Period]
     /// In order; `periods[i].runIndex` points here.
@@ -38,13 +41,15 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     /// `revocationDate` among this subscription's facts (DESIGN §3 data horizon, per subscription).
     public var dataHorizon: Instant?
 
-    public init(originalTransactionId: String, environment: StoreEnvironment = .production, periods: [Period] = [],
+    public init(originalTransactionId: String, environment: StoreEnvironment = .production,
+                ownership: Ownership = .purchased, periods: [Period] = [],
                 runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
                 stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
                 autoRenewProductIds: [TimedValue<String>] = [], priceIncreaseStatuses: [TimedValue<Int>] = [],
                 appAccountToken: String? = nil, dataHorizon: Instant? = nil) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
+        self.ownership = ownership
         self.periods = periods
         self.runs = runs
         self.billingFailures = billingFailures
@@ -66,6 +71,16 @@ extension SubscriptionTimeline {
         let i = lastIndex(in: stateIntervals, atOrBefore: t) { $0.from }
         guard i >= 0, stateIntervals[i].contains(t) else { return nil }
         return stateIntervals[i]
+    }
+
+    /// A family member's access through someone else's purchase.
+    public var isFamilyShared: Bool { ownership == .familyShared }
+
+    /// The revocation date of the latest period when it was a sharing revocation (the family
+    /// member lost access then), else nil.
+    public var sharingRevokedAt: Instant? {
+        guard let last = periods.last, last.isSharingRevoked else { return nil }
+        return last.revocationDate
     }
 
     /// DESIGN §3 state at `t`; nil before the subscription ever started.

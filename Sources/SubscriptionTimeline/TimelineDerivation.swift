@@ -17,6 +17,7 @@ struct TimelineDerivation {
     var transactions: [TransactionFact] = []
     var periods: [Period] = []
     var firstPeriodEnvironment: StoreEnvironment?
+    var ownership: Ownership = .purchased
     /// `(transactionId, period index)` sorted by id, for attributing facts to periods.
     var periodIds: [(id: String, period: Int)] = []
     /// Index into `failures` of each period's billing failure.
@@ -30,6 +31,7 @@ struct TimelineDerivation {
 
     mutating func timeline() -> SubscriptionTimeline {
         transactions = TransactionMerge.merged(facts.transactions)
+        ownership = latestOwnership()
         buildPeriods()
         findBillingFailures()
         classifyPeriods()
@@ -40,7 +42,8 @@ struct TimelineDerivation {
         let renewsTo = autoRenewProductIds()
         let priceIncrease = priceIncreaseStatuses()
         return SubscriptionTimeline(
-            originalTransactionId: facts.originalTransactionId, environment: environment(), periods: periods,
+            originalTransactionId: facts.originalTransactionId, environment: environment(), ownership: ownership,
+            periods: periods,
             runs: runs, billingFailures: failures, events: events, stateIntervals: stateIntervals(),
             autoRenewIntervals: autoRenewIntervals, autoRenewProductIds: renewsTo, priceIncreaseStatuses: priceIncrease,
             appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
@@ -74,15 +77,26 @@ struct TimelineDerivation {
                 end = min(end, n)
                 if d.uncutEnd.milliseconds - n.milliseconds > Self.tolerance { cut = true }
             }
-            let refunded = f.revocationDate != nil && !cut
+            let revoked = f.revocationDate != nil && !cut
+            let shared = ownership == .familyShared
+            let refunded = revoked && !shared
             periods.append(Period(
                 transactionId: f.transactionId, webOrderLineItemId: f.webOrderLineItemId, productId: f.productId,
                 start: f.purchaseDate, end: end, expiresDate: f.expiresDate ?? end, revocationDate: f.revocationDate,
-                offerKind: f.offerKind, isFree: f.isFree, isRefunded: refunded, isPaid: !f.isFree && !refunded,
-                isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency))
+                offerKind: f.offerKind, isFree: f.isFree, isRefunded: refunded, isPaid: !f.isFree && !refunded && !shared,
+                isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency,
+                isSharingRevoked: revoked && shared))
         }
         periodIds = periods.enumerated().map { ($0.element.transactionId, $0.offset) }.sorted { $0.id < $1.id }
         failureOfPeriod = Array(repeating: nil, count: periods.count)
+    }
+
+    /// DESIGN §3 Family Sharing: a subscription is family-shared when its latest transaction (by
+    /// purchase date, then id) says so.
+    func latestOwnership() -> Ownership {
+        guard let latest = transactions.max(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) })
+        else { return .purchased }
+        return latest.isFamilyShared ? .familyShared : .purchased
     }
 
     /// The period a fact speaks about: its transaction, else the latest period started at or
@@ -139,7 +153,7 @@ struct TimelineDerivation {
         for p in 0..<n where failed[p] {
             let period = periods[p]
             if period.isCutByUpgrade { continue }
-            if period.isRefunded, let r = period.revocationDate, r < period.expiresDate { continue }
+            if period.isRevoked, let r = period.revocationDate, r < period.expiresDate { continue }
             let t = period.end
             var retryEnd = t.adding(days: Self.retryLimitDays)
             if let e = firstInstant(in: retryGaveUp, atOrAfter: t) { retryEnd = min(retryEnd, e) }
@@ -170,7 +184,7 @@ struct TimelineDerivation {
                 c = .billingRecovery
                 failures[f].recoveryTransactionId = cur.transactionId
                 failures[f].recoveryStart = cur.start
-            } else if !Self.endedByRefund(prev), cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
+            } else if !Self.endedByRevocation(prev), cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
                 if prev.isCutByUpgrade || cur.productId != prev.productId {
                     c = .productChange
                 } else if cur.offerKind == .standard && prev.offerKind != .standard {
@@ -187,11 +201,12 @@ struct TimelineDerivation {
         }
     }
 
-    /// §3 "the previous period is not refunded", read as: its refund took the access away. A
-    /// refund dated after the period had ended (at its expiry, or when the next period started)
-    /// is still a refund, but the subscriber had already renewed: it does not end the run.
-    static func endedByRefund(_ p: Period) -> Bool {
-        guard p.isRefunded, let r = p.revocationDate else { return false }
+    /// §3 "the previous period is neither refunded nor ended by a sharing revocation", read as:
+    /// its revocation took the access away. A refund (or sharing revocation) dated after the
+    /// period had ended (at its expiry, or when the next period started) is still one, but the
+    /// subscriber had already renewed: it does not end the run.
+    static func endedByRevocation(_ p: Period) -> Bool {
+        guard p.isRevoked, let r = p.revocationDate else { return false }
         return r <= p.end
     }
 
@@ -239,7 +254,9 @@ struct TimelineDerivation {
             let run = runs[r]
             let nextStart = r + 1 < runs.count ? runs[r + 1].start : nil
             let reason: ExpirationReason
-            if periods[run.lastPeriod].isRefunded {
+            if periods[run.lastPeriod].isSharingRevoked {
+                reason = .sharingRevoked
+            } else if periods[run.lastPeriod].isRefunded {
                 reason = .refund
             } else if failureOfPeriod[run.lastPeriod] != nil {
                 reason = .billing
@@ -269,6 +286,7 @@ struct TimelineDerivation {
         case .productUnavailable: 3
         case .billing: 4
         case .refund: 5
+        case .sharingRevoked: 6
         }
     }
 

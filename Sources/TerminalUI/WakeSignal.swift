@@ -7,7 +7,7 @@ import Darwin
 /// Wakes a thread blocked in ``TerminalBackend/readKey(timeout:wake:)`` from another thread: a
 /// pipe whose read end is watched beside the terminal. The dashboard's run loop blocks on input,
 /// and answers from its background queries arrive through this, so an idle dashboard sleeps.
-public final class WakeSignal: @unchecked Sendable {
+public final class WakeSignal: Sendable {
     /// The end to watch for readability.
     public let fileDescriptor: Int32
     private let writeEnd: Int32

@@ -14,6 +14,7 @@ struct Report: AsyncParsableCommand {
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
+extension OwnershipFilter: ExpressibleByArgument {}
 
 /// T is `YYYY-MM-DD` (midnight UTC) or full ISO 8601.
 struct InstantArgument: ExpressibleByArgument {
@@ -60,6 +61,23 @@ struct ReportOptions: ParsableArguments {
     }
 }
 
+/// `--ownership`, for the reports that can count family members (states, events, recovery).
+struct OwnershipOption: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "purchased, familyShared or all.",
+        discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
+    var ownership: OwnershipFilter = .purchased
+
+    func scope(_ options: ReportOptions) -> ReportScope {
+        var scope = options.scope
+        scope.ownership = ownership
+        return scope
+    }
+}
+
+/// Said by the reports about paying subscribers.
+let purchasedOnlyDiscussion = "Counts purchased subscriptions only: a family member with access through someone else's purchase (Family Sharing) pays nothing."
+
 /// `--as-of`, defaulting to the data horizon.
 struct AsOfOption: ParsableArguments {
     @Option(name: .customLong("as-of"), help: ArgumentHelp(
@@ -99,12 +117,13 @@ func percent(_ rate: Double?) -> String {
 struct StatesReport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "states", abstract: "Subscriptions in each state at as-of.")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.states(asOf: at, scope: options.scope)
+        let counts = try analytics.states(asOf: at, scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.states(counts) }, csv: {
             CSV.render(header: ["state", "subscriptions"], rows: SubscriptionState.allCases.map { [$0.rawValue, "\(counts[$0])"] }
                 + [["active", "\(counts.active)"]])
@@ -126,13 +145,15 @@ struct StatesReport: AsyncParsableCommand {
 struct EventsReport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "events", abstract: "Events with their instant in [from, to).")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at,
+                                          scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.events(counts) }, csv: {
             CSV.render(header: ["event", "reason", "count"],
                        rows: EventType.allCases.map { [$0.rawValue, "", "\(counts[$0])"] }
@@ -157,7 +178,7 @@ struct CohortsReport: AsyncParsableCommand {
             A member is a run with a paid period, in the month of its first paid period. P1…P12 are paid \
             periods, not calendar months: rate[k] is the Kaplan–Meier estimate of the share that reached \
             paid period k+1, over the members whose fate at each step is known (– while nobody's is). \
-            Definitions in docs/metrics.md, "Retention cohorts".
+            \(purchasedOnlyDiscussion) Definitions in docs/metrics.md, "Retention cohorts".
             """)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
@@ -222,13 +243,15 @@ struct CohortsReport: AsyncParsableCommand {
 struct RecoveryReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "recovery", abstract: "Billing failures in [from, to) and how they ended.")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at,
+                                       scope: ownership.scope(options))
         try emit(options.format, json: { try ReportJSON.recovery(r) }, csv: {
             CSV.render(header: ["failures", "recovered", "expired", "pending"] + RecoveryReport.dayThresholds.map { "recoveredWithin\($0)Days" },
                        rows: [["\(r.failures)", "\(r.recovered)", "\(r.expired)", "\(r.pending)"]
@@ -297,6 +320,7 @@ enum SubscriberText {
         func field(_ name: String, _ value: String?) { lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–")) }
         field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
         field("appAccountToken", r.appAccountToken)
+        field("ownership", SubscriberText.ownership(r))
         field("product", r.productId)
         field("state", r.state?.rawValue ?? "not started")
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
@@ -314,7 +338,7 @@ enum SubscriberText {
         var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "refunded"])
         periods.rows = r.timeline.periods.map {
             [$0.transactionId, $0.productId, $0.start.isoDate, $0.end.isoDate, $0.offerKind.rawValue, $0.periodClass.rawValue,
-             $0.isRefunded ? "yes" : ""]
+             $0.isRefunded ? "yes" : $0.isSharingRevoked ? "sharing revoked" : ""]
         }
         lines.append(periods.render())
         lines.append("")
@@ -329,6 +353,14 @@ enum SubscriberText {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// "purchased", or the Family Sharing line the Subscriber pane shows.
+    static func ownership(_ r: SubscriberReport) -> String {
+        guard r.timeline.isFamilyShared else { return "purchased" }
+        var text = "Family Sharing — access through a family member's purchase"
+        if let revoked = r.timeline.sharingRevokedAt { text += "; sharing revoked on \(revoked.isoDate)" }
+        return text
+    }
 }
 
 extension String {
@@ -338,7 +370,8 @@ extension String {
 // MARK: - eligibility
 
 struct EligibilityReport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.")
+    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.",
+                                                    discussion: purchasedOnlyDiscussion)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind?

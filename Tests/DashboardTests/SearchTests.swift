@@ -221,7 +221,7 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(state.notice == "flagged for retention: 2 subscriptions as alice")
         #expect(try runner.analytics.database.flags().map(\.originalTransactionId).sorted() == ["5000", "5010"])
         // The Flg column counts them.
-        #expect(screen(state).filter { $0.contains("5000") || $0.contains("5010") }.allSatisfy { $0.hasSuffix("1│") })
+        #expect(screen(state).filter { $0.contains("5000") || $0.contains("5010") }.allSatisfy { $0.hasSuffix("1    │") })
     }
 
     @Test func productIdsKeepTheirEndAndTruncatedTextGetsAnEllipsis() throws {

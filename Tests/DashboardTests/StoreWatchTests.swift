@@ -39,8 +39,8 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             #expect(update(&state, .tick) == [.checkStore])
             let reload = update(&state, runner.perform(.checkStore))
             #expect(reload == [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
-                                                scope: state.scope, filter: nil),
-                               .countSubscribers(asOf: SampleStore.asOf, scope: state.scope, filter: nil, population: nil),
+                                                scope: state.subscribersScope, filter: nil),
+                               .countSubscribers(asOf: SampleStore.asOf, scope: state.subscribersScope, filter: nil, population: nil),
                                .checkImport])
             #expect(!state.subscribers.rows.isEmpty, "the old rows stay on screen while the new ones load")
             for effect in reload { drive(runner.perform(effect), &state, runner) }

@@ -12,8 +12,10 @@ struct LifecycleModelTests {
         var scenarios = Set<ScenarioEvent>(), kinds = Set<NotificationKind>()
         for index in 0..<3000 {
             let life = Self.model.subscriber(index)
-            scenarios.formUnion(life.scenarios)
-            kinds.formUnion(life.notifications.map(\.kind))
+            for one in [life] + Self.model.familyMembers(of: life) {
+                scenarios.formUnion(one.scenarios)
+                kinds.formUnion(one.notifications.map(\.kind))
+            }
         }
         #expect(Set(ScenarioEvent.allCases).subtracting(scenarios).isEmpty,
                 "missing: \(Set(ScenarioEvent.allCases).subtracting(scenarios).map(\.rawValue).sorted())")

@@ -51,7 +51,8 @@ import SubscriberStore
         #expect(rejections.all == [])
         #expect(first.rejected == 0)
         #expect(first.documents == first.applied + first.duplicates)
-        #expect(first.subscriptionsTouched == 700)
+        // 700 purchasers and their 156 family members.
+        #expect(first.subscriptionsTouched == 856)
         let before = try Self.dump(db)
         #expect(before["segment"]?.isEmpty == false)
         #expect(before["pendingSubscription"] == [])

@@ -63,6 +63,29 @@ import Testing
         return db
     }
 
+    /// The v1 REVOKE example alone: a family member's revocation, counted only with `--ownership`.
+    @Test func ownershipOptionAndPurchasedOnlyHelp() throws {
+        let db = Self.temporary("revoke.sqlite")
+        defer { Self.remove(db) }
+        let revoke = AppStoreImportTests.root.appendingPathComponent("SampleData/examples/v1/REVOKE.json").path
+        #expect(try Self.run(["import", "--db", db, revoke]).status == 0)
+        let range = ["--from", "2024-01-01", "--to", "2024-05-01", "--format", "json"]
+        let purchased = try Self.run(["report", "events", "--db", db] + range)
+        #expect(purchased.stdout.contains(#""activation":0"#) && purchased.stdout.contains(#""sharingRevoked":0"#))
+        let shared = try Self.run(["report", "events", "--db", db, "--ownership", "familyShared"] + range)
+        #expect(shared.stdout.contains(#""refund":0,"expiration":1}"#))
+        #expect(shared.stdout.contains(#""refund":0,"sharingRevoked":1,"other":0}"#))
+        let subscriber = try Self.run(["report", "subscriber", "1000000900000001", "--db", db])
+        #expect(subscriber.stdout.contains("Family Sharing — access through a family member's purchase; sharing revoked on 2024-03-25"))
+        for report in ["cohorts", "eligibility"] {
+            let help = try Self.run(["report", report, "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(help.contains("Counts purchased subscriptions only"), "\(report)")
+        }
+        let bogus = try Self.run(["report", "states", "--db", db, "--ownership", "bought"])
+        #expect(bogus.status == 2)
+        #expect(bogus.stderr.contains("'purchased', 'familyShared' or 'all'"))
+    }
+
     static func remove(_ db: String) { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
 
     @Test func aMistypedCommandNamesTheNearestOne() throws {

@@ -57,7 +57,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(average.retained == [4, 3, 2])
         #expect(average.ended == [1, 0, 1])
         #expect(average.rate[0] == 0.8)
-        #expect(average.rate[1] == 0.8)
+        #expect(abs(average.rate[1]! - 0.8) < 1e-12)
         #expect(abs(average.rate[2]! - 8.0 / 15.0) < 1e-12)
     }
 

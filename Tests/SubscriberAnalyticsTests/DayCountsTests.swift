@@ -26,6 +26,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         case .sandbox: sql += " AND environment = 'Sandbox'"
         case .all: break
         }
+        sql += " AND ownership IN (" + scope.ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         if let product = scope.productId { sql += " AND productId = ?2"; arguments += [product] }
         var counts: [SubscriptionState: Int] = [:]
         for row in try Row.fetchAll(db, sql: sql + " GROUP BY state", arguments: arguments) {
@@ -57,7 +58,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         for e in edges { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
         instants.append(horizon)
 
-        var scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox)]
+        var scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
+                      ReportScope(ownership: .familyShared), ReportScope(ownership: .all)]
         scopes += products.prefix(2).map { ReportScope(productId: $0) }
         var nonEmpty = 0
         for scope in scopes {
@@ -85,16 +87,17 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 @Suite struct SegmentDayCountsTests {
     static func recomputed(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
-            SELECT environment, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
-                SELECT environment, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+            SELECT environment, ownership, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
+                SELECT environment, ownership, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
                 UNION ALL
-                SELECT environment, "end" / 86400000, productId, state, 0, 1 FROM segment WHERE "end" <> \(AppDatabase.openEnd))
-            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+                SELECT environment, ownership, "end" / 86400000, productId, state, 0, 1 FROM segment
+                WHERE "end" <> \(AppDatabase.openEnd))
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
             """)
     }
 
     static func kept(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: "SELECT environment, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4")
+        try Row.fetchAll(db, sql: "SELECT environment, ownership, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4, 5")
     }
 
     static func runsRecomputed(_ db: Database) throws -> [Row] {
@@ -106,15 +109,15 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 
     static func eventsRecomputed(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
-            SELECT environment, at / 86400000 AS day, productId, type, COALESCE(expirationReason, '') AS expirationReason,
-                   COUNT(*) AS count
-            FROM event GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            SELECT environment, ownership, at / 86400000 AS day, productId, type,
+                   COALESCE(expirationReason, '') AS expirationReason, COUNT(*) AS count
+            FROM event GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
             """)
     }
 
     static func eventsKept(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
-            SELECT environment, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5
+            SELECT environment, ownership, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5, 6
             """)
     }
 
@@ -275,11 +278,13 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 /// Events over a range read whole days from `eventDay` and the partial first and last days from the
 /// index. Over any range they must equal the events counted one by one.
 @Suite struct EventsOverAnyRangeTests {
-    static func byDefinition(_ db: Database, from: Instant, to: Instant, asOf: Instant, productId: String?) throws -> [String] {
+    static func byDefinition(_ db: Database, from: Instant, to: Instant, asOf: Instant, productId: String?,
+                             ownership: OwnershipFilter) throws -> [String] {
         var sql = """
             SELECT type, COALESCE(expirationReason, '-'), COUNT(*) FROM event
             WHERE environment = 'Production' AND at >= ?1 AND at < ?2 AND at <= ?3
             """
+        sql += " AND ownership IN (" + ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         var arguments: StatementArguments = [from.milliseconds, to.milliseconds, asOf.milliseconds]
         if let productId { sql += " AND productId = ?4"; arguments += [productId] }
         return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2 ORDER BY 1, 2", arguments: arguments)
@@ -318,21 +323,24 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         }
         ranges.append((start, horizon.adding(days: 30), horizon))
         var nonEmpty = 0
-        for productId in [nil] + products.map(Optional.some) {
+        let scopes = [nil, products[0]].map { ReportScope(productId: $0) } + (products.count > 1 ? [ReportScope(productId: products[1])] : [])
+            + [ReportScope(ownership: .familyShared), ReportScope(ownership: .all)]
+        for scope in scopes {
+            let productId = scope.productId
             for (from, to, asOf) in ranges {
                 let expected = try analytics.database.writer.read {
-                    try Self.byDefinition($0, from: from, to: to, asOf: asOf, productId: productId)
+                    try Self.byDefinition($0, from: from, to: to, asOf: asOf, productId: productId, ownership: scope.ownership)
                 }
-                let counts = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(productId: productId))
-                #expect(Self.rendered(counts) == expected, "\(from) – \(to) as of \(asOf) \(productId ?? "")")
+                let counts = try analytics.events(from: from, to: to, asOf: asOf, scope: scope)
+                #expect(Self.rendered(counts) == expected, "\(from) – \(to) as of \(asOf) \(scope)")
                 if !expected.isEmpty { nonEmpty += 1 }
             }
             // Day by day: each day's figure is the events of that day.
             let from = Month(year: 2025, month: 3).start
-            let daily = try analytics.dailyEvents(from: from, days: 45, asOf: horizon, scope: ReportScope(productId: productId))
+            let daily = try analytics.dailyEvents(from: from, days: 45, asOf: horizon, scope: scope)
             for d in 0..<45 {
                 let counts = try analytics.events(from: from.adding(days: Int64(d)), to: from.adding(days: Int64(d + 1)),
-                                                  asOf: horizon, scope: ReportScope(productId: productId))
+                                                  asOf: horizon, scope: scope)
                 for t in EventType.allCases { #expect((daily[t]?[d] ?? 0) == counts[t], "\(t) day \(d)") }
             }
         }

@@ -31,10 +31,15 @@ import Testing
     enum PopulationError: Error { case emptyStore }
 
     /// States and offers at many instants; events, expiration reasons and billing recovery month
-    /// by month.
-    @Test func sqlFiguresAreTheSumOfTheTimelines() throws {
-        let (analytics, timelines, horizon) = try Self.shared.get().parts
-        #expect(timelines.count > 600)
+    /// by month; for each `--ownership` (offers count purchased subscriptions whatever it says).
+    @Test(arguments: OwnershipFilter.allCases)
+    func sqlFiguresAreTheSumOfTheTimelines(ownership: OwnershipFilter) throws {
+        let (analytics, everyone, horizon) = try Self.shared.get().parts
+        let scope = ReportScope(ownership: ownership)
+        let timelines = everyone.filter { ownership.ownerships.contains($0.ownership) }
+        let purchased = everyone.filter { $0.ownership == .purchased }
+        // SampleData holds family members: each choice is a population of its own.
+        #expect(timelines.count > (ownership == .familyShared ? 100 : 600))
 
         // States at the first of every month, at a noon in between, and at the horizon.
         var instants: [Instant] = [horizon]
@@ -50,11 +55,13 @@ import Testing
             for t in timelines {
                 guard let s = t.state(at: at) else { continue }
                 counts[s, default: 0] += 1
+            }
+            for t in purchased {
                 for offer in Self.offers(t, at: at) { offers[offer, default: 0] += 1 }
             }
-            #expect(try analytics.states(asOf: at).counts.filter { $0.value > 0 } == counts, "states at \(at)")
+            #expect(try analytics.states(asOf: at, scope: scope).counts.filter { $0.value > 0 } == counts, "states at \(at)")
             var sqlOffers: [OfferFlagKind: Int] = [:]
-            for e in try analytics.eligibility(asOf: at) { sqlOffers[e.offer, default: 0] += 1 }
+            for e in try analytics.eligibility(asOf: at, scope: scope) { sqlOffers[e.offer, default: 0] += 1 }
             #expect(sqlOffers == offers, "offers at \(at)")
             seen.merge(offers, uniquingKeysWith: +)
         }
@@ -62,6 +69,7 @@ import Testing
         // Every offer is suggested somewhere along the way, so the comparison above is not empty.
         #expect(OfferFlagKind.allCases.allSatisfy { seen[$0, default: 0] > 0 }, "\(seen)")
         // Events month by month.
+        var sharingRevocations = 0
         month = Month(year: 2024, month: 1)
         while month <= horizon.month {
             var counts: [EventType: Int] = [:]
@@ -87,15 +95,17 @@ import Testing
                     }
                 }
             }
-            let recovery = try analytics.recovery(from: month.start, to: month.end, asOf: horizon)
+            let recovery = try analytics.recovery(from: month.start, to: month.end, asOf: horizon, scope: scope)
             #expect(recovery.failures == outcomes.failures && recovery.recovered == outcomes.recovered
                     && recovery.expired == outcomes.expired, "recovery in \(month)")
             #expect(recovery.recoveredWithinDays.filter { $0.value > 0 } == outcomes.within, "recovered within in \(month)")
-            let sql = try analytics.events(from: month.start, to: month.end, asOf: horizon)
+            let sql = try analytics.events(from: month.start, to: month.end, asOf: horizon, scope: scope)
             #expect(sql.counts.filter { $0.value > 0 } == counts, "events in \(month)")
             #expect(sql.expirationReasons.filter { $0.value > 0 } == reasons, "expiration reasons in \(month)")
+            sharingRevocations += sql[.sharingRevoked]
             month = month.next
         }
+        #expect(ownership == .purchased ? sharingRevocations == 0 : sharingRevocations > 0)
     }
 
     /// Retention cohorts at the horizon and at a mid-point: members, retained and ended per cell, and

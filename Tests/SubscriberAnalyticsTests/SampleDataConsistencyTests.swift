@@ -24,10 +24,12 @@ import SubscriptionTimeline
     @Test func figuresAddUp() throws {
         let analytics = try Self.store()
         let horizon = try #require(try analytics.dataHorizon())
-        // States sum to the subscriptions that ever started.
+        // States sum to the purchased subscriptions that ever started (family members are counted
+        // only when asked for).
         let started = try analytics.database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription WHERE environment = 'Production' AND firstStart <= ?",
-                             arguments: [horizon.milliseconds]) ?? 0
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM subscription WHERE environment = 'Production' AND ownership = 'purchased' AND firstStart <= ?
+                """, arguments: [horizon.milliseconds]) ?? 0
         }
         let states = try analytics.states(asOf: horizon)
         #expect(states.total == started)

@@ -155,7 +155,7 @@ import Testing
             {"from":"\(from)","to":"\(to)","counts":{"activation":\(activation),"reactivation":0,"renewal":\(renewal),\
             "conversion":0,"billingRecovery":0,"productChange":0,"billingIssue":\(billingIssue),"autoRenewOff":0,\
             "autoRenewOn":0,"refund":\(refund),"expiration":\(billing + byRefund)},"expirationReasons":{"voluntary":0,\
-            "billing":\(billing),"priceIncrease":0,"productUnavailable":0,"refund":\(byRefund),"other":0}}
+            "billing":\(billing),"priceIncrease":0,"productUnavailable":0,"refund":\(byRefund),"sharingRevoked":0,"other":0}}
             """
         }
         // R's activation at 03-01 00:00 belongs to the range that starts there, not the one that ends there.
@@ -222,7 +222,7 @@ import Testing
             return
         }
         #expect(try ReportJSON.subscriber(f) == """
-            {"originalTransactionId":"3000000000000003","userId":null,"appAccountToken":null,\
+            {"originalTransactionId":"3000000000000003","ownership":"purchased","userId":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
             "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
@@ -335,7 +335,7 @@ import Testing
             return
         }
         expectSameJSON(try ReportJSON.subscriber(r), """
-            {"originalTransactionId":"3000000000000006","userId":null,"appAccountToken":null,\
+            {"originalTransactionId":"3000000000000006","ownership":"purchased","userId":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"standard","autoRenew":true,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
             "expirationReason":null,"priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
@@ -381,7 +381,7 @@ import Testing
             return
         }
         expectSameJSON(try ReportJSON.subscriber(r), """
-            {"originalTransactionId":"3000000000000004","userId":null,"appAccountToken":null,\
+            {"originalTransactionId":"3000000000000004","ownership":"purchased","userId":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"expired","autoRenew":false,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
             "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\

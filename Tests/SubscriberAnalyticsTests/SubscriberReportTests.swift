@@ -15,7 +15,7 @@ import SubscriptionModel
             return
         }
         let expected = """
-            {"originalTransactionId":"C","userId":null,"appAccountToken":null,"productId":"premium.monthly",\
+            {"originalTransactionId":"C","ownership":"purchased","userId":null,"appAccountToken":null,"productId":"premium.monthly",\
             "state":"standard","autoRenew":true,"autoRenewProductId":null,"inBillingRetry":false,\
             "gracePeriodExpires":null,"expirationReason":null,"priceIncrease":null,"paidPeriods":4,"billingFailures":1,\
             "periods":[\

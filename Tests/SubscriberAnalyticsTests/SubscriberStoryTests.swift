@@ -68,7 +68,7 @@ import Testing
     /// Events at one instant are listed in the order they happen (docs/metrics.md): the billing
     /// issue at 04-20 15:30 comes before the recovery that started at that same instant.
     static let expectedJSON = """
-        {"originalTransactionId":"2000000100000001","userId":null,\
+        {"originalTransactionId":"2000000100000001","ownership":"purchased","userId":null,\
         "appAccountToken":"5b7f3e52-93a8-4d55-9b1e-0c1c1f0d2a11","productId":"com.example.pro.monthly",\
         "state":"expired","autoRenew":false,"autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,\
         "gracePeriodExpires":null,"expirationReason":"voluntary","priceIncrease":"accepted","paidPeriods":7,\

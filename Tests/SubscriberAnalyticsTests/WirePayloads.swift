@@ -126,6 +126,10 @@ struct WireTransaction {
     /// v1 only: `is_upgraded` on the row the upgrade cancelled (v2 never resends that transaction).
     var isUpgraded = false
     var isRenewal = true
+    /// `inAppOwnershipType` / v1 `in_app_ownership_type`: `PURCHASED` or `FAMILY_SHARED`.
+    var ownership = "PURCHASED"
+    /// v2 `revocationType` of a revoked transaction (`REFUND_FULL` unless set; v1 has none).
+    var revocationType: String?
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -147,7 +151,7 @@ struct WireTransaction {
             ("is_upgraded", isUpgraded ? .string("true") : nil),
             ("is_trial_period", .string("false")),
             ("is_in_intro_offer_period", .string("false")),
-            ("in_app_ownership_type", .string("PURCHASED")),
+            ("in_app_ownership_type", .string(ownership)),
             ("subscription_group_identifier", .string(Wire.group)),
             ("app_account_token", appAccountToken.map(Value.string)),
         ])
@@ -168,11 +172,11 @@ struct WireTransaction {
             ("quantity", .int(1)),
             ("type", .string("Auto-Renewable Subscription")),
             ("appAccountToken", appAccountToken.map(Value.string)),
-            ("inAppOwnershipType", .string("PURCHASED")),
+            ("inAppOwnershipType", .string(ownership)),
             ("signedDate", .int(signedDate.milliseconds)),
             ("revocationReason", revocationReason.map { .int(Int64($0)) }),
             ("revocationDate", revocationDate.map { .int($0.milliseconds) }),
-            ("revocationType", revocationDate == nil ? nil : .string("REFUND_FULL")),
+            ("revocationType", revocationDate == nil ? nil : .string(revocationType ?? "REFUND_FULL")),
             ("environment", .string("Production")),
             ("transactionReason", .string(isRenewal ? "RENEWAL" : "PURCHASE")),
             ("storefront", .string("USA")),
@@ -252,6 +256,51 @@ extension Wire {
             ("latest_receipt_info", .raw(array(rows.sorted { $0.purchaseDate > $1.purchaseDate }.map(\.v1Row)))),
             ("latest_receipt", .string("MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ")),
             ("pending_renewal_info", .raw(array([pending]))),
+        ])
+    }
+
+    /// A Get Transaction History response (App Store Server API) holding `transactions`, each a
+    /// JWS signed at `signedDate`.
+    static func transactionHistory(_ transactions: [WireTransaction], signedDate: Instant, jws: CompactJWS) -> String {
+        let signed = transactions.map { t in
+            quoted(String(decoding: jws.sign(Array(t.v2Payload(signedDate: signedDate).utf8)), as: UTF8.self))
+        }
+        return object([
+            ("revision", .string("1")),
+            ("bundleId", .string(bundleId)),
+            ("appAppleId", .int(1_234_567_890)),
+            ("environment", .string("Production")),
+            ("hasMore", .bool(false)),
+            ("signedTransactions", .raw(array(signed))),
+        ])
+    }
+
+    /// A Get All Subscription Statuses response: one group, one `lastTransactions` entry per
+    /// (status, latest transaction, renewal info), all signed at `signedDate`.
+    static func statusResponse(_ entries: [(status: Int, transaction: WireTransaction, renewal: WireRenewal)],
+                               signedDate: Instant, jws: CompactJWS) -> String {
+        func signed(_ json: String) -> String { String(decoding: jws.sign(Array(json.utf8)), as: UTF8.self) }
+        let last = entries.map { e in
+            object([
+                ("status", .int(Int64(e.status))),
+                ("originalTransactionId", .string(e.transaction.originalTransactionId)),
+                ("signedTransactionInfo", .string(signed(e.transaction.v2Payload(signedDate: signedDate)))),
+                ("signedRenewalInfo", .string(signed(object([
+                    ("originalTransactionId", .string(e.transaction.originalTransactionId)),
+                    ("autoRenewProductId", .string(e.renewal.autoRenewProductId)),
+                    ("productId", .string(e.renewal.productId)),
+                    ("autoRenewStatus", .int(e.renewal.autoRenewStatus ? 1 : 0)),
+                    ("signedDate", .int(signedDate.milliseconds)),
+                    ("environment", .string("Production")),
+                ])))),
+            ])
+        }
+        let group = object([("subscriptionGroupIdentifier", .string(group)), ("lastTransactions", .raw(array(last)))])
+        return object([
+            ("environment", .string("Production")),
+            ("bundleId", .string(bundleId)),
+            ("appAppleId", .int(1_234_567_890)),
+            ("data", .raw(array([group]))),
         ])
     }
 

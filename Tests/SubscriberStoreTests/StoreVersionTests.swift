@@ -19,7 +19,7 @@ import Testing
              try Row.fetchAll(db, sql: "PRAGMA index_info(event_at)").map { $0["name"] as String })
         }
         #expect(complete)
-        #expect(eventColumns == ["environment", "at", "type", "productId", "expirationReason"])
+        #expect(eventColumns == ["environment", "ownership", "at", "type", "productId", "expirationReason"])
     }
 
     @Test func segmentCountsByDayAreFilledFromTheSegmentsAlreadyStored() throws {
@@ -102,6 +102,43 @@ import Testing
         ]))
         _ = try store.apply([again])
         #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×3"])
+    }
+
+    /// A store derived before Family Sharing counted a family member's revocation as a refund:
+    /// brought up to date, that subscription is derived again, its rows and per-day counts say
+    /// `familyShared`, and the refund is gone.
+    @Test func familySharedSubscriptionsAreDerivedAgainWhenTheStoreIsBroughtUpToDate() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v9 events by day")
+            // 2025-01-01 → 02-01, revoked 01-20; the event and its count as the earlier version stored them.
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                        revocationDate, isUpgraded, environment, inAppOwnershipType, rank)
+                    VALUES ('f1', 'f', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 'FAMILY_SHARED', 'r');
+                    INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                        runCount, billingFailureCount)
+                    VALUES ('f', 'Production', 'm', 1735689600000, 1735689600000, 1, 1, 0);
+                    INSERT INTO event (originalTransactionId, environment, at, type, productId) VALUES
+                        ('f', 'Production', 1737331200000, 'refund', 'm');
+                    INSERT INTO eventDay (environment, day, productId, type, expirationReason, count) VALUES
+                        ('Production', 20108, 'm', 'refund', '', 1);
+                    """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let (events, days, ownership) = try store.writer.read { db in
+            (try String.fetchAll(db, sql: "SELECT type || ' ' || IFNULL(expirationReason, '-') FROM event ORDER BY at, type"),
+             try String.fetchAll(db, sql: "SELECT ownership || ' ' || day || ' ' || type || ' ' || count FROM eventDay ORDER BY 1"),
+             try String.fetchOne(db, sql: "SELECT ownership FROM subscription WHERE originalTransactionId = 'f'"))
+        }
+        #expect(ownership == "familyShared")
+        #expect(events == ["activation -", "expiration sharingRevoked"])
+        // Day 20089 is 2025-01-01, 20108 2025-01-20.
+        #expect(days == ["familyShared 20089 activation 1", "familyShared 20108 expiration 1"])
     }
 
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {

@@ -74,6 +74,7 @@ struct SignedParts {
             expiresDate: try t.milliseconds("expiresDate"),
             revocationDate: try t.milliseconds("revocationDate"),
             revocationReason: try t.int("revocationReason"),
+            revocationType: try t.string("revocationType"),
             isUpgraded: try t.bool("isUpgraded") ?? false,
             offerType: try t.int("offerType"),
             offerDiscountType: try t.string("offerDiscountType"),

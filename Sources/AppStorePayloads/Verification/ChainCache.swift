@@ -7,6 +7,10 @@ import Foundation
 /// against a handful of recent headers, not a JSON parse or a hash of 4 KB of base64. Behind it,
 /// outcomes keyed by the `x5c` strings catch headers that differ only in members other than the
 /// chain. Both are bounded, so a stream of distinct (hostile) chains cannot grow memory.
+///
+/// `@unchecked Sendable` rather than a `Mutex`: the cached `TrustedChain` holds swift-crypto's
+/// `P256.Signing.PublicKey`, an immutable value the library does not mark `Sendable`; every
+/// stored property is touched only under `lock`.
 final class ChainCache: @unchecked Sendable {
     typealias Outcome = Result<TrustedChain, PayloadError>
 

@@ -28,6 +28,7 @@ struct V1NotificationEncoder {
         case .downgrade: return ["DID_CHANGE_RENEWAL_PREF"]
         case .priceIncreasePending: return ["PRICE_INCREASE_CONSENT"]
         case .refund: return ["CANCEL", "DID_CHANGE_RENEWAL_STATUS"]
+        case .revoke: return ["REVOKE"]
         }
     }
 
@@ -102,7 +103,7 @@ struct V1NotificationEncoder {
             if t.upgradedAt == nil, let reason = t.revocationReason { json.field("cancellation_reason", String(reason)) }
         }
         json.v1Date("expires_date", "expires_date_ms", "expires_date_pst", t.expiresDate)
-        json.field("in_app_ownership_type", "PURCHASED")
+        json.field("in_app_ownership_type", life.ownership == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
         let intro = t.offer?.kind == .introductory && t.offer?.discount != .freeTrial
         json.field("is_in_intro_offer_period", intro ? "true" : "false")
         json.field("is_trial_period", t.isFree ? "true" : "false")

@@ -28,6 +28,7 @@ struct V2NotificationEncoder: Sendable {
         case .priceIncreasePending: return ("PRICE_INCREASE", "PENDING")
         case .priceIncreaseAccepted: return ("PRICE_INCREASE", "ACCEPTED")
         case .refund: return ("REFUND", nil)
+        case .revoke: return ("REVOKE", nil)
         }
     }
 
@@ -75,13 +76,19 @@ struct V2NotificationEncoder: Sendable {
         json.field("quantity", 1)
         json.field("type", "Auto-Renewable Subscription")
         if let token = life.appAccountToken { json.field("appAccountToken", token) }
-        json.field("inAppOwnershipType", "PURCHASED")
+        let shared = life.ownership == .familyShared
+        json.field("inAppOwnershipType", shared ? "FAMILY_SHARED" : "PURCHASED")
         json.field("signedDate", n.instant.milliseconds)
         if let revoked = t.revocationDate, revoked <= n.instant {
-            json.field("revocationReason", t.revocationReason ?? 0)
-            json.field("revocationDate", revoked.milliseconds)
-            json.field("revocationType", "REFUND_FULL")
-            json.field("revocationPercentage", 100_000)
+            if shared {
+                json.field("revocationDate", revoked.milliseconds)
+                json.field("revocationType", "FAMILY_REVOKE")
+            } else {
+                json.field("revocationReason", t.revocationReason ?? 0)
+                json.field("revocationDate", revoked.milliseconds)
+                json.field("revocationType", "REFUND_FULL")
+                json.field("revocationPercentage", 100_000)
+            }
         }
         if let offer = t.offer {
             json.field("offerType", offer.kind.rawValue)

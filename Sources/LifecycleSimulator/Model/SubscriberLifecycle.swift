@@ -51,6 +51,8 @@ public enum NotificationKind: String, Sendable, CaseIterable {
     /// The App Store turned auto-renew off after a refund request (v2 only).
     case autoRenewDisabledForRefund
     case upgrade, downgrade, offerRedeemed, priceIncreasePending, priceIncreaseAccepted, refund
+    /// A family member lost access to the purchaser's subscription (Family Sharing).
+    case revoke
 }
 
 /// One notification-worthy event of a subscription.
@@ -72,6 +74,8 @@ public enum ScenarioEvent: String, Sendable, CaseIterable, Codable {
     case recoveryInGracePeriod, recoveryWithNewAnniversary, billingRetryExpired, canceledDuringBillingRetry
     case voluntaryExpiration, priceIncreaseNotice, priceIncreaseConsent, priceIncreaseExpiration
     case refund, upgrade, downgrade, reactivation, appAccountToken, sandbox
+    /// A family member's subscription through the purchaser's Family Sharing, and its revocations.
+    case familyMember, sharingRevokedAfterRefund, sharingRevoked
 }
 
 /// One run of consecutive periods (DESIGN §3), as the model decided it.
@@ -91,10 +95,19 @@ public struct SubscriberLifecycle: Sendable {
     public let index: Int
     public let environment: StoreEnvironment
     public let appAccountToken: String?
+    /// `familyShared` for a family member's access to a purchaser's subscription.
+    public let ownership: Ownership
     public internal(set) var transactions: [SimulatedTransaction] = []
     public internal(set) var notifications: [SimulatedNotification] = []
     public internal(set) var runs: [SimulatedRun] = []
     public internal(set) var scenarios: [ScenarioEvent] = []
+
+    init(index: Int, environment: StoreEnvironment, appAccountToken: String?, ownership: Ownership = .purchased) {
+        self.index = index
+        self.environment = environment
+        self.appAccountToken = appAccountToken
+        self.ownership = ownership
+    }
 
     public var originalTransactionId: UInt64 { transactions[0].transactionId }
     public var originalPurchaseDate: Instant { transactions[0].purchaseDate }

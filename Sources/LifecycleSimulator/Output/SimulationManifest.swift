@@ -23,6 +23,8 @@ public struct SimulationManifest: Codable, Sendable, Equatable {
     /// Documents delivered after the notification that followed them.
     public var outOfOrder = 0
     public var transactions = 0
+    /// Family members' subscriptions (Family Sharing), beyond `subscribers`.
+    public var familyMembers = 0
     public var files: [String] = []
     /// Documents (without duplicates) per `v1 TYPE` / `v2 TYPE[/SUBTYPE]`.
     public var notificationTypes: [String: Int] = [:]
