@@ -307,6 +307,8 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(!screen(state).lines[23].contains("R fetch"))
         #expect(update(&state, .key(.char("R"))) == [])
         #expect(state.notice?.hasPrefix("read-only: fetch is off") == true)
+    }
+}
 
 /// Money on pane 2 (docs/metrics.md "Money", "Per subscriber"): 9.99 EUR paid in France and
 /// refunded, 10.99 USD paid in the US; each period's price in its own currency, what was paid per
