@@ -8,13 +8,24 @@ let package = Package(
         .executable(name: "subdash", targets: ["subdash"]),
         .executable(name: "subdash-bench", targets: ["subdash-bench"]),
         .executable(name: "subdash-frames", targets: ["subdash-frames"]),
+        .executable(name: "subdash-listen-bench", targets: ["subdash-listen-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // subdash listen (HTTP server) and the App Store Server API client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // HTTPRequestPart / HTTPResponsePart, for the listener's header timeout (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The App Store Server API's ES256 tokens (needs swift-crypto 4).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         // Plain value types: facts, enums, instants. No I/O.
@@ -56,6 +67,25 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
+        // subdash listen: App Store Server Notifications over HTTP into the import path.
+        .target(name: "NotificationListener", dependencies: [
+            "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // The App Store Server API client (subdash fetch): JWT, paging, retries, import.
+        .target(name: "AppStoreServerAPI", dependencies: [
+            "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
         .target(name: "TerminalUI"),
         .target(name: "CNcursesW",
                 cSettings: [.define("_XOPEN_SOURCE_EXTENDED"), .define("NCURSES_WIDECHAR", to: "1")],
@@ -67,6 +97,7 @@ let package = Package(
         .executableTarget(name: "subdash", dependencies: [
             "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
             "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
+            "NotificationListener", "AppStoreServerAPI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "subdash-bench", dependencies: [
@@ -79,6 +110,8 @@ let package = Package(
             "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/subdash-frames"),
+        // `subdash listen` under load: the real binary, N keep-alive connections on loopback.
+        .executableTarget(name: "subdash-listen-bench", path: "Benchmarks/subdash-listen-bench"),
 
         .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
         .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
@@ -95,6 +128,18 @@ let package = Package(
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
                                                                   "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
+        .testTarget(name: "NotificationListenerTests", dependencies: [
+            "NotificationListener", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
+            "SubscriptionModel", "subdash",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: [
+            "AppStoreServerAPI", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
+            "SubscriptionModel", "subdash",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
                                                     "SubscriptionTimeline"],

@@ -102,7 +102,14 @@ struct Bench: ParsableCommand {
         }
         report += growth()
         print(report)
-        if !output.isEmpty { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+        if !output.isEmpty {
+            // subdash-listen-bench's section, written by that tool, is kept.
+            if let existing = try? String(contentsOfFile: output, encoding: .utf8),
+               let kept = existing.range(of: "<!-- subdash-listen-bench -->") {
+                report += "\n" + existing[kept.lowerBound...]
+            }
+            try report.write(toFile: output, atomically: true, encoding: .utf8)
+        }
     }
 
     func dataset(_ n: Int, _ format: String) throws -> String {

@@ -54,6 +54,9 @@ public enum Action: Equatable, Sendable {
     /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
     case cycleOwnership
     case reload
+    /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
+    /// the App Store Server API in the background, stored through the import path.
+    case fetchFromApple
     /// About once a second from the run loop: time to look for changes by others.
     case tick
 
@@ -77,6 +80,9 @@ public enum Action: Equatable, Sendable {
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
     case exported(path: String, rows: Int)
+    /// A background fetch from Apple stored what it got (`summary` says how much).
+    case fetchedFromApple(id: String, summary: String)
+    case fetchFromAppleFailed(id: String, message: String)
     case failed(String)
 }
 
@@ -109,6 +115,8 @@ public enum Effect: Equatable, Sendable {
     case exportCSV(stem: String, header: [String], rows: [[String]])
     /// Every subscriber the Subscribers list would page through (not only the loaded pages), as CSV.
     case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
+    /// A subscriber's history and statuses from the App Store Server API, into the store.
+    case fetchFromApple(id: String)
 }
 
 /// One confirmed flag change: what the store's `setFlags` is asked to do.

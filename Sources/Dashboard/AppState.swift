@@ -234,6 +234,12 @@ public struct AppState: Equatable, Sendable {
     public var operatorName = "unknown"
     /// Why the writing keys are off, when `readOnly`.
     public var readOnlyReason = "the dashboard was opened with --read-only"
+    /// Why `R` cannot fetch from Apple (no App Store Server API credentials), or nil when it can.
+    public var appleFetchUnavailable: String? = "no App Store Server API credentials"
+    /// Subscriptions being fetched from Apple in the background.
+    public var fetchingFromApple: Set<String> = []
+    /// Advances each tick while a fetch runs: the spinner's frame.
+    public var spinnerFrame = 0
     /// Which store this is, shown at the right of the status line when set (the demo's path).
     public var storeLabel: String?
     /// The theme `:theme` switched to; nil: the one the dashboard was started with.

@@ -17,13 +17,18 @@ public final class EffectRunner: Sendable {
     public let now: @Sendable () -> Instant
     /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
     public let changes: StoreChangeMonitor?
+    /// Fetches a subscription's history and statuses from Apple into the store and says how much
+    /// it stored; nil when no App Store Server API credentials are configured.
+    public let fetchFromApple: (@Sendable (String) async throws -> String)?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
                 exportDirectory: String = EffectRunner.exportDirectory(),
-                now: @escaping @Sendable () -> Instant = { Instant(Date()) }) {
+                now: @escaping @Sendable () -> Instant = { Instant(Date()) },
+                fetchFromApple: (@Sendable (String) async throws -> String)? = nil) {
         self.analytics = analytics
+        self.fetchFromApple = fetchFromApple
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
@@ -44,6 +49,11 @@ public final class EffectRunner: Sendable {
 
     /// Runs `effect` off the calling thread; `send` is called on the background queue.
     public func run(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
+        if case .fetchFromApple(let id) = effect {
+            // Network round trips: not on the queue the pane loads wait on.
+            Task { send(await fetch(id)) }
+            return
+        }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
         queue.async { [self] in
             // A search typed past before its turn came is not run: its answer would be dropped anyway
@@ -69,6 +79,17 @@ public final class EffectRunner: Sendable {
         switch effect {
         case .countSubscribers(_, _, let filter, let population): .countedSubscribers(filter: filter, population: population, count: 0)
         default: .loadedSubscribers(offset: -1, rows: [])
+        }
+    }
+
+    private func fetch(_ id: String) async -> Action {
+        guard let fetchFromApple else {
+            return .fetchFromAppleFailed(id: id, message: "no App Store Server API credentials")
+        }
+        do {
+            return .fetchedFromApple(id: id, summary: try await fetchFromApple(id))
+        } catch {
+            return .fetchFromAppleFailed(id: id, message: "\(error)")
         }
     }
 
@@ -125,6 +146,13 @@ public final class EffectRunner: Sendable {
                 let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                                                  contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
+            case .fetchFromApple(let id):
+                // Here and now (tests): waits for the background fetch.
+                let answer = AnswerBox()
+                let done = DispatchSemaphore(value: 0)
+                Task { answer.action = await fetch(id); done.signal() }
+                done.wait()
+                return answer.action ?? .fetchFromAppleFailed(id: id, message: "no answer")
             case .exportCSV(let stem, let header, let rows):
                 let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                                                  contents: CSV.render(header: header, rows: rows) + "\n")
@@ -161,4 +189,9 @@ private final class LatestSearch: Sendable {
 
     func set(_ filter: String?) { self.filter.withLock { $0 = filter } }
     func get() -> String? { filter.withLock { $0 } }
+}
+
+/// Hands an action from a task to the thread waiting for it.
+private final class AnswerBox: @unchecked Sendable {
+    var action: Action?
 }

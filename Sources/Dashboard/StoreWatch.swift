@@ -24,6 +24,7 @@ public struct StoreWatch: Equatable, Sendable {
 }
 
 func tick(_ state: inout AppState) -> [Effect] {
+    if !state.fetchingFromApple.isEmpty { state.spinnerFrame += 1 }
     guard !state.storeWatch.checking else { return [] }
     state.storeWatch.checking = true
     return [.checkStore] + (state.storeWatch.importActivity == .idle ? [] : [.checkImport])

@@ -6,7 +6,11 @@ import TerminalUI
 /// Pane 2: one subscriber at a glance. Everything it shows is a field of the `SubscriberReport`
 /// that `report subscriber` prints; this file only lays it out.
 func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    Border(title: "Subscriber", focused: true).render(in: area, buffer: &buffer, palette: palette)
+    var title = "Subscriber"
+    if let id = state.subscriber.id, state.fetchingFromApple.contains(id) {
+        title += " · " + String(spinnerFrames[state.spinnerFrame % spinnerFrames.count]) + " fetching from Apple"
+    }
+    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
     guard let report = state.subscriber.report else {
         let text = state.subscriber.id == nil ? "No subscriber selected: pick one on 1 Subscribers." : "Loading…"
@@ -18,6 +22,9 @@ func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, pa
     renderLists(state.subscriber, report, in: Rect(x: inner.x, y: y, width: inner.width, height: inner.bottom - y),
                 buffer: &buffer, palette: palette)
 }
+
+/// The spinner shown while a fetch from Apple runs (one frame per tick).
+let spinnerFrames = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 
 // MARK: - Header
 

@@ -149,6 +149,21 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return cycleOwnership(&state)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
+    case .fetchFromApple:
+        return fetchFromApple(&state)
+    case .fetchedFromApple(let id, let summary):
+        state.fetchingFromApple.remove(id)
+        state.notice = "\(id) from Apple: \(summary)"
+        // The pane updates in place (as it does when the store watch sees another commit).
+        if state.subscriber.id == id {
+            if state.pane == .subscriber { return refresh(&state, .subscriber) }
+            state.storeWatch.stale.insert(.subscriber)
+        }
+        return []
+    case .fetchFromAppleFailed(let id, let message):
+        state.fetchingFromApple.remove(id)
+        state.status = "fetch \(id) from Apple: \(message)"
+        return []
     case .tick:
         return tick(&state)
     case .storeVersion(let version):
@@ -252,6 +267,26 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.status = message
         return []
     }
+}
+
+/// `R` on the Subscriber pane: starts a background fetch of the subscriber from Apple, unless one
+/// runs already or there are no credentials (then the notice says why).
+func fetchFromApple(_ state: inout AppState) -> [Effect] {
+    guard state.pane == .subscriber, let id = state.subscriber.id else {
+        state.notice = "fetch: open a subscriber first"
+        return []
+    }
+    if let reason = state.appleFetchUnavailable {
+        state.notice = "fetch from Apple is unavailable: \(reason)"
+        return []
+    }
+    guard !state.fetchingFromApple.contains(id) else {
+        state.notice = "already fetching \(id) from Apple"
+        return []
+    }
+    state.fetchingFromApple.insert(id)
+    state.notice = "fetching \(id)'s history and statuses from Apple…"
+    return [.fetchFromApple(id: id)]
 }
 
 // MARK: - Movement and loading

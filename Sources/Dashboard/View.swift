@@ -95,7 +95,12 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
             buffer.set(string: text, at: Position(x: x, y: rows[3].y), style: palette[.muted])
         }
     }
-    HelpBar(items: KeyBindings.barItems(for: state.pane, readOnly: state.readOnly)).render(in: rows[4], buffer: &buffer, palette: palette)
+    var barItems = KeyBindings.barItems(for: state.pane, readOnly: state.readOnly)
+    if state.appleFetchUnavailable != nil, let i = barItems.firstIndex(where: { $0.key == "R" }) {
+        // Offered, but say why it would do nothing.
+        barItems[i].description = "fetch: no credentials"
+    }
+    HelpBar(items: barItems).render(in: rows[4], buffer: &buffer, palette: palette)
 
     switch state.overlay {
     case .help: renderHelp(state, in: area, buffer: &buffer, palette: palette)

@@ -303,6 +303,13 @@ public final class Importer: Sendable {
         return slots.values()
     }
 
+    /// One document that arrived on its own (a request to `subdash listen`, a page of the App Store
+    /// Server API), decoded, verified and made ready for the archive exactly as a document cut out
+    /// of a file. Write it with `AppDatabase.apply` or `applyEach`, then `rebuildPending()`.
+    public func incoming(_ bytes: Data, source: String) -> IncomingDocument {
+        decodeOne(source, RawDocument(location: nil, bytes: bytes))
+    }
+
     func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
         let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
         let reason: String

@@ -75,6 +75,48 @@ extension AppDatabase {
         return result
     }
 
+    /// Writes groups of documents that arrived apart (a receiver's concurrent requests) in ONE
+    /// transaction, and returns each group's result on its own so each can be answered. Later
+    /// groups see earlier ones: the same notification twice is applied once, then a duplicate.
+    /// Derived rows are not rebuilt: call `rebuildPending()` after.
+    public func applyEach(_ groups: [[IncomingDocument]]) throws -> [BatchResult] {
+        try writer.write { db in
+            var written = WrittenVersions()
+            return try groups.map { try FactWriter(db).apply($0, written: &written) }
+        }
+    }
+
+    /// Every commit from now on is flushed to the disk before it returns (`synchronous = FULL`),
+    /// not only to the operating system: for a receiver whose 200 tells the sender it may forget
+    /// the document.
+    public func makeCommitsDurable() throws {
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    }
+
+    /// Throws unless a write could begin within `busyTimeout` seconds (the file is writable, no
+    /// other process holds the write lock for longer): a health check that changes nothing. It
+    /// takes a connection of its own, so it neither waits behind this process's queued writes nor
+    /// holds them up.
+    public func checkWritable(busyTimeout: Double = 2) throws {
+        let probe: any DatabaseWriter
+        if let path {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(busyTimeout)
+            probe = try DatabaseQueue(path: path, configuration: configuration)
+        } else {
+            probe = writer
+        }
+        try probe.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "ROLLBACK")
+        }
+    }
+
+    /// The latest notification's instant (milliseconds; v2 `signedDate`), or nil when none is stored.
+    public func latestNotificationInstant() throws -> Int64? {
+        try writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(instant) FROM notification") }
+    }
+
     /// Writes chunks of documents as `next` hands them over (nil: no more), on the writing
     /// connection held for the whole stream, committing once at least `documentsPerTransaction`
     /// are written (and at the end). Small chunks keep decoding and writing overlapped and the

@@ -23,20 +23,10 @@ struct Import: AsyncParsableCommand {
             """)
 
     @OptionGroup var store: StoreOptions
-    @Option(name: .customLong("trust-root"), help: "A PEM root certificate to trust besides Apple Root CA G3 (repeatable).")
-    var trustRoots: [String] = []
-    @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
-    var noVerify = false
+    @OptionGroup var verification: VerificationOptions
     @Option(name: .customLong("max-document-bytes"),
             help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
-    @Option(name: .customLong("shared-secret"),
-            help: "The app's shared secret (default: $SUBDASH_SHARED_SECRET): v1 notifications whose password matches are trusted as Apple's, others are rejected.")
-    var sharedSecret: String?
-    @Option(name: .customLong("bundle-id"), help: "The app this store holds; signed documents for another app are rejected (default: the first signed document's).")
-    var bundleId: String?
-    @Option(name: .customLong("app-apple-id"), help: "The app's Apple id, checked like --bundle-id.")
-    var appAppleId: Int64?
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = 4000
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
@@ -47,43 +37,17 @@ struct Import: AsyncParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or - (stdin)") }
-        if appAppleId != nil && bundleId == nil { throw ValidationError("--app-apple-id needs --bundle-id") }
         if maxDocumentBytes < 1 { throw ValidationError("--max-document-bytes must be at least 1") }
         for path in paths where path != "-" && !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("\(path): no such file or directory")
         }
-        for root in trustRoots where !FileManager.default.fileExists(atPath: root) {
-            throw ValidationError("--trust-root \(root): no such file")
-        }
     }
 
     mutating func run() async throws {
-        let verifier: any SignatureVerifier
-        if noVerify {
-            verifier = UnverifiedJWS()
-        } else {
-            var pems: [String] = []
-            for path in trustRoots {
-                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw CLIError("--trust-root \(path): cannot read the file", code: 2)
-                }
-                pems.append(pem)
-            }
-            do {
-                verifier = try AppleJWSVerifier(additionalRootsPEM: pems)
-            } catch {
-                throw CLIError("--trust-root: \(error.reason)", code: 2)
-            }
-        }
+        let verifier = try verification.verifier()
         let database = try store.open()
-        if let bundleId {
-            do {
-                try database.recordStoreApp(AppIdentity(bundleId: bundleId, appAppleId: appAppleId))
-            } catch {
-                throw CLIError("--bundle-id: \(error)")
-            }
-        }
-        let secret = sharedSecret ?? ProcessInfo.processInfo.environment["SUBDASH_SHARED_SECRET"]
+        try verification.recordApp(in: database)
+        let secret = verification.sharedSecretValue
         let interactive = isatty(2) != 0
         let report: @Sendable (String) -> Void = { line in
             if interactive { FileHandleOutput.clearLine() }

@@ -60,8 +60,12 @@ struct OpenDashboard: ParsableCommand {
             throw CLIError("\(error)")
         }
         let identity = OperatorIdentity.resolve(option: operatorName)
+        // `R` writes what Apple sends: not offered read-only.
+        let (fetcher, fetchUnavailable) = readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database)
+        defer { fetcher?.shutdown() }
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog,
-                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory))
+                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory),
+                                  fetchFromApple: fetcher?.fetch)
         let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
         defer { backend.shutdown() }
         var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",
@@ -74,6 +78,7 @@ struct OpenDashboard: ParsableCommand {
             state.notice = "read-only: " + state.readOnlyReason
         }
         state.storeLabel = storeLabel
+        state.appleFetchUnavailable = fetchUnavailable
         let session = DashboardSession(backend: backend, runner: runner,
                                        palette: chosenTheme.palette(for: backend.colorSupport), state: state)
         session.run()

@@ -9,7 +9,7 @@ struct Subdash: AsyncParsableCommand {
         discussion: ExitStatus.help,
         subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
                       Prices.self,
-                      Themes.self, Keys.self, Archive.self],
+                      Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self],
         defaultSubcommand: OpenDashboard.self
     )
 

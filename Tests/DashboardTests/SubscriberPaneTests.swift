@@ -247,6 +247,69 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
     }
 }
 
+/// `R` on pane 2: the subscriber's history and statuses fetched from Apple in the background.
+@Suite struct FetchFromAppleKeyTests {
+    /// PaneStore's runner, with a fetch that "receives" the renewal 7105 of 7100 and stores it.
+    static func runner() throws -> EffectRunner {
+        let base = try PaneStore.runner()
+        let database = base.analytics.database
+        return EffectRunner(analytics: base.analytics, now: base.now, fetchFromApple: { id in
+            let t = TransactionFact(transactionId: "7105", originalTransactionId: id, productId: "pro.monthly",
+                                    purchaseDate: Instant(parsing: "2025-05-06")!, expiresDate: Instant(parsing: "2025-06-06")!,
+                                    environment: .production)
+            let name = "fetched-7105"
+            let result = try database.apply([IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                                                              byteCount: 1, body: nil, content: .facts(DocumentFacts(format: .v2Notification, transactions: [t])))])
+            return "1 transaction; \(result.applied) applied"
+        })
+    }
+
+    @Test func rFetchesInTheBackgroundWhileKeysStillWorkAndThePaneUpdatesInPlace() throws {
+        let runner = try Self.runner()
+        var state = try PaneStore.open("7100", asOf: "2025-06-01", runner: runner)
+        state.appleFetchUnavailable = nil
+        #expect(!screen(state).lines.joined().contains("7105"))
+        #expect(screen(state).lines[23].hasPrefix("e periods/events  f flag  R fetch  q quit"))
+
+        let effects = update(&state, .key(.char("R")))
+        #expect(effects == [.fetchFromApple(id: "7100")])
+        #expect(state.notice == "fetching 7100's history and statuses from Apple…")
+        #expect(screen(state).lines[2].contains("Subscriber · ⠋ fetching from Apple"))
+        // A second R while it runs starts nothing.
+        #expect(update(&state, .key(.char("R"))) == [])
+        #expect(state.notice == "already fetching 7100 from Apple")
+        // Input stays live: the focus moves while the fetch runs, and the spinner turns on each tick.
+        drive(.key(.char("e")), &state, runner)
+        #expect(state.subscriber.focus == .events)
+        _ = update(&state, .tick)
+        #expect(screen(state).lines[2].contains("Subscriber · ⠙ fetching from Apple"))
+
+        for effect in effects { drive(runner.perform(effect), &state, runner) }
+        #expect(state.notice == "7100 from Apple: 1 transaction; 1 applied")
+        let lines = screen(state).lines
+        #expect(!lines[2].contains("fetching"))
+        #expect(lines.contains { $0.contains("7105") }, "\(lines.joined(separator: "\n"))")
+        #expect(state.subscriber.focus == .events, "updated in place")
+    }
+
+    @Test func withoutCredentialsTheBarAndTheKeySayWhy() throws {
+        let runner = try PaneStore.runner()
+        var state = try PaneStore.open("7100", runner: runner)
+        #expect(screen(state).lines[23].hasPrefix("e periods/events  f flag  R fetch: no credentials  q quit"))
+        #expect(update(&state, .key(.char("R"))) == [])
+        #expect(state.notice == "fetch from Apple is unavailable: no App Store Server API credentials")
+    }
+
+    @Test func notOfferedReadOnly() throws {
+        let runner = try Self.runner()
+        var state = try PaneStore.open("7100", runner: runner, readOnly: true)
+        state.appleFetchUnavailable = nil
+        #expect(!screen(state).lines[23].contains("R fetch"))
+        #expect(update(&state, .key(.char("R"))) == [])
+        #expect(state.notice?.hasPrefix("read-only: fetch is off") == true)
+    }
+}
+
 /// Money on pane 2 (docs/metrics.md "Money", "Per subscriber"): 9.99 EUR paid in France and
 /// refunded, 10.99 USD paid in the US; each period's price in its own currency, what was paid per
 /// currency, never a sum of the two.

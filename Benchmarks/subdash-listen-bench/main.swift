@@ -1,0 +1,237 @@
+// subdash-listen-bench: `subdash listen` under load. Starts the real binary on loopback with a new
+// store for each connection count, posts verified v2 notifications over N keep-alive connections at
+// once, and reports notifications/s and the time from the first byte sent to the 200 (p50, p99,
+// max). Then it checks the store: every notification stored once, nothing lost or doubled.
+//
+//     swift build -c release --product subdash --product subdash-listen-bench
+//     .build/release/subdash-listen-bench --subdash .build/release/subdash --connections 1,16,64
+//
+// The notifications are SampleData's v2 file (2,584, signed by the simulator's test chain) unless
+// --data names another NDJSON(.gz) file (from `subdash generate --format v2`); --notifications
+// takes the first N. Each run posts every document once, as Apple would.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Options {
+    var subdash = ".build/release/subdash"
+    var data = "SampleData/generated/v2/notifications-0001.ndjson.gz"
+    var trustRoot = "SampleData/generated/test-root.pem"
+    var connections = [1, 16, 64]
+    var notifications = Int.max
+    var output: String? = nil
+
+    init(_ args: [String]) {
+        var i = 1
+        func value() -> String { i += 1; guard i < args.count else { fail("\(args[i - 1]) needs a value") }; return args[i] }
+        while i < args.count {
+            switch args[i] {
+            case "--subdash": subdash = value()
+            case "--data": data = value()
+            case "--trust-root": trustRoot = value()
+            case "--connections": connections = value().split(separator: ",").compactMap { Int($0) }
+            case "--notifications": notifications = Int(value()) ?? Int.max
+            case "--output": output = value()
+            case "-h", "--help":
+                print("usage: subdash-listen-bench [--subdash PATH] [--data NDJSON[.gz]] [--trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]")
+                exit(0)
+            default: fail("unknown argument \(args[i])")
+            }
+            i += 1
+        }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("subdash-listen-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+/// Runs a command to its end; returns stdout.
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The documents of an NDJSON file, gzip'd or not (read through gzip -dc).
+func loadDocuments(_ path: String, limit: Int) -> [Data] {
+    let text = path.hasSuffix(".gz") ? run("/bin/sh", ["-c", "gzip -dc '\(path)'"]) : ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+    let lines = text.split(separator: "\n").filter { !$0.isEmpty }.prefix(limit)
+    guard !lines.isEmpty else { fail("no documents in \(path)") }
+    return lines.map { Data($0.utf8) }
+}
+
+/// A keep-alive HTTP/1.1 connection to 127.0.0.1:port over a plain socket.
+final class Connection {
+    let fd: Int32
+    private var buffer = [UInt8]()
+
+    init(port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if r != 0 { fail("connect: errno \(errno)") }
+    }
+
+    deinit { close(fd) }
+
+    /// Posts `body`; returns the status code.
+    func post(_ body: Data) -> Int {
+        var request = Data("POST /notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        request.append(body)
+        request.withUnsafeBytes { b in
+            var sent = 0
+            while sent < b.count {
+                let n = send(fd, b.baseAddress! + sent, b.count - sent, Int32(MSG_NOSIGNAL))
+                if n <= 0 { fail("send: errno \(errno)") }
+                sent += n
+            }
+        }
+        // Headers, then Content-Length bytes of body.
+        while true {
+            if let end = find([13, 10, 13, 10]) {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                let status = Int(head.dropFirst(9).prefix(3)) ?? 0
+                var length = 0
+                for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+                    length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+                while buffer.count < end + 4 + length { fill() }
+                buffer.removeFirst(end + 4 + length)
+                return status
+            }
+            fill()
+        }
+    }
+
+    private func fill() {
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n <= 0 { fail("recv: connection closed (errno \(errno))") }
+        buffer += chunk[0..<n]
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        guard buffer.count >= pattern.count else { return nil }
+        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] && Array(buffer[i..<i + pattern.count]) == pattern {
+            return i
+        }
+        return nil
+    }
+}
+
+final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    var latencies: [Double] = []
+    var statuses: [Int: Int] = [:]
+    func add(_ ms: Double, _ status: Int) { lock.lock(); latencies.append(ms); statuses[status, default: 0] += 1; lock.unlock() }
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+}
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+let options = Options(CommandLine.arguments)
+guard FileManager.default.isExecutableFile(atPath: options.subdash) else { fail("no subdash binary at \(options.subdash)") }
+let documents = loadDocuments(options.data, limit: options.notifications)
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-bench-\(getpid())").path
+try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+// The reference: the same documents through `subdash import`.
+let ndjson = work + "/documents.ndjson"
+try! documents.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").write(toFile: ndjson, atomically: true, encoding: .utf8)
+let reference = work + "/reference.sqlite"
+run(options.subdash, ["import", "--db", reference, "--trust-root", options.trustRoot, ndjson])
+func count(_ store: String, _ sql: String) -> String {
+    run("/usr/bin/sqlite3", [store, sql]).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+let expected = (count(reference, "SELECT COUNT(*) FROM notification"), count(reference, "SELECT COUNT(*) FROM document"))
+
+var rows: [String] = []
+for connections in options.connections {
+    let store = work + "/listen-\(connections).sqlite"
+    let listener = Process()
+    listener.executableURL = URL(fileURLWithPath: options.subdash)
+    listener.arguments = ["listen", "--db", store, "--port", "0", "--trust-root", options.trustRoot, "--log", work + "/log-\(connections)"]
+    let err = Pipe()
+    listener.standardError = err
+    try! listener.run()
+    var port = 0
+    var seen = ""
+    while port == 0 {
+        let data = err.fileHandleForReading.availableData
+        if data.isEmpty { fail("subdash listen exited: \(seen)") }
+        seen += String(decoding: data, as: UTF8.self)
+        if let r = seen.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression) {
+            port = Int(seen[r].split(separator: ":")[1])!
+        }
+    }
+    let results = Results()
+    let boundPort = port
+    let started = now()
+    DispatchQueue.concurrentPerform(iterations: connections) { worker in
+        let connection = Connection(port: boundPort)
+        var i = worker
+        while i < documents.count {
+            let t0 = now()
+            let status = connection.post(documents[i])
+            results.add((now() - t0) * 1000, status)
+            i += connections
+        }
+    }
+    let seconds = now() - started
+    kill(listener.processIdentifier, SIGTERM)
+    listener.waitUntilExit()
+    let sorted = results.latencies.sorted()
+    let stored = (count(store, "SELECT COUNT(*) FROM notification"), count(store, "SELECT COUNT(*) FROM document"))
+    let ok = results.statuses[200, default: 0]
+    let same = stored == expected && ok == documents.count
+    let row = String(format: "| %d | %d | %.1f | %.0f | %.2f | %.2f | %.2f | %@ |", connections, documents.count, seconds,
+                     Double(documents.count) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
+                     same ? "\(stored.0) notifications, as `import` (none lost or doubled)" : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
+    print(row)
+    rows.append(row)
+    if listener.terminationStatus != 0 { fail("subdash listen exited \(listener.terminationStatus) after SIGTERM") }
+}
+
+if let output = options.output {
+    let marker = "<!-- subdash-listen-bench -->"
+    var text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "# Performance\n"
+    if let r = text.range(of: marker) { text = String(text[..<r.lowerBound]) }
+    let date = ISO8601DateFormatter().string(from: Date())
+    text += """
+        \(marker)
+        ## Receiving notifications (`subdash listen`)
+
+        Measured by `subdash-listen-bench --subdash \(options.subdash) --connections \(options.connections.map(String.init).joined(separator: ","))` \
+        on this machine (2 cores, the client on the same cores), \(date): the real binary on loopback with a new store each \
+        time, \(documents.count) verified v2 notifications from `\(options.data)` posted over N keep-alive connections; time to \
+        200 is from the request's first byte to the whole response. Every 200 is a durable commit (`synchronous = FULL`).
+
+        | connections | notifications | seconds | notifications/s | p50 ms | p99 ms | max ms | store |
+        |---|---|---|---|---|---|---|---|
+        \(rows.joined(separator: "\n"))
+
+        """
+    try! text.write(toFile: output, atomically: true, encoding: .utf8)
+}

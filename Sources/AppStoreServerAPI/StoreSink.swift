@@ -1,0 +1,45 @@
+import AppStorePayloads
+import Foundation
+import StoreImport
+import SubscriberStore
+
+/// Stores what the App Store Server API sent, one response at a time, through the import path
+/// (`Importer.incoming`: decoding, signature verification, the archive) and derives the touched
+/// subscriptions at once, so a fetch that stops half-way keeps what it had.
+public final class StoreSink: Sendable {
+    let database: AppDatabase
+    let importer: Importer
+
+    /// What storing one response did.
+    public struct Stored: Sendable {
+        public var result: BatchResult
+        /// Why the response was rejected (it is archived as rejected), or nil.
+        public var rejection: String?
+        /// Notifications, transactions and renewal facts the response held.
+        public var notifications = 0, transactions = 0, renewals = 0
+    }
+
+    public init(database: AppDatabase, verifier: any SignatureVerifier) {
+        self.database = database
+        importer = Importer.appStore(database: database, verifier: verifier, report: { _ in })
+    }
+
+    public func store(_ body: Data, source: String) throws -> Stored {
+        let document = importer.incoming(body, source: source)
+        let result = try database.apply([document])
+        var stored = Stored(result: result)
+        switch document.content {
+        case .rejected(let reason): stored.rejection = reason
+        case .facts(let facts):
+            stored.notifications = facts.notifications.count
+            stored.transactions = facts.transactions.count
+            stored.renewals = facts.renewals.count
+        }
+        return stored
+    }
+
+    /// The `signedDate` of the latest notification in the store, if any: where a backfill resumes.
+    public func latestNotificationMilliseconds() throws -> Int64? {
+        try database.latestNotificationInstant()
+    }
+}

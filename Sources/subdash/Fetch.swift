@@ -1,0 +1,314 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Foundation
+import SubscriberStore
+import SubscriptionModel
+
+struct Fetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch from the App Store Server API and import what it sends (verified, archived, deduplicated).",
+        discussion: """
+            Credentials: --issuer-id, --key-id, --bundle-id and --private-key (the .p8 file, which must not be \
+            readable by group or others), else SUBDASH_ISSUER_ID, SUBDASH_KEY_ID, SUBDASH_BUNDLE_ID and \
+            SUBDASH_PRIVATE_KEY, else the [appstore] section of $XDG_CONFIG_HOME/subdash/config.toml \
+            (see the README, "Credentials"). Each page is stored as it arrives. 429 waits for Retry-After; \
+            5xx and timeouts are retried with backoff. Exit status: 0 ok, 1 a request failed or a page was rejected.
+            """,
+        subcommands: [History.self, Statuses.self, Notifications.self, TestNotification.self])
+}
+
+/// The credentials and the server, shared by every `fetch` command.
+struct APIOptions: ParsableArguments {
+    @Option(name: .customLong("issuer-id"), help: "The issuer id (App Store Connect → Users and Access → Integrations).")
+    var issuerId: String?
+    @Option(name: .customLong("key-id"), help: "The In-App Purchase key's id.") var keyId: String?
+    @Option(name: .customLong("bundle-id"), help: "The app's bundle id.") var bundleId: String?
+    @Option(name: .customLong("private-key"), help: "The .p8 private key file (mode 600).") var privateKey: String?
+    @Flag(help: "Use the sandbox environment's server.") var sandbox = false
+    @Option(name: .customLong("api-base"), help: "Another base URL (a test server).") var apiBase: String?
+    @Option(help: "The configuration file (default: $XDG_CONFIG_HOME/subdash/config.toml).") var config: String?
+
+    func client(onRetry: @escaping @Sendable (String) -> Void) throws -> AppStoreServerClient {
+        do {
+            let env = ProcessInfo.processInfo.environment
+            var sources = [CredentialSources(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey,
+                                             environment: sandbox ? .sandbox : nil),
+                           try CredentialSources.fromEnvironment(env)]
+            if let path = config ?? ConfigFile.defaultPath(environment: env),
+               config != nil || FileManager.default.fileExists(atPath: path) {
+                sources.append(try CredentialSources.fromConfig(try ConfigFile(contentsOf: path), path: path))
+            }
+            let merged = CredentialSources.merged(sources)
+            let credentials = try merged.credentials()
+            let base = apiBase ?? env["SUBDASH_API_BASE"].flatMap { $0.isEmpty ? nil : $0 } ?? (merged.environment ?? .production).baseURL
+            return AppStoreServerClient(credentials: credentials, baseURL: base, onRetry: onRetry)
+        } catch {
+            throw CLIError(error.message, code: 2)
+        }
+    }
+}
+
+/// What every fetch command does around its requests: the store, the verifier, the progress line,
+/// the summary and the exit status.
+final class FetchRun {
+    let sink: StoreSink
+    let client: AppStoreServerClient
+    let progress: FetchProgress
+    var rejected = 0
+    var totals = BatchResult()
+
+    init(store: StoreOptions, verification: VerificationOptions, api: APIOptions) throws {
+        let progress = FetchProgress()
+        self.progress = progress
+        sink = StoreSink(database: try store.open(), verifier: try verification.verifier())
+        client = try api.client(onRetry: { progress.show($0) })
+    }
+
+    func store(_ body: Data, source: String) throws -> StoreSink.Stored {
+        let stored = try sink.store(body, source: source)
+        totals.add(stored.result)
+        if let reason = stored.rejection {
+            rejected += 1
+            progress.clear()
+            printError("\(source): \(reason)")
+        }
+        return stored
+    }
+
+    /// Shuts the client down; prints the summary; exit status 1 when a request failed or a page was rejected.
+    func finish(_ outcome: Result<Void, any Error>) async throws {
+        try? await client.shutdown()
+        progress.clear()
+        let t = totals
+        printError("\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected; "
+                   + "\(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched")
+        if case .failure(let error) = outcome {
+            if let error = error as? AppStoreAPIError { throw CLIError(error.message) }
+            throw error
+        }
+        if rejected > 0 { throw ExitCode(1) }
+    }
+
+    /// Runs `body`, then `finish`.
+    static func run(store: StoreOptions, verification: VerificationOptions, api: APIOptions,
+                    _ body: (FetchRun) async throws -> Void) async throws {
+        let run = try FetchRun(store: store, verification: verification, api: api)
+        let outcome: Result<Void, any Error>
+        do { try await body(run); outcome = .success(()) } catch { outcome = .failure(error) }
+        try await run.finish(outcome)
+    }
+}
+
+/// A line on stderr that updates in place on a terminal, plain lines otherwise.
+final class FetchProgress: Sendable {
+    let interactive = isatty(2) != 0
+
+    func show(_ text: String) {
+        if interactive { FileHandleOutput.progress(text) } else { printError(text) }
+    }
+
+    func clear() { if interactive { FileHandleOutput.clearLine() } }
+}
+
+extension Fetch {
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "Get Transaction History: every page of a customer's transactions, from any of their transaction ids.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var verification: VerificationOptions
+        @OptionGroup var api: APIOptions
+        @Argument(help: "A transaction id (or original transaction id).") var transactionId: String
+
+        mutating func run() async throws {
+            let id = transactionId
+            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+                var transactions = 0
+                try await run.client.transactionHistory(id) { body, page in
+                    transactions += try run.store(body, source: "api:history/\(id) page \(page)").transactions
+                    run.progress.show("fetch history \(id): page \(page), \(transactions) transactions")
+                }
+            }
+        }
+    }
+
+    struct Statuses: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "statuses",
+            abstract: "Get All Subscription Statuses: the latest transaction and renewal info of each subscription.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var verification: VerificationOptions
+        @OptionGroup var api: APIOptions
+        @Argument(help: "A transaction id (or original transaction id).") var transactionId: String
+
+        mutating func run() async throws {
+            let id = transactionId
+            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+                let body = try await run.client.subscriptionStatuses(id)
+                _ = try run.store(body, source: "api:statuses/\(id)")
+            }
+        }
+    }
+
+    struct Notifications: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "notifications",
+            abstract: "Get Notification History: the notifications Apple sent (or tried to) between two instants.",
+            discussion: """
+                The backfill after the listener was down. Without --since, it starts at the latest \
+                notification already stored, so running it again resumes where it stopped. Apple keeps \
+                180 days; --until defaults to now.
+                """)
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var verification: VerificationOptions
+        @OptionGroup var api: APIOptions
+        @Option(help: "Start (default: the latest notification in the store).") var since: InstantArgument?
+        @Option(help: "End (default: now).") var until: InstantArgument?
+
+        mutating func run() async throws {
+            let until = self.until?.instant ?? Instant(Date())
+            let explicitSince = since?.instant
+            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+                var start: Instant
+                if let explicitSince {
+                    start = explicitSince
+                } else if let latest = try run.sink.latestNotificationMilliseconds() {
+                    start = Instant(milliseconds: latest)
+                    printError("fetch notifications: resuming at the latest stored notification, \(start.iso8601)")
+                } else {
+                    throw CLIError("no notification is stored yet: pass --since DATE (Apple keeps 180 days)", code: 2)
+                }
+                let oldest = Instant(Date()).adding(days: -180)
+                if start < oldest {
+                    printError("fetch notifications: Apple keeps 180 days; starting at \(oldest.iso8601) instead of \(start.iso8601)")
+                    start = oldest
+                }
+                guard start < until else {
+                    throw CLIError("--since \(start.iso8601) is not before --until \(until.iso8601)", code: 2)
+                }
+                var notifications = 0
+                try await run.client.notificationHistory(startMilliseconds: start.milliseconds, endMilliseconds: until.milliseconds) { body, page in
+                    notifications += try run.store(body, source: "api:notification-history \(start.iso8601) page \(page)").notifications
+                    run.progress.show("fetch notifications: page \(page), \(notifications) notifications")
+                }
+            }
+        }
+    }
+
+    struct TestNotification: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test-notification",
+            abstract: "Request a Test Notification, wait for Apple to send it to your server, and store it.",
+            discussion: "Checks the whole path: App Store Connect's server URL, your TLS front, `subdash listen`.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var verification: VerificationOptions
+        @OptionGroup var api: APIOptions
+        @Option(help: "Seconds to wait for Apple's send attempt.") var wait = 60
+        @Option(name: .customLong("poll-interval"), help: ArgumentHelp("Seconds between status requests.", visibility: .hidden))
+        var pollInterval = 2.0
+
+        mutating func run() async throws {
+            let (wait, interval) = (wait, pollInterval)
+            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+                let token = try await run.client.requestTestNotification()
+                run.progress.show("fetch test-notification: requested; waiting for Apple's send attempt")
+                let deadline = Date().addingTimeInterval(Double(wait))
+                while true {
+                    var body: Data?
+                    do {
+                        body = try await run.client.testNotificationStatus(token)
+                    } catch let error as AppStoreAPIError where error.message.contains("404") {
+                        body = nil   // not sent yet
+                    }
+                    if let body, let attempts = TestNotificationStatus(body), !attempts.results.isEmpty {
+                        _ = try run.store(body, source: "api:test-notification")
+                        run.progress.clear()
+                        print("test notification \(attempts.notificationUUID ?? "?"): \(attempts.results.joined(separator: ", "))")
+                        if attempts.results.last != "SUCCESS" {
+                            throw CLIError("Apple could not deliver the test notification (\(attempts.results.last ?? "?")): "
+                                           + "check the server URL in App Store Connect, TLS, and that `subdash listen` is reachable")
+                        }
+                        return
+                    }
+                    guard Date() < deadline else {
+                        throw CLIError("Apple had not tried to send the test notification after \(wait) s")
+                    }
+                    try await Task.sleep(for: .seconds(interval))
+                }
+            }
+        }
+    }
+}
+
+/// The parts of Get Test Notification Status subdash shows: each send attempt's result.
+struct TestNotificationStatus {
+    var results: [String]
+    var notificationUUID: String?
+
+    init?(_ body: Data) {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
+        var results = (object["sendAttempts"] as? [[String: Any]] ?? []).compactMap { $0["sendAttemptResult"] as? String }
+        if results.isEmpty, let first = object["firstSendAttemptResult"] as? String { results = [first] }
+        self.results = results
+        notificationUUID = nil
+        if let jws = object["signedPayload"] as? String {
+            let parts = jws.split(separator: ".")
+            if parts.count == 3, let data = Data(base64URL: String(parts[1])),
+               let payload = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                notificationUUID = payload["notificationUUID"] as? String
+            }
+        }
+    }
+}
+
+extension Data {
+    init?(base64URL: String) {
+        var s = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        self.init(base64Encoded: s)
+    }
+}
+
+/// The dashboard's `R`: a subscriber's transaction history and subscription statuses fetched with
+/// the credentials `subdash fetch` would use (environment variables, then the configuration file),
+/// stored through the import path.
+struct DashboardFetcher {
+    let client: AppStoreServerClient
+    let fetch: @Sendable (String) async throws -> String
+
+    /// Nil and the reason when there are no usable credentials.
+    static func make(database: AppDatabase) -> (DashboardFetcher?, unavailable: String?) {
+        let client: AppStoreServerClient
+        let sink: StoreSink
+        do {
+            client = try APIOptions.parse([]).client(onRetry: { _ in })
+            sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
+        } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
+            return (nil, "no App Store Server API credentials")
+        } catch {
+            // Present but unusable (a key file others can read, a broken config line): said in full.
+            return (nil, "\(error)")
+        }
+        let fetch: @Sendable (String) async throws -> String = { id in
+            var totals = BatchResult()
+            var transactions = 0
+            do {
+                try await client.transactionHistory(id) { body, page in
+                    let stored = try sink.store(body, source: "api:history/\(id) page \(page)")
+                    totals.add(stored.result)
+                    transactions += stored.transactions
+                }
+                let statuses = try sink.store(try await client.subscriptionStatuses(id), source: "api:statuses/\(id)")
+                totals.add(statuses.result)
+            } catch let error as AppStoreAPIError {
+                throw CLIError(error.message)
+            }
+            return "\(transactions) transaction\(transactions == 1 ? "" : "s"); \(totals.applied) applied, "
+                + "\(totals.duplicates) already stored, \(totals.rejected) rejected"
+        }
+        return (DashboardFetcher(client: client, fetch: fetch), nil)
+    }
+
+    func shutdown() { client.syncShutdown() }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import NotificationListener
+import SubscriberStore
+
+struct Listen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Receive App Store Server Notifications (v1 and v2) over HTTP and store them as they come.",
+        discussion: """
+            Serves POST requests on --path: each body is decoded, verified and archived exactly as \
+            `subdash import` does, and committed to the store before the answer. 200: stored, or \
+            stored before (Apple's retries change nothing); 400 with a short reason: rejected (archived \
+            as rejected); 413: body over 1 MiB; 503: could not be stored, so Apple sends it again. \
+            GET /healthz answers 200 while the store is writable. One JSON line per request goes to \
+            stderr, or to --log FILE. Apple requires HTTPS (TLS 1.2 or later): pass --tls-cert and \
+            --tls-key, or put a TLS proxy in front. SIGTERM or SIGINT: stop accepting, answer and \
+            commit what is in flight, exit 0.
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var verification: VerificationOptions
+    @Option(help: "The address to listen on.") var bind = "127.0.0.1"
+    @Option(help: "The port (0: any free port, printed at start).") var port = 8080
+    @Option(help: "The path Apple posts to.") var path = "/notifications"
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
+    @Option(help: "Append the request log to this file instead of stderr.") var log: String?
+    @Option(name: .customLong("max-connections"), help: "Connections served at once.") var maxConnections = 256
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request's body may take to arrive.") var bodyTimeout = 10
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay silent (headers included).") var idleTimeout = 30
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request's headers may take to arrive (from the connection or the previous response).")
+    var headerTimeout = 10
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if !path.hasPrefix("/") || path == "/healthz" { throw ValidationError("--path must start with / and not be /healthz") }
+        if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
+        if maxConnections < 1 || bodyTimeout < 1 || idleTimeout < 1 || headerTimeout < 1 {
+            throw ValidationError("--max-connections, --body-timeout, --idle-timeout and --header-timeout must be at least 1")
+        }
+    }
+
+    mutating func run() async throws {
+        let verifier = try verification.verifier()
+        let database = try store.open()
+        try verification.recordApp(in: database)
+        let requestLog: RequestLog
+        do {
+            requestLog = try log.map(RequestLog.init(path:)) ?? RequestLog()
+        } catch let error as ListenerError {
+            throw CLIError(error.message, code: 2)
+        }
+        var configuration = ListenerConfiguration()
+        configuration.host = bind
+        configuration.port = port
+        configuration.path = path
+        configuration.maxConnections = maxConnections
+        configuration.bodyTimeoutSeconds = bodyTimeout
+        configuration.idleTimeoutSeconds = idleTimeout
+        configuration.headerTimeoutSeconds = headerTimeout
+        configuration.tlsCertificatePath = tlsCert
+        configuration.tlsKeyPath = tlsKey
+        let listener = NotificationListener(database: database, verifier: verifier, sharedSecret: verification.sharedSecretValue,
+                                            configuration: configuration, log: requestLog)
+        let scheme = tlsCert == nil ? "http" : "https"
+        let storePath = database.path ?? "memory"
+        let unverified = verification.noVerify ? " (signatures NOT verified: --no-verify)" : ""
+        let servedPath = path
+        do {
+            try await listener.run { host, port in
+                printError("subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), store \(storePath)\(unverified)")
+            }
+        } catch let error as ListenerError {
+            throw CLIError(error.message)
+        } catch {
+            throw CLIError("listen on \(bind):\(port): \(error)")
+        }
+        printError("subdash listen: stopped; everything answered 200 is in \(storePath)")
+    }
+}
