@@ -7,7 +7,7 @@ extension Importer {
     /// The importer for App Store documents: `DocumentReader` cuts files into documents (JSON,
     /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
     /// `verifier`.
-    public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = 4000,
+    public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = Importer.defaultBatchSize,
                                 documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                                 cacheMegabytes: Int = Importer.defaultCacheMegabytes,
                                 report: @escaping @Sendable (String) -> Void,

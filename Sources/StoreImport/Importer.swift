@@ -72,7 +72,7 @@ public final class Importer: Sendable {
     ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = 4000, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+                batchSize: Int = Importer.defaultBatchSize, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                 cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
@@ -105,6 +105,9 @@ public final class Importer: Sendable {
     static let streamPause = 0.5
     /// …or when the oldest document not yet stored has waited this long.
     static let streamLatency = 2.0
+
+    /// Documents decoded per batch unless told otherwise (`--batch-size`).
+    public static let defaultBatchSize = 4000
 
     /// Documents written per transaction unless told otherwise.
     public static let defaultDocumentsPerTransaction = 16000
@@ -224,8 +227,8 @@ public final class Importer: Sendable {
 
     func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
         let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
-        // Documents over the limit are archived without their bytes.
-        let keep = raw.bytes.flatMap { $0.count <= 16 << 20 ? $0 : nil }
+        // Documents over the reader's limit are archived without their bytes.
+        let keep = raw.bytes.flatMap { $0.count <= DocumentReader.defaultSizeLimit ? $0 : nil }
         if let error = raw.readError {
             return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: keep, content: .rejected(reason: error))
         }

@@ -27,7 +27,7 @@ struct Import: AsyncParsableCommand {
     @Flag(name: .customLong("no-verify"), help: "Do not verify v2 signatures (Xcode / LocalTesting data).")
     var noVerify = false
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
-    var batchSize = 4000
+    var batchSize = Importer.defaultBatchSize
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
     var documentsPerTransaction = Importer.defaultDocumentsPerTransaction
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Page cache of the writing connection, MB.", visibility: .hidden))
