@@ -374,7 +374,7 @@ struct EligibilityReport: AsyncParsableCommand {
                                                     discussion: purchasedOnlyDiscussion)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
-    @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind?
+    @Option(help: "Only this offer (any case).") var offer: OfferFlagKind?
 
     mutating func run() async throws {
         let analytics = try options.analytics()
