@@ -15,6 +15,9 @@ public final class EffectRunner: Sendable {
     public let exportDirectory: String
     /// The instant flag changes are written at.
     public let now: @Sendable () -> Instant
+    /// Receives the details of a failed effect (SQLite's message and statement included) while the
+    /// status line shows a sentence; nil: they are dropped (`subdash --debug` logs them to stderr).
+    public let log: (@Sendable (String) -> Void)?
     /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
     public let changes: StoreChangeMonitor?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
@@ -22,11 +25,12 @@ public final class EffectRunner: Sendable {
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
                 exportDirectory: String = EffectRunner.exportDirectory(),
-                now: @escaping @Sendable () -> Instant = { Instant(Date()) }) {
+                now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil) {
         self.analytics = analytics
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
+        self.log = log
         changes = try? StoreChangeMonitor(database: analytics.database)
     }
 
@@ -129,7 +133,8 @@ public final class EffectRunner: Sendable {
                 return .exported(path: path, rows: rows.count)
             }
         } catch {
-            return .failed("\(error)")
+            log?("subdash: \(Self.what(effect)) failed: \(error)")
+            return .failed(Self.failureSentence(effect, error))
         }
     }
 
