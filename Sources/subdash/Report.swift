@@ -33,9 +33,9 @@ extension Month: ExpressibleByArgument {
 /// Options every report takes.
 struct ReportOptions: ParsableArguments {
     @OptionGroup var store: StoreOptions
-    @Option(help: "table, csv or json.") var format: OutputFormat = .table
+    @Option(help: "How to print the figures.") var format: OutputFormat = .table
     @Option(help: "Only this product.") var product: String?
-    @Option(help: "production, sandbox or all.") var environment: EnvironmentFilter = .production
+    @Option(help: "Which App Store environment to count.") var environment: EnvironmentFilter = .production
 
     var scope: ReportScope { ReportScope(environment: environment, productId: product) }
 
@@ -64,7 +64,7 @@ struct ReportOptions: ParsableArguments {
 /// `--ownership`, for the reports that can count family members (states, events, recovery).
 struct OwnershipOption: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "purchased, familyShared or all.",
+        "Whose subscriptions to count.",
         discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
     var ownership: OwnershipFilter = .purchased
 
