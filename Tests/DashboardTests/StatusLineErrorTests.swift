@@ -21,11 +21,10 @@ import TerminalUI
                                   log: { line in logged.withLock { $0.append(line) } })
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
         drive(.start, &state, runner)
-        let backend = TestBackend(width: 120, height: 24, colorSupport: .none)
+        let backend = TestBackend(width: 80, height: 24, colorSupport: .none)
         Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: Palette.builtinDefault(.none)) }
         let screen = backend.lines.joined(separator: "\n")
-        #expect(screen.contains("loading the subscribers failed: the store could not be read; restart with --debug 2>FILE to log why"),
-                "\(screen)")
+        #expect(screen.contains("loading the subscribers failed: the store could not be read (--debug logs why)"), "\(screen)")
         #expect(!screen.contains("SELECT") && !screen.contains("SQLite error") && !screen.contains("segment"))
         let log = logged.withLock { $0 }.joined(separator: "\n")
         #expect(log.contains("loading the subscribers failed: SQLite error"))
