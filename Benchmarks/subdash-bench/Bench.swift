@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import LifecycleSimulator
+import SubscriberAnalytics
 
 /// Measures the real `subdash` binary (the sibling of this executable) on simulated data: import
 /// rates, report latencies and peak memory, each beside SQLite's own speed on the same rows.
@@ -158,7 +160,14 @@ struct Bench: ParsableCommand {
 
         // Baseline: SQLite itself loading the same period rows from CSV in one transaction.
         let csv = "\(cache)/periods-\(n).csv"
-        _ = try sqlite(v2Store, ".headers off\n.mode csv\n.output \(csv)\nSELECT * FROM period;\n")
+        // The baseline table's columns by name: the store's period table has more since.
+        _ = try sqlite(v2Store, """
+            .headers off
+            .mode csv
+            .output \(csv)
+            SELECT transactionId, originalTransactionId, environment, runIndex, productId, start, "end", offerKind, class,
+                   isPaid, isRefunded, isCutByUpgrade, countsForRetention FROM period;
+            """)
         let base = "\(cache)/baseline-\(n).sqlite"
         remove(base)
         let periodsRaw = try sqlite(v2Store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -223,6 +232,8 @@ struct Bench: ParsableCommand {
             md += "(two processes against one; target: no slower).\n"
         }
 
+        md += try moneyReports(stores: stores, asOf: String(asOf), values: &values)
+
         // The dashboard through TestBackend, in its own process (its peak memory is its own).
         md += "\n### Dashboard on the \(storeLabel) store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
         let frames = try timed(Self.binDir.appendingPathComponent("subdash-frames").path, ["--db", v2Store, "--markdown"]).stdout
@@ -233,9 +244,54 @@ struct Bench: ParsableCommand {
             if cells[0].hasPrefix("first full frame") { values["dashboard first frame: ms"] = Double(cells[2]) }
             if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("`6` first visit") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("peak resident") { values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "") }
         }
         figures.bySize.append((n, values))
+        return md
+    }
+
+    /// The money reports on the v1 store priced by a table (the simulator's USD prices, every
+    /// storefront) and on the v2 store, whose transactions carry their own prices.
+    func moneyReports(stores: [String: String], asOf: String, values: inout [String: Double]) throws -> String {
+        let month = String(asOf.prefix(7))
+        let year = "\(Int(month.prefix(4))! - 1)" + month.dropFirst(4)
+        let reports: [(String, [String])] = [
+            ("revenue, one month", ["revenue", "--from", month + "-01", "--to", nextMonth(month) + "-01"]),
+            ("revenue, twelve months by month", ["revenue", "--from", nextMonth(year) + "-01", "--to", nextMonth(month) + "-01",
+                                                  "--by", "month"]),
+            ("mrr", ["mrr"]),
+            ("ltv 24×12", ["ltv", "--periods", "12"]),
+            ("offers, twelve months", ["offers", "--from", nextMonth(year) + "-01", "--to", nextMonth(month) + "-01"]),
+            ("refunds, one month", ["refunds", "--from", month + "-01", "--to", nextMonth(month) + "-01"]),
+        ]
+        var md = ""
+        for key in ["v1", "v2"] {
+            guard let db = stores[key] else { continue }
+            md += "\n### Money reports on the \(key) store\(key == "v1" ? " (priced by a table)" : "") (\(runs) runs)\n\n"
+            if key == "v1" {
+                let table = "\(cache)/prices.csv"
+                let rows = Catalog.products.map { "\($0.productId),,USD,\(MoneyFormat.plain($0.price)),2000-01-01" }
+                try (["productId,storefront,currency,price,validFrom"] + rows).joined(separator: "\n")
+                    .write(toFile: table, atomically: true, encoding: .utf8)
+                let t = try subdash(["prices", "import", "--db", db, table])
+                md += "`subdash prices import` (\(Catalog.products.count) rows, re-pricing every v1 subscription): "
+                md += "\(String(format: "%.1f", t.seconds)) s, \(t.peakKB / 1024) MB.\n\n"
+                values["prices import v1: s"] = t.seconds
+            }
+            md += "| report | median s | max s | peak MB |\n|---|---|---|---|\n"
+            for (label, args) in reports {
+                var times: [Double] = []
+                var peak = 0
+                for _ in 0..<runs {
+                    let t = try subdash(["report"] + args + ["--db", db, "--format", "json"])
+                    times.append(t.seconds)
+                    peak = max(peak, t.peakKB)
+                }
+                md += "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
+                values["report \(label) (\(key)): median s"] = median(times)
+            }
+        }
         return md
     }
 

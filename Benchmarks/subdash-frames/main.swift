@@ -62,7 +62,7 @@ struct Frames: ParsableCommand {
         }
         // First visits run the pane's queries; later visits redraw what is loaded.
         var firstVisits: [Row] = []
-        for (key, pane) in [("3", "Cohorts"), ("4", "States & Events")] {
+        for (key, pane) in [("3", "Cohorts"), ("4", "States & Events"), ("6", "Money")] {
             firstVisits.append(Row(label: "`\(key)` first visit (\(pane) queries)", samples: [try time(key)]))
         }
         var paneSamples: [Double] = []

@@ -45,6 +45,10 @@ public enum Action: Equatable, Sendable {
     case export
     /// The next or previous offer list on pane 5.
     case cycleList(Int)
+    /// Money pane: the next order of the offer rows (offer, conversion, P6 retention).
+    case cycleOfferOrder
+    /// Money pane: chart revenue in the next currency.
+    case cycleCurrency
     /// Sort by the column under the cursor.
     case sort(ascending: Bool)
     /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
@@ -68,6 +72,7 @@ public enum Action: Equatable, Sendable {
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
+    case loadedMoney(MoneyFigures)
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
@@ -94,6 +99,7 @@ public enum Effect: Equatable, Sendable {
     case checkImport
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
+    case loadMoney(asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.
     case loadTheme(String)

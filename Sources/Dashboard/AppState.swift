@@ -5,7 +5,7 @@ import TerminalUI
 
 /// The dashboard's panes, in tab order; the number key of a pane is `rawValue + 1`.
 public enum Pane: Int, CaseIterable, Hashable, Sendable {
-    case subscribers, subscriber, cohorts, statesEvents, offers
+    case subscribers, subscriber, cohorts, statesEvents, offers, money
 
     public var title: String {
         switch self {
@@ -14,6 +14,7 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
         case .cohorts: "Cohorts"
         case .statesEvents: "States & Events"
         case .offers: "Offers"
+        case .money: "Money"
         }
     }
 }
@@ -208,6 +209,7 @@ public struct AppState: Equatable, Sendable {
     public var cohorts = CohortsPane()
     public var statesEvents = StatesEventsPane()
     public var offers = OffersPane()
+    public var money = MoneyPane()
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
     public var storeWatch = StoreWatch()

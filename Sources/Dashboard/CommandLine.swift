@@ -6,7 +6,7 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, state, theme, offers, subscribers, cohorts, states, q, quit
+    case user, asof, product, state, theme, offers, subscribers, cohorts, states, money, q, quit
 
     /// Completed with a space after it when it takes an argument.
     var takesArgument: Bool { [.user, .asof, .product, .state, .theme, .offers].contains(self) }
@@ -98,6 +98,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
     case .subscribers: return update(&state, .switchPane(.subscribers))
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
+    case .money: return update(&state, .switchPane(.money))
     case nil:
         state.status = "unknown command: \(TextSanitizer.strip(text)) (try :user, :asof, :product, :state, :theme, :offers, :q)"
         return []

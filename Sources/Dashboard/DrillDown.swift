@@ -20,8 +20,9 @@ extension StatesEventsPane {
     }
 }
 
-/// `enter` on a cohort cell or a pane 4 row: pane 1 lists the subscribers behind that figure (on a
-/// cohort cell, those retained at its paid period; `c`: those who ended by it).
+/// `enter` on a cohort cell, a pane 4 row or a pane 6 offer: pane 1 lists the subscribers behind that
+/// figure (on a cohort cell, those retained at its paid period; `c`: those who ended by it; on an
+/// offer, those whose use of it started in the pane's months).
 func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     let population: SubscriberPopulation
@@ -34,6 +35,9 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     case .statesEvents:
         guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf,
                                                       month: state.statesEvents.shownMonth(asOf: asOf)) else { return [] }
+        population = found
+    case .money:
+        guard let found = state.money.selectedPopulation else { return [] }
         population = found
     default:
         return []

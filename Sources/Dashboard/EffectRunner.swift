@@ -108,6 +108,8 @@ public final class EffectRunner: Sendable {
             case .loadOffers(let asOf, let scope):
                 return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
                                                 flags: try analytics.database.flags()))
+            case .loadMoney(let asOf, let scope):
+                return .loadedMoney(try MoneyFigures.load(analytics, asOf: asOf, scope: scope))
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

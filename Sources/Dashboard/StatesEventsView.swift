@@ -81,13 +81,14 @@ struct SparkTable {
             .render(in: area, buffer: &buffer, palette: palette)
         let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
         for (index, row) in rows.enumerated() where area.y + 1 + index < area.bottom {
-            let (values, maximum) = scaled(Self.resample(row.series, width: spark.width))
+            let (values, maximum) = Self.scaled(Self.resample(row.series, width: spark.width), baseline: baseline)
             Sparkline(values: values, maximum: maximum)
                 .render(in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
         }
     }
 
-    private func scaled(_ values: [Double]) -> ([Double], Double?) {
+    /// `values` ready for a ``Sparkline``, with the lowest block at `baseline`.
+    static func scaled(_ values: [Double], baseline: Baseline) -> ([Double], Double?) {
         guard baseline == .minimum, let low = values.min(), let high = values.max(), high > 0 else { return (values, nil) }
         // A flat series sits at half height; otherwise its minimum is the lowest block.
         if high == low { return (values, high * 2) }

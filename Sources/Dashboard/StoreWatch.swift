@@ -65,5 +65,8 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .offers:
         // Marks are ids and the cursor follows its id: both survive the new board.
         return [.loadOffers(asOf: asOf, scope: state.scope)]
+    case .money:
+        // The cursor and the order are kept; the rows are the new figures'.
+        return [.loadMoney(asOf: asOf, scope: state.scope)]
     }
 }

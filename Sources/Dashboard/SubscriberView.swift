@@ -83,7 +83,13 @@ struct SubscriberHeader {
         }
         fields.append(Field(label: "Paid periods", value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
                             + (r.billingFailures == 1 ? "" : "s")))
-        // Money (price per period, total paid per currency) is to come here as its own field.
+        // What the customer paid, per currency (never summed across currencies), and the paid
+        // service that sets the 85 % proceeds rate; only when something is priced, so an unpriced
+        // (v1) subscriber's header keeps its rows for the lists.
+        if !r.paid.isEmpty {
+            let paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
+            fields.append(Field(label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service"))
+        }
         fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
         let flags = r.flags.map { flag in
             "\(flag.offer.rawValue) by \(clean(flag.operatorName)) \(flag.at.isoDate)" + (flag.note.map { " “\(clean($0))”" } ?? "")
@@ -220,6 +226,7 @@ private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in 
         cells += [period.offerKind.rawValue, period.periodClass.rawValue,
                   period.isRefunded ? "refund" : period.isSharingRevoked ? "revoked"
                     : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free")]
+        if wide { cells.append(priceText(report.money[index])) }
         return Table.Row(cells, role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
     var periodColumns: [Table.Column] = [.init("Transaction", width: .fixed(16)), .init("Start", width: .fixed(10)),
@@ -228,6 +235,7 @@ private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in 
         periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
     }
     periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(7))]
+    if wide { periodColumns.append(.init("Price", width: .fixed(14), alignment: .right)) }
     renderList(title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
                rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
 
@@ -255,4 +263,11 @@ private func renderList(title: String, focused: Bool, cursor: Int, columns: [Tab
     let offset = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
     Table(columns: columns, rows: rows, selected: focused ? cursor : nil, offset: offset)
         .render(in: tableArea, buffer: &buffer, palette: palette)
+}
+
+/// A period's price as the Periods list shows it: the amount and currency, "unpriced" for a
+/// charged period without a price, "–" for a period that was never charged.
+func priceText(_ money: PeriodMoney) -> String {
+    if let price = money.price { return MoneyFormat.text(price, money.currency) }
+    return money.isCharged ? "unpriced" : "–"
 }

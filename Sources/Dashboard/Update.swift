@@ -94,7 +94,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         case .offers:
             guard let id = state.offers.selectedRow?.id else { return [] }
             return openSubscriber(&state, id)
-        case .cohorts, .statesEvents:
+        case .cohorts, .statesEvents, .money:
             return drillDown(&state)
         case .subscriber:
             return []
@@ -133,6 +133,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return exportShown(&state)
     case .cycleList(let delta):
         return cycleList(&state, delta)
+    case .cycleOfferOrder:
+        return state.pane == .money ? cycleMoneyOrder(&state) : []
+    case .cycleCurrency:
+        return state.pane == .money ? cycleMoneyCurrency(&state) : []
     case .sort(let ascending):
         if state.pane == .subscribers {
             var list = state.subscribers.view
@@ -220,6 +224,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.offers.loading = false
         state.offers.refreshShown()
         return []
+    case .loadedMoney(let figures):
+        state.money.figures = figures
+        state.money.loading = false
+        state.money.row = clamp(state.money.row, 0, max(0, figures.offers.offers.count - 1))
+        return []
     case .loadedProducts(let products):
         state.products = products
         return []
@@ -239,6 +248,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.cohorts.loading = false
         state.statesEvents.loading = false
         state.offers.loading = false
+        state.money.loading = false
         state.status = message
         return []
     }
@@ -272,6 +282,9 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
     case .offers:
         state.offers.selected = clamp(state.offers.selected + delta, 0, max(0, state.offers.shown.count - 1))
         return []
+    case .money:
+        state.money.row = clamp(state.money.row + delta, 0, max(0, state.money.offers.count - 1))
+        return []
     }
 }
 
@@ -283,6 +296,7 @@ func invalidate(_ state: inout AppState) {
     state.statesEvents.figures = nil
     state.offers.board = nil
     state.offers.refreshShown()
+    state.money.figures = nil
 }
 
 func reloadSubscribers(_ state: inout AppState) -> [Effect] {
@@ -352,6 +366,7 @@ private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .cohorts: state.cohorts.grid == nil
     case .statesEvents: state.statesEvents.figures == nil
     case .offers: state.offers.board == nil
+    case .money: state.money.figures == nil
     }
     return empty ? load(&state, pane) : []
 }
@@ -377,6 +392,9 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .offers:
         state.offers.loading = true
         return [.loadOffers(asOf: asOf, scope: state.scope)]
+    case .money:
+        state.money.loading = true
+        return [.loadMoney(asOf: asOf, scope: state.scope)]
     }
 }
 

@@ -36,7 +36,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     if state.pane == .subscribers, let population = state.subscribers.view.queriedPopulation {
         // A drill-down shows where it came from.
 
-        crumbs.append(population.isCohort ? Pane.cohorts.title : Pane.statesEvents.title)
+        crumbs.append(population.isCohort ? Pane.cohorts.title : population.isOfferUse ? Pane.money.title : Pane.statesEvents.title)
     }
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
@@ -60,6 +60,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     case .cohorts: renderCohorts(state, in: body, buffer: &buffer, palette: palette)
     case .statesEvents: renderStatesEvents(state, in: body, buffer: &buffer, palette: palette)
     case .offers: renderOffers(state, in: body, buffer: &buffer, palette: palette)
+    case .money: renderMoney(state, in: body, buffer: &buffer, palette: palette)
     }
 
     var cursor: Position?
@@ -115,6 +116,7 @@ private func isLoading(_ state: AppState) -> Bool {
     case .cohorts: state.cohorts.loading
     case .statesEvents: state.statesEvents.loading
     case .offers: state.offers.loading
+    case .money: state.money.loading
     }
 }
 

@@ -83,7 +83,7 @@ public enum ReportJSON {
         o["priceIncrease"] = opt(r.priceIncrease)
         o["paidPeriods"] = .int(r.paidPeriods)
         o["billingFailures"] = .int(r.billingFailures)
-        o["periods"] = .array(r.timeline.periods.map { p in
+        o["periods"] = .array(zip(r.timeline.periods, r.money).map { p, m in
             var x = JSONObject()
             x["transactionId"] = .string(p.transactionId)
             x["productId"] = .string(p.productId)
@@ -92,6 +92,10 @@ public enum ReportJSON {
             x["offerKind"] = .string(p.offerKind.rawValue)
             x["class"] = .string(p.periodClass.rawValue)
             x["refunded"] = .bool(p.isRefunded)
+            x["price"] = m.price.map(amount) ?? .null
+            x["currency"] = m.price == nil ? .null : opt(m.currency)
+            x["refundAmount"] = m.refundAmount.map(amount) ?? .null
+            x["upgradeCredit"] = m.upgradeCredit.map(amount) ?? .null
             return .object(x)
         })
         o["events"] = .array(r.events.map { e in
@@ -107,8 +111,15 @@ public enum ReportJSON {
             x["note"] = opt(f.note)
             return .object(x)
         })
+        var paid = JSONObject()
+        for currency in r.paid.keys.sorted() { paid[currency] = amount(r.paid[currency]!) }
+        o["paid"] = .object(paid)
+        o["paidServiceDays"] = .int(r.paidServiceDays)
         return JSONValue.object(o).text
     }
+
+    /// An amount in currency units (milliunits / 1000).
+    static func amount(_ milliunits: Int64) -> JSONValue { .double(Double(milliunits) / 1000) }
 
     /// Written straight to text: a million-subscriber list as a tree of `JSONValue`s took
     /// hundreds of megabytes.

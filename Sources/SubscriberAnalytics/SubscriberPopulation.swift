@@ -3,9 +3,10 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// The subscriptions behind one figure of a report: a cohort cell, a state count, an event count.
+/// The subscriptions behind one figure of a report: a cohort cell, a state count, an event count,
+/// an offer's uses.
 ///
-/// Members are selected by the same rules as the figure (DESIGN §3), so a population's
+/// Members are selected by the same rules as the figure (docs/metrics.md), so a population's
 /// ``PopulationSize/figure`` is the number the report shows; the dashboard lists its
 /// subscriptions page by page through ``SubscriberAnalytics/subscriberList(offset:limit:asOf:scope:matching:population:)``.
 public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
@@ -21,6 +22,9 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
     case states([SubscriptionState])
     /// Events of this type with their instant in [from, to) and at or before as-of.
     case events(EventType, from: Instant, to: Instant)
+    /// Uses of one offer (kind and identifier, none for introductory offers) started in [from, to)
+    /// and at or before as-of: the `started` figure of `report offers`.
+    case offerUses(OfferKind, identifier: String?, from: Instant, to: Instant)
 
     public var description: String {
         switch self {
@@ -38,6 +42,8 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
         case .events(let type, let from, let to):
             from.month.start == from && from.month.end == to ? "\(type.rawValue) in \(from.month)"
                 : "\(type.rawValue) in [\(from.isoDate), \(to.isoDate))"
+        case .offerUses(let kind, let identifier, let from, let to):
+            "\(kind.rawValue)\(identifier.map { " \($0)" } ?? "") uses started in [\(from.isoDate), \(to.isoDate))"
         }
     }
 }
@@ -47,8 +53,14 @@ extension SubscriberPopulation {
     public var isCohort: Bool {
         switch self {
         case .cohortStarted, .cohortRetained, .cohortEnded: true
-        case .states, .events: false
+        case .states, .events, .offerUses: false
         }
+    }
+
+    /// An offer's uses (pane 6), not a cohort, state or event count.
+    public var isOfferUse: Bool {
+        if case .offerUses = self { return true }
+        return false
     }
 
     private static func cohort(_ month: Month, _ duration: BillingDuration?) -> String {
@@ -130,6 +142,15 @@ extension SubscriberAnalytics {
                 WHERE \(scope.sql()) AND at >= ? AND at < ? AND type = ?
                 """
             var arguments: StatementArguments = [from.milliseconds, upper, type.rawValue]
+            if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
+            return (sql, arguments)
+        case .offerUses(let kind, let identifier, let from, let to):
+            // As in `offerConversion(…)`: one row per use, by its start and its first period's product.
+            var sql = """
+                SELECT originalTransactionId FROM offerUse INDEXED BY offerUse_start
+                WHERE \(environment) AND start >= ? AND start < ? AND offerKind = ? AND offerIdentifier IS ?
+                """
+            var arguments: StatementArguments = [from.milliseconds, min(to.milliseconds, now + 1), kind.rawValue, identifier]
             if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
             return (sql, arguments)
         }

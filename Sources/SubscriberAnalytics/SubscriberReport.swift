@@ -33,6 +33,12 @@ public struct SubscriberReport: Sendable, Equatable {
     /// The timeline bar: from the first period's start up to as-of.
     public var segments: [TimelineSegment]
     public var timeline: SubscriptionTimeline
+    /// The money of each period, in `timeline.periods` order (docs/metrics.md "Money").
+    public var money: [PeriodMoney]
+    /// Charges minus returned money at or before as-of, per currency.
+    public var paid: [String: Int64]
+    /// Paid service up to as-of, in whole days rounded down (what sets the 85 % proceeds rate).
+    public var paidServiceDays: Int
     /// Events at or before as-of.
     public var events: [TimelineEvent]
     public var flags: [OfferFlag]
@@ -94,6 +100,7 @@ extension SubscriberAnalytics {
 
     public func subscriber(originalTransactionId id: String, asOf: Instant) throws -> SubscriberReport {
         let timeline = SubscriptionTimeline.derive(try database.facts(of: id))
+        let money = timeline.money(priceTable: try database.priceTable())
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
@@ -120,7 +127,10 @@ extension SubscriberAnalytics {
             expirationReason: timeline.expirationReason(asOf: asOf), priceIncrease: priceIncrease,
             paidPeriods: timeline.paidPeriods(asOf: asOf), billingFailures: timeline.billingFailureCount(asOf: asOf),
             accessEnd: accessEnd, billingRetrySince: failure?.at, billingRetryEnds: failure?.retryEnd,
-            segments: TimelineSegment.segments(of: timeline, asOf: asOf), timeline: timeline, events: timeline.events.filter { $0.at <= asOf },
+            segments: TimelineSegment.segments(of: timeline, asOf: asOf), timeline: timeline, money: money,
+            paid: timeline.paid(asOf: asOf, money: money),
+            paidServiceDays: Int(timeline.paidService(asOf: asOf) / Instant.millisecondsPerDay),
+            events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
     }
 }

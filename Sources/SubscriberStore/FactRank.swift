@@ -25,8 +25,10 @@ enum FactRank {
         h.add(t.isUpgraded ? 1 : 0); h.add(t.offerType.map(Int64.init)); h.add(t.offerDiscountType); h.add(t.offerIdentifier)
         h.add(t.appAccountToken); h.add(t.environment.rawValue); h.add(t.price); h.add(t.currency); h.add(t.inAppOwnershipType)
         h.add(t.signedDate?.milliseconds)
-        // Added after stores were written: only when present, so earlier facts keep their hash.
-        if let revocationType = t.revocationType { h.add(revocationType) }
+        // Added later: hashed only when present, so the rank of a fact without them is unchanged.
+        if let s = t.storefront { h.add(s) }
+        if let s = t.revocationType { h.add(s) }
+        if let p = t.revocationPercentage { h.add(Int64(p)) }
         return h.hex
     }
 

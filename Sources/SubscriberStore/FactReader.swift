@@ -13,7 +13,7 @@ struct FactReader {
             SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                    purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                    offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                   inAppOwnershipType, signedDate, revocationType
+                   inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
             FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate, transactionId
             """)
         try transactions.forEachRow(db, originalTransactionId) { c in
@@ -24,12 +24,12 @@ struct FactReader {
                 originalPurchaseDate: c.optionalInt64(6).map(Instant.init(milliseconds:)),
                 expiresDate: c.optionalInt64(7).map(Instant.init(milliseconds:)),
                 revocationDate: c.optionalInt64(8).map(Instant.init(milliseconds:)), revocationReason: c.optionalInt(9),
-                revocationType: c.optionalText(20),
-                isUpgraded: c.bool(10), offerType: c.optionalInt(11), offerDiscountType: c.optionalText(12),
+                revocationType: c.optionalText(21), isUpgraded: c.bool(10), offerType: c.optionalInt(11), offerDiscountType: c.optionalText(12),
                 offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
                 environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
                 currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
-                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:))))
+                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
+                revocationPercentage: c.optionalInt(22)))
         }
         let renewals = try db.cachedStatement(sql: """
             SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,

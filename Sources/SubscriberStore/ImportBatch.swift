@@ -275,8 +275,9 @@ struct FactWriter {
             INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
                 subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
                 revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
-                environment, price, currency, inAppOwnershipType, signedDate, rank, revocationType)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                environment, price, currency, inAppOwnershipType, signedDate, storefront, revocationType,
+                revocationPercentage, rank)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(transactionId) DO UPDATE SET
                 originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
                 productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
@@ -286,8 +287,9 @@ struct FactWriter {
                 offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
                 offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
                 environment = excluded.environment, price = excluded.price, currency = excluded.currency,
-                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate, rank = excluded.rank,
-                revocationType = excluded.revocationType
+                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate,
+                storefront = excluded.storefront, revocationType = excluded.revocationType,
+                revocationPercentage = excluded.revocationPercentage, rank = excluded.rank
             WHERE excluded.rank > "transaction".rank
             """)
         for (t, rank) in transactions {
@@ -295,7 +297,7 @@ struct FactWriter {
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
-                t.signedDate?.milliseconds, rank, t.revocationType)
+                t.signedDate?.milliseconds, t.storefront, t.revocationType, t.revocationPercentage, rank)
         }
     }
 

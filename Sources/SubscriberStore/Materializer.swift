@@ -23,6 +23,7 @@ struct Materializer {
 
     /// Replaces the derived rows of each subscription by those of its timeline.
     func store(_ derived: [Derived]) throws {
+        let priceTable = try PriceTableStore.load(db)
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
         var counts = Counts()
         for d in derived {
@@ -32,8 +33,21 @@ struct Materializer {
             if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
             guard !d.timeline.periods.isEmpty else { continue }
             try insert(d.timeline, &counts)
+            try insertMoney(d.timeline, priceTable: priceTable)
         }
         try counts.write(db)
+    }
+
+    /// Rewrites the money rows of every subscription from its facts (a store from before money
+    /// was kept; the other derived rows are left as they are).
+    func rebuildMoney() throws {
+        let priceTable = try PriceTableStore.load(db)
+        let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1")
+        let reader = FactReader(db)
+        for id in ids {
+            try deleteMoney(id)
+            try insertMoney(.derive(try reader.facts(of: id)), priceTable: priceTable)
+        }
     }
 
     /// Changes to a table of counts per key (`segmentDay`, `runEndDay`, `eventDay`), summed over a batch and
@@ -163,6 +177,40 @@ struct Materializer {
         while let row = try runs.next() {
             counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
                        paidPeriodCount: row[4], -1)
+        }
+        try deleteMoney(id)
+    }
+
+    private func deleteMoney(_ id: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM periodMoney WHERE originalTransactionId = ?").run(db, id)
+        try db.cachedStatement(sql: "DELETE FROM offerUse WHERE originalTransactionId = ?").run(db, id)
+    }
+
+    /// One `periodMoney` row per charged period (docs/metrics.md "Money").
+    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable) throws {
+        guard !t.periods.isEmpty else { return }
+        let env = t.environment.rawValue
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
+                start, "end", price, currency, priceSource, proceedsRate, isPaid, refundAt, refundAmount, creditAt,
+                upgradeCredit, monthlyTwelfths)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let use = try db.cachedStatement(sql: """
+            INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
+                runIndex, nextStart, nextIsStandard, runEndedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (i, u) in t.offerUses.enumerated() {
+            try use.run(db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
+                        u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
+                        t.runs[u.runIndex].endedAt.milliseconds)
+        }
+        for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
+            try statement.run(db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
+                p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
+                m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
+                m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
         }
     }
 

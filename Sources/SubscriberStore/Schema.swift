@@ -478,6 +478,88 @@ extension AppDatabase {
                     SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
                 """)
         }
+        migrator.registerMigration("v13 money") { db in
+            // Money (docs/metrics.md "Money"): the transaction fields a price and a refund need, the
+            // price table, and per-period amounts kept by the materialiser so that revenue, refunds
+            // and MRR are sums over indexes by the instant each amount counts at.
+            // Family Sharing (v12) keeps revocationType already.
+            if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
+                try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
+            }
+            try db.execute(sql: """
+                ALTER TABLE "transaction" ADD COLUMN storefront TEXT;
+                ALTER TABLE "transaction" ADD COLUMN revocationPercentage INTEGER;
+
+                -- `subdash prices import`: rows in file order (`line`), price in milliunits.
+                CREATE TABLE priceTableRow (
+                    line INTEGER PRIMARY KEY NOT NULL,
+                    productId TEXT NOT NULL,
+                    storefront TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    price INTEGER NOT NULL CHECK (price >= 0),
+                    validFrom INTEGER NOT NULL
+                );
+
+                -- One row per charged period (free and family-shared periods are never charged).
+                -- price and currency are null when the period is unpriced; refundAt / creditAt are
+                -- the instants its refund and upgrade credit count at.
+                CREATE TABLE periodMoney (
+                    transactionId TEXT PRIMARY KEY NOT NULL,
+                    originalTransactionId TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    storefront TEXT,
+                    offerKind TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    "end" INTEGER NOT NULL,
+                    price INTEGER,
+                    currency TEXT,
+                    -- 'transaction', 'table' or null (unpriced)
+                    priceSource TEXT,
+                    -- proceeds rate in percent: 70, or 85 after a year of paid service
+                    proceedsRate INTEGER NOT NULL,
+                    isPaid INTEGER NOT NULL,
+                    refundAt INTEGER,
+                    refundAmount INTEGER,
+                    creditAt INTEGER,
+                    upgradeCredit INTEGER,
+                    -- the MRR multiplier as a fraction of 12 months: 52 (weekly, ×52/12), 12, 6, 4, 2, 1
+                    monthlyTwelfths INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX periodMoney_start ON periodMoney(environment, start, currency, productId, price,
+                    proceedsRate, storefront, isPaid, refundAt);
+                CREATE INDEX periodMoney_refund ON periodMoney(environment, refundAt, currency, productId, refundAmount,
+                    proceedsRate, storefront) WHERE refundAt IS NOT NULL;
+                CREATE INDEX periodMoney_credit ON periodMoney(environment, creditAt, currency, productId, upgradeCredit,
+                    proceedsRate, storefront) WHERE creditAt IS NOT NULL;
+                CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
+                    price, monthlyTwelfths);
+                CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
+
+                -- Offer uses (docs/metrics.md "Offer conversion"): the next period of the run (its start,
+                -- whether standard), and when the run ends; the outcome at any as-of follows from them.
+                CREATE TABLE offerUse (
+                    originalTransactionId TEXT NOT NULL,
+                    useIndex INTEGER NOT NULL,
+                    environment TEXT NOT NULL,
+                    offerKind TEXT NOT NULL,
+                    offerIdentifier TEXT,
+                    productId TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    runIndex INTEGER NOT NULL,
+                    nextStart INTEGER,
+                    nextIsStandard INTEGER NOT NULL,
+                    runEndedAt INTEGER NOT NULL,
+                    PRIMARY KEY (originalTransactionId, useIndex)
+                ) WITHOUT ROWID;
+                CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                    nextIsStandard, runEndedAt, runIndex, originalTransactionId);
+                -- MRR in grace: the failures whose retry window is still open at as-of.
+                CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
+                """)
+            // Stores from before: every subscription's money from its facts, once.
+            try Materializer(db).rebuildMoney()
+        }
         return migrator
     }
 

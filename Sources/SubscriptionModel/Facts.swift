@@ -28,6 +28,10 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public var inAppOwnershipType: String?
     /// v2 only; nil for v1 rows.
     public var signedDate: Instant?
+    /// v2 `storefront`, the App Store country as a 3-letter code (`FRA`); nil for v1 rows.
+    public var storefront: String?
+    /// v2 `revocationPercentage` in thousandths of a percent (50000 = 50 %), with `REFUND_PRORATED`.
+    public var revocationPercentage: Int?
 
     public init(transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
                 productId: String, subscriptionGroupIdentifier: String? = nil, purchaseDate: Instant,
@@ -35,7 +39,8 @@ public struct TransactionFact: Hashable, Sendable, Codable {
                 revocationReason: Int? = nil, revocationType: String? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
                 offerDiscountType: String? = nil, offerIdentifier: String? = nil, appAccountToken: String? = nil,
                 environment: StoreEnvironment = .production, price: Int64? = nil, currency: String? = nil,
-                inAppOwnershipType: String? = nil, signedDate: Instant? = nil) {
+                inAppOwnershipType: String? = nil, signedDate: Instant? = nil, storefront: String? = nil,
+                revocationPercentage: Int? = nil) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.webOrderLineItemId = webOrderLineItemId
@@ -57,6 +62,8 @@ public struct TransactionFact: Hashable, Sendable, Codable {
         self.currency = currency
         self.inAppOwnershipType = inAppOwnershipType
         self.signedDate = signedDate
+        self.storefront = storefront
+        self.revocationPercentage = revocationPercentage
     }
 
     /// DESIGN §3 offer kind, first match wins.

@@ -30,13 +30,22 @@ public struct Period: Hashable, Sendable, Codable {
     public var periodClass: PeriodClass
     /// Index into `SubscriptionTimeline.runs`.
     public var runIndex: Int
+    /// As the transaction reported them (v2 only); see ``PeriodMoney`` for what was charged.
     public var price: Int64?
     public var currency: String?
+    /// v2 `storefront` (3-letter code); nil for v1.
+    public var storefront: String?
+    /// v2 `revocationType` and `revocationPercentage` (thousandths of a percent).
+    public var revocationType: String?
+    public var revocationPercentage: Int?
+    /// v2 `offerIdentifier`; v1 `promotional_offer_id` or `offer_code_ref_name`.
+    public var offerIdentifier: String?
 
     public init(transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
                 expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
                 isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
-                currency: String? = nil, isSharingRevoked: Bool = false) {
+                currency: String? = nil, storefront: String? = nil, revocationType: String? = nil,
+                revocationPercentage: Int? = nil, offerIdentifier: String? = nil, isSharingRevoked: Bool = false) {
         self.transactionId = transactionId
         self.webOrderLineItemId = webOrderLineItemId
         self.productId = productId
@@ -54,6 +63,10 @@ public struct Period: Hashable, Sendable, Codable {
         self.runIndex = runIndex
         self.price = price
         self.currency = currency
+        self.storefront = storefront
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.offerIdentifier = offerIdentifier
     }
 
     /// Revoked and not cut by an upgrade: a refund or a sharing revocation.

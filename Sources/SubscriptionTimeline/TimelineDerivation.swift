@@ -85,7 +85,8 @@ struct TimelineDerivation {
                 start: f.purchaseDate, end: end, expiresDate: f.expiresDate ?? end, revocationDate: f.revocationDate,
                 offerKind: f.offerKind, isFree: f.isFree, isRefunded: refunded, isPaid: !f.isFree && !refunded && !shared,
                 isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency,
-                isSharingRevoked: revoked && shared))
+                storefront: f.storefront, revocationType: f.revocationType, revocationPercentage: f.revocationPercentage,
+                offerIdentifier: f.offerIdentifier, isSharingRevoked: revoked && shared))
         }
         periodIds = periods.enumerated().map { ($0.element.transactionId, $0.offset) }.sorted { $0.id < $1.id }
         failureOfPeriod = Array(repeating: nil, count: periods.count)

@@ -19,7 +19,16 @@ enum TransactionMerge {
         }
         var result: [TransactionFact] = []
         result.reserveCapacity(sorted.count)
-        for f in sorted where result.last?.transactionId != f.transactionId { result.append(f) }
+        for f in sorted {
+            guard result.last?.transactionId == f.transactionId else { result.append(f); continue }
+            // The price is what was charged, whichever copy tells it (v2 copies come first).
+            let i = result.count - 1
+            if result[i].price == nil, let price = f.price, let currency = f.currency {
+                result[i].price = price
+                result[i].currency = currency
+            }
+            if result[i].storefront == nil { result[i].storefront = f.storefront }
+        }
         return result
     }
 
@@ -50,6 +59,8 @@ enum TransactionMerge {
             order(a.webOrderLineItemId, b.webOrderLineItemId), order(a.price, b.price),
             order(a.currency, b.currency), order(a.environment.rawValue, b.environment.rawValue),
             order(a.revocationReason, b.revocationReason), order(a.originalPurchaseDate, b.originalPurchaseDate),
+            order(a.storefront, b.storefront), order(a.revocationType, b.revocationType),
+            order(a.revocationPercentage, b.revocationPercentage),
         ]
         return orders.first { $0 != 0 } ?? 0
     }

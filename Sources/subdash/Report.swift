@@ -10,7 +10,8 @@ struct Report: AsyncParsableCommand {
         commandName: "report",
         abstract: "Print the figures defined in docs/metrics.md as a table, CSV or JSON.",
         subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
-                      SubscriberReportCommand.self, EligibilityReport.self])
+                      SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
+                      RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self])
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
@@ -299,15 +300,18 @@ struct SubscriberReportCommand: AsyncParsableCommand {
                                   r.autoRenewProductId ?? "", r.inBillingRetry ? "true" : "false",
                                   r.gracePeriodExpires?.iso8601 ?? "", r.expirationReason?.rawValue ?? "", r.priceIncrease ?? "",
                                   "\(r.paidPeriods)", "\(r.billingFailures)"]
-                let periods = r.timeline.periods.map {
-                    [$0.transactionId, $0.productId, $0.start.iso8601, $0.end.iso8601, $0.offerKind.rawValue,
-                     $0.periodClass.rawValue, $0.isRefunded ? "true" : "false"]
+                let periods = zip(r.timeline.periods, r.money).map { p, m in
+                    [p.transactionId, p.productId, p.start.iso8601, p.end.iso8601, p.offerKind.rawValue,
+                     p.periodClass.rawValue, p.isRefunded ? "true" : "false", m.price.map(MoneyFormat.plain) ?? "",
+                     m.price == nil ? "" : m.currency ?? "", m.refundAmount.map(MoneyFormat.plain) ?? "",
+                     m.upgradeCredit.map(MoneyFormat.plain) ?? ""]
                 }
                 return CSV.render(header: ["originalTransactionId", "userId", "email", "appAccountToken", "asOf", "state",
                                            "autoRenew", "autoRenewProductId", "inBillingRetry", "gracePeriodExpires",
-                                           "expirationReason", "priceIncrease", "paidPeriods", "billingFailures",
-                                           "transactionId", "productId", "start", "end", "offerKind", "class", "refunded"],
-                                  rows: (periods.isEmpty ? [Array(repeating: "", count: 7)] : periods).map { subscriber + $0 })
+                                           "expirationReason", "priceIncrease", "paidPeriods", "billingFailures", "paid",
+                                           "paidServiceDays", "transactionId", "productId", "start", "end", "offerKind", "class",
+                                           "refunded", "price", "currency", "refundAmount", "upgradeCredit"],
+                                  rows: (periods.isEmpty ? [Array(repeating: "", count: 11)] : periods).map { subscriber + $0 })
             }, table: { SubscriberText.render(report) })
         }
     }
@@ -334,11 +338,17 @@ enum SubscriberText {
         field("expiration reason", r.expirationReason?.rawValue)
         field("paid periods", "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
+        field("paid", r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }.joined(separator: ", ").nilIfEmpty)
+        field("paid service", "\(r.paidServiceDays) days")
         lines.append("")
-        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "refunded"])
-        periods.rows = r.timeline.periods.map {
-            [$0.transactionId, $0.productId, $0.start.isoDate, $0.end.isoDate, $0.offerKind.rawValue, $0.periodClass.rawValue,
-             $0.isRefunded ? "yes" : $0.isSharingRevoked ? "sharing revoked" : ""]
+        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "price", "returned"],
+                                rightAligned: [6, 7])
+        periods.rows = zip(r.timeline.periods, r.money).map { p, m in
+            let price = m.price.map { MoneyFormat.text($0, m.currency) } ?? (m.isCharged ? "unpriced" : "–")
+            let returned = (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
+                ?? (p.isRefunded ? "refunded" : p.isSharingRevoked ? "sharing revoked" : "")
+            return [p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
+                    price, returned]
         }
         lines.append(periods.render())
         lines.append("")

@@ -8,6 +8,7 @@ struct Subdash: AsyncParsableCommand {
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
         discussion: ExitStatus.help,
         subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
+                      Prices.self,
                       Themes.self, Keys.self, Archive.self],
         defaultSubcommand: OpenDashboard.self
     )

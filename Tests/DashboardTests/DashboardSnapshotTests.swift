@@ -12,6 +12,8 @@ import TerminalUI
         var keys: [String]
         /// Subscriptions flagged for win-back (by alice, at as-of) before the dashboard starts.
         var flagged: [String] = []
+        /// The store's transactions carry prices (`SampleStore` priced).
+        var priced = false
         var description: String { name }
     }
 
@@ -26,6 +28,7 @@ import TerminalUI
         Screen(name: "help", keys: ["?"]),
         Screen(name: "offers", keys: ["5", "<", "space", "j", "j", "space", "l"], flagged: ["5000", "5010", "5020", "5030"]),
         Screen(name: "offers-confirm", keys: ["5", "<", "g s", "F"], flagged: ["5000", "5010", "5020"]),
+        Screen(name: "money", keys: ["6", "j", "s"], priced: true),
     ]
 
     struct Look: CustomStringConvertible, Sendable {
@@ -46,7 +49,7 @@ import TerminalUI
     @Test(arguments: screens, looks)
     func pane(_ screen: Screen, _ look: Look) throws {
         let palette = try Self.palette(look.theme)
-        let runner = try SampleStore.runner()
+        let runner = try SampleStore.runner(priced: screen.priced)
         try runner.analytics.database.setFlags(.winBack, on: screen.flagged, note: nil, operatorName: "alice", at: SampleStore.asOf)
         let session = DashboardSession(backend: TestBackend(width: look.width, height: look.height), runner: runner,
                                        palette: palette, state: AppState(asOf: SampleStore.asOf))

@@ -137,7 +137,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
 
     @Test func tabCyclesAndQQuits() {
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
-        for expected in [Pane.subscriber, .cohorts, .statesEvents, .offers, .subscribers] {
+        for expected in [Pane.subscriber, .cohorts, .statesEvents, .offers, .money, .subscribers] {
             _ = update(&state, .key(KeyEvent(.tab)))
             #expect(state.pane == expected)
         }

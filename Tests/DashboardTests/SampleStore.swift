@@ -5,11 +5,12 @@ import SubscriptionModel
 
 /// A small deterministic store for screens: 24 subscriptions begun a week apart from January 2025,
 /// monthly and yearly, some after a free trial, each renewing a fixed number of times, a few
-/// refunded, one upgraded; everything dated by formula, nothing by the clock.
+/// refunded, one upgraded; everything dated by formula, nothing by the clock. `priced`: every
+/// transaction carries its price, in USD (even subscribers) or EUR (odd ones), the trials free.
 enum SampleStore {
     static let asOf = Instant(parsing: "2025-06-15")!
 
-    static func documents(count: Int = 24, idBase: Int = 5000) -> [IncomingDocument] {
+    static func documents(count: Int = 24, idBase: Int = 5000, priced: Bool = false) -> [IncomingDocument] {
         var documents: [IncomingDocument] = []
         func add(_ transaction: TransactionFact) {
             let name = "sample-\(transaction.transactionId)"
@@ -33,6 +34,10 @@ enum SampleStore {
                 if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
                 if refunded { t.revocationDate = start.adding(milliseconds: 3 * day); t.revocationReason = 0 }
                 t.isUpgraded = upgraded
+                if priced {
+                    t.currency = i % 2 == 0 ? "USD" : "EUR"
+                    t.price = trial ? 0 : (product == "pro.yearly" ? 99_990 : 9_990) - (i % 2 == 0 ? 0 : 1_000)
+                }
                 add(t)
                 serial += 1
                 start = start.adding(days: days)
@@ -54,11 +59,13 @@ enum SampleStore {
         return documents
     }
 
-    static func database() throws -> AppDatabase {
+    static func database(priced: Bool = false) throws -> AppDatabase {
         let db = try AppDatabase.inMemory()
-        try db.apply(documents())
+        try db.apply(documents(priced: priced))
         return db
     }
 
-    static func runner() throws -> EffectRunner { EffectRunner(analytics: SubscriberAnalytics(database: try database())) }
+    static func runner(priced: Bool = false) throws -> EffectRunner {
+        EffectRunner(analytics: SubscriberAnalytics(database: try database(priced: priced)))
+    }
 }

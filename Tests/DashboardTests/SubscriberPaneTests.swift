@@ -246,3 +246,33 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(!screen(state).lines[23].contains("f flag"))
     }
 }
+
+/// Money on pane 2 (docs/metrics.md "Money", "Per subscriber"): 9.99 EUR paid in France and
+/// refunded, 10.99 USD paid in the US; each period's price in its own currency, what was paid per
+/// currency, never a sum of the two.
+@Suite struct SubscriberPaneMoneyTests {
+    @Test func pricesPerPeriodAndPaidPerCurrency() throws {
+        func day(_ text: String) -> Instant { Instant(parsing: text)! }
+        var documents: [IncomingDocument] = []
+        func charge(_ id: String, _ start: String, _ end: String, _ price: Int64, _ currency: String, revoked: String? = nil) {
+            var t = TransactionFact(transactionId: id, originalTransactionId: "7300", productId: "pro.monthly",
+                                    purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency)
+            t.revocationDate = revoked.map(day)
+            let name = "money-\(documents.count + 1)"
+            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                                              byteCount: 1, body: nil,
+                                              content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
+        }
+        charge("7301", "2025-01-10", "2025-02-10", 9990, "EUR", revoked: "2025-02-20")
+        charge("7302", "2025-02-10", "2025-03-10", 10990, "USD")
+        let db = try AppDatabase.inMemory()
+        try db.apply(documents)
+        let now = day("2025-03-01")
+        let runner = EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
+        let lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner), width: 120, height: 40).lines
+        #expect(lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
+                "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR │") })
+        #expect(lines.contains { $0.contains("7302") && $0.hasSuffix("10.99 USD │") })
+    }
+}

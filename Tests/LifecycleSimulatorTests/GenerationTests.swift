@@ -165,3 +165,17 @@ struct V2Decoded {
         return try JSONSerialization.jsonObject(with: parts[1]) as? [String: Any] ?? [:]
     }
 }
+
+@Suite struct SimulatedStorefrontTests {
+    /// Local price points: 9.99 USD is 9.99 EUR, 7.99 GBP (about 0.85, ending in .99) and 1,500 yen;
+    /// free periods stay free.
+    @Test func localPricesFollowTheUSDTier() {
+        let (usa, fra, gbr, jpn) = (SimulatedStorefront.of(subscriber: 0), SimulatedStorefront.of(subscriber: 6),
+                                    SimulatedStorefront.of(subscriber: 8), SimulatedStorefront.of(subscriber: 9))
+        #expect([usa.currency, fra.currency, gbr.currency, jpn.currency] == ["USD", "EUR", "GBP", "JPY"])
+        #expect(usa.localPrice(9990) == 9990 && fra.localPrice(9990) == 9990)
+        #expect(gbr.localPrice(9990) == 7990 && gbr.localPrice(59990) == 50990)
+        #expect(jpn.localPrice(9990) == 1_500_000 && jpn.localPrice(2990) == 450_000)
+        #expect(gbr.localPrice(0) == 0 && jpn.localPrice(0) == 0)
+    }
+}

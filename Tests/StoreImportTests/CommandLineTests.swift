@@ -124,6 +124,36 @@ import Testing
         #expect(help.stdout.contains("2025-06-30T12:00:00Z"))
     }
 
+    /// The v1 examples priced by a table (1,999.99 USD a month, 59.99 EUR a year): six monthly
+    /// charges, one refunded, and the yearly one; the coins purchase stays unpriced.
+    @Test func moneyReportsOnAV1StorePricedByATable() throws {
+        let db = try Self.examplesStore()
+        let prices = Self.temporary("prices.csv")
+        defer { Self.remove(db); try? FileManager.default.removeItem(atPath: prices) }
+        try ["productId,storefront,currency,price,validFrom", "com.example.pro.monthly,,USD,1999.99,2000-01-01",
+             "com.example.pro.yearly,,EUR,59.99,2000-01-01"].joined(separator: "\n")
+            .write(toFile: prices, atomically: true, encoding: .utf8)
+        let imported = try Self.run(["prices", "import", "--db", db, prices])
+        #expect(imported.status == 0)
+        #expect(imported.stderr.contains("2 rows"))
+        let range = ["--db", db, "--from", "2020-01-01", "--to", "2030-01-01"]
+        let table = try Self.run(["report", "revenue"] + range + ["--by", "currency"])
+        #expect(table.status == 0)
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        // Gross 6 × 1,999.99; the refund 1,999.99; proceeds 70 % of each: 5 × 1,399.993 = 6,999.965.
+        #expect(lines.contains { $0.hasPrefix("EUR ") && $0.hasSuffix("  59.99 EUR      41.99 EUR") })
+        #expect(lines.contains { $0.hasPrefix("USD             6  11,999.94 USD         1  1,999.99 USD") && $0.hasSuffix("9,999.95 USD   6,999.97 USD") })
+        #expect(lines.last == "1 item without a price is not counted (`subdash prices import`)")
+        let json = try Self.run(["report", "revenue"] + range + ["--by", "currency", "--format", "json"])
+        #expect(json.stdout.contains(#""by":"currency","currency":null,"unpriced":1,"rows":[{"key":"EUR","currency":"EUR","charged":1,"gross":59.99,"#))
+        #expect(json.stdout.contains(#""refunds":1999.99,"upgradeCredits":0,"net":9999.95,"proceeds":6999.965}]}"#))
+        let mrr = try Self.run(["report", "mrr", "--db", db, "--as-of", "2024-03-15", "--by", "currency", "--format", "csv"])
+        #expect(mrr.stdout == "key,currency,subscriptions,mrr\nUSD,USD,1,1999.99\n")
+        let alone = try Self.run(["report", "mrr", "--db", db, "--currency", "EUR"])
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("--currency and --rates go together"))
+    }
+
     @Test func eligibilityTableKeepsItsOfferColumnNarrow() throws {
         let db = try Self.examplesStore()
         defer { Self.remove(db) }
@@ -144,7 +174,7 @@ import Testing
         #expect(csv.status == 0)
         let lines = csv.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("originalTransactionId,userId,email,appAccountToken,asOf,state,autoRenew,"))
-        #expect(lines[0].hasSuffix(",transactionId,productId,start,end,offerKind,class,refunded"))
+        #expect(lines[0].hasSuffix(",transactionId,productId,start,end,offerKind,class,refunded,price,currency,refundAmount,upgradeCredit"))
         #expect(lines.count >= 2)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("1000000900000001,") })
     }

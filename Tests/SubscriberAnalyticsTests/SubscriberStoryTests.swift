@@ -11,9 +11,21 @@ import Testing
 @Suite struct SubscriberStoryTests {
     static let asOf = Wire.at("2025-09-01T00:00:00Z")
 
+    /// v1 carries no price: the price table gives the story the prices v2 reports (pro 9.99, then
+    /// 12.99 after the price increase of 07-29; premium 14.99).
     static func v1Store() throws -> SubscriberAnalytics {
         let (analytics, rejected) = try Wire.store(SubscriberStory.v1Documents, chain: Wire.chain())
         #expect(rejected == [])
+        return try priced(analytics)
+    }
+
+    static func priced(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
+        try PriceTableStore.replace(in: analytics.database, with: PriceTableStore.parse("""
+            productId,storefront,currency,price,validFrom
+            \(SubscriberStory.pro),,USD,9.99,2025-01-01
+            \(SubscriberStory.premium),,USD,14.99,2025-01-01
+            \(SubscriberStory.pro),,USD,12.99,2025-07-29
+            """, source: "prices.csv"))
         return analytics
     }
 
@@ -67,20 +79,24 @@ import Testing
     ///
     /// Events at one instant are listed in the order they happen (docs/metrics.md): the billing
     /// issue at 04-20 15:30 comes before the recovery that started at that same instant.
+    ///
+    /// Money: T1's upgrade credit is 9.99 × (02-05 10:00 − 01-20 15:30) / 31 days = 9.99 × 15.77 / 31
+    /// = 5.082; paid = 9.99 × 5 + 14.99 × 2 + 12.99 − 5.082 = 87.838. Paid service runs from 01-05
+    /// 10:00 to 08-29 15:30 except the 9 days T7 recovered after grace had ended: 227 days.
     static let expectedJSON = """
         {"originalTransactionId":"2000000100000001","ownership":"purchased","userId":null,\
         "appAccountToken":"5b7f3e52-93a8-4d55-9b1e-0c1c1f0d2a11","productId":"com.example.pro.monthly",\
         "state":"expired","autoRenew":false,"autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,\
         "gracePeriodExpires":null,"expirationReason":"voluntary","priceIncrease":"accepted","paidPeriods":7,\
         "billingFailures":2,"periods":[\
-        {"transactionId":"2000000100000001","productId":"com.example.pro.monthly","start":"2025-01-05T10:00:00Z","end":"2025-01-20T15:30:00Z","offerKind":"standard","class":"activation","refunded":false},\
-        {"transactionId":"2000000100000002","productId":"com.example.premium.monthly","start":"2025-01-20T15:30:00Z","end":"2025-02-20T09:30:00Z","offerKind":"standard","class":"productChange","refunded":false},\
-        {"transactionId":"2000000100000003","productId":"com.example.premium.monthly","start":"2025-02-20T09:30:00Z","end":"2025-03-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false},\
-        {"transactionId":"2000000100000004","productId":"com.example.pro.monthly","start":"2025-03-20T15:30:00Z","end":"2025-04-20T15:30:00Z","offerKind":"standard","class":"productChange","refunded":false},\
-        {"transactionId":"2000000100000005","productId":"com.example.pro.monthly","start":"2025-04-20T15:30:00Z","end":"2025-05-20T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false},\
-        {"transactionId":"2000000100000006","productId":"com.example.pro.monthly","start":"2025-05-20T15:30:00Z","end":"2025-06-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false},\
-        {"transactionId":"2000000100000007","productId":"com.example.pro.monthly","start":"2025-06-29T15:30:00Z","end":"2025-07-29T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false},\
-        {"transactionId":"2000000100000008","productId":"com.example.pro.monthly","start":"2025-07-29T15:30:00Z","end":"2025-08-29T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false}],\
+        {"transactionId":"2000000100000001","productId":"com.example.pro.monthly","start":"2025-01-05T10:00:00Z","end":"2025-01-20T15:30:00Z","offerKind":"standard","class":"activation","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":5.082},\
+        {"transactionId":"2000000100000002","productId":"com.example.premium.monthly","start":"2025-01-20T15:30:00Z","end":"2025-02-20T09:30:00Z","offerKind":"standard","class":"productChange","refunded":false,"price":14.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000003","productId":"com.example.premium.monthly","start":"2025-02-20T09:30:00Z","end":"2025-03-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":14.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000004","productId":"com.example.pro.monthly","start":"2025-03-20T15:30:00Z","end":"2025-04-20T15:30:00Z","offerKind":"standard","class":"productChange","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000005","productId":"com.example.pro.monthly","start":"2025-04-20T15:30:00Z","end":"2025-05-20T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000006","productId":"com.example.pro.monthly","start":"2025-05-20T15:30:00Z","end":"2025-06-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000007","productId":"com.example.pro.monthly","start":"2025-06-29T15:30:00Z","end":"2025-07-29T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+        {"transactionId":"2000000100000008","productId":"com.example.pro.monthly","start":"2025-07-29T15:30:00Z","end":"2025-08-29T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":12.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}],\
         "events":[\
         {"at":"2025-01-05T10:00:00Z","type":"activation"},\
         {"at":"2025-01-20T15:30:00Z","type":"productChange"},\
@@ -96,7 +112,8 @@ import Testing
         {"at":"2025-07-29T15:30:00Z","type":"renewal"},\
         {"at":"2025-08-10T20:00:00Z","type":"autoRenewOff"},\
         {"at":"2025-08-29T15:30:00Z","type":"expiration"}],\
-        "flags":[{"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}]}
+        "flags":[{"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}],\
+        "paid":{"USD":87.838},"paidServiceDays":227}
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
@@ -155,6 +172,8 @@ import Testing
             p.revocationDate = nil
             p.price = nil
             p.currency = nil
+            p.storefront = nil
+            p.revocationType = nil
             return p
         }
         #expect(v1.periods.map(comparable) == v2.periods.map(comparable))
@@ -185,7 +204,7 @@ import Testing
         let v2 = Array(SubscriberStory.v2Documents(try CompactJWS(chain: chain)).dropFirst(7))
         let (analytics, rejected) = try Wire.store(v1 + v2, chain: chain)
         #expect(rejected == [])
-        expectSameJSON(try ReportJSON.subscriber(try Self.report(try Self.flagged(analytics))), Self.expectedJSON)
+        expectSameJSON(try ReportJSON.subscriber(try Self.report(try Self.flagged(try Self.priced(analytics)))), Self.expectedJSON)
     }
 
     // MARK: - Reading the story at instants

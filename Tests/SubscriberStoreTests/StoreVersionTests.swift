@@ -141,6 +141,38 @@ import Testing
         #expect(days == ["familyShared 20089 activation 1", "familyShared 20108 expiration 1"])
     }
 
+    /// A store from before money (Family Sharing's schema, `revocationType` already kept): brought
+    /// up to date, every charged period has its money row, priced from its transaction.
+    @Test func moneyIsDerivedForTheSubscriptionsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v12 family sharing")
+            // 2025-01-01 → 02-01 at 9.99 EUR, refunded on 01-20; then 02-01 → 03-01, unpriced.
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                        revocationDate, isUpgraded, environment, price, currency, revocationType, rank)
+                    VALUES ('p1', 'p', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 9990, 'EUR',
+                        'REFUND_FULL', 'r'),
+                        ('p2', 'p', 'm', 1738368000000, 1740787200000, NULL, 0, 'Production', NULL, NULL, NULL, 'r');
+                    INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                        runCount, billingFailureCount)
+                    VALUES ('p', 'Production', 'm', 1735689600000, 1738368000000, 2, 1, 0);
+                    """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let money = try store.writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT transactionId || ' ' || IFNULL(price, '-') || ' ' || IFNULL(currency, '-') || ' ' || IFNULL(refundAmount, '-')
+                FROM periodMoney ORDER BY start
+                """)
+        }
+        #expect(money == ["p1 9990 EUR 9990", "p2 - - -"])
+    }
+
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {
         let path = try Fixture.temporaryStorePath("version")
         do {

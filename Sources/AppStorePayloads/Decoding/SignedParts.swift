@@ -84,7 +84,9 @@ struct SignedParts {
             price: try t.int64("price"),
             currency: try t.string("currency"),
             inAppOwnershipType: try t.string("inAppOwnershipType"),
-            signedDate: try t.milliseconds("signedDate"))
+            signedDate: try t.milliseconds("signedDate"),
+            storefront: try t.string("storefront"),
+            revocationPercentage: try t.int("revocationPercentage"))
     }
 
     /// `JWSRenewalInfoDecodedPayload`, a renewal fact at its own `signedDate` (or, lacking one,

@@ -96,10 +96,11 @@ struct V2NotificationEncoder: Sendable {
         }
         json.field("environment", life.environment.rawValue)
         json.field("transactionReason", t.isRenewal ? "RENEWAL" : "PURCHASE")
-        json.field("storefront", "USA")
-        json.field("storefrontId", "143441")
-        json.field("price", t.price)
-        json.field("currency", "USD")
+        let storefront = SimulatedStorefront.of(subscriber: life.index)
+        json.field("storefront", storefront.code)
+        json.field("storefrontId", storefront.storefrontId)
+        json.field("price", storefront.localPrice(t.price))
+        json.field("currency", storefront.currency)
         if let offer = t.offer {
             json.field("offerDiscountType", offer.discount.rawValue)
             json.field("offerPeriod", offer.period)
@@ -133,8 +134,9 @@ struct V2NotificationEncoder: Sendable {
         if r.status == 1 || r.status == 3 || r.status == 4 {
             json.field("renewalDate", t.expiresDate.milliseconds)
             let increased = next.increasedPrice.flatMap { r.priceIncreaseStatus != nil || t.purchaseDate >= priceIncreaseDate ? $0 : nil }
-            json.field("renewalPrice", r.nextOffer?.price ?? increased ?? next.price)
-            json.field("currency", "USD")
+            let storefront = SimulatedStorefront.of(subscriber: life.index)
+            json.field("renewalPrice", storefront.localPrice(r.nextOffer?.price ?? increased ?? next.price))
+            json.field("currency", storefront.currency)
         }
         if let offer = r.nextOffer {
             json.field("offerDiscountType", offer.discount.rawValue)

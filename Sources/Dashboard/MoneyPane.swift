@@ -1,0 +1,86 @@
+import SubscriberAnalytics
+import SubscriptionModel
+
+/// How pane 6 orders its offer rows (`s` steps through them).
+public enum MoneyOfferOrder: String, CaseIterable, Equatable, Sendable {
+    /// By offer kind, then identifier, as `report offers` lists them.
+    case offer
+    /// Highest conversion first (unknown last).
+    case conversion
+    /// Highest P6 retention of the converted first (unknown last).
+    case retention6
+
+    public var title: String {
+        switch self {
+        case .offer: "offer"
+        case .conversion: "conversion"
+        case .retention6: "P6 retention"
+        }
+    }
+}
+
+public struct MoneyPane: Equatable, Sendable {
+    public var figures: MoneyFigures?
+    public var loading = false
+    /// The cursor in the offer rows (as shown, sorted).
+    public var row = 0
+    public var order = MoneyOfferOrder.offer
+    /// The currency revenue is charted in (`c` cycles); nil: the figures' leading currency.
+    public var currency: String?
+
+    /// The currency revenue is charted in: the chosen one while the figures have it.
+    public var shownCurrency: String? {
+        guard let figures else { return nil }
+        if let currency, figures.currencies.contains(currency) { return currency }
+        return figures.leadingCurrency
+    }
+
+    /// The offer rows in the chosen order; ties keep the report's order.
+    public var offers: [OfferConversionReport.Row] {
+        let rows = figures?.offers.offers ?? []
+        let key: (OfferConversionReport.Row) -> Double? = switch order {
+        case .offer: { _ in nil }
+        case .conversion: \.rate
+        case .retention6: \.retention6
+        }
+        guard order != .offer else { return rows }
+        return rows.enumerated().sorted { a, b in
+            switch (key(a.element), key(b.element)) {
+            case let (x?, y?) where x != y: x > y
+            case (.some, nil): true
+            case (nil, .some): false
+            default: a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+
+    /// The population behind the cursor's offer row: its uses started in the pane's months.
+    public var selectedPopulation: SubscriberPopulation? {
+        guard let figures, offers.indices.contains(row) else { return nil }
+        let offer = offers[row]
+        return .offerUses(offer.offerKind, identifier: offer.offerIdentifier, from: figures.offers.from, to: figures.offers.to)
+    }
+}
+
+/// `s` on pane 6: the next order of the offer rows; the cursor stays on its offer.
+func cycleMoneyOrder(_ state: inout AppState) -> [Effect] {
+    let pane = state.money
+    let selected = pane.offers.indices.contains(pane.row) ? pane.offers[pane.row] : nil
+    let all = MoneyOfferOrder.allCases
+    state.money.order = all[(all.firstIndex(of: pane.order)! + 1) % all.count]
+    if let selected, let index = state.money.offers.firstIndex(of: selected) { state.money.row = index }
+    state.notice = "offers by \(state.money.order.title)"
+    return []
+}
+
+/// `c` on pane 6: chart revenue in the next currency the figures have.
+func cycleMoneyCurrency(_ state: inout AppState) -> [Effect] {
+    guard let figures = state.money.figures, let shown = state.money.shownCurrency else { return [] }
+    let all = figures.currencies
+    guard all.count > 1 else {
+        state.notice = "every amount is in \(shown)"
+        return []
+    }
+    state.money.currency = all[((all.firstIndex(of: shown) ?? 0) + 1) % all.count]
+    return []
+}

@@ -1,0 +1,137 @@
+import GRDB
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// How MRR rows are bucketed (`--by`).
+public enum MRRGrouping: String, Sendable, CaseIterable, Codable {
+    /// The covering period's product.
+    case product
+    /// The period's own currency (with conversion: each currency's share of the total).
+    case currency
+}
+
+/// Monthly recurring revenue at an instant (docs/metrics.md "Money", "MRR").
+public struct MRRReport: Sendable, Equatable {
+    public struct Row: Sendable, Equatable {
+        /// The product with `--by product`, the subscription's own currency with `--by currency`, else nil.
+        public var key: String?
+        public var currency: String
+        /// Priced subscriptions counted.
+        public var subscriptions: Int
+        /// Milliunits per month, rounded once from the exact sum.
+        public var mrr: Int64
+    }
+
+    public var asOf: Instant
+    public var by: MRRGrouping?
+    public var currency: String?
+    /// Subscriptions that count but whose period has no price.
+    public var unpriced: Int
+    /// Sorted by key, then currency.
+    public var rows: [Row]
+}
+
+extension SubscriberAnalytics {
+    /// MRR at `asOf`: every purchased subscription on a charged period there (or in its grace
+    /// period after one), its price made monthly by its billing length.
+    public func mrr(asOf: Instant, by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
+                    rates: CurrencyRates? = nil) throws -> MRRReport {
+        try mrr(at: [asOf], by: by, scope: scope, rates: rates)[0]
+    }
+
+    /// MRR at each of `instants` (a report each, in order), from one statement: what the Money
+    /// pane's 30-day change and monthly sparkline read.
+    public func mrr(at instants: [Instant], by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
+                    rates: CurrencyRates? = nil) throws -> [MRRReport] {
+        guard !instants.isEmpty else { return [] }
+        let durations = try productDurations()
+        var arguments = StatementArguments()
+        let samples = instants.enumerated().map { index, instant in
+            arguments += [index, instant.milliseconds]
+            return "(?, ?)"
+        }.joined(separator: ", ")
+        var product = ""
+        if let p = scope.productId { product = "AND m.productId = ?"; arguments += [p, p] }
+        // Both parts read only index entries: periods ending after each instant, and failures whose
+        // retry window is open then, which at the data horizon are the live subscriptions only.
+        let rows = try database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                WITH sample(i, t) AS (VALUES \(samples))
+                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                FROM sample s CROSS JOIN periodMoney m INDEXED BY periodMoney_end
+                WHERE m.\(scope.environment.sql) AND m."end" > s.t AND m.start <= s.t \(product)
+                GROUP BY 1, 2, 3, 4, 5, 6
+                UNION ALL
+                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                FROM sample s CROSS JOIN billingFailure f INDEXED BY billingFailure_window
+                JOIN periodMoney m ON m.transactionId = f.transactionId
+                WHERE f.\(scope.environment.sql) AND f.windowEnd > s.t AND f.at <= s.t AND f.graceEnd > s.t \(product)
+                GROUP BY 1, 2, 3, 4, 5, 6
+                """, arguments: arguments)
+        }
+        var sums = [[MRRKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
+        var unpriced = [Int](repeating: 0, count: instants.count)
+        for r in rows {
+            let sample: Int = r[0]
+            let count: Int = r[6]
+            guard let price: Int64 = r[4], let currency: String = r[3] else { unpriced[sample] += count; continue }
+            let productId: String = r[2]
+            var twelfths: Int = r[5]
+            if r[1] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
+            let group: String? = switch by {
+            case nil: nil
+            case .product: productId
+            case .currency: currency
+            }
+            let key = MRRKey(key: group, currency: currency)
+            sums[sample][key, default: (0, 0)].subscriptions += count
+            sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
+        }
+        return try instants.enumerated().map { index, asOf in
+            var result: [MRRKey: MRRReport.Row] = [:]
+            for (key, sum) in sums[index] {
+                var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
+                var currency = key.currency
+                if let rates {
+                    guard let rate = rates.rate(key.currency, month: asOf.month) else {
+                        throw AnalyticsError("no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)")
+                    }
+                    amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
+                    currency = rates.target
+                }
+                let merged = MRRKey(key: key.key, currency: currency)
+                var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
+                row.subscriptions += sum.subscriptions
+                row.mrr += amount
+                result[merged] = row
+            }
+            let sorted = result.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
+            return MRRReport(asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced[index], rows: sorted)
+        }
+    }
+}
+
+private struct MRRKey: Hashable {
+    var key: String?
+    var currency: String
+}
+
+extension ReportJSON {
+    public static func mrr(_ r: MRRReport) -> String {
+        var o = JSONObject()
+        o["asOf"] = .string(r.asOf.iso8601)
+        o["by"] = r.by.map { .string($0.rawValue) } ?? .null
+        o["currency"] = r.currency.map(JSONValue.string) ?? .null
+        o["unpriced"] = .int(r.unpriced)
+        o["rows"] = .array(r.rows.map { row in
+            var x = JSONObject()
+            x["key"] = row.key.map(JSONValue.string) ?? .null
+            x["currency"] = .string(row.currency)
+            x["subscriptions"] = .int(row.subscriptions)
+            x["mrr"] = amount(row.mrr)
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+}

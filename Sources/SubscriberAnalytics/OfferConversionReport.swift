@@ -1,0 +1,135 @@
+import GRDB
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// How offer uses started in [from, to) turned out at as-of, and what the converted ones kept
+/// (docs/metrics.md "Money", "Offer conversion").
+public struct OfferConversionReport: Sendable, Equatable {
+    public struct Row: Sendable, Equatable, Hashable {
+        public var offerKind: OfferKind
+        public var offerIdentifier: String?
+        public var started = 0
+        public var converted = 0
+        public var lapsed = 0
+        public var switched = 0
+        public var pending: Int { started - converted - lapsed - switched }
+        /// converted / (converted + lapsed), nil when both are 0.
+        public var rate: Double? { converted + lapsed == 0 ? nil : Double(converted) / Double(converted + lapsed) }
+        /// Kaplan–Meier retention of the converted uses at P3 and P6 (P1 = the conversion period).
+        public var retention3: Double?
+        public var retention6: Double?
+
+        public init(offerKind: OfferKind, offerIdentifier: String?) {
+            self.offerKind = offerKind
+            self.offerIdentifier = offerIdentifier
+        }
+    }
+
+    public var from: Instant
+    public var to: Instant
+    public var asOf: Instant
+    /// Sorted by offer kind, then identifier (none first).
+    public var offers: [Row]
+}
+
+extension SubscriberAnalytics {
+    public func offerConversion(from: Instant, to: Instant, asOf: Instant,
+                                scope: ReportScope = ReportScope()) throws -> OfferConversionReport {
+        var arguments: StatementArguments = ["from": from.milliseconds, "upper": min(to, asOf.adding(milliseconds: 1)).milliseconds,
+                                             "asOf": asOf.milliseconds]
+        var product = ""
+        if let p = scope.productId { product = "AND u.productId = :product"; arguments += ["product": p] }
+        let filter = "u.\(scope.environment.sql) AND u.start >= :from AND u.start < :upper \(product)"
+        var rows: [Key: OfferConversionReport.Row] = [:]
+        var paidAfterConversion: [Key: [(paid: Int, ended: Bool)]] = [:]
+        try database.writer.read { db in
+            let counts = try Row.fetchCursor(db, sql: """
+                SELECT u.offerKind, u.offerIdentifier, COUNT(*),
+                       SUM(IFNULL(u.nextStart <= :asOf AND u.nextIsStandard, 0)),
+                       SUM(IFNULL(u.nextStart <= :asOf AND NOT u.nextIsStandard, 0)),
+                       SUM(u.nextStart IS NULL AND u.runEndedAt <= :asOf)
+                FROM offerUse u INDEXED BY offerUse_start WHERE \(filter) GROUP BY 1, 2
+                """, arguments: arguments)
+            while let r = try counts.next() {
+                guard let kind = OfferKind(rawValue: r[0]) else { continue }
+                let key = Key(kind: kind, identifier: r[1])
+                var row = OfferConversionReport.Row(offerKind: kind, offerIdentifier: key.identifier)
+                (row.started, row.converted, row.switched, row.lapsed) = (r[2], r[3], r[4], r[5])
+                rows[key] = row
+            }
+            // Paid periods from the conversion on, counted as the cohort grid counts them.
+            let converted = try Row.fetchCursor(db, sql: """
+                SELECT u.offerKind, u.offerIdentifier,
+                       (SELECT COUNT(*) FROM period p
+                        WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
+                          AND p.start >= u.nextStart AND p.start <= :asOf AND p.countsForRetention),
+                       u.runEndedAt <= :asOf
+                FROM offerUse u INDEXED BY offerUse_start
+                WHERE \(filter) AND u.nextStart <= :asOf AND u.nextIsStandard
+                """, arguments: arguments)
+            while let r = try converted.next() {
+                guard let kind = OfferKind(rawValue: r[0]) else { continue }
+                paidAfterConversion[Key(kind: kind, identifier: r[1]), default: []].append((r[2], r[3]))
+            }
+        }
+        for (key, members) in paidAfterConversion {
+            let rates = Self.retention(members, periods: 6)
+            rows[key]?.retention3 = rates[2]
+            rows[key]?.retention6 = rates[5]
+        }
+        let order = Dictionary(uniqueKeysWithValues: OfferKind.allCases.enumerated().map { ($1, $0) })
+        let sorted = rows.values.sorted { a, b in
+            if a.offerKind != b.offerKind { return order[a.offerKind]! < order[b.offerKind]! }
+            switch (a.offerIdentifier, b.offerIdentifier) {
+            case let (x?, y?): return x < y
+            case (nil, .some): return true
+            default: return false
+            }
+        }
+        return OfferConversionReport(from: from, to: to, asOf: asOf, offers: sorted)
+    }
+
+    /// Kaplan–Meier rates P1…P`periods` of members with `paid` paid periods so far, `ended` when
+    /// their run has ended (the cohort rule: retained at k with at least k+1, ended at k with
+    /// exactly k, censored otherwise).
+    static func retention(_ members: [(paid: Int, ended: Bool)], periods: Int) -> [Double?] {
+        var retained = [Int](repeating: 0, count: periods), ended = [Int](repeating: 0, count: periods)
+        for m in members {
+            for k in 1...periods where m.paid >= k + 1 { retained[k - 1] += 1 }
+            if m.ended, m.paid >= 1, m.paid <= periods { ended[m.paid - 1] += 1 }
+        }
+        return KaplanMeier.rates(retained: retained, ended: ended)
+    }
+}
+
+private struct Key: Hashable {
+    var kind: OfferKind
+    var identifier: String?
+}
+
+extension ReportJSON {
+    public static func offers(_ r: OfferConversionReport) -> String {
+        var o = JSONObject()
+        o["from"] = .string(r.from.iso8601)
+        o["to"] = .string(r.to.iso8601)
+        o["asOf"] = .string(r.asOf.iso8601)
+        o["offers"] = .array(r.offers.map { row in
+            var x = JSONObject()
+            x["offerKind"] = .string(row.offerKind.rawValue)
+            x["offerIdentifier"] = row.offerIdentifier.map(JSONValue.string) ?? .null
+            x["started"] = .int(row.started)
+            x["converted"] = .int(row.converted)
+            x["lapsed"] = .int(row.lapsed)
+            x["switched"] = .int(row.switched)
+            x["pending"] = .int(row.pending)
+            x["rate"] = row.rate.map(JSONValue.double) ?? .null
+            var retention = JSONObject()
+            retention["3"] = row.retention3.map(JSONValue.double) ?? .null
+            retention["6"] = row.retention6.map(JSONValue.double) ?? .null
+            x["retention"] = .object(retention)
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+}

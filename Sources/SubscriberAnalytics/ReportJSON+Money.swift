@@ -1,0 +1,77 @@
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// The JSON shapes of the money reports (docs/metrics.md "Money"): amounts in currency units,
+/// every key always present.
+extension ReportJSON {
+    public static func revenue(_ r: RevenueReport) -> String {
+        var o = JSONObject()
+        o["from"] = .string(r.from.iso8601)
+        o["to"] = .string(r.to.iso8601)
+        o["asOf"] = .string(r.asOf.iso8601)
+        o["by"] = r.by.map { .string($0.rawValue) } ?? .null
+        o["currency"] = r.currency.map(JSONValue.string) ?? .null
+        o["unpriced"] = .int(r.unpriced)
+        o["rows"] = .array(r.rows.map { row in
+            var x = JSONObject()
+            x["key"] = row.key.map(JSONValue.string) ?? .null
+            x["currency"] = .string(row.currency)
+            x["charged"] = .int(row.charged)
+            x["gross"] = amount(row.gross)
+            x["refunded"] = .int(row.refunded)
+            x["refunds"] = amount(row.refunds)
+            x["upgradeCredits"] = amount(row.upgradeCredits)
+            x["net"] = amount(row.net)
+            x["proceeds"] = amount(row.proceeds)
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+
+    public static func refunds(_ r: RefundRateReport) -> String {
+        var o = JSONObject()
+        o["from"] = .string(r.from.iso8601)
+        o["to"] = .string(r.to.iso8601)
+        o["asOf"] = .string(r.asOf.iso8601)
+        o["by"] = .string(r.by.rawValue)
+        o["rows"] = .array(r.rows.map { row in
+            var x = JSONObject()
+            x["key"] = .string(row.key)
+            x["charged"] = .int(row.charged)
+            x["refunded"] = .int(row.refunded)
+            x["rate"] = row.rate.map(JSONValue.double) ?? .null
+            return .object(x)
+        })
+        return JSONValue.object(o).text
+    }
+}
+
+/// Amounts for reading: thousands separators, two decimals (rounded half away from zero), the
+/// currency code. The dashboard and `report … --format table` both use it.
+public enum MoneyFormat {
+    /// 1234560 USD → `1,234.56 USD`.
+    public static func text(_ milliunits: Int64, _ currency: String?) -> String {
+        let cents = MoneyMath.scaled(milliunits, by: 1, over: 10)
+        let negative = cents < 0
+        let magnitude = cents.magnitude
+        let whole = String(magnitude / 100)
+        var grouped = ""
+        for (i, c) in whole.enumerated() {
+            if i > 0 && (whole.count - i) % 3 == 0 { grouped += "," }
+            grouped.append(c)
+        }
+        let fraction = magnitude % 100
+        let number = (negative ? "-" : "") + grouped + "." + (fraction < 10 ? "0" : "") + String(fraction)
+        return currency.map { number + " " + $0 } ?? number
+    }
+
+    /// Plain decimal in currency units for CSV (`1234.56`, or `1234.567` when the third decimal is used).
+    public static func plain(_ milliunits: Int64) -> String {
+        let negative = milliunits < 0
+        let m = milliunits.magnitude
+        var fraction = String(m % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        if fraction.hasSuffix("0") { fraction.removeLast() }
+        return (negative ? "-" : "") + String(m / 1000) + "." + fraction
+    }
+}

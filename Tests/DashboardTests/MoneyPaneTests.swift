@@ -1,0 +1,163 @@
+@testable import Dashboard
+import Foundation
+@testable import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import Testing
+import TerminalUI
+
+/// Pane 6 on a store small enough to work out by hand (as of 2025-06-15):
+/// - 9001 pays 9.99 USD a calendar month from 2025-03-01; its June period is refunded on 06-10, so
+///   it has expired at as-of;
+/// - 9101 pays 120.00 EUR a year from 2025-06-01;
+/// - 9201 has a free week from 2025-05-20, then pays 9.99 USD from 05-27 to 06-27.
+///
+/// MRR now: USD 9.99 (9201), EUR 120.00 / 12 = 10.00. Thirty days before (05-16): USD 9.99 (9001),
+/// no EUR: Δ 0.00 and +10.00. At the end of May both USD subscribers pay: 19.98.
+/// Revenue in USD: March 9.99, April 9.99, May 19.98 (the trial is free), June 9.99 gross, 9.99
+/// refunded, net 0.00; in EUR: June 120.00. The trial converted: 1 of 1, 100 %.
+@Suite struct MoneyPaneTests {
+    static let asOf = Instant(parsing: "2025-06-15")!
+
+    static func runner() throws -> EffectRunner {
+        var documents: [IncomingDocument] = []
+        func add(_ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64,
+                 currency: String, trial: Bool = false, refundedAt: String? = nil) {
+            var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
+                                    purchaseDate: Instant(parsing: from)!, expiresDate: Instant(parsing: to)!, environment: .production)
+            t.price = price
+            t.currency = currency
+            if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
+            if let refundedAt { t.revocationDate = Instant(parsing: refundedAt)!; t.revocationReason = 0 }
+            let name = "money-\(id)"
+            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                                              byteCount: 1, body: nil,
+                                              content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
+        }
+        let months = ["2025-03-01", "2025-04-01", "2025-05-01", "2025-06-01", "2025-07-01"]
+        for n in 0..<4 {
+            add("\(9002 + n)", "9001", "pro.monthly", months[n], months[n + 1], price: 9_990, currency: "USD",
+                refundedAt: n == 3 ? "2025-06-10" : nil)
+        }
+        add("9102", "9101", "pro.yearly", "2025-06-01", "2026-06-01", price: 120_000, currency: "EUR")
+        add("9202", "9201", "pro.monthly", "2025-05-20", "2025-05-27", price: 0, currency: "USD", trial: true)
+        add("9203", "9201", "pro.monthly", "2025-05-27", "2025-06-27", price: 9_990, currency: "USD")
+        let database = try AppDatabase.inMemory()
+        try database.apply(documents)
+        return EffectRunner(analytics: SubscriberAnalytics(database: database))
+    }
+
+    static func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [String] {
+        view(state, size: Size(width: width, height: height), palette: .builtinDefault(.truecolor)).lines()
+    }
+
+    @Test func figuresByHand() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", state: &state, runner: runner)
+        let figures = try #require(state.money.figures)
+        #expect(figures.currencies == ["EUR", "USD"])
+        #expect(MoneyFigures.amount(figures.mrr, "USD") == 9_990 && MoneyFigures.amount(figures.mrr, "EUR") == 10_000)
+        #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
+        #expect(figures.mrrMonthly.map { MoneyFigures.amount($0, "USD") }
+                == [0, 0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 19_980, 9_990])
+        #expect(figures.mrrMonthly.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
+        let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
+        #expect(usd == [[9_990, 0, 9_990], [9_990, 0, 9_990], [19_980, 0, 19_980], [9_990, 9_990, 0]])
+        #expect(figures.revenue(in: "EUR").last.map { [$0.row.gross, $0.row.net] } == [120_000, 120_000])
+        #expect(figures.leadingCurrency == "USD")
+        let trial = try #require(figures.offers.offers.first)
+        #expect(figures.offers.offers.count == 1 && trial.offerKind == .freeTrial && trial.converted == 1 && trial.rate == 1)
+    }
+
+    @Test func screenAt80Columns() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", state: &state, runner: runner)
+        let lines = Self.screen(state)
+        #expect(lines[0].contains(" 6 Money "))
+        #expect(lines[3].hasPrefix("│             Now        Δ30d 12 months"))
+        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00            █│"), "no EUR before June")
+        #expect(lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"), "half at the ends of March and April, all at the end of May, half at as-of")
+        #expect(lines[2].contains("┌ Revenue by month · USD ─"))
+        #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
+        #expect(lines.contains { $0.contains("│2025-06          0.00 ▒▒▒▒▒▒      │") }, "June: all of it refunded")
+        #expect(lines.contains { $0.contains("│2025-03          9.99 ██████      │") })
+        #expect(lines.contains { $0.contains("Offers started 2024-07 – 2025-06 · by offer") })
+        #expect(lines.contains { $0.hasPrefix("│freeTrial    –") && $0.contains("100%") })
+        // Amounts of two currencies are never added: no line holds 29.98 or 19.99 or 130.
+        #expect(!lines.contains { $0.contains("19.99") || $0.contains("130.") || $0.contains("29.98") })
+    }
+
+    @Test func wideScreenShowsGrossAndRefunds() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", state: &state, runner: runner)
+        let lines = Self.screen(state, width: 140, height: 40)
+        #expect(lines.contains { $0.contains("Gross      Refunds           Net") })
+        #expect(lines.contains { $0.contains("│2025-06          9.99         9.99          0.00 ▒") })
+        #expect(lines.contains { $0.contains("│2025-05         19.98         0.00         19.98 ████") })
+    }
+
+    @Test func currencyKeyChartsTheOtherCurrency() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", "c", state: &state, runner: runner)
+        let lines = Self.screen(state)
+        #expect(lines[2].contains("Revenue by month · EUR"))
+        #expect(lines.contains { $0.contains("│2025-06        120.00 ████████████│") })
+        #expect(lines.contains { $0.contains("│2025-05          0.00             │") })
+        try keys("c", state: &state, runner: runner)
+        #expect(Self.screen(state)[2].contains("Revenue by month · USD"))
+    }
+
+    @Test func enterListsTheOffersSubscribers() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", "enter", state: &state, runner: runner)
+        #expect(state.pane == .subscribers)
+        #expect(state.subscribers.rows.map(\.id) == ["9201"])
+        #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
+        let lines = Self.screen(state, width: 120, height: 30)
+        #expect(lines[1].contains("Money  ›  Subscribers"))
+        #expect(lines[2].contains("freeTrial uses started in [2024-07-01, 2025-07-01) (1)"))
+        try keys("esc", state: &state, runner: runner)
+        #expect(state.pane == .money)
+    }
+
+    @Test func sortKeyOrdersByConversionThenP6() throws {
+        var pane = MoneyPane()
+        func row(_ kind: OfferKind, _ id: String?, converted: Int, lapsed: Int, p6: Double?) -> OfferConversionReport.Row {
+            var r = OfferConversionReport.Row(offerKind: kind, offerIdentifier: id)
+            (r.started, r.converted, r.lapsed, r.retention6) = (converted + lapsed, converted, lapsed, p6)
+            return r
+        }
+        let rows = [row(.freeTrial, nil, converted: 1, lapsed: 3, p6: 0.9), row(.offerCode, "A", converted: 3, lapsed: 1, p6: nil),
+                    row(.offerCode, "B", converted: 0, lapsed: 0, p6: 0.5), row(.winBack, "W", converted: 1, lapsed: 1, p6: 0.2)]
+        let empty = MRRReport(asOf: Self.asOf, by: nil, currency: nil, unpriced: 0, rows: [])
+        pane.figures = MoneyFigures(asOf: Self.asOf, mrr: empty, mrrBefore: empty, mrrMonthly: [],
+                                    revenue: RevenueReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
+                                                           unpriced: 0, rows: []),
+                                    offers: OfferConversionReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, offers: rows))
+        var state = AppState(asOf: Self.asOf)
+        state.pane = .money
+        state.money = pane
+        state.money.row = 3
+        #expect(state.money.offers.map(\.offerIdentifier) == [nil, "A", "B", "W"])
+        _ = update(&state, .key(KeyEvent(.char("s"))))
+        #expect(state.money.order == .conversion)
+        #expect(state.money.offers.map(\.offerIdentifier) == ["A", "W", nil, "B"], "75 %, 50 %, 25 %, unknown last")
+        #expect(state.money.row == 1, "the cursor stays on its offer")
+        _ = update(&state, .key(KeyEvent(.char("s"))))
+        #expect(state.money.offers.map(\.offerIdentifier) == [nil, "B", "W", "A"], "90 %, 50 %, 20 %, unknown last")
+        #expect(Self.screen(state).contains { $0.contains("by P6 retention") })
+        _ = update(&state, .key(KeyEvent(.char("s"))))
+        #expect(state.money.order == .offer)
+    }
+
+    @Test func aStoreWithoutPricesSaysSo() throws {
+        var state = AppState(asOf: SampleStore.asOf)
+        try keys("6", state: &state, runner: try SampleStore.runner())
+        #expect(Self.screen(state).contains { $0.contains("No priced charge yet") })
+    }
+}
