@@ -48,7 +48,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
-    @Option(help: "month, product, storefront or currency (each amount's own, also when converted).") var by: RevenueGrouping?
+    @Option(help: "What to group the amounts by (currency: each amount's own, also when converted).") var by: RevenueGrouping?
     @Flag(name: .customLong("small-business"), help: "Proceeds at 85 % throughout (App Store Small Business Program).")
     var smallBusiness = false
 
