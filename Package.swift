@@ -21,8 +21,9 @@ let package = Package(
         .target(name: "SubscriptionModel"),
         // The one blocking channel the import's threads and the dashboard's effect queue share.
         .target(name: "ThreadKit"),
-        // DESIGN §3 as a pure function of one subscription's facts. Lives below the store so
-        // that import can materialise per-subscription rows inside the same transaction.
+        // The definitions of docs/metrics.md as a pure function of one subscription's facts. Lives
+        // below the store so that the store can derive and materialise per-subscription rows
+        // (`AppDatabase.rebuildPending`, after an import has committed the facts).
         .target(name: "SubscriptionTimeline", dependencies: ["SubscriptionModel"]),
         // zlib for reading and writing .gz payload files (SampleData is gzip'd to stay small).
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
@@ -89,7 +90,7 @@ let package = Package(
         .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
         .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
-                                                             "SubscriptionModel", "LifecycleSimulator", "subdash",
+                                                             "SubscriptionModel", "LifecycleSimulator", "subdash", "TerminalUI",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
                                                                   "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator"]),

@@ -3,7 +3,7 @@ import SubscriptionModel
 import TerminalUI
 
 /// Pane 6: MRR per currency (now, its 30-day change, a twelve-month sparkline) beside revenue by
-/// month in one currency (gross as a bar: net `█`, refunds and upgrade credits `▒`), over the
+/// month in one currency (gross as a bar: net `█`, refunds and upgrade credits returned `▒`), over the
 /// offer conversion table. Every amount is in its own currency: nothing here adds two.
 func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.money
@@ -62,17 +62,27 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
 /// The shown months, latest at the bottom; columns give way to the bar at narrow widths.
 private func renderRevenue(_ figures: MoneyFigures, currency: String, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let months = figures.revenue(in: currency)
-    let wide = area.width >= 60
+    // Net is gross less refunds less upgrade credits: wide enough, every term has its column, so
+    // the row adds up; narrower, refunds and credits share one ("Returned"), then only net stays.
+    let terms = area.width >= 72 ? 3 : area.width >= 60 ? 2 : 0
     var columns: [Table.Column] = [.init("Month", width: .fixed(7))]
-    if wide {
-        columns += [.init("Gross", width: .fixed(13), alignment: .right), .init("Refunds", width: .fixed(12), alignment: .right)]
+    if terms > 0 { columns.append(.init("Gross", width: .fixed(13), alignment: .right)) }
+    if terms == 3 {
+        columns += [.init("Refunds", width: .fixed(11), alignment: .right), .init("Credits", width: .fixed(10), alignment: .right)]
+    } else if terms == 2 {
+        columns.append(.init("Returned", width: .fixed(12), alignment: .right))
     }
     columns += [.init("Net", width: .fixed(13), alignment: .right), .init("", width: .fill())]
     // The bar's legend as its title, short when the bar is.
     let barWidth = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[columns.count - 1].width
-    columns[columns.count - 1].title = barWidth >= 15 ? "█ net ▒ refunds" : "█net ▒refund"
+    columns[columns.count - 1].title = barWidth >= 16 ? "█ net ▒ returned" : "█net ▒ret"
     let rows = months.map { month, row -> Table.Row in
-        let amounts = wide ? [MoneyFormat.text(row.gross, nil), MoneyFormat.text(row.refunds, nil)] : []
+        var amounts: [String] = terms > 0 ? [MoneyFormat.text(row.gross, nil)] : []
+        if terms == 3 {
+            amounts += [MoneyFormat.text(row.refunds, nil), MoneyFormat.text(row.upgradeCredits, nil)]
+        } else if terms == 2 {
+            amounts.append(MoneyFormat.text(row.refunds + row.upgradeCredits, nil))
+        }
         return Table.Row([month.description] + amounts + [MoneyFormat.text(row.net, nil), ""])
     }
     let visible = max(0, area.height - 1)

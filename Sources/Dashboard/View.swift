@@ -8,7 +8,8 @@ public enum DashboardView {
     public static let minimumSize = Size(width: 80, height: 24)
 }
 
-/// The whole screen as a pure function of the state. Returns the buffer; `cursor(for:size:)` gives the cursor.
+/// The whole screen as a pure function of the state. Returns the buffer; `render(_:into:palette:)`
+/// draws into a given buffer and also returns where the cursor belongs.
 public func view(_ state: AppState, size: Size, palette: Palette) -> Buffer {
     var buffer = Buffer(size: size)
     render(state, into: &buffer, palette: palette)

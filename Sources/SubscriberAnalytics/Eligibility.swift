@@ -2,7 +2,7 @@ import GRDB
 import SubscriberStore
 import SubscriptionModel
 
-/// One subscriber suggested for an offer (DESIGN §3 "Offer eligibility"; operators decide).
+/// One subscriber suggested for an offer (docs/metrics.md, "Offer eligibility"; operators decide).
 public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     public var offer: OfferFlagKind
     public var originalTransactionId: String
@@ -54,7 +54,7 @@ extension SubscriberAnalytics {
         try database.writer.read { db in
             let product = scope.productId.map { _ in " AND productId = ?2" } ?? ""
             let arguments: StatementArguments = scope.productId.map { [at, $0] } ?? [at]
-            // Live segments: every state but `expired` (partial index segment_live).
+            // Live segments: the segment covering as-of, in any state but `expired`.
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
@@ -128,7 +128,8 @@ private struct SharedTexts {
     }
 }
 
-/// What DESIGN §3's eligibility rules read of a live (not expired) segment at as-of.
+/// What the eligibility rules (docs/metrics.md, "Offer eligibility") read of a live (not expired)
+/// segment at as-of.
 private struct LiveSegment {
     var state: String
     var autoRenew: Bool

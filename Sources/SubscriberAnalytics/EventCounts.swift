@@ -3,7 +3,7 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// DESIGN §3 events with their instant in [from, to) and at or before as-of.
+/// Events (docs/metrics.md, "Events") with their instant in [from, to) and at or before as-of.
 public struct EventCounts: Sendable, Equatable {
     public var from: Instant
     public var to: Instant

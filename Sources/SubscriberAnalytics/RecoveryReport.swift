@@ -2,7 +2,8 @@ import GRDB
 import SubscriberStore
 import SubscriptionModel
 
-/// DESIGN §3 billing recovery of the failures with T in [from, to) and T ≤ as-of.
+/// Billing recovery (docs/metrics.md, "Billing failures, grace and retry") of the failures with T
+/// in [from, to) and T ≤ as-of.
 public struct RecoveryReport: Sendable, Equatable {
     public static let dayThresholds = [3, 7, 16, 30, 60]
 

@@ -2,8 +2,8 @@ import Foundation
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// The exact JSON shapes of DESIGN §4: camelCase keys in the contract's order, instants as
-/// `YYYY-MM-DDTHH:MM:SSZ`, every key always present (null when unknown).
+/// The exact JSON shapes of docs/metrics.md, "Command line and JSON shapes": camelCase keys in that
+/// order, instants as `YYYY-MM-DDTHH:MM:SSZ`, every key always present (null when unknown).
 public enum ReportJSON {
     public static func states(_ c: StateCounts) throws -> String {
         var o = JSONObject()

@@ -1,6 +1,7 @@
 import SubscriptionModel
 
-/// Which environments a report counts (DESIGN §3: production unless told otherwise).
+/// Which environments a report counts (production unless told otherwise: docs/metrics.md, "Which
+/// data, read when").
 public enum EnvironmentFilter: String, Sendable, CaseIterable, Codable {
     case production, sandbox, all
 

@@ -3,7 +3,7 @@ import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// How many subscriptions are in each DESIGN §3 state at an instant.
+/// How many subscriptions are in each state (docs/metrics.md, "States") at an instant.
 public struct StateCounts: Sendable, Equatable {
     public var asOf: Instant
     public var counts: [SubscriptionState: Int]
@@ -21,7 +21,7 @@ public struct StateCounts: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
-    /// DESIGN §3 states at `asOf`; with a product, by the product of the latest period started at
+    /// States at `asOf`; with a product, by the product of the latest period started at
     /// or before `asOf` (in retry, the failed period).
     public func states(asOf: Instant, scope: ReportScope = ReportScope()) throws -> StateCounts {
         try database.writer.read { db in

@@ -12,10 +12,11 @@ public struct SubscriberAnalytics: Sendable {
 
     public init(database: AppDatabase) { self.database = database }
 
-    /// DESIGN §3 data horizon: the latest notification `signedDate`, renewal-fact instant, transaction
-    /// `purchaseDate` or `revocationDate` in the store (never a date that lies in the future by nature).
-    /// Nil for an empty store. Each MAX reads one entry of an index (the revocation index is partial,
-    /// so its query must say `IS NOT NULL` for SQLite to use it instead of scanning every transaction).
+    /// The data horizon (docs/metrics.md, "Which data, read when"): the latest notification
+    /// `signedDate`, renewal-fact instant, transaction `purchaseDate` or `revocationDate` in the
+    /// store (never a date that lies in the future by nature). Nil for an empty store. Each MAX
+    /// reads one entry of an index (the revocation index is partial, so its query must say `IS NOT
+    /// NULL` for SQLite to use it instead of scanning every transaction).
     public func dataHorizon() throws -> Instant? {
         try database.writer.read { db in
             let ms = try Int64.fetchOne(db, sql: """

@@ -3,7 +3,7 @@ import GRDB
 import ThreadKit
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
-/// sent, the rows derived from them (DESIGN §3) and the operators' offer flags.
+/// sent, the rows derived from them (docs/metrics.md) and the operators' offer flags.
 ///
 /// It owns a GRDB `DatabaseWriter`: a `DatabasePool` for files, a `DatabaseQueue` in memory for
 /// tests. The migrator runs in `init`, so every `AppDatabase` is at the latest schema.
@@ -148,9 +148,9 @@ public final class AppDatabase: Sendable {
     /// Settings of the writing connection for an import of many documents. Every document adds a
     /// key at a random place in a few indexes (its sha256, its notification id, its subscription),
     /// so once a store holds millions of documents each batch dirties pages all over those indexes.
-    /// A larger page cache keeps the indexes' inner pages, and a 1 GB checkpoint interval lets a page
-    /// dirtied by several batches be copied into the store once (100,000 subscribers: 150 → 107 s
-    /// against 64 MB; 4 GB was slower again, as reads search a longer WAL).
+    /// A larger page cache keeps the indexes' inner pages (the importer's size, and why, is on
+    /// `Importer.defaultCacheMegabytes`), and a 1 GB checkpoint interval lets a page dirtied by
+    /// several batches be copied into the store once.
     public func prepareForBulkImport(cacheMegabytes: Int) throws {
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(cacheMegabytes * 1024)")

@@ -14,8 +14,8 @@ public struct IncomingDocument: Sendable {
     /// Where it came from: `file`, `file:line 12`, `file:index 3`.
     public var source: String
     public var byteCount: Int
-    /// The raw bytes as archived (deflated when that saves space); nil when the document is too
-    /// large to keep.
+    /// The raw bytes as archived (compressed with zstd, or zlib without it, when that saves space:
+    /// `ArchiveCodec`); nil when the document is too large to keep.
     public var archived: ArchivedBody?
     public var content: Content
 
@@ -35,7 +35,7 @@ public struct BatchResult: Sendable, Equatable {
     public var applied = 0
     public var duplicates = 0
     public var rejected = 0
-    /// Subscriptions whose facts changed and whose derived rows were rebuilt.
+    /// Subscriptions whose facts changed, marked pending for `rebuildPending`.
     public var touchedSubscriptions: Set<String> = []
 
     public init() {}
@@ -90,6 +90,9 @@ extension AppDatabase {
         }
     }
 
+    /// Chunks rebuilt between two pauses of the pipeline that let the WAL start over.
+    static let walRestartEvery = 32
+
     /// Rebuilds the derived rows of every pending subscription, `chunk` subscriptions per
     /// transaction, in id order. Returns how many were rebuilt.
     ///
@@ -97,9 +100,6 @@ extension AppDatabase {
     /// from the committed facts while the writer stores this one. If another connection commits
     /// meanwhile (`PRAGMA data_version` moves; say, a second import), what the reader saw may be
     /// stale, so the rest is derived inside the writing transaction.
-    /// Chunks rebuilt between two pauses of the pipeline that let the WAL start over.
-    static let walRestartEvery = 32
-
     @discardableResult
     public func rebuildPending(chunk: Int = 2000, progress: ((Int) -> Void)? = nil) throws -> Int {
         guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }

@@ -2,9 +2,10 @@ import GRDB
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// Rebuilds the rows derived from a subscription's facts (DESIGN §3) — `subscription`, `period`,
-/// `run`, `segment`, `event`, `billingFailure` — so population figures are SQL over indexed
-/// tables. Runs inside the import's transaction, for every subscription the batch touched.
+/// Rebuilds the rows derived from a subscription's facts (docs/metrics.md) — `subscription`,
+/// `period`, `run`, `segment`, `event`, `billingFailure` — so population figures are SQL over
+/// indexed tables. Runs in `rebuildPending`'s writing transactions, for the subscriptions an import
+/// marked pending.
 struct Materializer {
     let db: Database
 

@@ -125,8 +125,8 @@ extension AppDatabase {
                 """)
         }
         migrator.registerMigration("v1 derived rows") { db in
-            // Rows derived from each subscription's facts (DESIGN §3), rebuilt for every subscription an
-            // import touches, inside the same transaction. `end` of an open-ended row is `openEnd`.
+            // Rows derived from each subscription's facts (docs/metrics.md), rebuilt for every
+            // subscription an import touches (`rebuildPending`). `end` of an open-ended row is `openEnd`.
             try db.execute(sql: """
                 CREATE TABLE subscription (
                     originalTransactionId TEXT PRIMARY KEY NOT NULL,

@@ -17,12 +17,12 @@ public enum StoreEnvironment: String, Sendable, Codable, CaseIterable, Hashable 
     }
 }
 
-/// DESIGN §3 offer kind of a period, first match wins.
+/// The offer kind of a period, first match wins (docs/metrics.md, "Periods").
 public enum OfferKind: String, Sendable, Codable, CaseIterable, Hashable {
     case standard, freeTrial, introductory, promotional, offerCode, winBack
 }
 
-/// Why a run ended (DESIGN §3 "Expiration reason").
+/// Why a run ended (docs/metrics.md, "Auto-renew and expiration reasons").
 public enum ExpirationReason: String, Sendable, Codable, CaseIterable, Hashable {
     case voluntary, billing, priceIncrease, productUnavailable, refund
     /// The last period of a family-shared subscription was revoked: the purchaser stopped
@@ -71,7 +71,7 @@ public enum PayloadFormat: String, Sendable, Codable, CaseIterable, Hashable {
     case customersCSV = "customers-csv"
 }
 
-/// Offers an operator can flag a subscriber for (DESIGN §3 "Offer eligibility").
+/// Offers an operator can flag a subscriber for (docs/metrics.md, "Offer eligibility").
 public enum OfferFlagKind: String, Sendable, Codable, CaseIterable, Hashable {
     case winBack, retention, upgrade, loyalty, service
 }

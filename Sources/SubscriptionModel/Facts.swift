@@ -66,7 +66,7 @@ public struct TransactionFact: Hashable, Sendable, Codable {
         self.revocationPercentage = revocationPercentage
     }
 
-    /// DESIGN §3 offer kind, first match wins.
+    /// The offer kind, first match wins (docs/metrics.md, "Periods").
     public var offerKind: OfferKind {
         switch offerType {
         case 3: return .offerCode
@@ -90,7 +90,7 @@ public struct TransactionFact: Hashable, Sendable, Codable {
 }
 
 /// A statement of the subscription's renewal state at an instant: v2 `JWSRenewalInfo`, v1
-/// `pending_renewal_info` (instant = the document's instant, DESIGN §3 "Fact instants").
+/// `pending_renewal_info` (instant = the document's instant, docs/metrics.md, "Fact instants").
 public struct RenewalFact: Hashable, Sendable, Codable {
     public var originalTransactionId: String
     /// v2 `signedDate`; v1 the document's instant.
@@ -137,7 +137,7 @@ public struct NotificationFact: Hashable, Sendable, Codable {
     public var format: PayloadFormat
     public var notificationType: String
     public var subtype: String?
-    /// v2 `signedDate`; v1 the document's instant (DESIGN §3 "Fact instants").
+    /// v2 `signedDate`; v1 the document's instant (docs/metrics.md, "Fact instants").
     public var instant: Instant
     public var originalTransactionId: String?
     public var transactionId: String?

@@ -1,7 +1,8 @@
 import SubscriptionModel
 
-/// A billing failure at T = the `end` of the period that failed to renew (DESIGN §3). One row per
-/// failed period; this is what the store materialises for `report recovery`.
+/// A billing failure at T = the `end` of the period that failed to renew (docs/metrics.md, "Billing
+/// failures, grace and retry"). One row per failed period; this is what the store materialises for
+/// `report recovery`.
 public struct BillingFailure: Hashable, Sendable, Codable {
     /// T.
     public var at: Instant
@@ -44,8 +45,9 @@ public struct BillingFailure: Hashable, Sendable, Codable {
     /// Whether `t` lies in the retry window `[at, windowEnd)`.
     public func inRetryWindow(_ t: Instant) -> Bool { at <= t && t < windowEnd }
 
-    /// DESIGN §3 "Billing recovery" read at `asOf`; nil when T itself lies after `asOf` (the
-    /// failure has not happened yet at that instant and is not counted).
+    /// The billing recovery outcome (docs/metrics.md, "Billing failures, grace and retry") read at
+    /// `asOf`; nil when T itself lies after `asOf` (the failure has not happened yet at that
+    /// instant and is not counted).
     public func outcome(asOf: Instant) -> BillingFailureOutcome? {
         guard at <= asOf else { return nil }
         if let r = recoveryStart, r <= asOf {

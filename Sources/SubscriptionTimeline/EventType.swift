@@ -1,4 +1,4 @@
-/// DESIGN §3 event types, in the order reports list them.
+/// Event types (docs/metrics.md, "Events"), in the order reports list them.
 public enum EventType: String, Sendable, Codable, CaseIterable, Hashable {
     case activation, reactivation, renewal, conversion, billingRecovery, productChange
     case billingIssue, autoRenewOff, autoRenewOn, refund, expiration

@@ -1,6 +1,6 @@
 import SubscriptionModel
 
-/// One period (one transaction) after deduplication and overlap cutting (DESIGN §3).
+/// One period (one transaction) after deduplication and overlap cutting (docs/metrics.md, "Periods").
 public struct Period: Hashable, Sendable, Codable {
     public var transactionId: String
     public var webOrderLineItemId: String?

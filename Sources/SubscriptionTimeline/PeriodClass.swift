@@ -1,5 +1,6 @@
-/// DESIGN §3 class of a period. The first period of a subscription is its `activation`; every
-/// later one is exactly one of the others, tested in the order §3 gives.
+/// The class of a period (docs/metrics.md, "Classes of periods and runs"). The first period of a
+/// subscription is its `activation`; every later one is exactly one of the others, tested in the
+/// order that section gives.
 public enum PeriodClass: String, Sendable, Codable, CaseIterable, Hashable {
     case activation, billingRecovery, productChange, conversion, renewal, reactivation
 

@@ -1,7 +1,8 @@
 import SubscriptionModel
 
 /// A maximal chain of periods joined by the classes billingRecovery, productChange, conversion and
-/// renewal (DESIGN §3). One row per run is what the store materialises for cohorts.
+/// renewal (docs/metrics.md, "Classes of periods and runs"). One row per run is what the store
+/// materialises for cohorts.
 public struct Run: Hashable, Sendable, Codable {
     /// Indexes into `SubscriptionTimeline.periods` (inclusive).
     public var firstPeriod: Int
@@ -43,7 +44,8 @@ public struct Run: Hashable, Sendable, Codable {
     /// the retry window of its last period; all of which is exactly `[start, endedAt)`.
     public func isOpen(at t: Instant) -> Bool { start <= t && t < endedAt }
 
-    /// Paid periods started on or before `asOf` (DESIGN §3 `paidPeriods`).
+    /// Paid periods started on or before `asOf` (`paidPeriods` of docs/metrics.md, "Retention
+    /// cohorts").
     public func paidPeriods(asOf: Instant) -> Int {
         var lo = 0, hi = paidPeriodStarts.count
         while lo < hi {

@@ -1,6 +1,6 @@
 import SubscriptionModel
 
-/// DESIGN §3 state of a subscription at an instant.
+/// The state of a subscription at an instant (docs/metrics.md, "States").
 public enum SubscriptionState: String, Sendable, Codable, CaseIterable, Hashable {
     case standard, freeTrial, introductory, promotional, offerCode, winBack, gracePeriod, billingRetry, expired
 

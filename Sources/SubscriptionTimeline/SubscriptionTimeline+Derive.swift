@@ -1,13 +1,14 @@
 import SubscriptionModel
 
 extension SubscriptionTimeline {
-    /// DESIGN §3 applied literally to every fact of one subscription. Facts may come in any order
+    /// docs/metrics.md applied literally to every fact of one subscription. Facts may come in any order
     /// and duplicated; the result depends only on the set of facts. O(n log n) in the facts.
     ///
     /// Every fact passed in is taken to belong to `facts.originalTransactionId`, and every fact is
     /// used whatever its environment: selecting facts is the store's job.
     ///
-    /// Where §3 is silent on real data, this is what it does:
+    /// Where the definitions are silent on real data (docs/metrics.md, "Decisions on data the
+    /// definitions do not spell out"), this is what it does:
     /// - **Transactions without `expiresDate`** (non-renewing subscriptions, non-consumables that
     ///   share the id space) are not periods; they only feed `appAccountToken` and the horizon.
     /// - **The same transaction in several facts** is merged by ``TransactionMerge``: latest
@@ -25,8 +26,8 @@ extension SubscriptionTimeline {
     ///   cannot hold the subscription in retry.
     /// - **A fact naming an unknown transaction** (or none) is about the latest period started at or
     ///   before its instant; before the first period it is ignored.
-    /// - **Retry end** takes, of the v2 `EXPIRED` notifications, only subtype `BILLING_RETRY`, as §3
-    ///   says; the other subtypes are sent at a renewal date, not during retry.
+    /// - **Retry end** takes, of the v2 `EXPIRED` notifications, only subtype `BILLING_RETRY`, as
+    ///   docs/metrics.md says; the other subtypes are sent at a renewal date, not during retry.
     /// - **"After T"** for retry end includes T itself: an auto-renew-off toggle or `EXPIRED` at the
     ///   failed period's end leaves an empty retry window (a billing issue, no retry state).
     /// - **A toggle at a run start** belongs to the new run: auto-renew is on at the start, then the
@@ -35,7 +36,7 @@ extension SubscriptionTimeline {
     /// - **Facts at the same instant**: a toggle beats a v2 renewal fact, "off" beats "on".
     /// - **A grace date at or before T** is ignored; the grace state never outlasts the retry window.
     /// - **A refund dated after its period ended** (at its expiry or the next period's start) does
-    ///   not end the run: "the previous period is not refunded" of §3 reads "its refund did not take
+    ///   not end the run: "not ended by a refund" (docs/metrics.md) means "its refund did not take
     ///   the access away". The period is still refunded (not paid) with its refund event.
     /// - **Events at as-of** count ("at or before"); event ranges are half-open.
     /// - **Ownership** is the latest transaction's by purchase date (ties: the greater

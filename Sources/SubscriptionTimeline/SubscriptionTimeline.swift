@@ -1,6 +1,7 @@
 import SubscriptionModel
 
-/// The derived timeline of one subscription: DESIGN §3 applied to all its stored facts.
+/// The derived timeline of one subscription: the rules of docs/metrics.md applied to all its stored
+/// facts.
 ///
 /// Build it with ``derive(_:)``; read it at any instant with the query helpers below. The
 /// `stateIntervals`, `autoRenewIntervals`, `runs` and `billingFailures` are the rows the store
@@ -38,7 +39,8 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     /// From the latest transaction (by purchase date) that carries one.
     public var appAccountToken: String?
     /// The latest notification `signedDate`, renewal-fact instant, `purchaseDate` or
-    /// `revocationDate` among this subscription's facts (DESIGN §3 data horizon, per subscription).
+    /// `revocationDate` among this subscription's facts (the data horizon of docs/metrics.md,
+    /// "Which data, read when", per subscription).
     public var dataHorizon: Instant?
 
     public init(originalTransactionId: String, environment: StoreEnvironment = .production,
@@ -83,13 +85,14 @@ extension SubscriptionTimeline {
         return last.revocationDate
     }
 
-    /// DESIGN §3 state at `t`; nil before the subscription ever started.
+    /// The state at `t` (docs/metrics.md, "States"); nil before the subscription ever started.
     public func state(at t: Instant) -> SubscriptionState? { stateInterval(at: t)?.state }
 
     /// Every state but `billingRetry` and `expired`; false before the subscription started.
     public func isActive(at t: Instant) -> Bool { state(at: t)?.isActive ?? false }
 
-    /// The product states are counted under at `t` (DESIGN §3 `--product`).
+    /// The product states are counted under at `t` (`--product`, docs/metrics.md, "Which data, read
+    /// when").
     public func productId(at t: Instant) -> String? { stateInterval(at: t)?.productId }
 
     /// Auto-renew status at `t`: on at every run start, then the latest toggle or v2 renewal fact

@@ -1,6 +1,6 @@
 import SubscriptionModel
 
-/// The "latest" values of DESIGN §3: each picks the latest fact by its own instant, ties broken
+/// The "latest" values of docs/metrics.md: each picks the latest fact by its own instant, ties broken
 /// on the value so that the order of arrival never matters.
 extension TimelineDerivation {
     func environment() -> StoreEnvironment {

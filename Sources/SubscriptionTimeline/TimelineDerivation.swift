@@ -92,7 +92,7 @@ struct TimelineDerivation {
         failureOfPeriod = Array(repeating: nil, count: periods.count)
     }
 
-    /// DESIGN §3 Family Sharing: a subscription is family-shared when its latest transaction (by
+    /// docs/metrics.md, "Family Sharing": a subscription is family-shared when its latest transaction (by
     /// purchase date, then id) says so.
     func latestOwnership() -> Ownership {
         guard let latest = transactions.max(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) })
@@ -119,7 +119,8 @@ struct TimelineDerivation {
         return i >= 0 ? i : nil
     }
 
-    /// DESIGN §3 `--product`: the product of the latest period started at or before `t`.
+    /// The product of the latest period started at or before `t` (docs/metrics.md, "Which data,
+    /// read when", Product).
     func productId(at t: Instant, fallback: Int) -> String {
         periods[latestPeriod(startedAtOrBefore: t) ?? fallback].productId
     }
@@ -202,10 +203,10 @@ struct TimelineDerivation {
         }
     }
 
-    /// §3 "the previous period is neither refunded nor ended by a sharing revocation", read as:
-    /// its revocation took the access away. A refund (or sharing revocation) dated after the
-    /// period had ended (at its expiry, or when the next period started) is still one, but the
-    /// subscriber had already renewed: it does not end the run.
+    /// "The previous period was not ended by a refund or a sharing revocation" (docs/metrics.md,
+    /// "Classes of periods and runs"): its revocation took the access away. A refund (or sharing
+    /// revocation) dated after the period had ended (at its expiry, or when the next period
+    /// started) is still one, but the subscriber had already renewed: it does not end the run.
     static func endedByRevocation(_ p: Period) -> Bool {
         guard p.isRevoked, let r = p.revocationDate else { return false }
         return r <= p.end

@@ -1,12 +1,13 @@
 import SubscriptionModel
 
-/// One DESIGN §3 event at its instant. Instants may lie after the data horizon (an expiration
-/// not yet reached); readers count an event only when it is at or before as-of.
+/// One event (docs/metrics.md, "Events") at its instant. Instants may lie after the data horizon
+/// (an expiration not yet reached); readers count an event only when it is at or before as-of.
 public struct TimelineEvent: Hashable, Sendable, Codable {
     public var at: Instant
     public var type: EventType
-    /// The product the event belongs to (DESIGN §3 `--product`): a period-start event by that
-    /// period's product, every other event by the latest period started at or before `at`.
+    /// The product the event belongs to (`--product`, docs/metrics.md, "Which data, read when"): a
+    /// period-start event by that period's product, every other event by the latest period started
+    /// at or before `at`.
     public var productId: String
     /// Set for `expiration`.
     public var expirationReason: ExpirationReason?

@@ -2,7 +2,7 @@ import SubscriptionModel
 
 /// One fact per `transactionId` when the same transaction arrives in several documents.
 ///
-/// The rule (DESIGN §2 "the latest fact by its own signedDate (or transaction dates) wins"):
+/// The rule (docs/metrics.md, "Which data, read when": the latest version by its own date wins):
 /// - a version's own date is its `signedDate` (v2) or, for a v1 row, its revocation date; the
 ///   latest wins, and a version with a date beats one without. So a late `DID_RENEW` copy cannot
 ///   resurrect a refund, a `REFUND_REVERSED` copy can remove one, and a v1 row (a verifyReceipt

@@ -9,7 +9,7 @@ public enum ThemeRole: String, CaseIterable, Hashable, Sendable {
     case statusBar, tab, tabActive, crumb, crumbActive
     case helpKey, helpText, prompt, dialog
     case error, warning, success
-    // MARK: Subscription timeline (offer kinds of DESIGN §3, retry windows, refunds)
+    // MARK: Subscription timeline (offer kinds of docs/metrics.md, retry windows, refunds)
     case standard, freeTrial, introductory, promotional, offerCode, winBack
     case gracePeriod, billingRetry, refund, gap, marker
     // MARK: Heat map, coldest to hottest

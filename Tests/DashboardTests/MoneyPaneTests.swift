@@ -89,14 +89,16 @@ import TerminalUI
         #expect(!lines.contains { $0.contains("19.99") || $0.contains("130.") || $0.contains("29.98") })
     }
 
-    @Test func wideScreenShowsGrossAndRefunds() throws {
+    /// Net is gross less refunds less upgrade credits, and a wide screen shows every term, so each
+    /// row adds up where the reader sees it.
+    @Test func wideScreenShowsGrossRefundsAndCredits() throws {
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
         try keys("6", state: &state, runner: runner)
         let lines = Self.screen(state, width: 140, height: 40)
-        #expect(lines.contains { $0.contains("Gross      Refunds           Net") })
-        #expect(lines.contains { $0.contains("│2025-06          9.99         9.99          0.00 ▒") })
-        #expect(lines.contains { $0.contains("│2025-05         19.98         0.00         19.98 ████") })
+        #expect(lines.contains { $0.contains("Month           Gross     Refunds    Credits           Net █ net ▒ returned") })
+        #expect(lines.contains { $0.contains("│2025-06          9.99        9.99       0.00          0.00 ▒") })
+        #expect(lines.contains { $0.contains("│2025-05         19.98        0.00       0.00         19.98 ████") })
     }
 
     @Test func currencyKeyChartsTheOtherCurrency() throws {

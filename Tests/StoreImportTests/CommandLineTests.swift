@@ -49,7 +49,10 @@ import Testing
         #expect(try Self.run(["import", "/nonexistent/x.json"]).stderr.contains("/nonexistent/x.json: no such file or directory"))
         let db = Self.temporary("empty.sqlite")
         defer { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
-        _ = try Self.run(["flag", "--db", db, "--offer", "winBack", "nobody"])
+        // An id that matches nothing is named, and the status says not everything was done.
+        let unknown = try Self.run(["flag", "--db", db, "--offer", "winBack", "nobody"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("subdash flag: no subscription matches nobody"))
         let backwards = try Self.run(["report", "events", "--db", db, "--from", "2025-02-01", "--to", "2025-01-01"])
         #expect(backwards.status == 2)
         #expect(backwards.stderr.contains("--to 2025-01-01T00:00:00Z is not after --from 2025-02-01T00:00:00Z"))

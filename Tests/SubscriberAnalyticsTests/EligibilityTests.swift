@@ -3,7 +3,8 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
-/// DESIGN §3 offer eligibility on hand-made subscriptions, as of 2025-06-30 (what pane 5 lists).
+/// Offer eligibility (docs/metrics.md) on hand-made subscriptions, as of 2025-06-30 (what pane 5
+/// lists).
 @Suite struct EligibilityTests {
     static let asOf = StoreBuilder.day("2025-06-30")
 

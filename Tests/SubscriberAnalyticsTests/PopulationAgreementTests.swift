@@ -153,7 +153,7 @@ import Testing
         }
     }
 
-    /// DESIGN §3 "Offer eligibility", read off one timeline (windows half-open, docs/metrics.md).
+    /// docs/metrics.md, "Offer eligibility", read off one timeline (windows half-open).
     static func offers(_ t: SubscriptionTimeline, at: Instant) -> [OfferFlagKind] {
         guard let state = t.state(at: at) else { return [] }
         var result: [OfferFlagKind] = []

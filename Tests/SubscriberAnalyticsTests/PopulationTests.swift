@@ -17,22 +17,66 @@ import SubscriptionTimeline
         }
     }
 
+    /// One cohort month counted a run at a time from the timelines' periods, without the store's
+    /// SQL: members are runs whose first paid period started on or before as-of; a member's paid
+    /// periods are those started on or before as-of and not cut by an upgrade (docs/metrics.md,
+    /// "Retention cohorts").
+    struct ExpectedCohort: Equatable {
+        var started = 0
+        /// `retained[k - 1]`: members with at least k + 1 paid periods.
+        var retained: [Int]
+        /// `endedBy[k - 1]`: members whose run ended by as-of with 1…k paid periods (what `c` lists).
+        var endedBy: [Int]
+
+        init(periods: Int) {
+            retained = Array(repeating: 0, count: periods)
+            endedBy = Array(repeating: 0, count: periods)
+        }
+    }
+
+    static func expectedCohorts(_ timelines: [SubscriptionTimeline], asOf: Instant, periods: Int,
+                                product: String? = nil) -> [Month: ExpectedCohort] {
+        var cells: [Month: ExpectedCohort] = [:]
+        for t in timelines {
+            for run in t.runs {
+                let runPeriods = t.periods[run.firstPeriod...run.lastPeriod]
+                guard let firstPaid = runPeriods.first(where: \.isPaid), firstPaid.start <= asOf else { continue }
+                if let product, firstPaid.productId != product { continue }
+                let paid = runPeriods.filter { $0.isPaid && !$0.isCutByUpgrade && $0.start <= asOf }.count
+                let ended = run.endedAt <= asOf
+                var cell = cells[firstPaid.start.month] ?? ExpectedCohort(periods: periods)
+                cell.started += 1
+                for k in 1...periods {
+                    if paid >= k + 1 { cell.retained[k - 1] += 1 }
+                    if ended && (1...k).contains(paid) { cell.endedBy[k - 1] += 1 }
+                }
+                cells[firstPaid.start.month] = cell
+            }
+        }
+        return cells
+    }
+
     @Test func membersMatchTheFiguresOnSampleData() throws {
-        let analytics = try SampleDataConsistencyTests.store()
-        let asOf = try #require(try analytics.dataHorizon())
+        let (analytics, timelines, asOf) = try PopulationAgreementTests.shared.get().parts
         var checked = 0
 
         let grid = try analytics.cohorts(asOf: asOf, periods: 4)
+        let expected = Self.expectedCohorts(timelines, asOf: asOf, periods: grid.periods)
+        #expect(Set(grid.cohorts.filter { $0.started > 0 }.map(\.month)) == Set(expected.keys))
         for row in grid.cohorts {
+            let cell = expected[row.month] ?? ExpectedCohort(periods: grid.periods)
+            #expect(row.started == cell.started, "\(row.month) started")
+            #expect(row.retained == cell.retained, "\(row.month) retained")
             let started = try analytics.size(of: .cohortStarted(month: row.month), asOf: asOf)
-            #expect(started.figure == row.started, "\(row.month) started")
+            #expect(started.figure == cell.started, "\(row.month) started listed")
             for k in 1...grid.periods {
                 let retained = try analytics.size(of: .cohortRetained(month: row.month, period: k), asOf: asOf)
-                #expect(retained.figure == row.retained[k - 1], "\(row.month) retained P\(k)")
+                #expect(retained.figure == cell.retained[k - 1], "\(row.month) retained P\(k)")
                 // `c` lists those ended by Pk: ended[1] + … + ended[k].
+                #expect(row.ended[..<k].reduce(0, +) == cell.endedBy[k - 1], "\(row.month) ended by P\(k)")
                 let ended = try analytics.size(of: .cohortEnded(month: row.month, period: k), asOf: asOf)
-                #expect(ended.figure == row.ended[..<k].reduce(0, +), "\(row.month) ended by P\(k)")
-                checked += retained.figure
+                #expect(ended.figure == cell.endedBy[k - 1], "\(row.month) ended by P\(k) listed")
+                checked += retained.figure + ended.figure
             }
         }
         // One cell listed in full: its subscriptions, each once.
@@ -68,8 +112,7 @@ import SubscriptionTimeline
     }
 
     @Test func aProductNarrowsByThePopulationsOwnRule() throws {
-        let analytics = try SampleDataConsistencyTests.store()
-        let asOf = try #require(try analytics.dataHorizon())
+        let (analytics, timelines, asOf) = try PopulationAgreementTests.shared.get().parts
         let product = try #require(try analytics.productIds().first)
         let scope = ReportScope(productId: product)
         let states = try analytics.states(asOf: asOf, scope: scope)
@@ -77,9 +120,14 @@ import SubscriptionTimeline
         #expect(size.figure == states[.standard])
         #expect(try Self.members(.states([.standard]), analytics, asOf: asOf, scope: scope).count == states[.standard])
         let grid = try analytics.cohorts(asOf: asOf, periods: 2, scope: scope)
+        let expected = Self.expectedCohorts(timelines, asOf: asOf, periods: 2, product: product)
+        #expect(Set(grid.cohorts.filter { $0.started > 0 }.map(\.month)) == Set(expected.keys))
+        #expect(expected.values.contains { $0.retained[0] > 0 })
         for row in grid.cohorts {
+            let cell = expected[row.month] ?? ExpectedCohort(periods: 2)
+            #expect(row.retained == cell.retained, "\(row.month)")
             #expect(try analytics.size(of: .cohortRetained(month: row.month, period: 1), asOf: asOf, scope: scope).figure
-                == row.retained[0])
+                == cell.retained[0])
         }
     }
 }

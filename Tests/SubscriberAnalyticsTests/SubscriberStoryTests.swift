@@ -7,7 +7,7 @@ import SubscriptionTimeline
 import Testing
 
 /// The seeds' subscriber (see `SubscriberStory`) imported from real v1 and v2 payloads, and its
-/// `report subscriber` JSON checked against values worked out by hand from DESIGN §3.
+/// `report subscriber` JSON checked against values worked out by hand from docs/metrics.md.
 @Suite struct SubscriberStoryTests {
     static let asOf = Wire.at("2025-09-01T00:00:00Z")
 
@@ -46,7 +46,7 @@ import Testing
 
     enum StoryError: Error { case notFound(String) }
 
-    /// Worked out from DESIGN §3 (instants 2025, UTC):
+    /// Worked out from docs/metrics.md (instants 2025, UTC):
     ///
     /// Periods (start = purchaseDate, end = min(expiresDate, revocationDate), cut at the next start):
     /// - T1 pro 01-05 10:00 → 01-20 15:30. v1: its cancellation date; v2: cut at T2's start, which
@@ -159,7 +159,7 @@ import Testing
 
     // MARK: - v1 and v2 tell the same life
 
-    /// What §3 derives from the two fixture sets is the same, except what each wire format
+    /// What docs/metrics.md derives from the two fixture sets is the same, except what each wire format
     /// carries and the other does not:
     /// - v1 reports T1 with its cancellation date (`revocationDate`), v2 never resends T1;
     /// - v1 rows carry no price;
@@ -272,7 +272,7 @@ import Testing
         #expect(try at("2025-07-19T10:00:00Z").priceIncrease == "pending")
         #expect(try at("2025-07-21T08:00:00Z").priceIncrease == "accepted")
 
-        // v1 documents speak at their latest row's purchase (DESIGN §3 "Fact instants"), so v1
+        // v1 documents speak at their latest row's purchase (docs/metrics.md, "Fact instants"), so v1
         // knows of the downgrade from T3's purchase, 02-20 09:30, where the DID_RENEW of T3
         // (renewing to premium) speaks too; of two v1 values at one instant the greater id is
         // read (docs/metrics.md), here pro. The consent request is known from T7's purchase.

@@ -8,7 +8,8 @@ import SubscriptionModel
 import Testing
 
 /// Real App Store documents written by hand, field by field, in the wire format of each version
-/// (reference/appstore-payloads.md §1.3–1.5 for v1, §2.1, 2.5, 2.6 for v2), then imported through
+/// (v1 notifications and `/verifyReceipt` responses; v2 signed notifications, transactions and
+/// renewal information), then imported through
 /// `Importer.appStore` from files, exactly as `subdash import` does. v2 documents are signed with
 /// the simulator's test chain and verified against its root.
 enum Wire {

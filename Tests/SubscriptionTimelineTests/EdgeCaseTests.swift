@@ -2,7 +2,8 @@ import Testing
 import SubscriptionModel
 @testable import SubscriptionTimeline
 
-/// The cases DESIGN §3 leaves open, decided as documented on `SubscriptionTimeline.derive`.
+/// The cases the definitions of docs/metrics.md leave open, decided as documented on
+/// `SubscriptionTimeline.derive`.
 @Suite struct EdgeCaseTests {
     @Test func transactionsWithoutExpiresDateAreNoPeriods() {
         let tl = derive([tx("n", "2024-01-01", nil, token: "tok"), tx("a", "2024-02-01", "2024-03-01")])

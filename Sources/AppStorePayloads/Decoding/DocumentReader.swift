@@ -3,10 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Cuts a file's bytes into documents (DESIGN §2): one JSON document (pretty-printed or not),
-/// a JSON array of documents (`index N`), NDJSON (`line N`, blank lines skipped), bare compact
-/// JWS lines, or a customers CSV (`line N`, one document per row). gzip'd input (`.gz`, or any
-/// file starting with the gzip magic bytes) is decompressed on the fly.
+/// Cuts a file's bytes into documents (docs/architecture.md, "From a file to a figure on screen"):
+/// one JSON document (pretty-printed or not), a JSON array of documents (`index N`), NDJSON (`line
+/// N`, blank lines skipped), bare compact JWS lines, or a customers CSV (`line N`, one document per
+/// row). gzip'd input (`.gz`, or any file starting with the gzip magic bytes) is decompressed on
+/// the fly.
 ///
 /// A document over `sizeLimit` is rejected on its own, without its bytes ever being held; a
 /// line that is not JSON is left for the decoder to reject, so only that line fails.

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SubscriptionModel
 
-/// Turns one document (of any format DESIGN §2 lists) into the facts it states, or one
+/// Turns one document (of any format `PayloadSniffer` recognises) into the facts it states, or one
 /// `PayloadError` saying why not. v2 signatures go through the injected verifier.
 ///
 /// Safe to share between threads: it holds no mutable state.

@@ -1,7 +1,9 @@
 import Foundation
 import SubscriptionModel
 
-/// Recognises which of Apple's formats a document is in (DESIGN §2 "Inputs").
+/// Recognises which of Apple's formats a document is in (v2 and v1 notifications, `/verifyReceipt`
+/// responses, App Store Server API responses, customer CSV rows: docs/architecture.md, "From a file
+/// to a figure on screen").
 enum PayloadSniffer {
     /// A document, recognised and parsed as far as recognising needed.
     enum Sniffed {

@@ -6,7 +6,7 @@ struct ReceiptRows {
     /// One fact per `transaction_id`, in order of first appearance.
     private(set) var transactions: [TransactionFact] = []
     /// The latest `purchase_date_ms` or `cancellation_date_ms` per `original_transaction_id`:
-    /// the instant a v1 document speaks at (DESIGN §3 "Fact instants").
+    /// the instant a v1 document speaks at (docs/metrics.md, "Fact instants").
     private(set) var latestInstant: [String: Instant] = [:]
     /// The latest row per `original_transaction_id` (by purchase date, then expiry). Rows are
     /// not sorted on the wire, so this is computed, never taken from the array's end.

@@ -28,7 +28,7 @@ enum V1NotificationDecoder {
             rows.noteInstant(cancelled, for: subject)
         }
 
-        // DESIGN §3 "Fact instants": the toggle's own date for DID_CHANGE_RENEWAL_STATUS, else
+        // docs/metrics.md, "Fact instants": the toggle's own date for DID_CHANGE_RENEWAL_STATUS, else
         // the latest purchase or cancellation among the subject's rows.
         let isToggleType = type == "DID_CHANGE_RENEWAL_STATUS"
         let changeDate = try isToggleType ? top.v1Milliseconds("auto_renew_status_change_date_ms") : nil

@@ -3,7 +3,7 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// Verifies App Store v2 JWS the way Apple's App Store Server Library does (reference §2.8):
+/// Verifies App Store v2 JWS the way Apple's App Store Server Library does:
 ///
 /// 1. the header's `alg` is `ES256` and its `x5c` holds three certificates (leaf, intermediate, root);
 /// 2. the leaf and intermediate chain to a trusted root (Apple Root CA - G3, built in, plus any

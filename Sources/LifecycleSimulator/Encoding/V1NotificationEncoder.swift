@@ -7,7 +7,8 @@ import SubscriptionModel
 struct V1NotificationEncoder {
     /// The shared secret Apple echoes back in `password`.
     static let sharedSecret = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-    /// Kinds v1 sends to sandbox (reference §1.1): no DID_FAIL_TO_RENEW, DID_RECOVER or PRICE_INCREASE_CONSENT.
+    /// Kinds Apple's v1 notifications send to sandbox: no DID_FAIL_TO_RENEW, DID_RECOVER or
+    /// PRICE_INCREASE_CONSENT.
     static let sandboxTypes: Set<String> = ["INITIAL_BUY", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_RENEW",
                                             "INTERACTIVE_RENEWAL", "CANCEL", "REFUND"]
 

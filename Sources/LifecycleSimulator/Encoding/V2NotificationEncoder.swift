@@ -7,7 +7,7 @@ struct V2NotificationEncoder: Sendable {
     let jws: CompactJWS
     let priceIncreaseDate: Instant
 
-    /// v2 (`notificationType`, `subtype`) for a lifecycle event (reference §2.4).
+    /// v2 (`notificationType`, `subtype`) for a lifecycle event, as Apple sends them.
     static func notificationType(for kind: NotificationKind) -> (type: String, subtype: String?) {
         switch kind {
         case .initialBuy: return ("SUBSCRIBED", "INITIAL_BUY")

@@ -124,7 +124,8 @@ struct LifecycleGenerator {
             let isFree = life.transactions[current].isFree
 
             // An immediate upgrade to a higher level cuts this period short.
-            // (More than 24 h before the period's end, so the overlap reads as an upgrade, DESIGN §3.)
+            // (More than 24 h before the period's end, so the overlap reads as an upgrade:
+            // docs/metrics.md, "Periods".)
             if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(chances.upgrade) {
                 let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
                 guard u < model.horizon else { return nil }

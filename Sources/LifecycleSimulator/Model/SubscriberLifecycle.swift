@@ -21,7 +21,8 @@ public struct SimulatedTransaction: Sendable, Equatable {
 
     public var productId: String { Catalog.products[product].productId }
     public var isFree: Bool { offer?.isFree ?? false }
-    /// DESIGN §3: paid unless free or refunded (a cut period is paid but not counted for retention).
+    /// Paid unless free or refunded (docs/metrics.md, "Periods") (a cut period is paid but not
+    /// counted for retention).
     public var isRefunded: Bool { revocationDate != nil && upgradedAt == nil }
 }
 
@@ -43,7 +44,7 @@ public struct RenewalSnapshot: Sendable, Equatable {
 }
 
 /// A lifecycle event that the App Store reports. The encoders map each one to the v1 and v2
-/// notifications Apple sends for it (reference §1.2 and §2.4).
+/// notifications Apple sends for it (v1 `notification_type`, v2 `notificationType` and `subtype`).
 public enum NotificationKind: String, Sendable, CaseIterable {
     case initialBuy, resubscribe, renew, billingRecovery, failToRenew, failToRenewGracePeriod, gracePeriodExpired
     case expiredVoluntary, expiredBillingRetry, expiredPriceIncrease
@@ -78,7 +79,8 @@ public enum ScenarioEvent: String, Sendable, CaseIterable, Codable {
     case familyMember, sharingRevokedAfterRefund, sharingRevoked
 }
 
-/// One run of consecutive periods (DESIGN §3), as the model decided it.
+/// One run of consecutive periods (docs/metrics.md, "Classes of periods and runs"), as the model
+/// decided it.
 public struct SimulatedRun: Sendable, Equatable {
     public let start: Instant
     /// Start of the first paid period (nil when the run never paid: an unconverted trial).
