@@ -142,7 +142,7 @@ let package = Package(
         ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
-                                                    "SubscriptionTimeline"],
+                                                    "SubscriptionTimeline", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]

@@ -118,7 +118,7 @@ struct Bench: ParsableCommand {
             try? FileManager.default.removeItem(atPath: dir)
             FileHandle.standardError.write(Data("generating \(n) subscribers (\(format))…\n".utf8))
             // gzip from 100,000 up: a million v2 subscribers are 64 GB as plain NDJSON.
-            _ = try subdash(["generate", "--subscribers", "\(n)", "--seed", "1", "--format", format, "--out", dir]
+            _ = try subdash(["generate", "--subscribers", "\(n)", "--seed", "1", "--versions", format, "--out", dir]
                             + (n >= 100_000 ? ["--gzip"] : []))
         }
         return dir

@@ -15,6 +15,9 @@ public final class EffectRunner: Sendable {
     public let exportDirectory: String
     /// The instant flag changes are written at.
     public let now: @Sendable () -> Instant
+    /// Receives the details of a failed effect (SQLite's message and statement included) while the
+    /// status line shows a sentence; nil: they are dropped (`subdash --debug` logs them to stderr).
+    public let log: (@Sendable (String) -> Void)?
     /// Where ``Effect/checkStore`` looks; nil when the store cannot be watched.
     public let changes: StoreChangeMonitor?
     /// Fetches a subscription's history and statuses from Apple into the store and says how much
@@ -25,13 +28,14 @@ public final class EffectRunner: Sendable {
 
     public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
                 exportDirectory: String = EffectRunner.exportDirectory(),
-                now: @escaping @Sendable () -> Instant = { Instant(Date()) },
+                now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
                 fetchFromApple: (@Sendable (String) async throws -> String)? = nil) {
         self.analytics = analytics
         self.fetchFromApple = fetchFromApple
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
+        self.log = log
         changes = try? StoreChangeMonitor(database: analytics.database)
     }
 
@@ -159,7 +163,8 @@ public final class EffectRunner: Sendable {
                 return .exported(path: path, rows: rows.count)
             }
         } catch {
-            return .failed("\(error)")
+            log?("subdash: \(Self.what(effect)) failed: \(error)")
+            return .failed(Self.failureSentence(effect, error))
         }
     }
 

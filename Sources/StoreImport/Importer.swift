@@ -101,7 +101,7 @@ public final class Importer: Sendable {
     ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
     public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = 4000, batchBytes: Int = Importer.defaultBatchBytes, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+                batchSize: Int = Importer.defaultBatchSize, batchBytes: Int = Importer.defaultBatchBytes, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
                 cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
                 isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
                 report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
@@ -135,6 +135,9 @@ public final class Importer: Sendable {
     static let streamPause = 0.5
     /// …or when the oldest document not yet stored has waited this long.
     static let streamLatency = 2.0
+
+    /// Documents decoded per batch unless told otherwise (`--batch-size`).
+    public static let defaultBatchSize = 4000
 
     /// A batch is decoded once it holds this many bytes of documents, however few they are: with
     /// one batch being read, one decoded and one written, the documents in memory stay near three

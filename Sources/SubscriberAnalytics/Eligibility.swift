@@ -11,6 +11,22 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     public var detail: String
 }
 
+/// The windows and thresholds of the offer rules (docs/metrics.md "Offer eligibility").
+public enum OfferEligibility {
+    /// Win-back: the latest run ended voluntarily (or over a price increase) within this many days.
+    public static let winBackWindowDays: Int64 = 180
+    /// Upgrade: on a period shorter than this many days…
+    public static let upgradeMaximumPeriodDays = 60.0
+    /// …with at least this many paid periods.
+    public static let upgradeMinimumPaidPeriods = 6
+    /// Loyalty: at least this many paid periods, auto-renew on.
+    public static let loyaltyMinimumPaidPeriods = 12
+    /// Service: at least this many billing failures…
+    public static let serviceMinimumBillingFailures = 2
+    /// …within this many days.
+    public static let serviceFailureWindowDays: Int64 = 365
+}
+
 extension SubscriberAnalytics {
     /// Subscribers eligible for `offer` (or every offer) at `asOf`, sorted by offer then id.
     /// Purchased subscriptions only (a family member pays nothing to win back or retain).
@@ -60,7 +76,7 @@ extension SubscriberAnalytics {
                                (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
                                 AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
                         FROM run r
-                        WHERE \(purchased.sql("r")) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(180 * day)
+                        WHERE \(purchased.sql("r")) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(OfferEligibility.winBackWindowDays * day)
                           AND r.expirationReason IN ('voluntary', 'priceIncrease')
                           AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
                                           AND n.runIndex > r.runIndex AND n.start <= ?1))
@@ -81,14 +97,14 @@ extension SubscriberAnalytics {
                                (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
                                 AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
                         FROM billingFailure f
-                        WHERE \(purchased.sql("f")) AND f.at <= ?1 AND f.at > ?1 - \(365 * day)
-                        GROUP BY f.originalTransactionId HAVING COUNT(*) >= 2)
+                        WHERE \(purchased.sql("f")) AND f.at <= ?1 AND f.at > ?1 - \(OfferEligibility.serviceFailureWindowDays * day)
+                        GROUP BY f.originalTransactionId HAVING COUNT(*) >= \(OfferEligibility.serviceMinimumBillingFailures))
                     WHERE 1\(product)
                     """, arguments: arguments)
                 while let row = try rows.next() {
                     let id: String = row[0]
                     guard !inByState.contains(id) else { continue }
-                    add(.service, id, row[1], "\(row[2] as Int) billing failures in 365 days")
+                    add(.service, id, row[1], "\(row[2] as Int) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
                 }
             }
         }
@@ -133,10 +149,11 @@ private struct LiveSegment {
             guard isActive, !autoRenew else { return nil }
             return "auto-renew off, \(state)"
         case .upgrade:
-            guard isActive, let days = periodDays, days < 60, paidPeriods >= 6 else { return nil }
+            guard isActive, let days = periodDays, days < OfferEligibility.upgradeMaximumPeriodDays,
+                  paidPeriods >= OfferEligibility.upgradeMinimumPaidPeriods else { return nil }
             return "\(paidPeriods) paid periods of \(Int(days.rounded())) days"
         case .loyalty:
-            guard isActive, paidPeriods >= 12, autoRenew else { return nil }
+            guard isActive, paidPeriods >= OfferEligibility.loyaltyMinimumPaidPeriods, autoRenew else { return nil }
             return "\(paidPeriods) paid periods, auto-renew on"
         case .service:
             guard state == "gracePeriod" || state == "billingRetry" else { return nil }

@@ -31,14 +31,14 @@ extension SubscriberAnalytics {
         let upper = min(to.milliseconds, asOf.milliseconds + 1)
         guard from.milliseconds < upper else { return report }
         try database.writer.read { db in
-            let day = 86_400_000
+            let day = Instant.millisecondsPerDay
             var sql = """
                 SELECT COUNT(*),
                        SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3),
                        SUM((recoveryStart IS NULL OR recoveryStart > ?3) AND retryEnd <= ?3)
                 """
             for d in RecoveryReport.dayThresholds {
-                sql += ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3 AND recoveryStart - at <= \(d * day))"
+                sql += ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3 AND recoveryStart - at <= \(Int64(d) * day))"
             }
             sql += " FROM billingFailure WHERE \(scope.sql()) AND at >= ?1 AND at < ?2"
             var arguments: StatementArguments = [from.milliseconds, upper, asOf.milliseconds]

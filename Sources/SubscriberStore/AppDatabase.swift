@@ -63,6 +63,14 @@ public final class AppDatabase: Sendable {
         try open(path: path, readOnly: readOnly, directoryWritable: nil)
     }
 
+    /// Every connection's page cache outside an import, in KiB (64 MiB; SQLite reads a negative
+    /// `cache_size` as KiB).
+    static let everydayCacheKibibytes = 64 * 1024
+    /// Pages in the WAL before SQLite checkpoints on commit outside an import (SQLite's default).
+    static let everydayCheckpointPages = 1000
+    /// Pages in the WAL before a checkpoint during an import: 1 GB of 4 KiB pages.
+    static let bulkImportCheckpointPages = 262_144
+
     /// `directoryWritable` nil: found out from the file system; tests say false to read as in a
     /// read-only directory (root writes anywhere).
     static func open(path: String, readOnly: Bool, directoryWritable: Bool?) throws -> AppDatabase {
@@ -72,7 +80,7 @@ public final class AppDatabase: Sendable {
         config.prepareDatabase { db in
             // Settings of this connection only: nothing of them is written to the file.
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.everydayCacheKibibytes)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         if readOnly {
@@ -146,7 +154,7 @@ public final class AppDatabase: Sendable {
     public func prepareForBulkImport(cacheMegabytes: Int) throws {
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(cacheMegabytes * 1024)")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 262144")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.bulkImportCheckpointPages)")
         }
     }
 
@@ -163,8 +171,8 @@ public final class AppDatabase: Sendable {
     /// truncated so the store is one file of its final size.
     public func finishBulkImport() throws {
         try writer.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA cache_size = -65536")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.everydayCacheKibibytes)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.everydayCheckpointPages)")
             if path != nil { _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         }
     }

@@ -344,7 +344,7 @@ struct Materializer {
                 start: at, end: i + 1 < points.count ? points[i + 1] : nil, state: interval.state,
                 productId: interval.productId, autoRenew: t.autoRenew(at: at) ?? false, runIndex: runIndex,
                 paidPeriods: t.runs.isEmpty ? 0 : t.runs[runIndex].paidPeriods(asOf: at),
-                periodDays: covering.map { Double($0.expiresDate.milliseconds - $0.start.milliseconds) / 86_400_000 },
+                periodDays: covering.map { Double($0.expiresDate.milliseconds - $0.start.milliseconds) / Double(Instant.millisecondsPerDay) },
                 graceEnd: grace)
             // Merge with the previous segment when nothing differs but the start.
             if var previous = result.last, previous.end == at,

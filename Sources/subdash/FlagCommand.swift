@@ -19,7 +19,7 @@ struct FlagCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "Subscribers to flag.") var ids: [String]
-    @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind
+    @Option(help: "The offer (any case).") var offer: OfferFlagKind
     @Option(help: "A note kept with the flag.") var note: String?
     @Flag(help: "Remove the flag instead of setting it.") var clear = false
     @Option(name: .customLong("operator"), help: "Who sets the flag (default: $USER, else the login name).") var operatorName: String?

@@ -13,7 +13,7 @@ struct Flags: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Option(help: "Only this offer kind.") var offer: OfferFlagKind?
-    @Option(help: "table, csv or json.") var format: OutputFormat = .table
+    @Option(help: "How to print the flags.") var format: OutputFormat = .table
     @Flag(name: .customLong("log"), help: "Print the audit log (set, changed, cleared) instead of the current flags.")
     var log = false
     @Option(help: "With --log: only this subscription (an originalTransactionId).") var subscription: String?

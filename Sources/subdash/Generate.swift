@@ -26,8 +26,12 @@ struct Generate: ParsableCommand {
     @Option(help: "Months in the range; nothing is dated after its end.")
     var months: Int = 24
 
-    @Option(help: "Notification versions: v1, v2, or both (v1 until halfway, then v2).")
-    var format: PayloadVersions = .v2
+    @Option(help: "Notification versions (both: v1 until halfway, then v2).")
+    var versions: PayloadVersions = .v2
+
+    /// The name `--versions` had before; kept so existing scripts still run.
+    @Option(name: .customLong("format"), help: ArgumentHelp("Deprecated: use --versions.", visibility: .hidden))
+    var deprecatedFormat: PayloadVersions?
 
     @ArgumentParser.Flag(help: "gzip the NDJSON files.")
     var gzip = false
@@ -46,8 +50,12 @@ struct Generate: ParsableCommand {
     }
 
     func run() throws {
+        if deprecatedFormat != nil {
+            FileHandle.standardError.write(Data("subdash generate: --format is deprecated; use --versions\n".utf8))
+        }
+        let versions = deprecatedFormat ?? self.versions
         let configuration = SimulationConfiguration(
-            seed: seed, subscribers: subscribers, start: Month(parsing: start)!, months: months, format: format, gzip: gzip,
+            seed: seed, subscribers: subscribers, start: Month(parsing: start)!, months: months, format: versions, gzip: gzip,
             maxFileBytes: maxFileMB << 20)
         let simulator = try Simulator(configuration: configuration)
         let interactive = isatty(STDERR_FILENO) == 1

@@ -28,7 +28,7 @@ struct Import: AsyncParsableCommand {
             help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
-    var batchSize = 4000
+    var batchSize = Importer.defaultBatchSize
     @Option(name: .customLong("transaction-size"), help: ArgumentHelp("Documents per transaction.", visibility: .hidden))
     var documentsPerTransaction = Importer.defaultDocumentsPerTransaction
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Page cache of the writing connection, MB.", visibility: .hidden))

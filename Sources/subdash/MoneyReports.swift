@@ -48,7 +48,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
-    @Option(help: "month, product, storefront or currency (each amount's own, also when converted).") var by: RevenueGrouping?
+    @Option(help: "What to group the amounts by (currency: each amount's own, also when converted).") var by: RevenueGrouping?
     @Flag(name: .customLong("small-business"), help: "Proceeds at 85 % throughout (App Store Small Business Program).")
     var smallBusiness = false
 
@@ -96,7 +96,7 @@ struct RefundsReportCommand: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
-    @Option(help: "month (default) or product.") var by: RefundGrouping = .month
+    @Option(help: "What to group the refunds by.") var by: RefundGrouping = .month
 
     mutating func run() async throws {
         let analytics = try options.analytics()
@@ -123,7 +123,7 @@ struct MRRReportCommand: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
-    @Option(help: "product or currency (each subscription's own, also when converted).") var by: MRRGrouping?
+    @Option(help: "What to group by (currency: each subscription's own, also when converted).") var by: MRRGrouping?
 
     mutating func run() async throws {
         let analytics = try options.analytics()

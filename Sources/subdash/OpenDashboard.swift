@@ -14,8 +14,8 @@ struct OpenDashboard: ParsableCommand {
     @Option(help: "A theme name or path (default: the built-in default theme).")
     var theme: String?
 
-    @Option(help: "Colour: auto, always or never (NO_COLOR also turns colour off under auto).")
-    var color: String = "auto"
+    @Option(help: "Colour (NO_COLOR also turns colour off under auto).")
+    var color: ColorChoice = .auto
 
     @Flag(name: .customLong("read-only"), help: "Open the store read-only: no flag can be set or cleared.")
     var readOnly = false
@@ -23,13 +23,12 @@ struct OpenDashboard: ParsableCommand {
     @Option(name: .customLong("operator"), help: "Who flag changes are written as in the audit log (default: $USER, else the login name).")
     var operatorName: String?
 
+    @Flag(help: "Write the details of every failure (SQLite's message included) to standard error; redirect it: 2>FILE.")
+    var debug = false
+
     @Option(name: .customLong("export-dir"),
             help: "Where ctrl-s writes CSV files (default: $XDG_DOWNLOAD_DIR, else your home directory).")
     var exportDirectory: String?
-
-    func validate() throws {
-        guard ColorChoice(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
-    }
 
     func run() throws { try run(storeLabel: nil) }
 
@@ -60,13 +59,15 @@ struct OpenDashboard: ParsableCommand {
             throw CLIError("\(error)")
         }
         let identity = OperatorIdentity.resolve(option: operatorName)
+        var log: (@Sendable (String) -> Void)?
+        if debug { log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
         // `R` writes what Apple sends: not offered read-only.
         let (fetcher, fetchUnavailable) = readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database)
         defer { fetcher?.shutdown() }
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog,
-                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory),
+                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
                                   fetchFromApple: fetcher?.fetch)
-        let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
+        let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",
                              themeNames: catalog.entries().map(\.name))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TerminalUI
 import SubscriberAnalytics
+import TerminalUI
 
 /// `--format table|csv|json`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -12,7 +13,8 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 func grouped(_ n: Int) -> String { CountText.grouped(n) }
 
 /// An aligned text table: headers, right-aligned numbers, an optional totals row, and an optional
-/// note under it that takes no part in the column widths.
+/// note under it that takes no part in the column widths. Widths are terminal cells, not
+/// characters: a Japanese product name takes two cells a character.
 struct TextTable {
     var headers: [String]
     var rows: [[String]] = []
@@ -30,12 +32,11 @@ struct TextTable {
         let footer = self.footer.map { $0.map(TextSanitizer.visible) }
         let all = [headers] + rows + (footer.map { [$0] } ?? [])
         var widths = [Int](repeating: 0, count: headers.count)
-        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.displayWidth) } }
         func line(_ row: [String]) -> String {
             var parts: [String] = []
             for (i, cell) in row.enumerated() where i < widths.count {
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
-                parts.append(rightAligned.contains(i) ? pad + cell : cell + pad)
+                parts.append(cell.padded(toWidth: widths[i], alignment: rightAligned.contains(i) ? .right : .left))
             }
             return parts.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
         }

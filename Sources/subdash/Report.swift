@@ -35,9 +35,9 @@ extension Month: ExpressibleByArgument {
 /// Options every report takes.
 struct ReportOptions: ParsableArguments {
     @OptionGroup var store: StoreOptions
-    @Option(help: "table, csv or json.") var format: OutputFormat = .table
+    @Option(help: "How to print the figures.") var format: OutputFormat = .table
     @Option(help: "Only this product.") var product: String?
-    @Option(help: "production, sandbox or all.") var environment: EnvironmentFilter = .production
+    @Option(help: "Which App Store environment to count.") var environment: EnvironmentFilter = .production
 
     var scope: ReportScope { ReportScope(environment: environment, productId: product) }
 
@@ -66,7 +66,7 @@ struct ReportOptions: ParsableArguments {
 /// `--ownership`, for the reports that can count family members (states, events, recovery).
 struct OwnershipOption: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "purchased, familyShared or all.",
+        "Whose subscriptions to count.",
         discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
     var ownership: OwnershipFilter = .purchased
 
@@ -388,7 +388,7 @@ struct EligibilityReport: AsyncParsableCommand {
                                                     discussion: purchasedOnlyDiscussion)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
-    @Option(help: "winBack, retention, upgrade, loyalty or service.") var offer: OfferFlagKind?
+    @Option(help: "Only this offer (any case).") var offer: OfferFlagKind?
 
     mutating func run() async throws {
         let analytics = try options.analytics()

@@ -91,17 +91,13 @@ extension Themes {
         @Argument(help: "A theme name or path.")
         var theme: String = "default"
 
-        @Option(help: "Colour: auto, always or never (NO_COLOR also turns colour off under auto).")
-        var color: String = "auto"
-
-        func validate() throws {
-            guard ColorChoice(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
-        }
+        @Option(help: "Colour (NO_COLOR also turns colour off under auto).")
+        var color: ColorChoice = .auto
 
         func run() throws {
             let catalog = location.catalog
             var preview = ThemePreview(names: catalog.entries().map(\.name), theme: try catalog.load(theme))
-            let backend = try CursesBackend(color: ColorChoice(rawValue: color)!)
+            let backend = try CursesBackend(color: color)
             defer { backend.shutdown() }
             let terminal = Terminal(backend: backend)
             var message: String?

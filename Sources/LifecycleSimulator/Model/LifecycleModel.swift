@@ -12,6 +12,8 @@ public struct LifecycleModel: Sendable {
     public let v2From: Instant
     /// `com.example.pro.monthly` goes up in price (with consent) for renewals from here.
     public let priceIncreaseDate: Instant
+    /// The chances of what happens within a run.
+    public var runProbabilities = RunProbabilities()
 
     /// App Store Connect's example: share of paid subscribers still paying after 1…12 renewals.
     public static let retentionTargets: [Double] = [0.61, 0.49, 0.38, 0.32, 0.29, 0.25, 0.22, 0.17, 0.15, 0.12, 0.09, 0.07]
@@ -100,6 +102,7 @@ struct LifecycleGenerator {
     /// open at the horizon.
     private mutating func simulateRun(from t: Instant, product initialProduct: Int,
                                       previous: (end: Instant, reason: ExpirationReason, paid: Bool)?) -> (end: Instant, reason: ExpirationReason, paid: Bool)? {
+        let chances = model.runProbabilities
         var product = initialProduct
         let runIndex = life.runs.count
         life.runs.append(SimulatedRun(start: t))
@@ -123,10 +126,10 @@ struct LifecycleGenerator {
             // An immediate upgrade to a higher level cuts this period short.
             // (More than 24 h before the period's end, so the overlap reads as an upgrade:
             // docs/metrics.md, "Periods".)
-            if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(0.025) {
+            if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(chances.upgrade) {
                 let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
                 guard u < model.horizon else { return nil }
-                let target = product == Catalog.proWeekly && rng.chance(0.5) ? Catalog.proMonthly : Catalog.premiumMonthly
+                let target = product == Catalog.proWeekly && rng.chance(chances.weeklyUpgradeToProMonthly) ? Catalog.proMonthly : Catalog.premiumMonthly
                 life.transactions[current].upgradedAt = u
                 if !isFree { life.runs[runIndex].paidPeriods -= 1 }
                 product = target
@@ -147,13 +150,13 @@ struct LifecycleGenerator {
                 && e >= model.priceIncreaseDate
             let outcome: Outcome
             if rng.chance(isFree ? LifecycleModel.trialConversion : LifecycleModel.continueProbability(afterPaidPeriods: paid)) {
-                outcome = rng.chance(isFree ? 0.10 : 0.06) ? .recover : .renew
+                outcome = rng.chance(isFree ? chances.trialConversionThroughRecovery : chances.renewalThroughRecovery) ? .recover : .renew
             } else if isFree {
-                outcome = rng.chance(0.85) ? .voluntary : .billingExpire
-            } else if priceIncreaseDue && rng.chance(0.5) {
+                outcome = rng.chance(chances.trialLapseVoluntary) ? .voluntary : .billingExpire
+            } else if priceIncreaseDue && rng.chance(chances.priceIncreaseLapse) {
                 outcome = .priceIncrease
             } else {
-                outcome = [.voluntary, .billingExpire, .refundNext][rng.pick([0.65, 0.27, 0.08])]
+                outcome = [.voluntary, .billingExpire, .refundNext][rng.pick([chances.paidEndVoluntary, chances.paidEndBilling, chances.paidEndRefund])]
             }
 
             // What happens inside the period, all before a renewal charged up to a day early.
@@ -172,17 +175,17 @@ struct LifecycleGenerator {
                 plan.append((off, .autoRenewOff))
                 lastOff = off
             }
-            if rng.chance(0.04), let off = inside(s, lastOff), let on = inside(off, lastOff) {
+            if rng.chance(chances.autoRenewToggle), let off = inside(s, lastOff), let on = inside(off, lastOff) {
                 plan.append((off, .autoRenewOff))
                 plan.append((on, .autoRenewOn))
             }
             let continuing = outcome == .renew || outcome == .recover
-            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(0.03), let at = inside(s, latest) {
+            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(chances.downgrade), let at = inside(s, latest) {
                 plan.append((at, .downgrade(target)))
             }
-            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration, rng.chance(0.025),
+            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration, rng.chance(chances.offerRedemption),
                let at = inside(s, latest) {
-                let offer = rng.chance(0.7) ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
+                let offer = rng.chance(chances.promotionalRatherThanOfferCode) ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
                 plan.append((at, .offerRedeemed(offer)))
             }
             plan.sort { $0.at < $1.at }
@@ -200,7 +203,7 @@ struct LifecycleGenerator {
                 return (e, .priceIncrease, paid > 0)
             case .billingExpire:
                 let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
-                let cancels = rng.chance(0.15)
+                let cancels = rng.chance(chances.cancelDuringBillingRetry)
                 let end = cancels ? e.adding(milliseconds: rng.int64(in: Self.day..<59 * Self.day)) : e.adding(days: 60)
                 if let graceEnd, graceEnd < end {
                     guard graceEnd < model.horizon else { return nil }
@@ -220,10 +223,10 @@ struct LifecycleGenerator {
             case .recover:
                 let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
                 let delay: Int64
-                if let graceEnd, rng.chance(0.7) {
+                if let graceEnd, rng.chance(chances.recoveryWithinGrace) {
                     delay = rng.int64(in: Self.hour..<(graceEnd.milliseconds - e.milliseconds))
                 } else {
-                    delay = rng.chance(0.75) ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
+                    delay = rng.chance(chances.recoveryWithin16Days) ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
                 }
                 let r = e.adding(milliseconds: delay)
                 if let graceEnd, graceEnd < r {
@@ -243,7 +246,7 @@ struct LifecycleGenerator {
                 emit(.billingRecovery, at: r)
                 life.scenarios.append(keepsAnniversary ? .recoveryInGracePeriod : .recoveryWithNewAnniversary)
             case .renew, .refundNext:
-                let early = rng.chance(0.3) ? rng.int64(in: Self.minute..<24 * Self.hour) : 0
+                let early = rng.chance(chances.earlyRenewal) ? rng.int64(in: Self.minute..<24 * Self.hour) : 0
                 let purchase = e.adding(milliseconds: -early)
                 let next = renewal.autoRenewProduct
                 let expires = nextExpiry(after: e, product: next)
@@ -260,7 +263,7 @@ struct LifecycleGenerator {
                     emit(.autoRenewDisabledForRefund, at: requested)
                     let refunded = life.transactions.count - 1
                     life.transactions[refunded].revocationDate = r
-                    life.transactions[refunded].revocationReason = rng.chance(0.6) ? 0 : 1
+                    life.transactions[refunded].revocationReason = rng.chance(chances.refundForOtherReason) ? 0 : 1
                     if !life.transactions[refunded].isFree { life.runs[runIndex].paidPeriods -= 1 }
                     renewal.status = 5
                     emit(.refund, at: r)

@@ -1,0 +1,24 @@
+import SubscriberStore
+
+extension EffectRunner {
+    /// The status line after `effect` failed: what failed and what to do, never SQL. The error
+    /// itself goes to ``log``.
+    static func failureSentence(_ effect: Effect, _ error: any Error) -> String {
+        "\(what(effect)) failed: \(AppDatabase.failureReason(error) ?? "\(error)")"
+    }
+
+    /// What `effect` was doing, in a few words.
+    static func what(_ effect: Effect) -> String {
+        switch effect {
+        case .loadSubscribers, .countSubscribers, .loadPopulationSize: "loading the subscribers"
+        case .loadSubscriber(let id, _): "loading subscriber \(id)"
+        case .loadCohorts: "loading the cohorts"
+        case .loadStatesEvents: "loading states and events"
+        case .loadOffers: "loading the offers"
+        case .writeFlags: "writing the flags"
+        case .exportCSV, .exportSubscribers: "the export"
+        case .loadTheme(let name): "loading theme \(name)"
+        default: "reading the store"
+        }
+    }
+}
