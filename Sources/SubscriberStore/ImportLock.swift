@@ -4,8 +4,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Held by every import for as long as it runs: a shared `flock` on `STORE-import.lock`, which
-/// the kernel lets go of when the process ends however it ends. It tells a reader that finds
+/// Held by every import for as long as it runs: a read lock on the whole of `STORE-import.lock`
+/// (an open-file-description lock, `F_OFD_SETLKW`), which the kernel lets go of when the process
+/// ends however it ends. Readers ask whether it is held with `F_OFD_GETLK`, which takes nothing,
+/// so any number of them can ask at once without taking each other for an import. It tells a reader that finds
 /// subscriptions not rebuilt yet whether an import is still at work (they will be) or was
 /// interrupted (they wait for the next import). Imports hold it shared, so two can run at once.
 public final class ImportLock: Sendable {
@@ -19,7 +21,8 @@ public final class ImportLock: Sendable {
     public init?(storePath: String) {
         let fd = open(Self.path(forStore: storePath), O_CREAT | O_RDWR | O_CLOEXEC, StoreFiles.privateMode)
         guard fd >= 0 else { return nil }
-        while flock(fd, LOCK_SH) != 0 {
+        var request = Self.wholeFile(F_RDLCK)
+        while fcntl(fd, Self.setLockWaiting, &request) != 0 {
             guard errno == EINTR else { close(fd); return nil }
         }
         descriptor = Mutex(fd)
@@ -41,9 +44,23 @@ public final class ImportLock: Sendable {
         let fd = open(path(forStore: storePath), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        flock(fd, LOCK_UN)
-        return false
+        var query = wholeFile(F_WRLCK)
+        guard fcntl(fd, getLock, &query) == 0 else { return false }
+        return Int32(query.l_type) != F_UNLCK
+    }
+
+    // Linux's open-file-description lock commands (<fcntl.h> with _GNU_SOURCE, not imported).
+    private static let getLock: Int32 = 36
+    private static let setLockWaiting: Int32 = 38
+
+    private static func wholeFile(_ type: Int32) -> flock {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        lock.l_pid = 0
+        return lock
     }
 }
 

@@ -24,6 +24,7 @@ struct Import: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var verification: VerificationOptions
+    @OptionGroup var app: AppTrustOptions
     @Option(name: .customLong("max-document-bytes"),
             help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
@@ -46,8 +47,8 @@ struct Import: AsyncParsableCommand {
     mutating func run() async throws {
         let verifier = try verification.verifier()
         let database = try store.open()
-        try verification.recordApp(in: database)
-        let secret = verification.sharedSecretValue
+        try app.recordApp(in: database)
+        let secret = app.sharedSecretValue
         let interactive = isatty(2) != 0
         let report: @Sendable (String) -> Void = { line in
             if interactive { FileHandleOutput.clearLine() }

@@ -20,6 +20,7 @@ struct Listen: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var verification: VerificationOptions
+    @OptionGroup var app: AppTrustOptions
     @Option(help: "The address to listen on.") var bind = "127.0.0.1"
     @Option(help: "The port (0: any free port, printed at start).") var port = 8080
     @Option(help: "The path Apple posts to.") var path = "/notifications"
@@ -44,7 +45,7 @@ struct Listen: AsyncParsableCommand {
     mutating func run() async throws {
         let verifier = try verification.verifier()
         let database = try store.open()
-        try verification.recordApp(in: database)
+        try app.recordApp(in: database)
         let requestLog: RequestLog
         do {
             requestLog = try log.map(RequestLog.init(path:)) ?? RequestLog()
@@ -61,7 +62,7 @@ struct Listen: AsyncParsableCommand {
         configuration.headerTimeoutSeconds = headerTimeout
         configuration.tlsCertificatePath = tlsCert
         configuration.tlsKeyPath = tlsKey
-        let listener = NotificationListener(database: database, verifier: verifier, sharedSecret: verification.sharedSecretValue,
+        let listener = NotificationListener(database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
                                             configuration: configuration, log: requestLog)
         let scheme = tlsCert == nil ? "http" : "https"
         let storePath = database.path ?? "memory"

@@ -50,15 +50,15 @@ import Testing
     @Test func cohortsWithMorePeriodsThanShown() throws {
         #expect(try Self.report(["cohorts", "--from", "2024-01", "--to", "2024-05", "--periods", "8"]) == """
             Retention by paid periods as of 2024-08-07 10:00 UTC (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)
-            cohort   started      P1     P2    P3    P4    P5    P6
-            ───────  ───────  ──────  ─────  ────  ────  ────  ────
-            2024-01        1  100.0%   0.0%  0.0%  0.0%  0.0%  0.0%
-            2024-02        0       –      –     –     –     –     –
-            2024-03        2   50.0%  50.0%  0.0%  0.0%  0.0%  0.0%
-            2024-04        1    0.0%   0.0%  0.0%  0.0%  0.0%  0.0%
-            2024-05        1       –      –     –     –     –     –
-            ───────  ───────  ──────  ─────  ────  ────  ────  ────
-            average        5   50.0%  25.0%  0.0%  0.0%  0.0%  0.0%
+            cohort   started      P1      P2      P3    P4    P5    P6
+            ───────  ───────  ──────  ──────  ──────  ────  ────  ────
+            2024-01        1  100.0%  100.0%  100.0%  0.0%  0.0%  0.0%
+            2024-02        0       –       –       –     –     –     –
+            2024-03        2   50.0%   50.0%    0.0%  0.0%  0.0%  0.0%
+            2024-04        0       –       –       –     –     –     –
+            2024-05        1       –       –       –     –     –     –
+            ───────  ───────  ──────  ──────  ──────  ────  ────  ────
+            average        4   66.7%   66.7%   33.3%  0.0%  0.0%  0.0%
             (2 more periods: use --format csv or json)
 
             """)
@@ -71,23 +71,23 @@ import Testing
             event                             count
             ────────────────────────────────  ─────
             activation                            2
-            reactivation                          3
+            reactivation                          2
             renewal                               3
             conversion                            2
-            billingRecovery                       1
+            billingRecovery                       2
             productChange                         3
-            billingIssue                          1
+            billingIssue                          2
             autoRenewOff                          2
             autoRenewOn                           1
-            refund                                1
-            expiration                            4
-              expiration: voluntary               0
+            refund                                0
+            expiration                            3
+              expiration: voluntary               1
               expiration: billing                 1
               expiration: priceIncrease           0
               expiration: productUnavailable      0
-              expiration: refund                  1
+              expiration: refund                  0
               expiration: sharingRevoked          0
-              expiration: other                   2
+              expiration: other                   1
 
             """)
     }
@@ -98,16 +98,16 @@ import Testing
             Billing failures in [2024-01-01 00:00 UTC, 2024-09-01 00:00 UTC) as of 2024-08-07 10:00 UTC
             billing failures            count   share
             ──────────────────────────  ─────  ──────
-            recovered                       1  100.0%
+            recovered                       2  100.0%
             expired                         0    0.0%
             pending                         0    0.0%
-              recovered within 3 days       1  100.0%
-              recovered within 7 days       1  100.0%
-              recovered within 16 days      1  100.0%
-              recovered within 30 days      1  100.0%
-              recovered within 60 days      1  100.0%
+              recovered within 3 days       2  100.0%
+              recovered within 7 days       2  100.0%
+              recovered within 16 days      2  100.0%
+              recovered within 30 days      2  100.0%
+              recovered within 60 days      2  100.0%
             ──────────────────────────  ─────  ──────
-            total                           1
+            total                           2
 
             """)
     }

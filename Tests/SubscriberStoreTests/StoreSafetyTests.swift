@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import GRDB
 @testable import SubscriberStore
@@ -150,5 +151,17 @@ import Testing
         lock.release()
         #expect(!ImportLock.isHeld(storePath: path))
         #expect(try store.importActivity() == .interrupted(pending: 2))
+    }
+
+    /// Several readers asking at once (reports, dashboards) never take each other for an import.
+    @Test func readersAskingAtOnceDoNotSeeAnImport() throws {
+        let path = try Fixture.temporaryStorePath("lock-readers")
+        let lock = try #require(ImportLock(storePath: path))
+        lock.release()
+        let seen = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<5_000 where ImportLock.isHeld(storePath: path) { seen.withLock { $0 += 1 } }
+        }
+        #expect(seen.withLock { $0 } == 0)
     }
 }
