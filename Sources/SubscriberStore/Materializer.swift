@@ -252,7 +252,7 @@ struct Materializer {
                 ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
             try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.isPaid && !p.isCutByUpgrade, billingDays)
+                p.countsForRetention, billingDays)
             counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 
