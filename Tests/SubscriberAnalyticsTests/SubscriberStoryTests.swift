@@ -117,8 +117,7 @@ import Testing
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
-        try analytics.database.setFlags(.winBack, on: [SubscriberStory.original], note: nil, operatorName: "ann",
-                                        at: Wire.at("2025-08-30T09:00:00Z"))
+        try analytics.database.setFlags(OfferFlagWrite(offer: .winBack, ids: [SubscriberStory.original], operatorName: "ann"), at: Wire.at("2025-08-30T09:00:00Z"))
         return analytics
     }
 
