@@ -5,17 +5,6 @@ import SubscriptionModel
 /// standard periods in the store, ties to the shorter (docs/metrics.md, "Retention cohorts"). Read
 /// from the per-product counts the materialiser keeps (`productDuration`).
 extension SubscriberAnalytics {
-    // Until the cohort grid reads through the store.
-    static func productsBilledSQL(days: String) -> String {
-        """
-        SELECT productId FROM (
-            SELECT productId, billingDays,
-                   ROW_NUMBER() OVER (PARTITION BY productId ORDER BY count DESC, billingDays) AS rank
-            FROM productDuration)
-        WHERE rank = 1 AND billingDays = \(days)
-        """
-    }
-
     /// Every product's billing duration: the most frequent rounded length of its standard periods
     /// in the store, ties to the shorter. A product with no standard period has none.
     public func productDurations() throws -> [String: BillingDuration] {

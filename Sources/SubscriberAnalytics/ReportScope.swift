@@ -50,16 +50,3 @@ public struct ReportScope: Sendable, Hashable {
     }
 }
 
-// Until every report reads through the store.
-extension EnvironmentFilter {
-    var sql: String { "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
-}
-extension OwnershipFilter {
-    var sql: String { "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
-}
-extension ReportScope {
-    func sql(_ alias: String = "") -> String {
-        let prefix = alias.isEmpty ? "" : alias + "."
-        return prefix + environment.sql + " AND " + prefix + ownership.sql
-    }
-}
