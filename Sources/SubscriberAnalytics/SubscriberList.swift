@@ -32,8 +32,6 @@ extension SubscriberAnalytics {
 }
 
 extension SubscriberAnalytics {
-    /// Every product id a subscription in scope has had a period of, sorted (from the `product`
-    /// table the import keeps; a product stays listed once seen).
     /// Why a product id the store has never seen is refused (it would show zeros everywhere, as if
     /// nobody had bought it), with the ids it knows.
     public static func unknownProductMessage(_ product: String, known: [String]) -> String {
@@ -41,6 +39,8 @@ extension SubscriberAnalytics {
         return "unknown product \(product) (\(list))"
     }
 
+    /// Every product id a subscription in scope has had a period of, sorted (a product stays
+    /// listed once seen).
     public func productIds(scope: ReportScope = ReportScope()) throws -> [String] {
         try database.productIds(scope: scope.rows)
     }
