@@ -115,7 +115,7 @@ struct SubscriberHeader {
         case .introductory: "active, introductory offer"
         case .promotional: "active, promotional offer"
         case .offerCode: "active, offer code"
-        case .winBack: "active, win-back offer"
+        case .inWinBackOffer: "active, win-back offer"
         case .gracePeriod: "billing failed, in grace period (has access)"
         case .billingRetry: "billing failed, in billing retry (no access)"
         case .expired: "expired (no access)"
