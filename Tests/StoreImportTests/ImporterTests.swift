@@ -1,3 +1,4 @@
+import AppStorePayloads
 import Foundation
 import Testing
 @testable import StoreImport

@@ -1,3 +1,4 @@
+import AppStorePayloads
 import Foundation
 import GRDB
 import Testing
