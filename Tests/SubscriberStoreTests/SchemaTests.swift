@@ -4,13 +4,13 @@ import GRDB
 import Testing
 
 /// The migrations are frozen: a new store has exactly the schema written down in
-/// `Tests/SubscriberStoreTests/Schema/schema.sql`, and the data migrations fill their tables
+/// `Tests/SubscriberStoreTests/Schema/schema.txt`, and the data migrations fill their tables
 /// from the rows already stored as they did when they shipped.
 ///
 /// A new migration changes the schema on purpose: `SCHEMA_RECORD=1 swift test --filter
 /// SchemaTests` writes the file again, and the diff shows what the migration did.
 @Suite struct SchemaTests {
-    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schema/schema.sql")
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schema/schema.txt")
 
     /// Every table, index and trigger of `db` with the SQL that creates it, in name order.
     static func schema(_ db: Database) throws -> String {
@@ -21,6 +21,16 @@ import Testing
             }.joined(separator: "\n")
     }
 
+    /// An in-memory store brought up to migration `before`, holding the rows `sql` inserts, then
+    /// brought up to migration `after`.
+    static func migrated(upTo before: String, inserting sql: String, thenUpTo after: String) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue, upTo: before)
+        try queue.write { db in try db.execute(sql: sql) }
+        try AppDatabase.migrator.migrate(queue, upTo: after)
+        return queue
+    }
+
     @Test func aNewStoreHasTheSchemaWrittenDown() throws {
         let store = try AppDatabase(DatabaseQueue())
         let schema = try store.writer.read(Self.schema)
@@ -28,33 +38,28 @@ import Testing
             try schema.write(to: Self.golden, atomically: true, encoding: .utf8)
         }
         let expected = try String(contentsOf: Self.golden, encoding: .utf8)
-        #expect(schema == expected, "the schema of a new store differs from Schema/schema.sql")
+        #expect(schema == expected, "the schema of a new store differs from Schema/schema.txt")
     }
 
     /// Runs and events stored before their per-day counts were kept: the counts are filled by UTC
     /// day, rounded down for instants before 1970, and an event without an expiration reason is
     /// counted under ''.
     @Test func perDayCountsAreFilledFromTheRunsAndEventsAlreadyStored() throws {
-        let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue, upTo: "v6 segment starts and ends by day")
-        try queue.write { db in
-            // Ended 2025-02-10 10:00 (day 20129) twice, 1969-12-31 23:59:59.999 (day -1), and one run never paid.
-            try db.execute(sql: """
-                INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
-                    firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
-                ('a', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
-                ('b', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
-                ('c', 0, 'Production', -86400000, -1, 'voluntary', -86400000, -1, 'm', 1, -86400000),
-                ('d', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
-                INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason) VALUES
-                ('a', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
-                ('b', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
-                ('a', 'Production', 1736503200000, 'activation', 'm', NULL),
-                ('c', 'Production', -86400001, 'activation', 'm', NULL),
-                ('c', 'Production', -86400000, 'refund', 'm', NULL);
-                """)
-        }
-        try AppDatabase.migrator.migrate(queue, upTo: "v9 events by day")
+        // Ended 2025-02-10 10:00 (day 20129) twice, 1969-12-31 23:59:59.999 (day -1), and one run never paid.
+        let queue = try Self.migrated(upTo: "v6 segment starts and ends by day", inserting: """
+            INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
+                firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
+            ('a', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+            ('b', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+            ('c', 0, 'Production', -86400000, -1, 'voluntary', -86400000, -1, 'm', 1, -86400000),
+            ('d', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
+            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason) VALUES
+            ('a', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+            ('b', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+            ('a', 'Production', 1736503200000, 'activation', 'm', NULL),
+            ('c', 'Production', -86400001, 'activation', 'm', NULL),
+            ('c', 'Production', -86400000, 'refund', 'm', NULL);
+            """, thenUpTo: "v9 events by day")
         let (runs, events) = try queue.read { db in
             (try String.fetchAll(db, sql: """
                 SELECT day || ' ' || firstPaidProductId || ' ' || cohortMonth || ' ' || paidPeriodCount || ' ×' || count
@@ -72,22 +77,17 @@ import Testing
     /// from the customer row it is shown with (the one with a user id and an email first), its own
     /// appAccountToken before the customer's.
     @Test func searchRowsAreFilledFromTheCustomersAlreadyStored() throws {
-        let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue, upTo: "v10 billing durations")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                    runCount, billingFailureCount, appAccountToken) VALUES
-                ('a', 'Production', 'm', 0, 0, 1, 1, 0, NULL),
-                ('b', 'Production', 'm', 0, 0, 1, 1, 0, 'tok-b'),
-                ('c', 'Production', 'm', 0, 0, 1, 1, 0, '');
-                INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES
-                ('', 'only@example.com', '', 'a'),
-                ('u-a', 'a@example.com', 'tok-a', 'a'),
-                ('u-b', '', 'tok-b', '');
-                """)
-        }
-        try AppDatabase.migrator.migrate(queue, upTo: "v11 subscriber search")
+        let queue = try Self.migrated(upTo: "v10 billing durations", inserting: """
+            INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                runCount, billingFailureCount, appAccountToken) VALUES
+            ('a', 'Production', 'm', 0, 0, 1, 1, 0, NULL),
+            ('b', 'Production', 'm', 0, 0, 1, 1, 0, 'tok-b'),
+            ('c', 'Production', 'm', 0, 0, 1, 1, 0, '');
+            INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES
+            ('', 'only@example.com', '', 'a'),
+            ('u-a', 'a@example.com', 'tok-a', 'a'),
+            ('u-b', '', 'tok-b', '');
+            """, thenUpTo: "v11 subscriber search")
         let rows = try queue.read { db in
             try String.fetchAll(db, sql: """
                 SELECT originalTransactionId || ' ' || quote(userId) || ' ' || quote(email) || ' ' || quote(appAccountToken)
