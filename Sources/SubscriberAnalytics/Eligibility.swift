@@ -62,9 +62,9 @@ extension SubscriberAnalytics {
             }
             // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
             // in (asOf − 180 days, asOf], and no later run started by asOf.
-            if wanted.contains(.winBack) {
+            if wanted.contains(.winBackOffer) {
                 try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays) { row in
-                    add(.winBack, row.originalTransactionId, row.productId, "ended \(row.expirationReason) \(row.endedAt.isoDate)")
+                    add(.winBackOffer, row.originalTransactionId, row.productId, "ended \(row.expirationReason) \(row.endedAt.isoDate)")
                 }
             }
             // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
@@ -113,7 +113,7 @@ private struct LiveSegment {
     /// and service by billing failures are decided elsewhere).
     func reason(for offer: OfferFlagKind) -> String? {
         switch offer {
-        case .winBack:
+        case .winBackOffer:
             return nil
         case .retention:
             guard isActive, !autoRenew else { return nil }

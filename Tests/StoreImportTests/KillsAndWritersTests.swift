@@ -107,7 +107,7 @@ import SubscriptionModel
         let now = Instant(Date())
 
         // In turn: flags, then the import.
-        _ = try turn.setFlags(OfferFlagWrite(offer: .winBack, ids: cliIds, operatorName: "alice", note: "cli"), at: now)
+        _ = try turn.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: cliIds, operatorName: "alice", note: "cli"), at: now)
         for id in dashboardIds { _ = try turn.setFlags(OfferFlagWrite(offer: .retention, ids: [id], operatorName: "bob", note: "dashboard"), at: now) }
         _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
 
