@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a user sees when the input is hostile: the real binary, its stdout and stderr.
 @Suite struct HostileCommandLineTests {
     typealias CLI = CommandLineTests
 
-    static let example = AppStoreImportTests.root.appendingPathComponent("SampleData/examples/v1/DID_RENEW.json").path
+    static let example = SampleData.examples + "/v1/DID_RENEW.json"
     static let subscription = "1000000900000001"
     static let title = "evil\u{1B}]0;pwned\u{07}\u{1B}[2J"
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriptionModel
@@ -17,7 +18,7 @@ import SubscriptionModel
     }
 
     static func report(at day: String) throws -> SubscriberReport {
-        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: StoreBuilder.day(day))
+        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: day(day))
     }
 
     @Test func retryEndsWhereTheNextPeriodStarts() throws {
@@ -44,28 +45,28 @@ import SubscriptionModel
     @Test func whenAccessEnds() throws {
         let inRetry = try Self.report(at: "2025-02-03")
         #expect(inRetry.accessEnd == nil)
-        #expect(inRetry.billingRetrySince == StoreBuilder.day("2025-02-01"))
-        #expect(inRetry.billingRetryEnds == StoreBuilder.day("2025-04-02"))
-        #expect(inRetry.fromAsOf(StoreBuilder.day("2025-02-01")) == "2 days ago")
+        #expect(inRetry.billingRetrySince == day("2025-02-01"))
+        #expect(inRetry.billingRetryEnds == day("2025-04-02"))
+        #expect(inRetry.fromAsOf(day("2025-02-01")) == "2 days ago")
 
         let renewing = try Self.report(at: "2025-03-10")
-        #expect(renewing.accessEnd == .renewsOn(StoreBuilder.day("2025-04-06")))
+        #expect(renewing.accessEnd == .renewsOn(day("2025-04-06")))
         #expect(renewing.billingRetrySince == nil)
-        #expect(renewing.fromAsOf(StoreBuilder.day("2025-04-06")) == "in 27 days")
+        #expect(renewing.fromAsOf(day("2025-04-06")) == "in 27 days")
 
         let refunded = try Self.report(at: "2025-05-01")
-        #expect(refunded.accessEnd == .expiredOn(StoreBuilder.day("2025-04-20")))
+        #expect(refunded.accessEnd == .expiredOn(day("2025-04-20")))
         #expect(refunded.expirationReason == .refund)
-        #expect(refunded.fromAsOf(StoreBuilder.day("2025-04-20")) == "11 days ago")
-        #expect(refunded.fromAsOf(StoreBuilder.day("2025-05-01").adding(hours: 5)) == "in 5 h")
+        #expect(refunded.fromAsOf(day("2025-04-20")) == "11 days ago")
+        #expect(refunded.fromAsOf(day("2025-05-01").adding(hours: 5)) == "in 5 h")
     }
 
     @Test func autoRenewOffExpiresOn() throws {
         var b = StoreBuilder()
         b.period("S", "S1", "2025-01-01", "2025-02-01")
         b.notification("S", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
-        let report = try b.build().subscriber(originalTransactionId: "S", asOf: StoreBuilder.day("2025-01-20"))
-        #expect(report.accessEnd == .expiresOn(StoreBuilder.day("2025-02-01")))
+        let report = try b.build().subscriber(originalTransactionId: "S", asOf: day("2025-01-20"))
+        #expect(report.accessEnd == .expiresOn(day("2025-02-01")))
         #expect(report.accessEnd?.label == "expires on")
     }
 }
