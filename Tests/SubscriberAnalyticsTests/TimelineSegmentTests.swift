@@ -17,12 +17,12 @@ import SubscriptionModel
         return try b.build()
     }
 
-    static func report(at day: String) throws -> SubscriberReport {
-        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: day(day))
+    static func report(at date: String) throws -> SubscriberReport {
+        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: day(date))
     }
 
     @Test func retryEndsWhereTheNextPeriodStarts() throws {
-        let d = StoreBuilder.day
+        let d = day
         #expect(try Self.report(at: "2025-05-01").segments == [
             TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
             // The failure's retry end is 60 days on (04-02); the window stops at R2's start.
@@ -34,7 +34,7 @@ import SubscriptionModel
     }
 
     @Test func segmentsStopAtAsOf() throws {
-        let d = StoreBuilder.day
+        let d = day
         #expect(try Self.report(at: "2025-02-03").segments == [
             TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
             TimelineSegment(from: d("2025-02-01"), to: d("2025-02-03"), kind: .billingRetry),

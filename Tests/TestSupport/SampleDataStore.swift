@@ -99,7 +99,7 @@ public enum SampleDataStore {
 
     /// The stores' directory, removed when the process exits (Swift Testing has no hook after
     /// the last test).
-    private static let directory = Result {
+    private static let directory: Result<TemporaryDirectory, any Error> = Result {
         let directory = try TemporaryDirectory("sampledata")
         atexit { try? SampleDataStore.directory.get().remove() }
         return directory
