@@ -65,43 +65,18 @@ extension SubscriberAnalytics {
     public func cohorts(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
                         duration: BillingDuration? = nil, scope: ReportScope = ReportScope()) throws -> CohortGrid {
         precondition(periods >= 1)
-        // (cohort month, paid periods at as-of, ended at as-of) → members
-        var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
-        var firstMonth: Int?
-        // Runs ended before as-of's day add their cohort month, all their paid periods (the last
-        // started before the run ended), ended: counted per day of their end in `runEndDay`. The
-        // runs ending from that day on are read one by one. (A run ends at or after the end of its
-        // last period, so its last paid start is never after its end.)
-        let day = AppDatabase.day(of: asOf)
-        var arguments: StatementArguments = ["asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay]
-        var product = ""
-        if let productId = scope.productId {
-            product = " AND firstPaidProductId = :product"
-            arguments += ["product": productId]
-        }
+        // Each member passed step 0 (its first paid start), steps 1…k−1 (paid periods 2…k started)
+        // and, once ended with n paid periods, step −n, by as-of: the store sums them per cohort month.
+        var products: [String]? = scope.productId.map { [$0] }
         if let duration {
-            product += " AND firstPaidProductId IN (\(Self.productsBilledSQL(days: ":days")))"
-            arguments += ["days": duration.days]
+            let billed = try productDurations().filter { $0.value == duration }.map(\.key).sorted()
+            products = products.map { $0.filter(billed.contains) } ?? billed
         }
-        try database.writer.read { db in
-            let ended = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, paidPeriodCount, 1, SUM(count) FROM runEndDay
-                WHERE \(scope.environment.sql) AND day < :day\(product)
-                GROUP BY 1, 2
-                """, arguments: arguments)
-            let open = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: ":asOf")) AS paid, endedAt <= :asOf AS ended, COUNT(*)
-                FROM run r INDEXED BY run_cohortEnd
-                WHERE \(scope.environment.sql) AND endedAt >= :dayStart AND firstPaidStart IS NOT NULL
-                  AND firstPaidStart <= :asOf\(product)
-                GROUP BY 1, 2, 3
-                """, arguments: arguments)
-            for row in ended + open {
-                let month: Int = row[0], count: Int = row[3]
-                guard count != 0 else { continue }
-                histogram[month, default: []].append((row[1], row[2], count))
-                firstMonth = min(firstMonth ?? month, month)
-            }
+        var steps: [Int: [Int: Int]] = [:]
+        var firstMonth: Int?
+        for cell in try database.cohortSteps(asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products) {
+            steps[cell.cohortMonth, default: [:]][cell.step] = cell.count
+            if cell.step == 0 { firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth) }
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex
@@ -110,12 +85,12 @@ extension SubscriberAnalytics {
         for m in firstIndex...lastIndex {
             var row = CohortGrid.Row(month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
                                      ended: Array(repeating: 0, count: periods))
-            for cell in histogram[m] ?? [] {
-                row.started += cell.count
-                // Retained at every step before its last paid period; an ended run adds to
-                // ended[its paid periods]; an open one is censored from there on.
-                for k in stride(from: 1, to: min(cell.paid, periods + 1), by: 1) { row.retained[k - 1] += cell.count }
-                if cell.ended, (1...periods).contains(cell.paid) { row.ended[cell.paid - 1] += cell.count }
+            if let passed = steps[m] {
+                row.started = passed[0] ?? 0
+                for k in 1...periods {
+                    row.retained[k - 1] = passed[k] ?? 0
+                    row.ended[k - 1] = passed[-k] ?? 0
+                }
             }
             grid.cohorts.append(row)
         }

@@ -94,7 +94,12 @@ extension SubscriberAnalytics {
     /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through.
     public func subscriberCount(asOf: Instant, scope: ReportScope = ReportScope(), matching filter: String? = nil,
                                 population: SubscriberPopulation? = nil) throws -> Int {
-        try database.writer.read { db in
+        if filter == nil, population == nil {
+            // Every subscriber: counted per day by the store, not row by row.
+            return try database.subscriptionsBegun(by: asOf, environments: scope.environment.environments,
+                                                   ownerships: scope.ownership.ownerships, productId: scope.productId)
+        }
+        return try database.writer.read { db in
             guard let list = try Self.listSQL(db, asOf: asOf, scope: scope, filter: filter, population: population) else { return 0 }
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) \(list.sql)", arguments: list.arguments) ?? 0
         }
