@@ -153,7 +153,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     /// The month table is the day table summed by month.
     static func cohortMonthsMatchDays(_ db: Database) throws -> Bool {
         let fromDays = try Row.fetchAll(db, sql: """
-            SELECT environment, \(monthOfDay("day")), firstPaidProductId, cohortMonth, step, SUM(count) FROM cohortStepDay
+            SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, SUM(count) AS count
+            FROM cohortStepDay
             GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
             """)
         let kept = try Row.fetchAll(db, sql: """
