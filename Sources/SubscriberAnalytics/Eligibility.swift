@@ -69,7 +69,7 @@ extension SubscriberAnalytics {
             }
             // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
             // in (asOf − 180 days, asOf], and no later run started by asOf.
-            if wanted.contains(.winBack) {
+            if wanted.contains(.winBackOffer) {
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
                         SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
@@ -84,7 +84,7 @@ extension SubscriberAnalytics {
                     """, arguments: arguments)
                 while let row = try rows.next() {
                     let ended = Instant(milliseconds: row[2])
-                    add(.winBack, row[0], row[1], "ended \(row[3] as String) \(ended.isoDate)")
+                    add(.winBackOffer, row[0], row[1], "ended \(row[3] as String) \(ended.isoDate)")
                 }
             }
             // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
@@ -143,7 +143,7 @@ private struct LiveSegment {
     /// and service by billing failures are decided elsewhere).
     func reason(for offer: OfferFlagKind) -> String? {
         switch offer {
-        case .winBack:
+        case .winBackOffer:
             return nil
         case .retention:
             guard isActive, !autoRenew else { return nil }

@@ -107,7 +107,7 @@ import SubscriptionModel
         let now = Instant(Date())
 
         // In turn: flags, then the import.
-        _ = try turn.setFlags(.winBack, on: cliIds, note: "cli", operatorName: "alice", at: now)
+        _ = try turn.setFlags(.winBackOffer, on: cliIds, note: "cli", operatorName: "alice", at: now)
         for id in dashboardIds { _ = try turn.setFlags(.retention, on: [id], note: "dashboard", operatorName: "bob", at: now) }
         _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
 

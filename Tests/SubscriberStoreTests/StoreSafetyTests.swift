@@ -11,15 +11,15 @@ import Testing
     @Test func anEarlierFlagIsKeptUnlessReplacedAndTheLogKeepsBoth() throws {
         let db = try AppDatabase.inMemory()
         let t0 = Instant(parsing: "2025-03-01")!
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "called", operatorName: "alice", at: t0) == 1)
+        #expect(try db.setFlags(.winBackOffer, on: ["1"], note: "called", operatorName: "alice", at: t0) == 1)
         // Another note by another operator: kept, nothing logged.
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 1)) == 0)
+        #expect(try db.setFlags(.winBackOffer, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 1)) == 0)
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["alice called 2025-03-01"])
         // Confirmed: replaced, and logged as a change after alice's flag.
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 2), replace: true) == 1)
+        #expect(try db.setFlags(.winBackOffer, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 2), replace: true) == 1)
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["bob again 2025-03-03"])
-        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "carol", at: t0.adding(days: 3), clear: true) == 1)
-        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "dan", at: t0.adding(days: 4)) == 1)
+        #expect(try db.setFlags(.winBackOffer, on: ["1"], note: nil, operatorName: "carol", at: t0.adding(days: 3), clear: true) == 1)
+        #expect(try db.setFlags(.winBackOffer, on: ["1"], note: nil, operatorName: "dan", at: t0.adding(days: 4)) == 1)
         let log = try db.flagLog()
         #expect(log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" }
             == ["set alice called", "changed bob again", "cleared carol -", "set dan -"])
@@ -92,7 +92,7 @@ import Testing
             (error as? DatabaseError)?.resultCode == .SQLITE_READONLY
         }
         #expect(throws: (any Error).self) {
-            try store.setFlags(.winBack, on: ["2"], note: nil, operatorName: "eve", at: Instant(milliseconds: 0))
+            try store.setFlags(.winBackOffer, on: ["2"], note: nil, operatorName: "eve", at: Instant(milliseconds: 0))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
