@@ -75,6 +75,10 @@ public enum Action: Equatable, Sendable {
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
+    /// Pane 5's first screen: the first rows of the list shown, asked at `scope`, and every flag.
+    case loadedOffersFirst(OfferBoard, scope: ReportScope)
+    /// Every row of `offers`' lists, for the as-of and scope they were asked at.
+    case loadedOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope, [EligibleSubscriber])
     case loadedMoney(MoneyFigures)
     case loadedProducts([String])
     case loadedTheme(Theme)
@@ -105,6 +109,10 @@ public enum Effect: Equatable, Sendable {
     case checkImport
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
+    /// Pane 5's first screen: the first `limit` rows of `list` in its order, and the flags.
+    case loadOffersFirst(asOf: Instant, scope: ReportScope, list: OfferList, limit: Int)
+    /// The whole lists of `offers`: the rest of pane 5, streamed after its first screen.
+    case loadOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope)
     case loadMoney(asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.

@@ -14,7 +14,7 @@ extension EffectRunner {
         case .loadSubscriber(let id, _): "loading subscriber \(id)"
         case .loadCohorts: "loading the cohorts"
         case .loadStatesEvents: "loading states and events"
-        case .loadOffers: "loading the offers"
+        case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
         case .writeFlags: "writing the flags"
         case .exportCSV, .exportSubscribers: "the export"
         case .loadTheme(let name): "loading theme \(name)"

@@ -129,6 +129,12 @@ public final class EffectRunner: Sendable {
             case .loadOffers(let asOf, let scope):
                 return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
                                                 flags: try analytics.database.flags()))
+            case .loadOffersFirst(let asOf, let scope, let list, let limit):
+                var first: [EligibleSubscriber] = []
+                if case .eligible(let kind) = list { first = try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, limit: limit) }
+                return .loadedOffersFirst(OfferBoard(asOf: asOf, eligible: first, flags: try analytics.database.flags()), scope: scope)
+            case .loadOfferLists(let kinds, let asOf, let scope):
+                return .loadedOfferLists(kinds, asOf: asOf, scope: scope, try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope))
             case .loadMoney(let asOf, let scope):
                 return .loadedMoney(try MoneyFigures.load(analytics, asOf: asOf, scope: scope))
             case .loadProducts:

@@ -64,3 +64,30 @@ func loadFailed(_ state: inout AppState, _ message: String) {
     state.money.loading = false
     state.status = message
 }
+
+/// Pane 5's first screen: shown at once, then the whole lists asked for in the background. One
+/// answering an as-of or scope the pane has left, or coming after a board, is stale.
+func offersFirstLoaded(_ state: inout AppState, _ board: OfferBoard, scope: ReportScope) -> [Effect] {
+    guard state.offers.board == nil, board.asOf == state.asOf, scope == state.scope else { return [] }
+    state.offers.stream = OfferStream(asOf: board.asOf, scope: scope, first: board.eligible)
+    state.offers.board = board
+    state.offers.refreshShown()
+    return OfferStream.groups(first: state.offers.list).map { .loadOfferLists($0, asOf: board.asOf, scope: scope) }
+}
+
+/// Some of pane 5's whole lists: the rows already shown keep their cursor and marks (both are ids);
+/// the last group makes the board the one a single load gives.
+func offerListsLoaded(_ state: inout AppState, _ kinds: [OfferFlagKind], asOf: Instant, scope: ReportScope,
+                      _ rows: [EligibleSubscriber]) {
+    guard var stream = state.offers.stream, stream.asOf == asOf, stream.scope == scope, var board = state.offers.board else { return }
+    for kind in kinds { stream.lists[kind] = rows.filter { $0.offer == kind } }
+    board.eligible = stream.eligible
+    state.offers.board = board
+    if stream.isComplete {
+        state.offers.stream = nil
+        state.offers.loading = false
+    } else {
+        state.offers.stream = stream
+    }
+    state.offers.refreshShown()
+}

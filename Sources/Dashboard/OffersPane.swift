@@ -16,6 +16,39 @@ public struct OfferBoard: Equatable, Sendable {
     }
 }
 
+/// Pane 5's lists on their way after its first screen: the as-of and scope they are asked at, and
+/// the offers whose whole list has come.
+public struct OfferStream: Equatable, Sendable {
+    public var asOf: Instant
+    public var scope: ReportScope
+    /// The offers read together, one background query each group: win-back reads the runs ended
+    /// lately, the others one pass over the live segments (and service the billing failures).
+    public static let groups: [[OfferFlagKind]] = [[.winBackOffer], [.retention, .upgrade, .loyalty, .service]]
+    /// The groups to ask for, the one holding `list` first (its first screen grows whole soonest).
+    static func groups(first list: OfferList) -> [[OfferFlagKind]] {
+        guard case .eligible(let kind) = list, let index = groups.firstIndex(where: { $0.contains(kind) }) else { return groups }
+        return [groups[index]] + groups.enumerated().filter { $0.offset != index }.map(\.element)
+    }
+
+    /// Each offer's whole list, once come.
+    public var lists: [OfferFlagKind: [EligibleSubscriber]] = [:]
+    /// The first screen's rows (of one offer's list), shown until that whole list comes.
+    public var first: [EligibleSubscriber]
+
+    /// How far along, in percent of the groups come.
+    public var percent: Int {
+        let done = Self.groups.filter { $0.allSatisfy { lists[$0] != nil } }.count
+        return done * 100 / Self.groups.count
+    }
+
+    public var isComplete: Bool { OfferFlagKind.allCases.allSatisfy { lists[$0] != nil } }
+
+    /// The rows known now, in the order of the full board: each offer's whole list, or its first rows.
+    var eligible: [EligibleSubscriber] {
+        OfferFlagKind.allCases.flatMap { kind in lists[kind] ?? first.filter { $0.offer == kind } }
+    }
+}
+
 /// The lists pane 5 switches between: one per offer kind, then the flagged subscribers.
 public enum OfferList: Hashable, Sendable, CaseIterable {
     case eligible(OfferFlagKind)
@@ -82,7 +115,10 @@ public struct OfferSort: Equatable, Sendable {
 /// Pane 5's state. `shown` is derived from the board, the list, the filter and the sort each time one
 /// of them changes (never per frame); the cursor and the marks are ids, so they survive all four.
 public struct OffersPane: Equatable, Sendable {
+    /// On a first visit, the first screen's rows until the stream has brought every list.
     public var board: OfferBoard?
+    /// The lists still on their way (the title shows how far); nil once the board is whole.
+    public var stream: OfferStream?
     public var loading = false
     public var list: OfferList = .eligible(.winBackOffer)
     /// Case-insensitive text every shown row contains in one of its cells.
@@ -99,6 +135,9 @@ public struct OffersPane: Equatable, Sendable {
     /// The offer last flagged or cleared, proposed again where the list does not say which.
     public var lastOffer: OfferFlagKind = .winBackOffer
 
+    /// How many rows the first query reads: more than a screen holds.
+    public static let firstScreenRows = 200
+
     public init() {}
 
     public var selectedRow: OfferRow? { shown.indices.contains(selected) ? shown[selected] : nil }
@@ -108,12 +147,16 @@ public struct OffersPane: Equatable, Sendable {
 
     public func count(of list: OfferList) -> Int { counts[list] ?? 0 }
 
+    /// Whether `list` is whole, so its count is known (not while it is streamed).
+    public func isCounted(_ list: OfferList) -> Bool { board != nil && counts[list] != nil }
+
     /// Recomputes `shown` (and the counts), keeping the cursor on the same subscription when it is still shown.
     public mutating func refreshShown() {
         let cursorId = selectedRow?.id
         counts = [:]
         if let board {
-            for row in board.eligible { counts[.eligible(row.offer), default: 0] += 1 }
+            for kind in OfferFlagKind.allCases where stream == nil || stream?.lists[kind] != nil { counts[.eligible(kind)] = 0 }
+            for row in board.eligible where counts[.eligible(row.offer)] != nil { counts[.eligible(row.offer), default: 0] += 1 }
             counts[.flagged] = Set(board.flags.map(\.originalTransactionId)).count
         }
         shown = OffersPane.rows(board: board, list: list, filter: filter, sort: sort)

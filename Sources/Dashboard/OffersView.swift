@@ -9,6 +9,8 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     if let filter = pane.filter { title += " matching \"\(clean(filter))\"" }
     // Marks can lie outside the filter: say how many are marked and how many rows are shown.
     title += pane.marks.isEmpty ? " (\(pane.shown.count) shown)" : " · \(pane.marks.count) marked (\(pane.shown.count) shown)"
+    // The lists still streamed after the first screen: how far along.
+    if let stream = pane.stream, pane.loading { title += " · loading \(stream.percent) %" }
     if state.readOnly { title += " · read-only" }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
@@ -16,7 +18,7 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
 
     var x = inner.x
     for list in OfferList.allCases {
-        let label = " \(list.title) \(pane.board == nil ? "…" : String(pane.count(of: list))) "
+        let label = " \(list.title) \(pane.isCounted(list) ? String(pane.count(of: list)) : "…") "
         guard x < inner.right else { break }
         x = buffer.set(string: label, at: Position(x: x, y: inner.y), style: palette[list == pane.list ? .tabActive : .tab],
                        maxWidth: inner.right - x)

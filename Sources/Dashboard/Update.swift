@@ -128,8 +128,14 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return []
     case .loadedOffers(let board):
         state.offers.board = board
+        state.offers.stream = nil
         state.offers.loading = false
         state.offers.refreshShown()
+        return []
+    case .loadedOffersFirst(let board, let scope):
+        return offersFirstLoaded(&state, board, scope: scope)
+    case .loadedOfferLists(let kinds, let asOf, let scope, let rows):
+        offerListsLoaded(&state, kinds, asOf: asOf, scope: scope, rows)
         return []
     case .loadedMoney(let figures):
         state.money.figures = figures
@@ -331,6 +337,7 @@ func invalidate(_ state: inout AppState) {
     state.cohorts.grid = nil
     state.statesEvents.figures = nil
     state.offers.board = nil
+    state.offers.stream = nil
     state.offers.refreshShown()
     state.money.figures = nil
 }
@@ -427,7 +434,10 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         state.offers.loading = true
-        return [.loadOffers(asOf: asOf, scope: state.scope)]
+        // A board already shown stays until the new one replaces it whole; a first visit draws the
+        // first screen at once and streams the rest.
+        guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] }
+        return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: OffersPane.firstScreenRows)]
     case .money:
         state.money.loading = true
         return [.loadMoney(asOf: asOf, scope: state.scope)]

@@ -38,7 +38,15 @@ extension SubscriberAnalytics {
     /// reasons) are shared, so a million-subscriber list stays small in memory.
     public func eligibility(asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
                             limit: Int? = nil) throws -> [EligibleSubscriber] {
-        let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
+        try eligibility(asOf: asOf, offers: offer.map { [$0] } ?? OfferFlagKind.allCases, scope: scope, limit: limit)
+    }
+
+    /// The subscribers eligible for each of `offers` at `asOf`, sorted by offer (in `offers`' order)
+    /// then id; `limit` keeps the first rows of each offer. Each offer's list is the one the call
+    /// for every offer gives, so lists read a few offers at a time add up to it (the dashboard
+    /// streams them this way).
+    public func eligibility(asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
+                            limit: Int? = nil) throws -> [EligibleSubscriber] {
         let wanted = Set(kinds)
         var byKind: [OfferFlagKind: [EligibleSubscriber]] = [:]
         var texts = SharedTexts()
