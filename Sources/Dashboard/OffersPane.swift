@@ -136,7 +136,7 @@ public struct OffersPane: Equatable, Sendable {
     public var lastOffer: OfferFlagKind = .winBackOffer
 
     /// How many rows the first query reads: more than a screen holds.
-    public static let firstScreenRows = 200
+    public var firstScreenRows = 200
 
     public init() {}
 

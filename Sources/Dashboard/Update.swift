@@ -437,7 +437,7 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         // A board already shown stays until the new one replaces it whole; a first visit draws the
         // first screen at once and streams the rest.
         guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] }
-        return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: OffersPane.firstScreenRows)]
+        return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: state.offers.firstScreenRows)]
     case .money:
         state.money.loading = true
         return [.loadMoney(asOf: asOf, scope: state.scope)]

@@ -564,3 +564,67 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · ended by P1 (1)"))
     }
 }
+
+@Suite struct OffersStreaming {
+    /// Runs `action` through `update` and returns the effects it asks for, without running them.
+    private func step(_ action: Action, _ state: inout AppState) -> [Effect] { update(&state, action) }
+
+    @Test func firstScreenShowsAtOnceAndTheRestStreamsWithProgressWhileKeysWork() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf, operatorName: "alice")
+        send(.start, to: &state, runner: runner)
+        state.offers.list = .eligible(.retention)
+        state.offers.firstScreenRows = 2
+        // The first visit asks for the first screen only: two rows of the retention list, and the flags.
+        let first = step(.key(.char("5")), &state)
+        #expect(first == [.loadOffersFirst(asOf: asOf, scope: state.scope, list: .eligible(.retention), limit: 2)])
+        let streamed = first.flatMap { step(runner.perform($0), &state) }
+        #expect(streamed == [.loadOfferLists([.retention, .upgrade, .loyalty, .service], asOf: asOf, scope: state.scope),
+                             .loadOfferLists([.winBackOffer], asOf: asOf, scope: state.scope)])
+        var lines = screen(state)
+        #expect(lines[2].contains("Offers · retention (2 shown) · loading 0 %"), "\(lines[2])")
+        #expect(lines[3].contains(" winBack …   retention …   upgrade …   loyalty …   service …   flagged 0"), "\(lines[3])")
+        #expect(Array(lines[6...7]).map { String($0.prefix(6)) } == ["│ 1000", "│ 2000"])
+        #expect(!lines[8].contains("000"))
+
+        // Keys work on the rows shown: down, mark.
+        try press("j", "space", state: &state, runner: runner)
+        #expect(state.offers.marks == ["2000"])
+
+        // An answer for an as-of the pane has left is dropped.
+        let elsewhere = Instant(parsing: "2025-01-20")!
+        #expect(step(.loadedOfferLists([.winBackOffer], asOf: elsewhere, scope: state.scope, []), &state).isEmpty)
+        #expect(state.offers.stream?.lists.isEmpty == true)
+
+        // The first group: retention is whole (3 rows), win-back still on its way.
+        _ = step(runner.perform(streamed[0]), &state)
+        lines = screen(state)
+        #expect(lines[2].contains("Offers · retention · 1 marked (3 shown) · loading 50 %"), "\(lines[2])")
+        #expect(lines[3].contains(" winBack …   retention 3   upgrade 0   loyalty 0   service 0   flagged 0"), "\(lines[3])")
+        #expect(Array(lines[6...8]).map { String($0.prefix(6)) } == ["│ 1000", "│*2000", "│ 3000"])
+        // The cursor stayed on the last row shown then (2000), and stays on it.
+        #expect(state.offers.selectedRow?.id == "2000")
+
+        // The last group: the screen a single load gives, the mark and cursor kept.
+        _ = step(runner.perform(streamed[1]), &state)
+        #expect(state.offers.stream == nil && !state.offers.loading)
+        var whole = AppState(asOf: asOf, operatorName: "alice")
+        send(.start, to: &whole, runner: runner)
+        whole.offers.list = .eligible(.retention)
+        try press("5", "j", "space", "k", state: &whole, runner: runner)
+        #expect(whole.offers.board == state.offers.board)
+        #expect(screen(state) == screen(whole))
+        #expect(screen(state)[2].contains("Offers · retention · 1 marked (3 shown)") && !screen(state)[2].contains("loading"))
+        #expect(screen(state)[3].contains(" winBack 1   retention 3"))
+    }
+
+    @Test func aFirstScreenForAnAsOfLeftIsDropped() throws {
+        let runner = try makeOffersRunner()
+        var state = AppState(asOf: asOf, operatorName: "alice")
+        send(.start, to: &state, runner: runner)
+        let first = step(.key(.char("5")), &state)
+        state.asOf = Instant(parsing: "2025-01-20")!
+        #expect(step(runner.perform(first[0]), &state).isEmpty)
+        #expect(state.offers.board == nil && state.offers.stream == nil)
+    }
+}
