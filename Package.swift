@@ -54,7 +54,7 @@ let package = Package(
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
         .target(name: "StoreImport", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore",
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "ThreadKit",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "SubscriberAnalytics", dependencies: [

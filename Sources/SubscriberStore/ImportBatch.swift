@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SubscriptionModel
+import ThreadKit
 
 /// One document read by the importer, decoded or rejected, ready to be written.
 public struct IncomingDocument: Sendable {
@@ -164,7 +165,7 @@ extension AppDatabase {
         let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-        let ahead = DerivedChunk()
+        var ahead = DerivedChunk()
         ahead.start(chunks[0], pool: pool)
         var total = 0
         for (k, ids) in chunks.enumerated() {
@@ -462,23 +463,26 @@ struct RankedTransactions {
     }
 }
 
-/// The timelines of one chunk, derived on a background thread through a pool's reader.
-private final class DerivedChunk: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "subdash.rebuild.derive")
-    private let group = DispatchGroup()
-    private var result: Result<[Materializer.Derived], any Error> = .success([])
+/// The timelines of one chunk, derived on a background thread through a pool's reader, handed
+/// back through a channel of one.
+private struct DerivedChunk {
+    private let results = BlockingChannel<Result<[Materializer.Derived], any Error>>(capacity: 1)
+    /// Whether a derivation was started and not waited for.
+    private var running = false
 
-    func start(_ ids: [String], pool: DatabasePool) {
-        group.enter()
-        queue.async {
-            self.result = Result { try pool.read { db in try Materializer.derive(ids, from: db) } }
-            self.group.leave()
+    mutating func start(_ ids: [String], pool: DatabasePool) {
+        precondition(!running, "one derivation ahead at a time")
+        running = true
+        DispatchQueue.global().async { [results] in
+            results.send(Result { try pool.read { db in try Materializer.derive(ids, from: db) } })
         }
     }
 
-    func wait() -> Result<[Materializer.Derived], any Error> {
-        group.wait()
-        return result
+    /// The started derivation's timelines (none when nothing was started).
+    mutating func wait() -> Result<[Materializer.Derived], any Error> {
+        guard running else { return .success([]) }
+        running = false
+        return results.receive() ?? .success([])
     }
 }
 
