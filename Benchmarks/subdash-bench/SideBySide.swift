@@ -42,13 +42,18 @@ struct SideBySide {
 
     private func measure(_ n: Int) throws -> String {
         let data = try bench.dataset(n, "v1")
-        let store = "\(bench.cache)/side-\(n)-subdash.sqlite"
+        // The store and its record are those of the main benchmark's v1 import, so a later
+        // `subdash-bench --reuse` measures reports and the dashboard on it without importing again.
+        let store = "\(bench.cache)/store-\(n)-v1.sqlite"
         let baseline = "\(bench.cache)/side-\(n)-python.sqlite"
         bench.remove(store)
         bench.remove(baseline)
         FileHandle.standardError.write(Data("side by side, \(n) subscribers: subdash import…\n".utf8))
         let mine = try bench.subdash(["import", "--db", store, data])
         let documents = bench.documents(mine.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
+        let periods = Int(try bench.sqlite(store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try JSONEncoder().encode(Bench.ImportRecord(documents: documents, seconds: mine.seconds, peakKB: mine.peakKB, periods: periods))
+            .write(to: URL(fileURLWithPath: store + ".import.json"))
         FileHandle.standardError.write(Data("side by side, \(n) subscribers: load_periods.py…\n".utf8))
         let theirs = try bench.timed("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("load_periods.py").path, baseline, data + "/v1"])
 
@@ -63,6 +68,8 @@ struct SideBySide {
         let importRatio = mine.seconds / max(theirs.seconds, 0.001)
         let cohortRatio = best / max(gridSeconds, 0.001)
         bench.figures.bySize.append((n, [
+            "import v1: µs per document": 1e6 * mine.seconds / Double(max(documents, 1)),
+            "import v1: peak MB": Double(mine.peakKB / 1024),
             "side by side: subdash import v1 s": mine.seconds,
             "side by side: load_periods.py s": theirs.seconds,
             "side by side: import ÷ baseline": importRatio,
