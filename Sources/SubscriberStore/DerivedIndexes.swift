@@ -31,18 +31,26 @@ public enum DerivedIndexes {
     /// Every index this schema gives the derived tables that a rebuild can set aside: name and
     /// `CREATE INDEX` statement, from an empty store migrated in memory (so an index a later
     /// migration adds is included with no list to keep up to date).
-    static let expected: Result<[String: String], any Error> = Result {
+    static let expected: Result<(deferrable: [String: String], all: Int), any Error> = Result {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue)
-        return try queue.read { db in try deferrable(db) }
+        return try queue.read { db in (try deferrable(db), try count(db)) }
+    }
+
+    private static let tableList = derivedTables.map { "'\($0)'" }.joined(separator: ", ")
+
+    /// How many indexes (declared ones, not primary keys) the derived tables have in `db`.
+    private static func count(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
+            """) ?? 0
     }
 
     /// The deferrable indexes present in `db`.
     static func deferrable(_ db: Database) throws -> [String: String] {
-        let tables = derivedTables.map { "'\($0)'" }.joined(separator: ", ")
         var found: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: """
-            SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables))
+            SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
             """) {
             let name: String = row["name"]
             let lead = try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [name])
@@ -60,9 +68,12 @@ public enum DerivedIndexes {
 
     /// Builds those missing, with a smaller page cache and sorted runs in temporary files rather
     /// than memory, so the build stays inside an import's memory bound whatever the store's size.
+    /// One count when none is missing (every small rebuild, such as each of the listener's).
     static func buildMissing(_ db: Database) throws {
+        let expected = try self.expected.get()
+        guard try count(db) < expected.all else { return }
         let present = try deferrable(db)
-        let missing = try expected.get().filter { present[$0.key] == nil }
+        let missing = expected.deferrable.filter { present[$0.key] == nil }
         guard !missing.isEmpty else { return }
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -AppDatabase.everydayCacheKibibytes
         try db.execute(sql: "PRAGMA cache_size = -\(buildCacheKibibytes)")
