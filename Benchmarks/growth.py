@@ -9,6 +9,7 @@ Writes a Markdown table (µs per imported document, the import's peak memory, th
 first frame and each pane's first visit, at every size in the file) and an SVG with one panel per
 kind of figure, sizes on a logarithmic axis. Only the standard library is needed.
 """
+import html
 import json
 import math
 import sys
@@ -77,7 +78,7 @@ def svg(figures, chosen):
         def y(v):
             return y0 + panel_height - v / ceiling * panel_height
 
-        out.append(f'<text x="{left}" y="{y0 - 2}" font-weight="bold">{panel}</text>')
+        out.append(f'<text x="{left}" y="{y0 - 2}" font-weight="bold">{html.escape(panel)}</text>')
         out.append(f'<line x1="{left}" y1="{y0 + panel_height}" x2="{width - right}" y2="{y0 + panel_height}" stroke="black"/>')
         out.append(f'<line x1="{left}" y1="{y0}" x2="{left}" y2="{y0 + panel_height}" stroke="black"/>')
         for k in range(5):
@@ -101,7 +102,7 @@ def svg(figures, chosen):
                 out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{stroke}"/>')
             ly = y0 + 14 + row * 16
             out.append(f'<rect x="{width - right + 6}" y="{ly - 9}" width="10" height="10" fill="{stroke}"/>')
-            out.append(f'<text x="{width - right + 20}" y="{ly}">{label}</text>')
+            out.append(f'<text x="{width - right + 20}" y="{ly}">{html.escape(label)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
