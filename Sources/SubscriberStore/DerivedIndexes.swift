@@ -26,7 +26,7 @@ public enum DerivedIndexes {
 
     /// Page cache while the indexes are built, in KiB: SQLite's sorter holds this much of each
     /// index's keys in memory before it writes a sorted run to a temporary file.
-    static let buildCacheKibibytes = 64 * 1024
+    static let buildCacheKibibytes = 32 * 1024
 
     /// Every index this schema gives the derived tables that a rebuild can set aside: name and
     /// `CREATE INDEX` statement, from an empty store migrated in memory (so an index a later
