@@ -6,45 +6,6 @@ import SubscriptionModel
 import Synchronization
 import ThreadKit
 
-/// One document cut out of a file, not decoded yet.
-public struct RawDocument: Sendable {
-    /// `line 12`, `index 3`, or nil for a file holding one document.
-    public var location: String?
-    /// The document's bytes (nil when the reader already rejected it without keeping them).
-    public var bytes: Data?
-    public var byteCount: Int
-    /// Set when the reader could not cut this document out (over-long line, truncated file…).
-    public var readError: String?
-
-    public init(location: String?, bytes: Data?, byteCount: Int? = nil, readError: String? = nil) {
-        self.location = location
-        self.bytes = bytes
-        self.byteCount = byteCount ?? bytes?.count ?? 0
-        self.readError = readError
-    }
-}
-
-/// An import the store stopped part way (disk full, I/O error): why, and the documents it had
-/// committed by then (whole transactions only).
-public struct ImportStopped: Error, CustomStringConvertible, Equatable {
-    public var reason: String
-    public var applied: Int
-    public var rejected: Int
-
-    public init(reason: String, applied: Int, rejected: Int) {
-        self.reason = reason
-        self.applied = applied
-        self.rejected = rejected
-    }
-
-    public var description: String {
-        let committed = applied + rejected
-        return "the import stopped: \(reason)\n"
-            + "committed before it stopped: \(committed) new document\(committed == 1 ? "" : "s") (\(applied) applied, \(rejected) rejected); "
-            + "the store is consistent: free space (or fix the cause) and run the same import again to complete it"
-    }
-}
-
 /// What an import did: the summary line every import ends with.
 public struct ImportSummary: Sendable, Equatable {
     public var files = 0
@@ -81,8 +42,8 @@ public struct ImportSummary: Sendable, Equatable {
 public final class Importer: Sendable {
     /// Opens a file (`-` = stdin) as a stream of documents; a file that cannot be read yields one
     /// document carrying the read error.
-    public typealias Open = @Sendable (_ path: String) -> AnyIterator<RawDocument>
-    public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportRejection>
+    public typealias Open = @Sendable (_ path: String) -> AnyIterator<SourceDocument>
+    public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportError>
 
     let database: AppDatabase
     let open: Open
@@ -157,7 +118,7 @@ public final class Importer: Sendable {
     /// Imports every path (`-` = stdin; directories recursively, in name order).
     ///
     /// A path that does not exist throws before anything is written. When the store stops the
-    /// import (disk full, I/O error), ``ImportStopped`` says what was committed before it: every
+    /// import (disk full, I/O error), ``ImportError/stopped(reason:applied:rejected:)`` says what was committed before it: every
     /// transaction is whole, so the store stays consistent and the same import run again
     /// completes it.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
@@ -167,8 +128,8 @@ public final class Importer: Sendable {
             return try importEntries(entries)
         } catch {
             let committed = (try? database.documentOutcomes(after: mark)) ?? [:]
-            throw ImportStopped(reason: "\(error)", applied: committed["applied", default: 0],
-                                rejected: committed["rejected", default: 0])
+            throw ImportError.stopped(reason: "\(error)", applied: committed["applied", default: 0],
+                                      rejected: committed["rejected", default: 0])
         }
     }
 
@@ -189,7 +150,7 @@ public final class Importer: Sendable {
         // On every way out (an unreadable path throws here), the writing thread lets go of the
         // store's writing connection; what it wrote is committed (every chunk is whole).
         defer { writes.close() }
-        var pending: [(source: String, raw: RawDocument)] = []
+        var pending: [(source: String, raw: SourceDocument)] = []
         var pendingBytes = 0
         var rejectedArchived = 0
         var touched = Set<String>()
@@ -247,7 +208,7 @@ public final class Importer: Sendable {
             case .unreadable(let path, let reason):
                 summary.files += 1
                 summary.documents += 1
-                pending.append((path, RawDocument(location: nil, bytes: nil, readError: reason)))
+                pending.append((path, SourceDocument(location: nil, bytes: nil, rejection: PayloadError(reason))))
                 continue
             }
             summary.files += 1
@@ -297,7 +258,7 @@ public final class Importer: Sendable {
 
     /// Decodes a batch on `workers` threads; the order of documents is kept. Worker `w` decodes
     /// documents w, w + workers, … into an array of its own, handed back once under a lock.
-    func decodeAll(_ batch: [(source: String, raw: RawDocument)]) -> [IncomingDocument] {
+    func decodeAll(_ batch: [(source: String, raw: SourceDocument)]) -> [IncomingDocument] {
         let workers = min(self.workers, max(1, batch.count / 64))
         let parts = Mutex<[[IncomingDocument]]>(Array(repeating: [], count: workers))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -317,14 +278,14 @@ public final class Importer: Sendable {
     /// Server API), decoded, verified and made ready for the archive exactly as a document cut out
     /// of a file. Write it with `AppDatabase.apply` or `applyEach`, then `rebuildPending()`.
     public func incoming(_ bytes: Data, source: String) -> IncomingDocument {
-        decodeOne(source, RawDocument(location: nil, bytes: bytes))
+        decodeOne(source, SourceDocument(location: nil, bytes: bytes))
     }
 
-    func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
-        let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
+    func decodeOne(_ source: String, _ raw: SourceDocument) -> IncomingDocument {
+        let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.rejection?.reason ?? "")).utf8))
         let reason: String
-        if let error = raw.readError {
-            reason = error
+        if let rejection = raw.rejection {
+            reason = rejection.reason
         } else {
             switch decode(raw.bytes ?? Data(), sha) {
             case .success(let facts):
@@ -382,7 +343,7 @@ public final class Importer: Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 if lstat(path, &info) == 0 { entries.append(.skipped(path, reason: "a symbolic link to nothing")); continue }
-                throw ImportRejection("\(path): no such file or directory")
+                throw ImportError.rejected("\(path): no such file or directory")
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG, S_IFIFO:
@@ -463,13 +424,6 @@ public final class Importer: Sendable {
     }
 }
 
-/// Why a document was rejected (one line).
-public struct ImportRejection: Error, Sendable, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
-}
-
 /// The writing thread: it holds the store's writing connection for the whole import and writes
 /// each decoded chunk while the next one is decoded (`AppDatabase.applyStream`). Chunks reach it
 /// through a channel of one: the decoder waits while the writer is one chunk behind, so at most
@@ -545,13 +499,13 @@ final class WriteLane: Sendable {
 /// at the end. Reading waits while `capacity` documents, or `byteCapacity` bytes of them, are waiting.
 struct StreamChunks {
     private struct Arrival: Sendable {
-        var document: RawDocument
+        var document: SourceDocument
         var at: Date
     }
 
     private let arrivals: BlockingChannel<Arrival>
 
-    init(reading documents: AnyIterator<RawDocument>, capacity: Int, byteCapacity: Int) {
+    init(reading documents: AnyIterator<SourceDocument>, capacity: Int, byteCapacity: Int) {
         let arrivals = BlockingChannel<Arrival>(capacity: capacity, weightLimit: byteCapacity,
                                                 weight: { $0.document.bytes?.count ?? 0 })
         self.arrivals = arrivals
@@ -566,7 +520,7 @@ struct StreamChunks {
     }
 
     /// The next chunk and whether it was full; nil at the end of the stream.
-    func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([RawDocument], full: Bool)? {
+    func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([SourceDocument], full: Bool)? {
         guard let first = arrivals.receive() else { return nil }
         var chunk = [first.document]
         var bytes = first.document.bytes?.count ?? 0

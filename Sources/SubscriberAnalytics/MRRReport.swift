@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -46,39 +45,16 @@ extension SubscriberAnalytics {
                     rates: CurrencyRates? = nil) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
-        var arguments = StatementArguments()
-        let samples = instants.enumerated().map { index, instant in
-            arguments += [index, instant.milliseconds]
-            return "(?, ?)"
-        }.joined(separator: ", ")
-        var product = ""
-        if let p = scope.productId { product = "AND m.productId = ?"; arguments += [p, p] }
-        // Both parts read only index entries: periods ending after each instant, and failures whose
-        // retry window is open then, which at the data horizon are the live subscriptions only.
-        let rows = try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                WITH sample(i, t) AS (VALUES \(samples))
-                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM sample s CROSS JOIN periodMoney m INDEXED BY periodMoney_end
-                WHERE m.\(scope.environment.sql) AND m."end" > s.t AND m.start <= s.t \(product)
-                GROUP BY 1, 2, 3, 4, 5, 6
-                UNION ALL
-                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM sample s CROSS JOIN billingFailure f INDEXED BY billingFailure_window
-                JOIN periodMoney m ON m.transactionId = f.transactionId
-                WHERE f.\(scope.environment.sql) AND f.windowEnd > s.t AND f.at <= s.t AND f.graceEnd > s.t \(product)
-                GROUP BY 1, 2, 3, 4, 5, 6
-                """, arguments: arguments)
-        }
+        let groups = try database.mrrPeriodGroups(at: instants.map(\.milliseconds), scope: scope.rows)
         var sums = [[MRRKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
         var unpriced = [Int](repeating: 0, count: instants.count)
-        for r in rows {
-            let sample: Int = r[0]
-            let count: Int = r[6]
-            guard let price: Int64 = r[4], let currency: String = r[3] else { unpriced[sample] += count; continue }
-            let productId: String = r[2]
-            var twelfths: Int = r[5]
-            if r[1] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
+        for r in groups {
+            let sample = r.sample
+            let count = r.count
+            guard let price = r.price, let currency = r.currency else { unpriced[sample] += count; continue }
+            let productId = r.productId
+            var twelfths = r.monthlyTwelfths
+            if r.offerKind == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
             let group: String? = switch by {
             case nil: nil
             case .product: productId

@@ -3,6 +3,10 @@ import SubscriptionModel
 
 extension AppDatabase {
     /// Migrations are named by string and never edited once landed; add new ones at the end.
+    /// Each one holds all the SQL it runs and calls no code of the app (a helper, the
+    /// materialiser): a later change there must not change what an old migration did. One that
+    /// needs subscriptions derived again marks them in `pendingSubscription`; `AppDatabase.init`
+    /// rebuilds them once the schema is complete.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 facts, archive, customers, flags") { db in
@@ -295,9 +299,10 @@ extension AppDatabase {
                 BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
                 INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
                     SELECT environment, day, productId, state, SUM(starts), SUM(ends) FROM (
-                        SELECT environment, \(daySQL("start")) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                        SELECT environment, ((start - ((start % 86400000) + 86400000) % 86400000) / 86400000) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
                         UNION ALL
-                        SELECT environment, \(daySQL("\"end\"")), productId, state, 0, 1 FROM segment WHERE "end" <> \(openEnd))
+                        SELECT environment, (("end" - (("end" % 86400000) + 86400000) % 86400000) / 86400000), productId, state, 0, 1 FROM segment
+                        WHERE "end" <> 253402300800000)
                     GROUP BY 1, 2, 3, 4;
                 """)
         }
@@ -323,7 +328,7 @@ extension AppDatabase {
                 CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
                 BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (runEndDay counts them)'); END;
                 INSERT INTO runEndDay (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count)
-                    SELECT environment, \(daySQL("endedAt")), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
+                    SELECT environment, ((endedAt - ((endedAt % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
                     FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
@@ -354,7 +359,7 @@ extension AppDatabase {
                 CREATE TRIGGER event_noUpdate BEFORE UPDATE ON event
                 BEGIN SELECT RAISE(ABORT, 'events are replaced, never updated (eventDay counts them)'); END;
                 INSERT INTO eventDay (environment, day, productId, type, expirationReason, count)
-                    SELECT environment, \(daySQL("at")), productId, type, COALESCE(expirationReason, ''), COUNT(*)
+                    SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), productId, type, COALESCE(expirationReason, ''), COUNT(*)
                     FROM event GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
@@ -401,8 +406,20 @@ extension AppDatabase {
                     appAccountToken TEXT COLLATE NOCASE
                 ) WITHOUT ROWID;
                 INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
-                    SELECT s.originalTransactionId, \(customerSQL("userId")), \(customerSQL("email")),
-                        COALESCE(NULLIF(s.appAccountToken, ''), \(customerSQL("appAccountToken")))
+                    SELECT s.originalTransactionId,
+                        (SELECT NULLIF(c.userId, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                        (SELECT NULLIF(c.email, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                        COALESCE(NULLIF(s.appAccountToken, ''),
+                        (SELECT NULLIF(c.appAccountToken, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1))
                     FROM subscription s;
                 CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
                 CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
@@ -557,10 +574,9 @@ extension AppDatabase {
                 -- MRR in grace: the failures whose retry window is still open at as-of.
                 CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
                 """)
-            // Stores from before: every subscription's money from its facts, once (read as the
-            // latest schema's fact reader reads them, `unverified` included).
-            try addUnverifiedColumns(db)
-            try Materializer(db).rebuildMoney()
+            // Stores from before: every subscription is marked for a rebuild, which derives its
+            // money rows from its facts once every migration is done (as v12 does).
+            try db.execute(sql: "INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription")
         }
         migrator.registerMigration("v14 unverified documents and the store's app") { db in
             // Unsigned v1 data never changes a subscription that has signed data: its facts are
@@ -568,7 +584,11 @@ extension AppDatabase {
             // signed facts, whatever the order they arrive in; its documents are listed against
             // the subscription for `report subscriber`. The store holds one app, recorded from
             // its first signed document (or `--bundle-id` / `--app-apple-id`).
-            try addUnverifiedColumns(db)
+            // (A store that ran v13 before it stopped deriving money in the migration has them.)
+            for table in ["transaction", "renewalFact", "notification"]
+            where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
+                try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
+            }
             try db.execute(sql: """
                 CREATE TABLE unverifiedDocument (
                     originalTransactionId TEXT NOT NULL,
@@ -583,21 +603,6 @@ extension AppDatabase {
                 """)
         }
         return migrator
-    }
-
-    /// The facts' `unverified` marks (v14), added where they are missing: the fact reader reads
-    /// them, and the v13 migration derives money through it before v14 has run.
-    static func addUnverifiedColumns(_ db: Database) throws {
-        for table in ["transaction", "renewalFact", "notification"]
-        where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
-            try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
-        }
-    }
-
-    /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
-    static func daySQL(_ milliseconds: String) -> String {
-        let day = Instant.millisecondsPerDay
-        return "((\(milliseconds) - ((\(milliseconds) % \(day)) + \(day)) % \(day)) / \(day))"
     }
 
     /// The UTC day number of `instant` as `segmentDay` counts it (rounded down).
