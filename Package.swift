@@ -53,7 +53,7 @@ let package = Package(
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
-        .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore"]),
+        .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore", "ThreadKit"]),
         .target(name: "SubscriberAnalytics", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
             .product(name: "GRDB", package: "GRDB.swift"),
