@@ -131,10 +131,14 @@ public final class EffectRunner: Sendable {
                                                 flags: try analytics.database.flags()))
             case .loadOffersFirst(let asOf, let scope, let list, let limit):
                 var first: [EligibleSubscriber] = []
-                if case .eligible(let kind) = list { first = try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, limit: limit) }
-                return .loadedOffersFirst(OfferBoard(asOf: asOf, eligible: first, flags: try analytics.database.flags()), scope: scope)
+                if case .eligible(let kind) = list {
+                    first = try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, limit: limit)
+                }
+                let board = OfferBoard(asOf: asOf, eligible: first, flags: try analytics.database.flags())
+                return .loadedOffersFirst(board, scope: scope)
             case .loadOfferLists(let kinds, let asOf, let scope):
-                return .loadedOfferLists(kinds, asOf: asOf, scope: scope, try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope))
+                let rows = try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope)
+                return .loadedOfferLists(kinds, asOf: asOf, scope: scope, rows)
             case .loadMoney(let asOf, let scope):
                 return .loadedMoney(try MoneyFigures.load(analytics, asOf: asOf, scope: scope))
             case .loadProducts:

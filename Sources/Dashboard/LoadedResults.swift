@@ -79,7 +79,8 @@ func offersFirstLoaded(_ state: inout AppState, _ board: OfferBoard, scope: Repo
 /// the last group makes the board the one a single load gives.
 func offerListsLoaded(_ state: inout AppState, _ kinds: [OfferFlagKind], asOf: Instant, scope: ReportScope,
                       _ rows: [EligibleSubscriber]) {
-    guard var stream = state.offers.stream, stream.asOf == asOf, stream.scope == scope, var board = state.offers.board else { return }
+    guard var stream = state.offers.stream, stream.asOf == asOf, stream.scope == scope,
+          var board = state.offers.board else { return }
     for kind in kinds { stream.lists[kind] = rows.filter { $0.offer == kind } }
     board.eligible = stream.eligible
     state.offers.board = board

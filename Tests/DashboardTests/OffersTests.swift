@@ -583,7 +583,8 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
                              .loadOfferLists([.winBackOffer], asOf: asOf, scope: state.scope)])
         var lines = screen(state)
         #expect(lines[2].contains("Offers · retention (2 shown) · loading 0 %"), "\(lines[2])")
-        #expect(lines[3].contains(" winBack …   retention …   upgrade …   loyalty …   service …   flagged 0"), "\(lines[3])")
+        #expect(lines[3].contains(" winBack …   retention …   upgrade …   loyalty …   service …   flagged 0"),
+                "\(lines[3])")
         #expect(Array(lines[6...7]).map { String($0.prefix(6)) } == ["│ 1000", "│ 2000"])
         #expect(!lines[8].contains("000"))
 
