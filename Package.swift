@@ -122,7 +122,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
         .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
-        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
+        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "SubscriberAnalytics", "AppStorePayloads",
                                                              "SubscriptionModel", "LifecycleSimulator", "subdash", "TerminalUI",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",

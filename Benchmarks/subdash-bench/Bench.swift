@@ -254,7 +254,8 @@ struct Bench: ParsableCommand {
             if cells[0].hasPrefix("first full frame") { values["dashboard first frame: ms"] = Double(cells[2]) }
             if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
-            if cells[0].hasPrefix("`6` first visit") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("`6` first visit, first frame") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("`6` first visit (Money") { values["dashboard pane 6 every section: ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("peak resident") { values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "") }
         }
         figures.bySize.append((n, values))

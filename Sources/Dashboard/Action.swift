@@ -75,7 +75,10 @@ public enum Action: Equatable, Sendable {
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
+    /// Pane 6's first answer: MRR now and 30 days before.
     case loadedMoney(MoneyFigures)
+    /// One more section of pane 6, for the as-of and scope it was asked at.
+    case loadedMoneySection(asOf: Instant, scope: ReportScope, MoneyFigures.Part)
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
@@ -105,7 +108,9 @@ public enum Effect: Equatable, Sendable {
     case checkImport
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
+    /// Pane 6's MRR now (one cheap statement); its answer asks for the sections.
     case loadMoney(asOf: Instant, scope: ReportScope)
+    case loadMoneySection(MoneySection, asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.
     case loadTheme(String)

@@ -130,7 +130,9 @@ public final class EffectRunner: Sendable {
                 return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
                                                 flags: try analytics.database.flags()))
             case .loadMoney(let asOf, let scope):
-                return .loadedMoney(try MoneyFigures.load(analytics, asOf: asOf, scope: scope))
+                return .loadedMoney(try MoneyFigures.loadNow(analytics, asOf: asOf, scope: scope))
+            case .loadMoneySection(let section, let asOf, let scope):
+                return .loadedMoneySection(asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

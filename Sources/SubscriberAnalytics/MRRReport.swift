@@ -46,50 +46,27 @@ extension SubscriberAnalytics {
                     rates: CurrencyRates? = nil) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
-        var arguments = StatementArguments()
-        let samples = instants.enumerated().map { index, instant in
-            arguments += [index, instant.milliseconds]
-            return "(?, ?)"
-        }.joined(separator: ", ")
-        var product = ""
-        if let p = scope.productId { product = "AND m.productId = ?"; arguments += [p, p] }
-        // Both parts read only index entries: periods ending after each instant, and failures whose
-        // retry window is open then, which at the data horizon are the live subscriptions only.
-        let rows = try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                WITH sample(i, t) AS (VALUES \(samples))
-                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM sample s CROSS JOIN periodMoney m INDEXED BY periodMoney_end
-                WHERE m.\(scope.environment.sql) AND m."end" > s.t AND m.start <= s.t \(product)
-                GROUP BY 1, 2, 3, 4, 5, 6
-                UNION ALL
-                SELECT s.i, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                FROM sample s CROSS JOIN billingFailure f INDEXED BY billingFailure_window
-                JOIN periodMoney m ON m.transactionId = f.transactionId
-                WHERE f.\(scope.environment.sql) AND f.windowEnd > s.t AND f.at <= s.t AND f.graceEnd > s.t \(product)
-                GROUP BY 1, 2, 3, 4, 5, 6
-                """, arguments: arguments)
-        }
-        var sums = [[MRRKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
+        // Counted per UTC day and month by the store: the cost does not grow with its history.
+        let counts = try database.mrrCounts(at: instants, environments: scope.environment.environments, productId: scope.productId)
+        var sums = [[MRRRowKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
         var unpriced = [Int](repeating: 0, count: instants.count)
-        for r in rows {
-            let sample: Int = r[0]
-            let count: Int = r[6]
-            guard let price: Int64 = r[4], let currency: String = r[3] else { unpriced[sample] += count; continue }
-            let productId: String = r[2]
-            var twelfths: Int = r[5]
-            if r[1] == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
-            let group: String? = switch by {
-            case nil: nil
-            case .product: productId
-            case .currency: currency
+        for (sample, covering) in counts.enumerated() {
+            for (money, count) in covering {
+                guard let price = money.price, let currency = money.currency else { unpriced[sample] += count; continue }
+                var twelfths = money.monthlyTwelfths
+                if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] { twelfths = d.monthlyTwelfths }
+                let group: String? = switch by {
+                case nil: nil
+                case .product: money.productId
+                case .currency: currency
+                }
+                let key = MRRRowKey(key: group, currency: currency)
+                sums[sample][key, default: (0, 0)].subscriptions += count
+                sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
             }
-            let key = MRRKey(key: group, currency: currency)
-            sums[sample][key, default: (0, 0)].subscriptions += count
-            sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
         }
         return try instants.enumerated().map { index, asOf in
-            var result: [MRRKey: MRRReport.Row] = [:]
+            var result: [MRRRowKey: MRRReport.Row] = [:]
             for (key, sum) in sums[index] {
                 var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
                 var currency = key.currency
@@ -100,7 +77,7 @@ extension SubscriberAnalytics {
                     amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
                     currency = rates.target
                 }
-                let merged = MRRKey(key: key.key, currency: currency)
+                let merged = MRRRowKey(key: key.key, currency: currency)
                 var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
                 row.subscriptions += sum.subscriptions
                 row.mrr += amount
@@ -112,7 +89,7 @@ extension SubscriberAnalytics {
     }
 }
 
-private struct MRRKey: Hashable {
+private struct MRRRowKey: Hashable {
     var key: String?
     var currency: String
 }

@@ -58,12 +58,15 @@ extension SubscriberAnalytics {
                 (row.started, row.converted, row.switched, row.lapsed) = (r[2], r[3], r[4], r[5])
                 rows[key] = row
             }
-            // Paid periods from the conversion on, counted as the cohort grid counts them.
+            // Paid periods from the conversion on, counted as the cohort grid counts them: kept with
+            // the use when as-of is past the run's last paid start (every use at the data horizon),
+            // counted from the periods only for an as-of in mid-run.
             let converted = try Row.fetchCursor(db, sql: """
                 SELECT u.offerKind, u.offerIdentifier,
-                       (SELECT COUNT(*) FROM period p
-                        WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
-                          AND p.start >= u.nextStart AND p.start <= :asOf AND p.countsForRetention),
+                       CASE WHEN u.lastPaidStart IS NULL OR u.lastPaidStart <= :asOf THEN u.paidFromNext
+                            ELSE (SELECT COUNT(*) FROM period p
+                                  WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
+                                    AND p.start >= u.nextStart AND p.start <= :asOf AND p.countsForRetention) END,
                        u.runEndedAt <= :asOf
                 FROM offerUse u INDEXED BY offerUse_start
                 WHERE \(filter) AND u.nextStart <= :asOf AND u.nextIsStandard
