@@ -189,16 +189,26 @@ for connections in options.connections {
     let results = Results()
     let boundPort = port
     let started = now()
-    DispatchQueue.concurrentPerform(iterations: connections) { worker in
-        let connection = Connection(port: boundPort)
-        var i = worker
-        while i < documents.count {
-            let t0 = now()
-            let status = connection.post(documents[i])
-            results.add((now() - t0) * 1000, status)
-            i += connections
+    // One thread per connection: `concurrentPerform` would run only as many at once as there are
+    // cores, so "16 connections" would really be two.
+    let finished = DispatchGroup()
+    for worker in 0..<connections {
+        finished.enter()
+        let thread = Thread {
+            let connection = Connection(port: boundPort)
+            var i = worker
+            while i < documents.count {
+                let t0 = now()
+                let status = connection.post(documents[i])
+                results.add((now() - t0) * 1000, status)
+                i += connections
+            }
+            finished.leave()
         }
+        thread.stackSize = 1 << 20
+        thread.start()
     }
+    finished.wait()
     let seconds = now() - started
     kill(listener.processIdentifier, SIGTERM)
     listener.waitUntilExit()
