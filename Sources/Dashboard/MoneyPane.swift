@@ -105,7 +105,8 @@ func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
 
 /// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product).
 func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportScope, _ part: MoneyFigures.Part) -> [Effect] {
-    guard var figures = state.money.figures, figures.asOf == asOf, figures.scope == scope else { return [] }
+    guard asOf == state.asOf, scope == state.scope, var figures = state.money.figures, figures.asOf == asOf,
+          figures.scope == scope else { return [] }
     figures.apply(part)
     state.money.figures = figures
     // Sections arrive in order: the last one ends the loading.

@@ -189,8 +189,9 @@ extension AppDatabase {
     /// Currency, price and multiplier as `mrrDay` stores them (unpriced: '' and 0).
     private static func storedMoneySQL(_ prefix: String) -> String {
         """
-        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN '' ELSE \(prefix)currency END,
-        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN 0 ELSE \(prefix)price END, \(prefix)monthlyTwelfths
+        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN '' ELSE \(prefix)currency END AS currency,
+        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN 0 ELSE \(prefix)price END AS price,
+        \(prefix)monthlyTwelfths AS monthlyTwelfths
         """
     }
 

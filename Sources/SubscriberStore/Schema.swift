@@ -560,6 +560,7 @@ extension AppDatabase {
             // Stores from before: every subscription's money from its facts, once (read as the
             // latest schema's fact reader reads them, `unverified` included).
             try addUnverifiedColumns(db)
+            try addOfferUsePaidColumns(db)
             try Materializer(db).rebuildMoney()
         }
         migrator.registerMigration("v14 unverified documents and the store's app") { db in
@@ -632,9 +633,8 @@ extension AppDatabase {
             // conversion with a subquery per use. Each use now keeps that count and its run's last
             // paid start in the index by start, so at any as-of on or after that start (at the data
             // horizon: every use) the count is read there; only an as-of in mid-run counts periods.
+            try addOfferUsePaidColumns(db)
             try db.execute(sql: """
-                ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER;
                 UPDATE offerUse SET
                     paidFromNext = (SELECT COUNT(*) FROM period p
                                     WHERE p.originalTransactionId = offerUse.originalTransactionId
@@ -659,6 +659,17 @@ extension AppDatabase {
         where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
             try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
         }
+    }
+
+    /// Each offer use's paid periods from the conversion on and its run's last paid start (v15),
+    /// added where they are missing: the materialiser writes them, and the v13 migration derives
+    /// money through it before v15 has run.
+    static func addOfferUsePaidColumns(_ db: Database) throws {
+        let columns = try db.columns(in: "offerUse").map(\.name)
+        if !columns.contains("paidFromNext") {
+            try db.execute(sql: "ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0")
+        }
+        if !columns.contains("lastPaidStart") { try db.execute(sql: "ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER") }
     }
 
     /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
