@@ -37,8 +37,8 @@ public struct MRRKey: Hashable, Sendable {
 /// min(retry window end, grace end))` is an interval; the intervals covering t are those started
 /// at or before t less those ended at or before t. `mrrMonth` and `mrrDay`, kept by the
 /// materialiser, count starts and ends per UTC month and day, so the whole months before t's and
-/// the whole days of its month before t's day are sums of a few rows each; only the intervals
-/// starting or ending on t's own day, up to t, are read one by one.
+/// the whole days of its month up to the day boundary nearest t are sums of a few rows each;
+/// only the intervals starting or ending between that boundary and t are read one by one.
 extension AppDatabase {
     /// For each of `instants`, in order: the intervals covering it, by key (keys with no interval
     /// are left out). `environments` and `productId` (the period's) restrict what counts.
@@ -54,9 +54,14 @@ extension AppDatabase {
         var product = "", arguments = StatementArguments()
         var samples: [String] = []
         for (index, t) in instants.enumerated() {
-            let day = Self.day(of: t)
-            let monthStartDay = Self.day(of: t.month.start)
-            samples.append("(\(index), \(t.milliseconds), \(day), \(day * Instant.millisecondsPerDay), \(t.month.index), \(monthStartDay))")
+            // The nearer day boundary: from the day's start, the intervals starting or ending up to
+            // t are added; from the next day's, the whole day is counted and those starting or
+            // ending after t are taken back (a month's last millisecond reads none).
+            let day = Self.day(of: t), dayStart = day * Instant.millisecondsPerDay
+            let before = t.milliseconds - dayStart < Instant.millisecondsPerDay / 2
+            let (dayLimit, low, high, sign) = before
+                ? (day, dayStart, t.milliseconds, 1) : (day + 1, t.milliseconds + 1, dayStart + Instant.millisecondsPerDay - 1, -1)
+            samples.append("(\(index), \(dayLimit), \(low), \(high), \(sign), \(t.month.index), \(Self.day(of: t.month.start)))")
         }
         if let productId { product = "AND x.productId = ?"; arguments += [productId] }
         let moneyProduct = productId == nil ? "" : "AND m.productId = ?"
@@ -65,7 +70,7 @@ extension AppDatabase {
             for _ in 0..<n { all += arguments }
             return all
         }
-        let sample = "WITH sample(i, t, day, dayStart, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
+        let sample = "WITH sample(i, dayLimit, low, high, sign, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
         let sql = """
             \(sample)
             SELECT s.i, \(keyColumns),
@@ -75,32 +80,32 @@ extension AppDatabase {
             UNION ALL
             SELECT s.i, \(keyColumns),
                 SUM(x.starts - x.ends)
-            FROM sample s JOIN mrrDay x ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.day \(product)
+            FROM sample s JOIN mrrDay x ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.dayLimit \(product)
             GROUP BY 1, 2, 3, 4, 5, 6
             UNION ALL
-            SELECT s.i, \(moneyColumns), COUNT(*)
+            SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_start
-                ON m.environment \(environmentSQL) AND m.start >= s.dayStart AND m.start <= s.t
+                ON m.environment \(environmentSQL) AND m.start >= s.low AND m.start <= s.high
             WHERE m.start < m."end" \(moneyProduct)
             GROUP BY 1, 2, 3, 4, 5, 6
             UNION ALL
-            SELECT s.i, \(moneyColumns), -COUNT(*)
+            SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_end
-                ON m.environment \(environmentSQL) AND m."end" >= s.dayStart AND m."end" <= s.t
+                ON m.environment \(environmentSQL) AND m."end" >= s.low AND m."end" <= s.high
             WHERE m.start < m."end" \(moneyProduct)
             GROUP BY 1, 2, 3, 4, 5, 6
             UNION ALL
-            SELECT s.i, \(moneyColumns), COUNT(*)
+            SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_at
-                ON f.environment \(environmentSQL) AND f.ownership \(allOwnerships) AND f.at >= s.dayStart AND f.at <= s.t
+                ON f.environment \(environmentSQL) AND f.ownership \(allOwnerships) AND f.at >= s.low AND f.at <= s.high
             JOIN periodMoney m ON m.transactionId = f.transactionId
             WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
             GROUP BY 1, 2, 3, 4, 5, 6
             UNION ALL
-            SELECT s.i, \(moneyColumns), -COUNT(*)
+            SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_graceClosed
-                ON f.environment \(environmentSQL) AND MIN(f.windowEnd, f.graceEnd) >= s.dayStart
-                AND MIN(f.windowEnd, f.graceEnd) <= s.t AND f.graceEnd IS NOT NULL
+                ON f.environment \(environmentSQL) AND MIN(f.windowEnd, f.graceEnd) >= s.low
+                AND MIN(f.windowEnd, f.graceEnd) <= s.high AND f.graceEnd IS NOT NULL
             JOIN periodMoney m ON m.transactionId = f.transactionId
             WHERE f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
             GROUP BY 1, 2, 3, 4, 5, 6
