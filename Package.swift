@@ -53,16 +53,13 @@ let package = Package(
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
-        .target(name: "StoreImport", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore"]),
         .target(name: "SubscriberAnalytics", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "LifecycleSimulator", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "CZlib",
+            "SubscriptionModel", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -77,11 +74,10 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The App Store Server API client (subdash fetch): JWT, paging, retries, import.
         .target(name: "AppStoreServerAPI", dependencies: [
-            "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
+            "StoreImport", "SubscriberStore", "AppStorePayloads",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -95,14 +91,13 @@ let package = Package(
             "TerminalUI", "ThreadKit", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
         ]),
         .executableTarget(name: "subdash", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
+            "SubscriptionModel", "SubscriptionTimeline", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
             "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
             "NotificationListener", "AppStoreServerAPI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "subdash-bench", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
-            "LifecycleSimulator", "TerminalUI", "Dashboard",
+            "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics", "LifecycleSimulator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/subdash-bench"),
         // The dashboard's frame times through TestBackend; subdash-bench runs it beside the reports.
@@ -121,20 +116,25 @@ let package = Package(
                                                                 .product(name: "SwiftASN1", package: "swift-asn1")],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
-        .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel", "AppStorePayloads", "LifecycleSimulator"]),
-        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "SubscriberAnalytics", "AppStorePayloads",
-                                                             "SubscriptionModel", "LifecycleSimulator", "subdash", "TerminalUI",
+        .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel",
+                                                                 .product(name: "GRDB", package: "GRDB.swift")],
+                    exclude: ["Schema"]),
+        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
+                                                             "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
-                                                                  "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator"]),
-        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "AppStorePayloads", "SubscriptionModel"]),
+                                                                  "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator",
+                                                                  .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "SubscriptionModel",
+                                                                 .product(name: "Crypto", package: "swift-crypto"),
+                                                                 .product(name: "SwiftASN1", package: "swift-asn1")]),
+        // Runs `subdash listen` as a process: it needs the binary built, not the module.
         .testTarget(name: "NotificationListenerTests", dependencies: [
-            "NotificationListener", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
-            "SubscriptionModel", "subdash",
+            "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: [
-            "AppStoreServerAPI", "StoreImport", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
+            "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
             "SubscriptionModel", "subdash",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -25,32 +25,25 @@ public struct AppStoreCredentials: Sendable {
 
     /// Reads the `.p8` file (PKCS #8 PEM, as App Store Connect gives it). Refuses a file that its
     /// group or others may read: whoever holds the key can read every customer's purchases.
-    public init(issuerId: String, keyId: String, bundleId: String, privateKeyPath: String) throws(CredentialsError) {
+    public init(issuerId: String, keyId: String, bundleId: String, privateKeyPath: String) throws(AppStoreAPIError) {
         var info = stat()
         guard stat(privateKeyPath, &info) == 0 else {
-            throw CredentialsError("private key \(privateKeyPath): \(String(cString: strerror(errno)))")
+            throw AppStoreAPIError("private key \(privateKeyPath): \(String(cString: strerror(errno)))")
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw CredentialsError("private key \(privateKeyPath) can be read by its group or others (mode \(String(mode, radix: 8))): "
+            throw AppStoreAPIError("private key \(privateKeyPath) can be read by its group or others (mode \(String(mode, radix: 8))): "
                                    + "run `chmod 600 \(privateKeyPath)`")
         }
         guard let pem = try? String(contentsOfFile: privateKeyPath, encoding: .utf8) else {
-            throw CredentialsError("private key \(privateKeyPath): cannot read the file")
+            throw AppStoreAPIError("private key \(privateKeyPath): cannot read the file")
         }
         let key: P256.Signing.PrivateKey
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
-            throw CredentialsError("private key \(privateKeyPath): not a PEM P-256 private key (the .p8 file App Store Connect gives)")
+            throw AppStoreAPIError("private key \(privateKeyPath): not a PEM P-256 private key (the .p8 file App Store Connect gives)")
         }
         self.init(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKey: key)
     }
-}
-
-/// Missing or unusable credentials, said so a person can fix them (never showing the key).
-public struct CredentialsError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

@@ -159,8 +159,9 @@ public final class AppStoreServerClient: Sendable {
     }
 }
 
-/// A failed request, said so a person can act on it.
-public struct AppStoreAPIError: Error, CustomStringConvertible, Sendable {
+/// Missing or unusable credentials (never showing the key) or a failed request, said so a person
+/// can act on it.
+public struct AppStoreAPIError: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }

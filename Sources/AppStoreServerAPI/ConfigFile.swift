@@ -24,20 +24,20 @@ public struct ConfigFile: Sendable, Equatable {
         return nil
     }
 
-    public init(contentsOf path: String) throws(CredentialsError) {
+    public init(contentsOf path: String) throws(AppStoreAPIError) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw CredentialsError("\(path): cannot read the file")
+            throw AppStoreAPIError("\(path): cannot read the file")
         }
         try self.init(parsing: text, name: path)
     }
 
-    public init(parsing text: String, name: String) throws(CredentialsError) {
+    public init(parsing text: String, name: String) throws(AppStoreAPIError) {
         var values: [String: String] = [:]
         var section = ""
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            func fail(_ why: String) -> CredentialsError { CredentialsError("\(name):\(index + 1): \(why)") }
+            func fail(_ why: String) -> AppStoreAPIError { AppStoreAPIError("\(name):\(index + 1): \(why)") }
             if line.hasPrefix("[") {
                 guard let close = line.firstIndex(of: "]") else { throw fail("a section header needs a closing ]") }
                 section = line[line.index(after: line.startIndex)..<close].trimmingCharacters(in: .whitespaces)

@@ -20,14 +20,14 @@ public struct CredentialSources: Sendable {
         self.environment = environment
     }
 
-    public static func fromEnvironment(_ env: [String: String]) throws(CredentialsError) -> CredentialSources {
+    public static func fromEnvironment(_ env: [String: String]) throws(AppStoreAPIError) -> CredentialSources {
         func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
         return CredentialSources(issuerId: value("SUBDASH_ISSUER_ID"), keyId: value("SUBDASH_KEY_ID"),
                                  bundleId: value("SUBDASH_BUNDLE_ID"), privateKeyPath: value("SUBDASH_PRIVATE_KEY"),
                                  environment: try environmentNamed(value("SUBDASH_API_ENVIRONMENT"), from: "SUBDASH_API_ENVIRONMENT"))
     }
 
-    public static func fromConfig(_ file: ConfigFile, path: String) throws(CredentialsError) -> CredentialSources {
+    public static func fromConfig(_ file: ConfigFile, path: String) throws(AppStoreAPIError) -> CredentialSources {
         func value(_ key: String) -> String? { file.values["appstore." + key].flatMap { $0.isEmpty ? nil : $0 } }
         var keyPath = value("private_key")
         // `~/` is the home directory; another relative path is relative to the configuration file.
@@ -40,10 +40,10 @@ public struct CredentialSources: Sendable {
                                  privateKeyPath: keyPath, environment: try environmentNamed(value("environment"), from: "\(path): environment"))
     }
 
-    static func environmentNamed(_ name: String?, from source: String) throws(CredentialsError) -> AppStoreServerEnvironment? {
+    static func environmentNamed(_ name: String?, from source: String) throws(AppStoreAPIError) -> AppStoreServerEnvironment? {
         guard let name else { return nil }
         guard let environment = AppStoreServerEnvironment(rawValue: name.lowercased()) else {
-            throw CredentialsError("\(source): \(name) is neither production nor sandbox")
+            throw AppStoreAPIError("\(source): \(name) is neither production nor sandbox")
         }
         return environment
     }
@@ -57,14 +57,14 @@ public struct CredentialSources: Sendable {
     }
 
     /// The credentials, or one message naming everything missing and where it can be given.
-    public func credentials() throws(CredentialsError) -> AppStoreCredentials {
+    public func credentials() throws(AppStoreAPIError) -> AppStoreCredentials {
         var missing: [String] = []
         if issuerId == nil { missing.append("issuer id (--issuer-id, SUBDASH_ISSUER_ID, issuer_id)") }
         if keyId == nil { missing.append("key id (--key-id, SUBDASH_KEY_ID, key_id)") }
         if bundleId == nil { missing.append("bundle id (--bundle-id, SUBDASH_BUNDLE_ID, bundle_id)") }
         if privateKeyPath == nil { missing.append("private key file (--private-key, SUBDASH_PRIVATE_KEY, private_key)") }
         guard let issuerId, let keyId, let bundleId, let privateKeyPath, missing.isEmpty else {
-            throw CredentialsError("App Store Server API credentials missing: " + missing.joined(separator: "; ")
+            throw AppStoreAPIError("App Store Server API credentials missing: " + missing.joined(separator: "; ")
                                    + ". Give them as flags, environment variables, or in the [appstore] section of "
                                    + (ConfigFile.defaultPath() ?? "$XDG_CONFIG_HOME/subdash/config.toml"))
         }

@@ -125,22 +125,4 @@ public enum Effect: Equatable, Sendable {
 }
 
 /// One confirmed flag change: what the store's `setFlags` is asked to do.
-public struct FlagWrite: Equatable, Sendable {
-    public var offer: OfferFlagKind
-    public var ids: [String]
-    public var clear: Bool
-    public var operatorName: String
-    /// Kept with each flag set (and in the audit log).
-    public var note: String?
-    /// The operator confirmed replacing flags the subscriptions already have.
-    public var replace: Bool
-
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool, operatorName: String, note: String? = nil, replace: Bool = false) {
-        self.offer = offer
-        self.ids = ids
-        self.clear = clear
-        self.operatorName = operatorName
-        self.note = note
-        self.replace = replace
-    }
-}
+public typealias FlagWrite = OfferFlagWrite

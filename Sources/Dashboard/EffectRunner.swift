@@ -138,8 +138,7 @@ public final class EffectRunner: Sendable {
             case .loadTheme(let name):
                 return .loadedTheme(try themes.load(name))
             case .writeFlags(let write):
-                let changed = try analytics.database.setFlags(write.offer, on: write.ids, note: write.note, operatorName: write.operatorName,
-                                                              at: now(), clear: write.clear, replace: write.replace)
+                let changed = try analytics.database.setFlags(write, at: now())
                 return .flagsWritten(write, changed: changed)
             case .exportSubscribers(let stem, let asOf, let scope, let filter, let population):
                 var rows: [[String]] = []

@@ -84,7 +84,7 @@ public struct OfferSort: Equatable, Sendable {
 public struct OffersPane: Equatable, Sendable {
     public var board: OfferBoard?
     public var loading = false
-    public var list: OfferList = .eligible(.winBack)
+    public var list: OfferList = .eligible(.winBackOffer)
     /// Case-insensitive text every shown row contains in one of its cells.
     public var filter: String?
     public var sort: OfferSort?
@@ -97,7 +97,7 @@ public struct OffersPane: Equatable, Sendable {
     /// The last row marked: where `ctrl-space` starts its range.
     public var lastMark: String?
     /// The offer last flagged or cleared, proposed again where the list does not say which.
-    public var lastOffer: OfferFlagKind = .winBack
+    public var lastOffer: OfferFlagKind = .winBackOffer
 
     public init() {}
 

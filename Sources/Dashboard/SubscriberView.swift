@@ -17,10 +17,26 @@ func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, pa
         placeholder(text, in: inner, buffer: &buffer, palette: palette)
         return
     }
-    var y = SubscriberHeader(report: report).render(in: inner, buffer: &buffer, palette: palette)
-    y = renderTimelineBar(report, at: y, in: inner, buffer: &buffer, palette: palette)
-    renderLists(state.subscriber, report, in: Rect(x: inner.x, y: y, width: inner.width, height: inner.bottom - y),
-                buffer: &buffer, palette: palette)
+    let header = SubscriberHeader(report: report)
+    let layout = SubscriberLayout(headerRows: header.lines(width: inner.width).count,
+                                  timelineRows: timelineBarRows(report), in: inner)
+    header.render(in: layout.header, buffer: &buffer, palette: palette)
+    renderTimelineBar(report, in: layout.timeline, buffer: &buffer, palette: palette)
+    renderLists(state.subscriber, report, in: layout.lists, buffer: &buffer, palette: palette)
+}
+
+/// The pane's parts top to bottom, each as many rows as it draws: the header's fields, the
+/// timeline bar with its legend, and the periods and events lists in the rows left.
+struct SubscriberLayout {
+    var header: Rect
+    var timeline: Rect
+    var lists: Rect
+
+    init(headerRows: Int, timelineRows: Int, in area: Rect) {
+        header = Rect(x: area.x, y: area.y, width: area.width, height: headerRows)
+        timeline = Rect(x: area.x, y: header.bottom, width: area.width, height: timelineRows)
+        lists = Rect(x: area.x, y: timeline.bottom, width: area.width, height: area.bottom - timeline.bottom)
+    }
 }
 
 /// The spinner shown while a fetch from Apple runs (one frame per tick).
@@ -115,7 +131,7 @@ struct SubscriberHeader {
         case .introductory: "active, introductory offer"
         case .promotional: "active, promotional offer"
         case .offerCode: "active, offer code"
-        case .winBack: "active, win-back offer"
+        case .inWinBackOffer: "active, win-back offer"
         case .gracePeriod: "billing failed, in grace period (has access)"
         case .billingRetry: "billing failed, in billing retry (no access)"
         case .expired: "expired (no access)"
@@ -130,26 +146,45 @@ struct SubscriberHeader {
         }
     }
 
-    /// Draws the fields from the top of `area`; returns the first row below them.
-    func render(in area: Rect, buffer: inout Buffer, palette: Palette) -> Int {
-        let halves = Layout.horizontal([.fill(), .fill()], spacing: 2).split(Rect(x: area.x, y: area.y, width: area.width, height: 1))
-        let fits = { (field: Field) in !field.ownRow && Self.labelWidth + field.value.displayWidth <= halves[0].width }
-        var y = area.y, column = 0
-        for field in fields where !fits(field) && field.ownRow {
-            draw(field, at: Position(x: area.x, y: y), width: area.width, buffer: &buffer, palette: palette)
-            y += 1
+    /// One row of the header: a field across the whole width, or two side by side.
+    enum Line {
+        case whole(Field)
+        case pair(Field, Field?)
+    }
+
+    /// The two columns of paired fields in a row of `area`.
+    private static func halves(of area: Rect) -> [Rect] {
+        Layout.horizontal([.fill(), .fill()], spacing: 2).split(Rect(x: area.x, y: area.y, width: area.width, height: 1))
+    }
+
+    /// The rows at `width`: the fields that stand alone, then the others two to a row, then those
+    /// too long for half a row.
+    func lines(width: Int) -> [Line] {
+        let half = Self.halves(of: Rect(x: 0, y: 0, width: width, height: 1))[0].width
+        let fits = { (field: Field) in !field.ownRow && Self.labelWidth + field.value.displayWidth <= half }
+        let paired = fields.filter(fits)
+        var lines: [Line] = fields.filter(\.ownRow).map { .whole($0) }
+        for i in stride(from: 0, to: paired.count, by: 2) {
+            lines.append(.pair(paired[i], i + 1 < paired.count ? paired[i + 1] : nil))
         }
-        for field in fields where fits(field) {
-            draw(field, at: Position(x: halves[column].x, y: y), width: halves[column].width, buffer: &buffer, palette: palette)
-            column = 1 - column
-            if column == 0 { y += 1 }
+        return lines + fields.filter { !$0.ownRow && !fits($0) }.map { .whole($0) }
+    }
+
+    /// Draws `lines(width:)` one to a row from the top of `area`.
+    func render(in area: Rect, buffer: inout Buffer, palette: Palette) {
+        let halves = Self.halves(of: area)
+        for (row, line) in lines(width: area.width).enumerated() {
+            let y = area.y + row
+            switch line {
+            case .whole(let field):
+                draw(field, at: Position(x: area.x, y: y), width: area.width, buffer: &buffer, palette: palette)
+            case .pair(let left, let right):
+                draw(left, at: Position(x: halves[0].x, y: y), width: halves[0].width, buffer: &buffer, palette: palette)
+                if let right {
+                    draw(right, at: Position(x: halves[1].x, y: y), width: halves[1].width, buffer: &buffer, palette: palette)
+                }
+            }
         }
-        if column == 1 { y += 1 }
-        for field in fields where !fits(field) && !field.ownRow {
-            draw(field, at: Position(x: area.x, y: y), width: area.width, buffer: &buffer, palette: palette)
-            y += 1
-        }
-        return y
     }
 
     private func draw(_ field: Field, at position: Position, width: Int, buffer: inout Buffer, palette: Palette) {
@@ -171,13 +206,18 @@ func role(for kind: TimelineSegment.Kind) -> ThemeRole {
     }
 }
 
-/// The bar from the first period's start to as-of with a date at each end, and its legend below:
-/// returns the first row below them.
-private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: Rect, buffer: inout Buffer, palette: Palette) -> Int {
+/// The rows `renderTimelineBar` draws: the bar and its legend, or the line saying there is no bar.
+private func timelineBarRows(_ report: SubscriberReport) -> Int {
+    report.segments.isEmpty ? 1 : 2
+}
+
+/// The bar from the first period's start to as-of with a date at each end, and its legend below.
+private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let y = area.y
     guard let first = report.segments.first?.from, let last = report.segments.last?.to else {
         buffer.set(string: "No period started by \(report.asOf.isoDate).", at: Position(x: area.x, y: y), style: palette[.muted],
                    maxWidth: area.width)
-        return y + 1
+        return
     }
     let left = first.isoDate + " ", right = " " + last.isoDate
     var x = buffer.set(string: left, at: Position(x: area.x, y: y), style: palette[.muted])
@@ -202,7 +242,6 @@ private func renderTimelineBar(_ report: SubscriberReport, at y: Int, in area: R
         x = buffer.set(string: TimelineBar.glyph(for: entryRole, palette: palette), at: Position(x: x, y: y + 1), style: palette[entryRole])
         x = buffer.set(string: " \(name)  ", at: Position(x: x, y: y + 1), style: palette[.muted], maxWidth: area.right - x)
     }
-    return y + 2
 }
 
 // MARK: - Periods and events

@@ -3,7 +3,9 @@ import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
 
-/// The one place state changes: pure, so every scenario is a unit test.
+/// The one place state changes: pure, so every scenario is a unit test. Each action is one
+/// line here or a call to the function below that handles it; what comes back from effects
+/// (`loaded…`, `failed`) is handled in LoadedResults.swift.
 public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
@@ -24,29 +26,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         let step = action == .nextPane ? 1 : all.count - 1
         return update(&state, .switchPane(all[(state.pane.rawValue + step) % all.count]))
     case .back:
-        // esc precedence: a dialog or overlay, then a filter, then the page (the command line never gets here).
-        if state.confirmation != nil { state.confirmation = nil; state.notice = "nothing changed"; return [] }
-        if state.overlay != nil { state.overlay = nil; return [] }
-        if state.pane == .offers, state.offers.filter != nil {
-            state.offers.filter = nil
-            state.offers.refreshShown()
-            return []
-        }
-        // Then exactly what was entered last (a pane, a drill-down, a search), as it was.
-        guard let previous = state.history.popLast() else {
-            // Nothing left to unwind: a list reached some other way still comes back to everyone.
-            guard state.pane == .subscribers, state.subscribers.view != SubscriberListView(sort: state.subscribers.view.sort) else {
-                return []
-            }
-            showList(&state, SubscriberListView(sort: state.subscribers.view.sort))
-            return load(&state, .subscribers)
-        }
-        state.pane = previous.pane
-        var list = previous.list
-        // A sort is not something entered: it stays.
-        list.sort = state.subscribers.view.sort
-        if list != state.subscribers.view { showList(&state, list, selected: previous.selected) }
-        return loadIfNeeded(&state, previous.pane)
+        return back(&state)
     case .quit:
         state.shouldQuit = true
         return []
@@ -55,12 +35,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.helpScroll = 0
         return []
     case .startSearch:
-        if state.pane == .offers {
-            state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
-        } else if state.pane == .subscribers {
-            state.subscribers.searchOrigin = currentLocation(state)
-            state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
-        }
+        startSearch(&state)
         return []
     case .startCommand:
         var prompt = Prompt(prefix: ":", history: state.commandHistory)
@@ -70,40 +45,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .move(let delta):
         return move(&state, delta)
     case .moveColumn(let delta):
-        if state.pane == .offers {
-            state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
-            return []
-        }
-        if state.pane == .statesEvents { return moveMonth(&state, delta) }
-        if state.pane == .subscribers {
-            state.subscribers.column = clamp(state.subscribers.column + delta, 0, SubscriberSort.Column.allCases.count - 1)
-            return []
-        }
-        guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
-        state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
-        return []
+        return moveColumn(&state, delta)
     case .open:
-        switch state.pane {
-        case .subscribers:
-            guard let id = state.subscribers.selectedId else {
-                // Typed ahead of the results (a search just submitted): open when they arrive.
-                if state.subscribers.loading { state.subscribers.openWhenLoaded = .selected }
-                return []
-            }
-            return openSubscriber(&state, id)
-        case .offers:
-            guard let id = state.offers.selectedRow?.id else { return [] }
-            return openSubscriber(&state, id)
-        case .cohorts, .statesEvents, .money:
-            return drillDown(&state)
-        case .subscriber:
-            return []
-        }
+        return openSelected(&state)
     case .mark(let operation):
-        if state.pane == .offers { return markRow(&state, operation) }
-        guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
-        apply(operation, to: id, in: &state.marks)
-        return move(&state, 1)
+        return markSelected(&state, operation)
     case .markAll(let operation):
         return markShown(&state, operation)
     case .markRange:
@@ -115,12 +61,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .openEnded:
         return state.pane == .cohorts ? drillDown(&state, ended: true) : []
     case .cycleDuration:
-        guard state.pane == .cohorts else { return [] }
-        let choices = state.cohorts.durationChoices
-        let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
-        state.cohorts.duration = choices[(index + 1) % choices.count]
-        state.cohorts.grid = nil
-        return load(&state, .cohorts)
+        return cycleDuration(&state)
     case .switchFocus:
         guard state.pane == .subscriber else { return [] }
         state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
@@ -138,13 +79,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .cycleCurrency:
         return state.pane == .money ? cycleMoneyCurrency(&state) : []
     case .sort(let ascending):
-        if state.pane == .subscribers {
-            var list = state.subscribers.view
-            list.sort = SubscriberSort(SubscriberSort.Column.allCases[state.subscribers.column], ascending: ascending)
-            showList(&state, list)
-            return load(&state, .subscribers)
-        }
-        return sortOffers(&state, ascending: ascending)
+        return sortList(&state, ascending: ascending)
     case .cycleOwnership:
         return cycleOwnership(&state)
     case .reload:
@@ -152,14 +87,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .fetchFromApple:
         return fetchFromApple(&state)
     case .fetchedFromApple(let id, let summary):
-        state.fetchingFromApple.remove(id)
-        state.notice = "\(id) from Apple: \(summary)"
-        // The pane updates in place (as it does when the store watch sees another commit).
-        if state.subscriber.id == id {
-            if state.pane == .subscriber { return refresh(&state, .subscriber) }
-            state.storeWatch.stale.insert(.subscriber)
-        }
-        return []
+        return fetchedFromApple(&state, id, summary: summary)
     case .fetchFromAppleFailed(let id, let message):
         state.fetchingFromApple.remove(id)
         state.status = "fetch \(id) from Apple: \(message)"
@@ -179,39 +107,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.storeWatch.horizon = state.asOf
         return load(&state, state.pane)
     case .loadedSubscribers(let offset, let rows):
-        // A later page for a list that has since been reset is stale.
-        let pane = state.subscribers
-        guard offset == pane.first || offset == pane.first + pane.rows.count else { return [] }
-        state.subscribers.loading = false
-        let selectedId = pane.selectedId
-        if offset == pane.first { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
-        state.subscribers.complete = rows.count < SubscribersPane.pageSize
-        if state.subscribers.rows.isEmpty, pane.first > 0 {
-            // The list shrank below the window: start again from its top.
-            showList(&state, pane.view)
-            return load(&state, .subscribers)
-        }
-        // A reload keeps the cursor on the same subscription when it is still listed.
-        if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) {
-            state.subscribers.selected = pane.first + index
-        }
-        state.subscribers.selected = clamp(state.subscribers.selected, pane.first,
-                                           max(pane.first, pane.first + state.subscribers.rows.count - 1))
-        return openTypedAhead(&state)
+        return subscribersLoaded(&state, offset: offset, rows: rows)
     case .countedSubscribers(let filter, let population, let count):
-        let view = state.subscribers.view
-        guard filter == view.filter, population == view.queriedPopulation else { return [] }
-        state.subscribers.count = count
-        if count == 0, view.filter != nil, view.population != nil, !view.searchesEveryone {
-            // Nobody in the drill-down matches: find them among everyone (the title says so).
-            var everyone = view
-            everyone.searchesEveryone = true
-            let openWhenLoaded = state.subscribers.openWhenLoaded
-            showList(&state, everyone)
-            state.subscribers.openWhenLoaded = openWhenLoaded
-            return load(&state, .subscribers)
-        }
-        return []
+        return subscribersCounted(&state, filter: filter, population: population, count: count)
     case .loadedPopulationSize(let population, let size):
         guard population == state.subscribers.population else { return [] }
         state.subscribers.populationSize = size
@@ -222,13 +120,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.subscriber.loading = false
         return []
     case .loadedCohorts(let grid, let durations):
-        // A grid asked for before `d` changed the duration is stale.
-        guard grid.duration == state.cohorts.duration else { return [] }
-        state.cohorts.grid = grid
-        state.cohorts.durations = durations
-        state.cohorts.loading = false
-        state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
-        state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
+        cohortsLoaded(&state, grid, durations: durations)
         return []
     case .loadedStatesEvents(let figures):
         state.statesEvents.figures = figures
@@ -256,16 +148,125 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.notice = "exported \(rows) row\(rows == 1 ? "" : "s") to \(path)"
         return []
     case .failed(let message):
-        state.subscribers.loading = false
-        state.subscribers.openWhenLoaded = nil
-        state.subscriber.loading = false
-        state.cohorts.loading = false
-        state.statesEvents.loading = false
-        state.offers.loading = false
-        state.money.loading = false
-        state.status = message
+        loadFailed(&state, message)
         return []
     }
+}
+
+// MARK: - Actions from keys
+
+/// `esc`: a dialog or overlay, then a filter, then exactly what was entered last (a pane, a
+/// drill-down, a search), as it was. The command line never gets here.
+private func back(_ state: inout AppState) -> [Effect] {
+    if state.confirmation != nil { state.confirmation = nil; state.notice = "nothing changed"; return [] }
+    if state.overlay != nil { state.overlay = nil; return [] }
+    if state.pane == .offers, state.offers.filter != nil {
+        state.offers.filter = nil
+        state.offers.refreshShown()
+        return []
+    }
+    // Then exactly what was entered last (a pane, a drill-down, a search), as it was.
+    guard let previous = state.history.popLast() else {
+        // Nothing left to unwind: a list reached some other way still comes back to everyone.
+        guard state.pane == .subscribers, state.subscribers.view != SubscriberListView(sort: state.subscribers.view.sort) else {
+            return []
+        }
+        showList(&state, SubscriberListView(sort: state.subscribers.view.sort))
+        return load(&state, .subscribers)
+    }
+    state.pane = previous.pane
+    var list = previous.list
+    // A sort is not something entered: it stays.
+    list.sort = state.subscribers.view.sort
+    if list != state.subscribers.view { showList(&state, list, selected: previous.selected) }
+    return loadIfNeeded(&state, previous.pane)
+}
+
+/// `/`: the Offers pane's filter, or pane 1's search (remembering the list to come back to).
+private func startSearch(_ state: inout AppState) {
+    if state.pane == .offers {
+        state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
+    } else if state.pane == .subscribers {
+        state.subscribers.searchOrigin = currentLocation(state)
+        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
+    }
+}
+
+/// `h`/`l`: the column of the pane's table, or the month on the States & Events pane.
+private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
+    if state.pane == .offers {
+        state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
+        return []
+    }
+    if state.pane == .statesEvents { return moveMonth(&state, delta) }
+    if state.pane == .subscribers {
+        state.subscribers.column = clamp(state.subscribers.column + delta, 0, SubscriberSort.Column.allCases.count - 1)
+        return []
+    }
+    guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
+    state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
+    return []
+}
+
+/// `enter`: the subscriber under the cursor, or the drill-down of the figure under it.
+private func openSelected(_ state: inout AppState) -> [Effect] {
+    switch state.pane {
+    case .subscribers:
+        guard let id = state.subscribers.selectedId else {
+            // Typed ahead of the results (a search just submitted): open when they arrive.
+            if state.subscribers.loading { state.subscribers.openWhenLoaded = .selected }
+            return []
+        }
+        return openSubscriber(&state, id)
+    case .offers:
+        guard let id = state.offers.selectedRow?.id else { return [] }
+        return openSubscriber(&state, id)
+    case .cohorts, .statesEvents, .money:
+        return drillDown(&state)
+    case .subscriber:
+        return []
+    }
+}
+
+/// Marks one row (`space`; `s`, `u`, `t` on Offers): the Offers row, or pane 1's subscriber (then the cursor moves on).
+private func markSelected(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
+    if state.pane == .offers { return markRow(&state, operation) }
+    guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
+    apply(operation, to: id, in: &state.marks)
+    return move(&state, 1)
+}
+
+/// `d` on the Cohorts pane: the next billing duration, and the grid for it.
+private func cycleDuration(_ state: inout AppState) -> [Effect] {
+    guard state.pane == .cohorts else { return [] }
+    let choices = state.cohorts.durationChoices
+    let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
+    state.cohorts.duration = choices[(index + 1) % choices.count]
+    state.cohorts.grid = nil
+    return load(&state, .cohorts)
+}
+
+/// Sorts pane 1 by the cursor's column (a new list, loaded again) or the Offers rows.
+private func sortList(_ state: inout AppState, ascending: Bool) -> [Effect] {
+    if state.pane == .subscribers {
+        var list = state.subscribers.view
+        list.sort = SubscriberSort(SubscriberSort.Column.allCases[state.subscribers.column], ascending: ascending)
+        showList(&state, list)
+        return load(&state, .subscribers)
+    }
+    return sortOffers(&state, ascending: ascending)
+}
+
+/// A fetch from Apple finished: the notice says what came, and the pane shows it in place.
+private func fetchedFromApple(_ state: inout AppState, _ id: String, summary: String) -> [Effect] {
+    state.fetchingFromApple.remove(id)
+    state.notice = "\(id) from Apple: \(summary)"
+    // The pane updates in place (as it does when the store watch sees another commit).
+    if state.subscriber.id == id {
+        if state.pane == .subscriber { return refresh(&state, .subscriber) }
+        state.storeWatch.stale.insert(.subscriber)
+    }
+    return []
 }
 
 /// `R` on the Subscriber pane: starts a background fetch of the subscriber from Apple, unless one

@@ -215,7 +215,7 @@ func role(for kind: OfferKind) -> ThemeRole {
     case .introductory: .introductory
     case .promotional: .promotional
     case .offerCode: .offerCode
-    case .winBack: .winBack
+    case .winBack: .winBackPeriod
     }
 }
 

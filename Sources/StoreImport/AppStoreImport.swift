@@ -25,20 +25,17 @@ extension Importer {
                     do {
                         stream = try reader.documents(atPath: path)
                     } catch {
-                        return AnyIterator([RawDocument(location: nil, bytes: nil, readError: (error as? PayloadError)?.reason ?? "\(error)")].makeIterator())
+                        let rejection = error as? PayloadError ?? PayloadError("\(error)")
+                        return AnyIterator([SourceDocument(location: nil, bytes: nil, rejection: rejection)].makeIterator())
                     }
                 }
-                return AnyIterator {
-                    guard let doc = stream.next() else { return nil }
-                    return RawDocument(location: doc.location, bytes: doc.bytes, byteCount: doc.byteCount,
-                                       readError: doc.rejection?.reason)
-                }
+                return AnyIterator { stream.next() }
             },
             decode: { data, sha in
                 do {
                     return .success(try decoder.decode(data, sha256Hex: sha))
                 } catch {
-                    return .failure(ImportRejection((error as? PayloadError)?.reason ?? "\(error)"))
+                    return .failure(.rejected((error as? PayloadError)?.reason ?? "\(error)"))
                 }
             },
             signaturesVerified: verifier.verifiesSignatures, batchSize: batchSize,

@@ -4,45 +4,6 @@ import Foundation
 import SubscriberStore
 import SubscriptionModel
 
-/// One document cut out of a file, not decoded yet.
-public struct RawDocument: Sendable {
-    /// `line 12`, `index 3`, or nil for a file holding one document.
-    public var location: String?
-    /// The document's bytes (nil when the reader already rejected it without keeping them).
-    public var bytes: Data?
-    public var byteCount: Int
-    /// Set when the reader could not cut this document out (over-long line, truncated file…).
-    public var readError: String?
-
-    public init(location: String?, bytes: Data?, byteCount: Int? = nil, readError: String? = nil) {
-        self.location = location
-        self.bytes = bytes
-        self.byteCount = byteCount ?? bytes?.count ?? 0
-        self.readError = readError
-    }
-}
-
-/// An import the store stopped part way (disk full, I/O error): why, and the documents it had
-/// committed by then (whole transactions only).
-public struct ImportStopped: Error, CustomStringConvertible, Equatable {
-    public var reason: String
-    public var applied: Int
-    public var rejected: Int
-
-    public init(reason: String, applied: Int, rejected: Int) {
-        self.reason = reason
-        self.applied = applied
-        self.rejected = rejected
-    }
-
-    public var description: String {
-        let committed = applied + rejected
-        return "the import stopped: \(reason)\n"
-            + "committed before it stopped: \(committed) new document\(committed == 1 ? "" : "s") (\(applied) applied, \(rejected) rejected); "
-            + "the store is consistent: free space (or fix the cause) and run the same import again to complete it"
-    }
-}
-
 /// What an import did: the summary line every import ends with.
 public struct ImportSummary: Sendable, Equatable {
     public var files = 0
@@ -79,8 +40,8 @@ public struct ImportSummary: Sendable, Equatable {
 public final class Importer: Sendable {
     /// Opens a file (`-` = stdin) as a stream of documents; a file that cannot be read yields one
     /// document carrying the read error.
-    public typealias Open = @Sendable (_ path: String) -> AnyIterator<RawDocument>
-    public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportRejection>
+    public typealias Open = @Sendable (_ path: String) -> AnyIterator<SourceDocument>
+    public typealias Decode = @Sendable (_ document: Data, _ sha256Hex: String) -> Result<DocumentFacts, ImportError>
 
     let database: AppDatabase
     let open: Open
@@ -155,7 +116,7 @@ public final class Importer: Sendable {
     /// Imports every path (`-` = stdin; directories recursively, in name order).
     ///
     /// A path that does not exist throws before anything is written. When the store stops the
-    /// import (disk full, I/O error), ``ImportStopped`` says what was committed before it: every
+    /// import (disk full, I/O error), ``ImportError/stopped(reason:applied:rejected:)`` says what was committed before it: every
     /// transaction is whole, so the store stays consistent and the same import run again
     /// completes it.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
@@ -165,8 +126,8 @@ public final class Importer: Sendable {
             return try importEntries(entries)
         } catch {
             let committed = (try? database.documentOutcomes(after: mark)) ?? [:]
-            throw ImportStopped(reason: "\(error)", applied: committed["applied", default: 0],
-                                rejected: committed["rejected", default: 0])
+            throw ImportError.stopped(reason: "\(error)", applied: committed["applied", default: 0],
+                                      rejected: committed["rejected", default: 0])
         }
     }
 
@@ -187,7 +148,7 @@ public final class Importer: Sendable {
         // On every way out (an unreadable path throws here), the writing thread lets go of the
         // store's writing connection; what it wrote is committed (every chunk is whole).
         defer { writes.close() }
-        var pending: [(source: String, raw: RawDocument)] = []
+        var pending: [(source: String, raw: SourceDocument)] = []
         var pendingBytes = 0
         var rejectedArchived = 0
         var touched = Set<String>()
@@ -245,7 +206,7 @@ public final class Importer: Sendable {
             case .unreadable(let path, let reason):
                 summary.files += 1
                 summary.documents += 1
-                pending.append((path, RawDocument(location: nil, bytes: nil, readError: reason)))
+                pending.append((path, SourceDocument(location: nil, bytes: nil, rejection: PayloadError(reason))))
                 continue
             }
             summary.files += 1
@@ -293,7 +254,7 @@ public final class Importer: Sendable {
     }
 
     /// Decodes a batch on `workers` threads; the order of documents is kept.
-    func decodeAll(_ batch: [(source: String, raw: RawDocument)]) -> [IncomingDocument] {
+    func decodeAll(_ batch: [(source: String, raw: SourceDocument)]) -> [IncomingDocument] {
         let slots = ResultSlots<IncomingDocument>(count: batch.count)
         let workers = min(self.workers, max(1, batch.count / 64))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -310,14 +271,14 @@ public final class Importer: Sendable {
     /// Server API), decoded, verified and made ready for the archive exactly as a document cut out
     /// of a file. Write it with `AppDatabase.apply` or `applyEach`, then `rebuildPending()`.
     public func incoming(_ bytes: Data, source: String) -> IncomingDocument {
-        decodeOne(source, RawDocument(location: nil, bytes: bytes))
+        decodeOne(source, SourceDocument(location: nil, bytes: bytes))
     }
 
-    func decodeOne(_ source: String, _ raw: RawDocument) -> IncomingDocument {
-        let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.readError ?? "")).utf8))
+    func decodeOne(_ source: String, _ raw: SourceDocument) -> IncomingDocument {
+        let sha = raw.bytes.map(Self.sha256Hex) ?? Self.sha256Hex(Data((source + (raw.rejection?.reason ?? "")).utf8))
         let reason: String
-        if let error = raw.readError {
-            reason = error
+        if let rejection = raw.rejection {
+            reason = rejection.reason
         } else {
             switch decode(raw.bytes ?? Data(), sha) {
             case .success(let facts):
@@ -375,7 +336,7 @@ public final class Importer: Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 if lstat(path, &info) == 0 { entries.append(.skipped(path, reason: "a symbolic link to nothing")); continue }
-                throw ImportRejection("\(path): no such file or directory")
+                throw ImportError.rejected("\(path): no such file or directory")
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG, S_IFIFO:
@@ -454,13 +415,6 @@ public final class Importer: Sendable {
     func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
-}
-
-/// Why a document was rejected (one line).
-public struct ImportRejection: Error, Sendable, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
 }
 
 /// Fixed slots written by several threads, each slot by one.
@@ -549,7 +503,7 @@ final class WriteLane: @unchecked Sendable {
 /// at the end. Reading waits while `capacity` documents are waiting.
 final class StreamBuffer: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [RawDocument] = []
+    private var items: [SourceDocument] = []
     private var bytes = 0
     private var ended = false
     private var lastArrival = Date.distantPast
@@ -562,7 +516,7 @@ final class StreamBuffer: @unchecked Sendable {
         self.byteCapacity = byteCapacity
     }
 
-    func startReading(_ documents: AnyIterator<RawDocument>) {
+    func startReading(_ documents: AnyIterator<SourceDocument>) {
         let source = UncheckedIterator(documents)
         Thread.detachNewThread { [self] in
             while let raw = source.iterator.next() { append(raw) }
@@ -570,7 +524,7 @@ final class StreamBuffer: @unchecked Sendable {
         }
     }
 
-    private func append(_ raw: RawDocument) {
+    private func append(_ raw: SourceDocument) {
         condition.lock(); defer { condition.unlock() }
         while items.count >= capacity || bytes >= byteCapacity { condition.wait() }
         if items.isEmpty { firstWaiting = Date() }
@@ -581,7 +535,7 @@ final class StreamBuffer: @unchecked Sendable {
     }
 
     /// The next chunk and whether it was full; nil at the end of the stream.
-    func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([RawDocument], full: Bool)? {
+    func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([SourceDocument], full: Bool)? {
         condition.lock(); defer { condition.unlock() }
         while true {
             if items.count >= max || bytes >= maxBytes { return (drain(max, maxBytes), true) }
@@ -597,7 +551,7 @@ final class StreamBuffer: @unchecked Sendable {
     }
 
     /// Up to `max` documents, stopping after the one that reaches `maxBytes`.
-    private func drain(_ max: Int, _ maxBytes: Int) -> [RawDocument] {
+    private func drain(_ max: Int, _ maxBytes: Int) -> [SourceDocument] {
         var count = 0
         var taken = 0
         while count < min(max, items.count) && taken < maxBytes {
@@ -615,8 +569,8 @@ final class StreamBuffer: @unchecked Sendable {
 
 /// An iterator handed to the reading thread, which alone uses it from then on.
 private final class UncheckedIterator: @unchecked Sendable {
-    var iterator: AnyIterator<RawDocument>
-    init(_ iterator: AnyIterator<RawDocument>) { self.iterator = iterator }
+    var iterator: AnyIterator<SourceDocument>
+    init(_ iterator: AnyIterator<SourceDocument>) { self.iterator = iterator }
 }
 
 /// A one-slot channel between two threads.

@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 
@@ -47,17 +46,6 @@ public struct CohortGrid: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
-    /// The paid periods of run `r` started on or before as-of (`asOf` is the SQL parameter to use):
-    /// what `retained` and `ended` count, here and in ``SubscriberPopulation/cohortRetained(month:period:)``.
-    static func paidPeriodsSQL(asOf: String) -> String {
-        """
-        CASE WHEN r.lastPaidStart <= \(asOf) THEN r.paidPeriodCount
-             ELSE (SELECT COUNT(*) FROM period p
-                   WHERE p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
-                     AND p.countsForRetention AND p.start <= \(asOf)) END
-        """
-    }
-
     /// - Parameters:
     ///   - from: first cohort month (default: the first cohort in the store).
     ///   - to: last cohort month (default: the as-of month).
@@ -68,40 +56,9 @@ extension SubscriberAnalytics {
         // (cohort month, paid periods at as-of, ended at as-of) → members
         var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
         var firstMonth: Int?
-        // Runs ended before as-of's day add their cohort month, all their paid periods (the last
-        // started before the run ended), ended: counted per day of their end in `runEndDay`. The
-        // runs ending from that day on are read one by one. (A run ends at or after the end of its
-        // last period, so its last paid start is never after its end.)
-        let day = AppDatabase.day(of: asOf)
-        var arguments: StatementArguments = ["asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay]
-        var product = ""
-        if let productId = scope.productId {
-            product = " AND firstPaidProductId = :product"
-            arguments += ["product": productId]
-        }
-        if let duration {
-            product += " AND firstPaidProductId IN (\(Self.productsBilledSQL(days: ":days")))"
-            arguments += ["days": duration.days]
-        }
-        try database.writer.read { db in
-            let ended = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, paidPeriodCount, 1, SUM(count) FROM runEndDay
-                WHERE \(scope.environment.sql) AND day < :day\(product)
-                GROUP BY 1, 2
-                """, arguments: arguments)
-            let open = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, \(Self.paidPeriodsSQL(asOf: ":asOf")) AS paid, endedAt <= :asOf AS ended, COUNT(*)
-                FROM run r INDEXED BY run_cohortEnd
-                WHERE \(scope.environment.sql) AND endedAt >= :dayStart AND firstPaidStart IS NOT NULL
-                  AND firstPaidStart <= :asOf\(product)
-                GROUP BY 1, 2, 3
-                """, arguments: arguments)
-            for row in ended + open {
-                let month: Int = row[0], count: Int = row[3]
-                guard count != 0 else { continue }
-                histogram[month, default: []].append((row[1], row[2], count))
-                firstMonth = min(firstMonth ?? month, month)
-            }
+        for cell in try database.cohortCells(asOf: asOf, billingDays: duration?.days, scope: scope.rows) where cell.count != 0 {
+            histogram[cell.cohortMonth, default: []].append((cell.paidPeriods, cell.ended, cell.count))
+            firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth)
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex

@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -10,7 +9,7 @@ extension SubscriberAnalytics {
     public func dailyStates(endingAt asOf: Instant, days: Int, scope: ReportScope = ReportScope()) throws -> [SubscriptionState: [Int]] {
         guard days > 0 else { return [:] }
         let instants = (0..<days).map { asOf.adding(days: -Int64(days - 1 - $0)) }
-        let samples = try database.writer.read { db in try Self.coveringSegments(at: instants, scope: scope, db) }
+        let samples = try database.segmentCounts(at: instants, scope: scope.rows)
         var series: [SubscriptionState: [Int]] = [:]
         for (d, counts) in samples.enumerated() {
             for (state, n) in counts {

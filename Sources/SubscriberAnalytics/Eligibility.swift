@@ -1,6 +1,6 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
+import SubscriptionTimeline
 
 /// One subscriber suggested for an offer (docs/metrics.md, "Offer eligibility"; operators decide).
 public struct EligibleSubscriber: Sendable, Equatable, Hashable {
@@ -46,65 +46,36 @@ extension SubscriberAnalytics {
             byKind[kind, default: []].append(EligibleSubscriber(offer: kind, originalTransactionId: id,
                                                                 productId: texts[product], detail: texts[detail]))
         }
-        let at = asOf.milliseconds
-        let day = Instant.millisecondsPerDay
         // Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
         var purchased = scope
         purchased.ownership = .purchased
-        try database.writer.read { db in
-            let product = scope.productId.map { _ in " AND productId = ?2" } ?? ""
-            let arguments: StatementArguments = scope.productId.map { [at, $0] } ?? [at]
+        try database.readEligibility(asOf: asOf.milliseconds, scope: purchased.rows) { reads in
             // Live segments: the segment covering as-of, in any state but `expired`.
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
-                    WHERE \(purchased.sql()) AND state <> 'expired' AND "end" > ?1 AND start <= ?1\(product)
-                    """, arguments: arguments)
-                while let row = try rows.next() {
-                    let live = LiveSegment(state: row[2], autoRenew: row[3], paidPeriods: row[4], periodDays: row[5])
+                try reads.forEachLiveSegment { row in
+                    let live = LiveSegment(state: row.state, autoRenew: row.autoRenew, paidPeriods: row.paidPeriods,
+                                           periodDays: row.periodDays)
                     for kind in kinds {
-                        if let detail = live.reason(for: kind) { add(kind, row[0], row[1], detail) }
+                        if let detail = live.reason(for: kind) { add(kind, row.originalTransactionId, row.productId, detail) }
                     }
                 }
             }
             // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
             // in (asOf − 180 days, asOf], and no later run started by asOf.
-            if wanted.contains(.winBack) {
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
-                        SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
-                               (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
-                                AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
-                        FROM run r
-                        WHERE \(purchased.sql("r")) AND r.endedAt <= ?1 AND r.endedAt > ?1 - \(OfferEligibility.winBackWindowDays * day)
-                          AND r.expirationReason IN ('voluntary', 'priceIncrease')
-                          AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
-                                          AND n.runIndex > r.runIndex AND n.start <= ?1))
-                    WHERE 1\(product)
-                    """, arguments: arguments)
-                while let row = try rows.next() {
-                    let ended = Instant(milliseconds: row[2])
-                    add(.winBack, row[0], row[1], "ended \(row[3] as String) \(ended.isoDate)")
+            if wanted.contains(.winBackOffer) {
+                try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays) { row in
+                    add(.winBackOffer, row.originalTransactionId, row.productId, "ended \(row.expirationReason) \(row.endedAt.isoDate)")
                 }
             }
             // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
             // by state (grace or retry, above).
             if wanted.contains(.service) {
                 let inByState = Set((byKind[.service] ?? []).map(\.originalTransactionId))
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT originalTransactionId, productId, n FROM (
-                        SELECT f.originalTransactionId, COUNT(*) AS n,
-                               (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
-                                AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1) AS productId
-                        FROM billingFailure f
-                        WHERE \(purchased.sql("f")) AND f.at <= ?1 AND f.at > ?1 - \(OfferEligibility.serviceFailureWindowDays * day)
-                        GROUP BY f.originalTransactionId HAVING COUNT(*) >= \(OfferEligibility.serviceMinimumBillingFailures))
-                    WHERE 1\(product)
-                    """, arguments: arguments)
-                while let row = try rows.next() {
-                    let id: String = row[0]
-                    guard !inByState.contains(id) else { continue }
-                    add(.service, id, row[1], "\(row[2] as Int) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
+                try reads.forEachRepeatedFailures(windowDays: OfferEligibility.serviceFailureWindowDays,
+                                                  minimum: OfferEligibility.serviceMinimumBillingFailures) { row in
+                    guard !inByState.contains(row.originalTransactionId) else { return }
+                    add(.service, row.originalTransactionId, row.productId,
+                        "\(row.failures) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
                 }
             }
         }
@@ -131,23 +102,22 @@ private struct SharedTexts {
 /// What the eligibility rules (docs/metrics.md, "Offer eligibility") read of a live (not expired)
 /// segment at as-of.
 private struct LiveSegment {
-    var state: String
+    var state: SubscriptionState
     var autoRenew: Bool
     var paidPeriods: Int
     var periodDays: Double?
 
-    /// Every state but `billingRetry` (and `expired`, which never reaches here) is active.
-    var isActive: Bool { state != "billingRetry" }
+    var isActive: Bool { state.isActive }
 
     /// Why the subscription is eligible for `offer`, in a few words; nil when it is not (win-back
     /// and service by billing failures are decided elsewhere).
     func reason(for offer: OfferFlagKind) -> String? {
         switch offer {
-        case .winBack:
+        case .winBackOffer:
             return nil
         case .retention:
             guard isActive, !autoRenew else { return nil }
-            return "auto-renew off, \(state)"
+            return "auto-renew off, \(state.rawValue)"
         case .upgrade:
             guard isActive, let days = periodDays, days < OfferEligibility.upgradeMaximumPeriodDays,
                   paidPeriods >= OfferEligibility.upgradeMinimumPaidPeriods else { return nil }
@@ -156,8 +126,8 @@ private struct LiveSegment {
             guard isActive, paidPeriods >= OfferEligibility.loyaltyMinimumPaidPeriods, autoRenew else { return nil }
             return "\(paidPeriods) paid periods, auto-renew on"
         case .service:
-            guard state == "gracePeriod" || state == "billingRetry" else { return nil }
-            return "in \(state)"
+            guard state == .gracePeriod || state == .billingRetry else { return nil }
+            return "in \(state.rawValue)"
         }
     }
 }

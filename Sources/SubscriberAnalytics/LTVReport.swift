@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -32,37 +31,23 @@ extension SubscriberAnalytics {
     public func ltv(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil, scope: ReportScope = ReportScope(),
                     rates: CurrencyRates? = nil) throws -> LTVReport {
         precondition(periods >= 1)
-        var arguments: StatementArguments = ["asOf": asOf.milliseconds]
-        var product = ""
-        if let p = scope.productId { product = "AND r.firstPaidProductId = :product"; arguments += ["product": p] }
         // Every member's counted paid periods (as cohorts count them) with their price, in order.
         var members: [Member] = []
-        try database.writer.read { db in
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT r.originalTransactionId, r.runIndex, r.cohortMonth, r.endedAt <= :asOf, p.start, m.price, m.currency
-                FROM run r INDEXED BY run_cohort
-                LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
-                    AND p.countsForRetention AND p.start <= :asOf
-                LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
-                WHERE r.\(scope.environment.sql) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= :asOf \(product)
-                ORDER BY r.originalTransactionId, r.runIndex, p.start
-                """, arguments: arguments)
-            var last: (String, Int)?
-            while let row = try cursor.next() {
-                let id: (String, Int) = (row[0], row[1])
-                if last == nil || last! != id {
-                    members.append(Member(month: row[2], ended: row[3]))
-                    last = id
-                }
-                guard let start: Int64 = row[4] else { continue }
-                var price: Int64? = row[5]
-                var currency: String? = row[6]
-                if let rates, let p = price, let c = currency {
-                    price = try rates.convert(p, c, month: Instant(milliseconds: start).month)
-                    currency = rates.target
-                }
-                members[members.count - 1].prices.append(price.flatMap { p in currency.map { (p, $0) } })
+        var last: (String, Int)?
+        try database.forEachCohortMemberPeriod(asOf: asOf.milliseconds, scope: scope.rows) { row in
+            let id = (row.originalTransactionId, row.runIndex)
+            if last == nil || last! != id {
+                members.append(Member(month: row.cohortMonth, ended: row.ended))
+                last = id
             }
+            guard let start = row.start else { return }
+            var price = row.price
+            var currency = row.currency
+            if let rates, let p = price, let c = currency {
+                price = try rates.convert(p, c, month: Instant(milliseconds: start).month)
+                currency = rates.target
+            }
+            members[members.count - 1].prices.append(price.flatMap { p in currency.map { (p, $0) } })
         }
         var unpriced = 0, mixed = 0
         var groups: [String: [Int: [Member]]] = [:]

@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -47,7 +46,7 @@ extension SubscriberAnalytics {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
         // Counted per UTC day and month by the store: the cost does not grow with its history.
-        let counts = try database.mrrCounts(at: instants, environments: scope.environment.environments, productId: scope.productId)
+        let counts = try database.mrrCounts(at: instants, scope: scope.rows)
         var sums = [[MRRRowKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
         var unpriced = [Int](repeating: 0, count: instants.count)
         for (sample, covering) in counts.enumerated() {

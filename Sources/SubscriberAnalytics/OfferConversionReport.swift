@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -36,45 +35,22 @@ public struct OfferConversionReport: Sendable, Equatable {
 extension SubscriberAnalytics {
     public func offerConversion(from: Instant, to: Instant, asOf: Instant,
                                 scope: ReportScope = ReportScope()) throws -> OfferConversionReport {
-        var arguments: StatementArguments = ["from": from.milliseconds, "upper": min(to, asOf.adding(milliseconds: 1)).milliseconds,
-                                             "asOf": asOf.milliseconds]
-        var product = ""
-        if let p = scope.productId { product = "AND u.productId = :product"; arguments += ["product": p] }
-        let filter = "u.\(scope.environment.sql) AND u.start >= :from AND u.start < :upper \(product)"
         var rows: [Key: OfferConversionReport.Row] = [:]
         var paidAfterConversion: [Key: [(paid: Int, ended: Bool)]] = [:]
-        try database.writer.read { db in
-            let counts = try Row.fetchCursor(db, sql: """
-                SELECT u.offerKind, u.offerIdentifier, COUNT(*),
-                       SUM(IFNULL(u.nextStart <= :asOf AND u.nextIsStandard, 0)),
-                       SUM(IFNULL(u.nextStart <= :asOf AND NOT u.nextIsStandard, 0)),
-                       SUM(u.nextStart IS NULL AND u.runEndedAt <= :asOf)
-                FROM offerUse u INDEXED BY offerUse_start WHERE \(filter) GROUP BY 1, 2
-                """, arguments: arguments)
-            while let r = try counts.next() {
-                guard let kind = OfferKind(rawValue: r[0]) else { continue }
-                let key = Key(kind: kind, identifier: r[1])
-                var row = OfferConversionReport.Row(offerKind: kind, offerIdentifier: key.identifier)
-                (row.started, row.converted, row.switched, row.lapsed) = (r[2], r[3], r[4], r[5])
-                rows[key] = row
-            }
-            // Paid periods from the conversion on, counted as the cohort grid counts them: kept with
-            // the use when as-of is past the run's last paid start (every use at the data horizon),
-            // counted from the periods only for an as-of in mid-run.
-            let converted = try Row.fetchCursor(db, sql: """
-                SELECT u.offerKind, u.offerIdentifier,
-                       CASE WHEN u.lastPaidStart IS NULL OR u.lastPaidStart <= :asOf THEN u.paidFromNext
-                            ELSE (SELECT COUNT(*) FROM period p
-                                  WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
-                                    AND p.start >= u.nextStart AND p.start <= :asOf AND p.countsForRetention) END,
-                       u.runEndedAt <= :asOf
-                FROM offerUse u INDEXED BY offerUse_start
-                WHERE \(filter) AND u.nextStart <= :asOf AND u.nextIsStandard
-                """, arguments: arguments)
-            while let r = try converted.next() {
-                guard let kind = OfferKind(rawValue: r[0]) else { continue }
-                paidAfterConversion[Key(kind: kind, identifier: r[1]), default: []].append((r[2], r[3]))
-            }
+        let uses = try database.offerUses(from: from.milliseconds, upper: min(to, asOf.adding(milliseconds: 1)).milliseconds,
+                                          asOf: asOf.milliseconds, scope: scope.rows)
+        for r in uses.counts {
+            guard let kind = OfferKind(rawValue: r.offerKind) else { continue }
+            let key = Key(kind: kind, identifier: r.offerIdentifier)
+            var row = OfferConversionReport.Row(offerKind: kind, offerIdentifier: key.identifier)
+            (row.started, row.converted, row.switched, row.lapsed) = (r.started, r.converted, r.switched, r.lapsed)
+            rows[key] = row
+        }
+        // Paid periods from the conversion on, counted as the cohort grid counts them (see
+        // `ConvertedOfferUse.paidPeriods`).
+        for r in uses.converted {
+            guard let kind = OfferKind(rawValue: r.offerKind) else { continue }
+            paidAfterConversion[Key(kind: kind, identifier: r.offerIdentifier), default: []].append((r.paidPeriods, r.ended))
         }
         for (key, members) in paidAfterConversion {
             let rates = Self.retention(members, periods: 6)

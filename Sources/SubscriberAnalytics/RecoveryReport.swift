@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 
@@ -30,26 +29,13 @@ extension SubscriberAnalytics {
         var report = RecoveryReport(from: from, to: to, asOf: asOf)
         let upper = min(to.milliseconds, asOf.milliseconds + 1)
         guard from.milliseconds < upper else { return report }
-        try database.writer.read { db in
-            let day = Instant.millisecondsPerDay
-            var sql = """
-                SELECT COUNT(*),
-                       SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3),
-                       SUM((recoveryStart IS NULL OR recoveryStart > ?3) AND retryEnd <= ?3)
-                """
-            for d in RecoveryReport.dayThresholds {
-                sql += ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= ?3 AND recoveryStart - at <= \(Int64(d) * day))"
-            }
-            sql += " FROM billingFailure WHERE \(scope.sql()) AND at >= ?1 AND at < ?2"
-            var arguments: StatementArguments = [from.milliseconds, upper, asOf.milliseconds]
-            if let product = scope.productId { sql += " AND productId = ?4"; arguments += [product] }
-            guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return }
-            report.failures = row[0] ?? 0
-            report.recovered = row[1] ?? 0
-            report.expired = row[2] ?? 0
-            report.pending = report.failures - report.recovered - report.expired
-            for (i, d) in RecoveryReport.dayThresholds.enumerated() { report.recoveredWithinDays[d] = row[3 + i] ?? 0 }
-        }
+        let counts = try database.recoveryCounts(from: from.milliseconds, upper: upper, asOf: asOf.milliseconds,
+                                                 withinDays: RecoveryReport.dayThresholds, scope: scope.rows)
+        report.failures = counts.failures
+        report.recovered = counts.recovered
+        report.expired = counts.expired
+        report.pending = report.failures - report.recovered - report.expired
+        for d in RecoveryReport.dayThresholds { report.recoveredWithinDays[d] = counts.recoveredWithinDays[d] ?? 0 }
         return report
     }
 }

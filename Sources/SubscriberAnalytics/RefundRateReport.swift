@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 
@@ -38,19 +37,9 @@ extension SubscriberAnalytics {
     public func refundRate(from: Instant, to: Instant, asOf: Instant, by: RefundGrouping = .month,
                            scope: ReportScope = ReportScope()) throws -> RefundRateReport {
         let upper = min(to, asOf.adding(milliseconds: 1))
-        var arguments: StatementArguments = ["from": from.milliseconds, "upper": upper.milliseconds, "asOf": asOf.milliseconds]
-        var product = ""
-        if let p = scope.productId { product = "AND productId = :product"; arguments += ["product": p] }
-        let key = by == .month ? Self.monthSQL("start") : "productId"
-        let counted = try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(key), COUNT(*), COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= :asOf), 0)
-                FROM periodMoney INDEXED BY periodMoney_start
-                WHERE \(scope.environment.sql) AND start >= :from AND start < :upper \(product)
-                GROUP BY 1 ORDER BY 1
-                """, arguments: arguments)
-        }
-        var rows = counted.map { RefundRateReport.Row(key: $0[0], charged: $0[1], refunded: $0[2]) }
+        var rows = try database.refundCounts(from: from.milliseconds, upper: upper.milliseconds, asOf: asOf.milliseconds,
+                                             byMonth: by == .month, scope: scope.rows)
+            .map { RefundRateReport.Row(key: $0.key, charged: $0.charged, refunded: $0.refunded) }
         if by == .month {
             let byMonth = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })
             rows = []

@@ -1,3 +1,4 @@
+import SubscriberStore
 import SubscriptionModel
 
 /// Which environments a report counts (production unless told otherwise: docs/metrics.md, "Which
@@ -13,9 +14,6 @@ public enum EnvironmentFilter: String, Sendable, CaseIterable, Codable {
         case .all: StoreEnvironment.allCases
         }
     }
-
-    /// `environment IN (…)` for SQL; keeps the leading index column usable for `all`.
-    var sql: String { "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
 }
 
 /// Whose purchases a report counts (docs/metrics.md "Family Sharing": purchased unless told
@@ -31,9 +29,6 @@ public enum OwnershipFilter: String, Sendable, CaseIterable, Codable {
         case .all: Ownership.allCases
         }
     }
-
-    /// `ownership IN (…)` for SQL: the index column after the environment.
-    var sql: String { "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
 }
 
 /// The environment, ownership and product a report is restricted to.
@@ -49,10 +44,9 @@ public struct ReportScope: Sendable, Hashable {
         self.productId = productId
     }
 
-    /// The environment and ownership conditions on a derived row, for SQL (`alias.` before each
-    /// column when given).
-    func sql(_ alias: String = "") -> String {
-        let prefix = alias.isEmpty ? "" : alias + "."
-        return prefix + environment.sql + " AND " + prefix + ownership.sql
+    /// The rows the store reads for this scope.
+    public var rows: RowScope {
+        RowScope(environments: environment.environments, ownerships: ownership.ownerships, productId: productId)
     }
 }
+

@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -55,73 +54,48 @@ extension SubscriberAnalytics {
         let upper = min(to, asOf.adding(milliseconds: 1))
         var rows: [RowKey: RevenueReport.Row] = [:]
         var unpriced = 0
-        let kinds: [(instant: String, amount: String, index: String, kind: AmountKind)] = [
-            ("start", "price", "periodMoney_start", .charge),
-            ("refundAt", "refundAmount", "periodMoney_refund", .refund),
-            ("creditAt", "upgradeCredit", "periodMoney_credit", .credit),
-        ]
-        try database.writer.read { db in
-            for k in kinds {
-                let key = switch by {
-                case nil: "NULL"
-                case .month: Self.monthSQL(k.instant)
-                case .product: "productId"
-                case .storefront: "COALESCE(storefront, 'unknown')"
-                case .currency: "currency"
-                }
-                // The month is only needed to pick a dated rate (or as the key).
-                let month = rates != nil ? Self.monthSQL(k.instant) : "NULL"
-                var arguments: StatementArguments = ["from": from.milliseconds, "upper": upper.milliseconds]
-                var product = ""
-                if let p = scope.productId { product = "AND productId = :product"; arguments += ["product": p] }
-                // Grouped by amount as well: conversion and proceeds are rounded per item, and a
-                // population pays few distinct prices, so each group is one amount times a count.
-                let sql = """
-                    SELECT \(key), currency, \(month), \(k.amount), \(smallBusiness ? "85" : "proceedsRate"), COUNT(*)
-                    FROM periodMoney INDEXED BY \(k.index)
-                    WHERE \(scope.environment.sql) AND \(k.instant) >= :from AND \(k.instant) < :upper \(product)
-                    GROUP BY 1, 2, 3, 4, 5
-                    """
-                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while let r = try cursor.next() {
-                    let count: Int = r[5]
-                    guard let amount: Int64 = r[3], let currency: String = r[1] else { unpriced += count; continue }
-                    var value = amount
-                    var rowCurrency = currency
-                    if let rates {
-                        let m: String = r[2]
-                        value = try rates.convert(amount, currency, month: Month(parsing: m)!)
-                        rowCurrency = rates.target
-                    }
-                    let proceeds = MoneyMath.proceeds(value, ratePercent: r[4]) * Int64(count)
-                    let rowKey = RowKey(key: r[0], currency: rowCurrency)
-                    var row = rows[rowKey] ?? RevenueReport.Row(key: rowKey.key, currency: rowCurrency)
-                    switch k.kind {
-                    case .charge:
-                        row.charged += count
-                        row.gross += value * Int64(count)
-                        row.proceeds += proceeds
-                    case .refund:
-                        row.refunded += count
-                        row.refunds += value * Int64(count)
-                        row.proceeds -= proceeds
-                    case .credit:
-                        row.upgradeCredits += value * Int64(count)
-                        row.proceeds -= proceeds
-                    }
-                    rows[rowKey] = row
-                }
+        let grouping: MoneyGrouping? = switch by {
+        case nil: nil
+        case .month: .month
+        case .product: .product
+        case .storefront: .storefront
+        case .currency: .currency
+        }
+        // The month is only needed to pick a dated rate (or as the key).
+        let groups = try database.moneyAmounts(from: from.milliseconds, upper: upper.milliseconds, by: grouping, withMonth: rates != nil,
+                                               proceedsRatePercent: smallBusiness ? 85 : nil,
+                                               scope: scope.rows)
+        for group in groups {
+            let count = group.count
+            guard let amount = group.amount, let currency = group.currency else { unpriced += count; continue }
+            var value = amount
+            var rowCurrency = currency
+            if let rates, let month = group.month {
+                value = try rates.convert(amount, currency, month: Month(parsing: month)!)
+                rowCurrency = rates.target
             }
+            let proceeds = MoneyMath.proceeds(value, ratePercent: group.proceedsRatePercent) * Int64(count)
+            let rowKey = RowKey(key: group.key, currency: rowCurrency)
+            var row = rows[rowKey] ?? RevenueReport.Row(key: rowKey.key, currency: rowCurrency)
+            switch group.kind {
+            case .charge:
+                row.charged += count
+                row.gross += value * Int64(count)
+                row.proceeds += proceeds
+            case .refund:
+                row.refunded += count
+                row.refunds += value * Int64(count)
+                row.proceeds -= proceeds
+            case .credit:
+                row.upgradeCredits += value * Int64(count)
+                row.proceeds -= proceeds
+            }
+            rows[rowKey] = row
         }
         let sorted = rows.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
         return RevenueReport(from: from, to: to, asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced, rows: sorted)
     }
-
-    /// `YYYY-MM` of a millisecond column, in SQL.
-    static func monthSQL(_ column: String) -> String { "strftime('%Y-%m', \(column) / 1000, 'unixepoch')" }
 }
-
-private enum AmountKind { case charge, refund, credit }
 
 private struct RowKey: Hashable {
     var key: String?

@@ -1,4 +1,3 @@
-import GRDB
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -84,75 +83,24 @@ public struct PopulationSize: Hashable, Sendable {
 extension SubscriberAnalytics {
     /// The size of `population` at `asOf`.
     public func size(of population: SubscriberPopulation, asOf: Instant, scope: ReportScope = ReportScope()) throws -> PopulationSize {
-        let (members, arguments) = Self.memberSQL(population, asOf: asOf, scope: scope)
-        return try database.writer.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COUNT(DISTINCT originalTransactionId) FROM (\(members))",
-                                       arguments: arguments)
-            return PopulationSize(figure: row?[0] ?? 0, subscriptions: row?[1] ?? 0)
-        }
+        let count = try database.count(of: population.members(asOf: asOf), asOf: asOf.milliseconds, scope: scope.rows)
+        return PopulationSize(figure: count.members, subscriptions: count.subscriptions)
     }
+}
 
-    /// `SELECT originalTransactionId …` of every member (one row per run, subscription or event, as
-    /// the figure counts them), with its positional arguments in order.
-    static func memberSQL(_ population: SubscriberPopulation, asOf: Instant,
-                          scope: ReportScope) -> (sql: String, arguments: StatementArguments) {
-        let environment = scope.environment.sql
-        let now = asOf.milliseconds
-        switch population {
-        case .cohortStarted(let month, let duration), .cohortRetained(let month, _, let duration),
-             .cohortEnded(let month, _, let duration):
-            // As in `cohorts(…)`: runs with a paid period started on or before as-of, by first paid
-            // month, product and billing duration.
-            var sql = """
-                SELECT r.originalTransactionId FROM run r
-                WHERE r.\(environment) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= ? AND r.cohortMonth = ?
-                """
-            var arguments: StatementArguments = [now, month.index]
-            if let product = scope.productId { sql += " AND r.firstPaidProductId = ?"; arguments += [product] }
-            if let duration {
-                sql += " AND r.firstPaidProductId IN (\(productsBilledSQL(days: "?")))"
-                arguments += [duration.days]
-            }
-            switch population {
-            case .cohortRetained(_, let k, _):
-                sql += " AND (\(paidPeriodsSQL(asOf: "?"))) >= ?"
-                arguments += [now, now, k + 1]
-            case .cohortEnded(_, let k, _):
-                sql += " AND (\(paidPeriodsSQL(asOf: "?"))) BETWEEN 1 AND ? AND r.endedAt <= ?"
-                arguments += [now, now, k, now]
-            default:
-                break
-            }
-            return (sql, arguments)
-        case .states(let states):
-            // As in `states(…)`: the segment covering as-of, by its product.
-            let list = states.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            var sql = """
-                SELECT originalTransactionId FROM segment
-                WHERE \(scope.sql()) AND "end" > ? AND start <= ? AND state IN (\(list))
-                """
-            var arguments: StatementArguments = [now, now]
-            if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
-            return (sql, arguments)
-        case .events(let type, let from, let to):
-            // As in `events(…)`: instants in [from, to) and at or before as-of.
-            let upper = min(to.milliseconds, now + 1)
-            var sql = """
-                SELECT originalTransactionId FROM event
-                WHERE \(scope.sql()) AND at >= ? AND at < ? AND type = ?
-                """
-            var arguments: StatementArguments = [from.milliseconds, upper, type.rawValue]
-            if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
-            return (sql, arguments)
+extension SubscriberPopulation {
+    /// The store's selection of the members at `asOf`: the rows the figure counts, by the figure's
+    /// own rules (an event or offer-use range ends at as-of).
+    func members(asOf: Instant) -> PopulationMembers {
+        let upper = { (to: Instant) in min(to.milliseconds, asOf.milliseconds + 1) }
+        return switch self {
+        case .cohortStarted(let month, let duration): .cohort(month: month.index, billingDays: duration?.days, .started)
+        case .cohortRetained(let month, let k, let duration): .cohort(month: month.index, billingDays: duration?.days, .retained(period: k))
+        case .cohortEnded(let month, let k, let duration): .cohort(month: month.index, billingDays: duration?.days, .ended(period: k))
+        case .states(let states): .states(states)
+        case .events(let type, let from, let to): .events(type, from: from.milliseconds, upper: upper(to))
         case .offerUses(let kind, let identifier, let from, let to):
-            // As in `offerConversion(…)`: one row per use, by its start and its first period's product.
-            var sql = """
-                SELECT originalTransactionId FROM offerUse INDEXED BY offerUse_start
-                WHERE \(environment) AND start >= ? AND start < ? AND offerKind = ? AND offerIdentifier IS ?
-                """
-            var arguments: StatementArguments = [from.milliseconds, min(to.milliseconds, now + 1), kind.rawValue, identifier]
-            if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
-            return (sql, arguments)
+            .offerUses(kind, identifier: identifier, from: from.milliseconds, upper: upper(to))
         }
     }
 }

@@ -47,7 +47,7 @@ public struct TimelineSegment: Hashable, Sendable {
             case .gracePeriod: append(interval.from, to, .gracePeriod)
             case .billingRetry: append(interval.from, to, .billingRetry)
             case .expired: append(interval.from, to, .gap)
-            case .standard, .freeTrial, .introductory, .promotional, .offerCode, .winBack:
+            case .standard, .freeTrial, .introductory, .promotional, .offerCode, .inWinBackOffer:
                 // One interval may span several periods of one kind: split it where a refunded one lies.
                 let kind = Kind.period(OfferKind(rawValue: interval.state.rawValue) ?? .standard)
                 var cursor = interval.from

@@ -185,8 +185,9 @@ public final class AppDatabase: Sendable {
     }
 }
 
-/// A failure of the store a user can act on.
-public struct StoreError: Error, CustomStringConvertible, Sendable {
+/// A failure of the store a user can act on: it cannot be opened or written as asked, or an
+/// archived body cannot be given back.
+public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }

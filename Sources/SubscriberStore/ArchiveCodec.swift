@@ -17,11 +17,6 @@ public struct ArchivedBody: Sendable, Equatable {
     }
 }
 
-/// Why an archived body cannot be given back.
-public struct ArchiveReadError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-}
-
 /// The archive keeps every document (docs/architecture.md, "The store"). App Store payloads are
 /// verbose JSON (a v1 notification repeats the whole receipt history, a v2 one carries three
 /// certificate chains), so they are compressed unless that saves nothing: with zstd at its
@@ -73,7 +68,7 @@ public struct ArchiveCodec: Sendable {
         case "zlib": restored = Self.zlibDecompress(stored.data, originalCount: originalCount)
         case "zstd":
             guard zstdAvailable else {
-                throw ArchiveReadError(description: """
+                throw StoreError("""
                     this document is archived compressed with zstd, and the zstd library could not be loaded \
                     (\(Self.zstdUnavailableReason ?? "disabled")); install it (Debian and Ubuntu: apt-get install libzstd1) \
                     to read it. Nothing in the store was changed.
@@ -81,10 +76,10 @@ public struct ArchiveCodec: Sendable {
             }
             restored = Self.zstdDecompress(stored.data, originalCount: originalCount)
         case let other?:
-            throw ArchiveReadError(description: "this document is archived with an unknown encoding '\(other)'")
+            throw StoreError("this document is archived with an unknown encoding '\(other)'")
         }
         guard let restored else {
-            throw ArchiveReadError(description: "this document's archived bytes are damaged (\(stored.encoding ?? "raw"))")
+            throw StoreError("this document's archived bytes are damaged (\(stored.encoding ?? "raw"))")
         }
         return restored
     }
@@ -188,7 +183,7 @@ extension AppDatabase {
 
     /// Every archived document in sha256 order, with its bytes as they arrived (or why they cannot
     /// be had), read in pages so memory stays bounded by the largest document.
-    public func forEachArchivedDocument(_ body: (_ sha256: String, _ source: String, _ bytes: Result<Data, ArchiveReadError>?) throws -> Void) throws {
+    public func forEachArchivedDocument(_ body: (_ sha256: String, _ source: String, _ bytes: Result<Data, StoreError>?) throws -> Void) throws {
         var after = ""
         let page = 256
         while true {
@@ -199,9 +194,9 @@ extension AppDatabase {
             }
             for row in rows {
                 let sha: String = row["sha256"]
-                let bytes: Result<Data, ArchiveReadError>? = (row["body"] as Data?).map { data in
+                let bytes: Result<Data, StoreError>? = (row["body"] as Data?).map { data in
                     Result { try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"]) }
-                        .mapError { $0 as? ArchiveReadError ?? ArchiveReadError(description: "\($0)") }
+                        .mapError { $0 as? StoreError ?? StoreError("\($0)") }
                 }
                 try body(sha, row["source"], bytes)
                 after = sha

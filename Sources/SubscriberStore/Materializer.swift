@@ -39,21 +39,6 @@ struct Materializer {
         try counts.write(db)
     }
 
-    /// Rewrites the money rows of every subscription from its facts (a store from before money
-    /// was kept; the other derived rows are left as they are).
-    func rebuildMoney() throws {
-        let priceTable = try PriceTableStore.load(db)
-        let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1")
-        let reader = FactReader(db)
-        var counts = Counts()
-        for id in ids {
-            try deleteMoney(id, &counts)
-            try insertMoney(.derive(try reader.facts(of: id)), priceTable: priceTable, &counts)
-        }
-        // Run by the money migration (v13) before the MRR counts exist (v15 fills them from the rows).
-        if try db.tableExists("mrrDay") { try counts.write(db) }
-    }
-
     /// Changes to a table of counts per key (`segmentDay`, `runEndDay`, `eventDay`), summed over a batch and
     /// written once: a row whose counts fall to zero is removed.
     struct CountChanges {
@@ -308,7 +293,7 @@ struct Materializer {
                 ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
             try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.isPaid && !p.isCutByUpgrade, billingDays)
+                p.countsForRetention, billingDays)
             counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 

@@ -35,17 +35,43 @@ public struct OfferFlagChange: Hashable, Sendable, Codable {
     public var kind: Kind = .set
 }
 
+/// One change of offer flags an operator asked for (from `subdash flag` or the dashboard):
+/// what ``AppDatabase/setFlags(_:at:)`` writes.
+public struct OfferFlagWrite: Equatable, Sendable {
+    public var offer: OfferFlagKind
+    public var ids: [String]
+    /// Remove the flag instead of setting it.
+    public var clear: Bool
+    public var operatorName: String
+    /// Kept with each flag set (and in the audit log).
+    public var note: String?
+    /// The operator confirmed replacing flags the subscriptions already have.
+    public var replace: Bool
+
+    public init(offer: OfferFlagKind, ids: [String], clear: Bool = false, operatorName: String, note: String? = nil,
+                replace: Bool = false) {
+        self.offer = offer
+        self.ids = ids
+        self.clear = clear
+        self.operatorName = operatorName
+        self.note = note
+        self.replace = replace
+    }
+}
+
 extension AppDatabase {
-    /// Sets (or with `clear`, removes) `offer` on every subscription, in one transaction, each
-    /// change written to the audit log. Returns how many flags actually changed.
+    /// The one way offer flags are written: sets (or with `clear`, removes) `offer` on every
+    /// subscription of `write`, in one transaction, each change written to the audit log. Returns
+    /// how many flags actually changed.
     ///
     /// A subscription that already has the flag keeps it (its note, operator and date) unless
     /// `replace` says the operator confirmed the change; a replaced flag is logged as another
     /// `set`, so the log holds the earlier flag and the change. Refuses an empty `operatorName`:
     /// the log never holds a change by nobody.
     @discardableResult
-    public func setFlags(_ offer: OfferFlagKind, on originalTransactionIds: [String], note: String?, operatorName: String,
-                         at: Instant, clear: Bool = false, replace: Bool = false) throws -> Int {
+    public func setFlags(_ write: OfferFlagWrite, at: Instant) throws -> Int {
+        let (offer, originalTransactionIds, note, operatorName, clear, replace) =
+            (write.offer, write.ids, write.note, write.operatorName, write.clear, write.replace)
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }

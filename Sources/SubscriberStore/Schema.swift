@@ -3,6 +3,10 @@ import SubscriptionModel
 
 extension AppDatabase {
     /// Migrations are named by string and never edited once landed; add new ones at the end.
+    /// Each one holds all the SQL it runs and calls no code of the app (a helper, the
+    /// materialiser): a later change there must not change what an old migration did. One that
+    /// needs subscriptions derived again marks them in `pendingSubscription`; `AppDatabase.init`
+    /// rebuilds them once the schema is complete.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 facts, archive, customers, flags") { db in
@@ -295,9 +299,10 @@ extension AppDatabase {
                 BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
                 INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
                     SELECT environment, day, productId, state, SUM(starts), SUM(ends) FROM (
-                        SELECT environment, \(daySQL("start")) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                        SELECT environment, ((start - ((start % 86400000) + 86400000) % 86400000) / 86400000) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
                         UNION ALL
-                        SELECT environment, \(daySQL("\"end\"")), productId, state, 0, 1 FROM segment WHERE "end" <> \(openEnd))
+                        SELECT environment, (("end" - (("end" % 86400000) + 86400000) % 86400000) / 86400000), productId, state, 0, 1 FROM segment
+                        WHERE "end" <> 253402300800000)
                     GROUP BY 1, 2, 3, 4;
                 """)
         }
@@ -323,7 +328,7 @@ extension AppDatabase {
                 CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
                 BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (runEndDay counts them)'); END;
                 INSERT INTO runEndDay (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count)
-                    SELECT environment, \(daySQL("endedAt")), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
+                    SELECT environment, ((endedAt - ((endedAt % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
                     FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
@@ -354,7 +359,7 @@ extension AppDatabase {
                 CREATE TRIGGER event_noUpdate BEFORE UPDATE ON event
                 BEGIN SELECT RAISE(ABORT, 'events are replaced, never updated (eventDay counts them)'); END;
                 INSERT INTO eventDay (environment, day, productId, type, expirationReason, count)
-                    SELECT environment, \(daySQL("at")), productId, type, COALESCE(expirationReason, ''), COUNT(*)
+                    SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), productId, type, COALESCE(expirationReason, ''), COUNT(*)
                     FROM event GROUP BY 1, 2, 3, 4, 5;
                 """)
         }
@@ -401,8 +406,20 @@ extension AppDatabase {
                     appAccountToken TEXT COLLATE NOCASE
                 ) WITHOUT ROWID;
                 INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
-                    SELECT s.originalTransactionId, \(customerSQL("userId")), \(customerSQL("email")),
-                        COALESCE(NULLIF(s.appAccountToken, ''), \(customerSQL("appAccountToken")))
+                    SELECT s.originalTransactionId,
+                        (SELECT NULLIF(c.userId, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                        (SELECT NULLIF(c.email, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                        COALESCE(NULLIF(s.appAccountToken, ''),
+                        (SELECT NULLIF(c.appAccountToken, '') FROM customer c
+                         WHERE c.originalTransactionId = s.originalTransactionId
+                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1))
                     FROM subscription s;
                 CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
                 CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
@@ -557,11 +574,9 @@ extension AppDatabase {
                 -- MRR in grace: the failures whose retry window is still open at as-of.
                 CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
                 """)
-            // Stores from before: every subscription's money from its facts, once (read as the
-            // latest schema's fact reader reads them, `unverified` included).
-            try addUnverifiedColumns(db)
-            try addOfferUsePaidColumns(db)
-            try Materializer(db).rebuildMoney()
+            // Stores from before: every subscription is marked for a rebuild, which derives its
+            // money rows from its facts once every migration is done (as v12 does).
+            try db.execute(sql: "INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription")
         }
         migrator.registerMigration("v14 unverified documents and the store's app") { db in
             // Unsigned v1 data never changes a subscription that has signed data: its facts are
@@ -569,7 +584,11 @@ extension AppDatabase {
             // signed facts, whatever the order they arrive in; its documents are listed against
             // the subscription for `report subscriber`. The store holds one app, recorded from
             // its first signed document (or `--bundle-id` / `--app-apple-id`).
-            try addUnverifiedColumns(db)
+            // (A store that ran v13 before it stopped deriving money in the migration has them.)
+            for table in ["transaction", "renewalFact", "notification"]
+            where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
+                try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
+            }
             try db.execute(sql: """
                 CREATE TABLE unverifiedDocument (
                     originalTransactionId TEXT NOT NULL,
@@ -622,19 +641,45 @@ extension AppDatabase {
                     WHERE graceEnd IS NOT NULL;
                 CREATE TRIGGER periodMoney_noUpdate BEFORE UPDATE ON periodMoney
                 BEGIN SELECT RAISE(ABORT, 'money rows are replaced, never updated (mrrDay counts them)'); END;
+                -- The money rows already stored, counted: each interval's start and end by UTC day
+                -- (rounded down), an unpriced period as currency '' and price 0.
                 INSERT INTO mrrDay (environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
-                    \(mrrDaySQL);
+                    SELECT environment, (t - ((t % 86400000) + 86400000) % 86400000) / 86400000, offerKind, productId,
+                        CASE WHEN price IS NULL OR currency IS NULL THEN '' ELSE currency END,
+                        CASE WHEN price IS NULL OR currency IS NULL THEN 0 ELSE price END,
+                        monthlyTwelfths, SUM(starts), SUM(ends)
+                    FROM (
+                        SELECT environment, start AS t, offerKind, productId, currency, price, monthlyTwelfths,
+                            1 AS starts, 0 AS ends
+                        FROM periodMoney WHERE start < "end"
+                        UNION ALL
+                        SELECT environment, "end", offerKind, productId, currency, price, monthlyTwelfths, 0, 1
+                        FROM periodMoney WHERE start < "end"
+                        UNION ALL
+                        SELECT f.environment, f.at, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, 1, 0
+                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd)
+                        UNION ALL
+                        SELECT f.environment, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
+                            m.monthlyTwelfths, 0, 1
+                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
+                    GROUP BY 1, 2, 3, 4, 5, 6, 7;
+                -- The same by month (months since January 1970).
                 INSERT INTO mrrMonth (environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
-                    SELECT environment, \(monthIndexSQL(day: "day")), offerKind, productId, currency, price, monthlyTwelfths,
-                        SUM(starts), SUM(ends)
+                    SELECT environment,
+                        (CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
+                            + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1,
+                        offerKind, productId, currency, price, monthlyTwelfths, SUM(starts), SUM(ends)
                     FROM mrrDay GROUP BY 1, 2, 3, 4, 5, 6, 7;
                 """)
             // The retention of converted offer uses counted each one's paid periods from the
             // conversion with a subquery per use. Each use now keeps that count and its run's last
             // paid start in the index by start, so at any as-of on or after that start (at the data
             // horizon: every use) the count is read there; only an as-of in mid-run counts periods.
-            try addOfferUsePaidColumns(db)
             try db.execute(sql: """
+                ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER;
                 UPDATE offerUse SET
                     paidFromNext = (SELECT COUNT(*) FROM period p
                                     WHERE p.originalTransactionId = offerUse.originalTransactionId
@@ -650,32 +695,6 @@ extension AppDatabase {
                 """)
         }
         return migrator
-    }
-
-    /// The facts' `unverified` marks (v14), added where they are missing: the fact reader reads
-    /// them, and the v13 migration derives money through it before v14 has run.
-    static func addUnverifiedColumns(_ db: Database) throws {
-        for table in ["transaction", "renewalFact", "notification"]
-        where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
-            try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
-        }
-    }
-
-    /// Each offer use's paid periods from the conversion on and its run's last paid start (v15),
-    /// added where they are missing: the materialiser writes them, and the v13 migration derives
-    /// money through it before v15 has run.
-    static func addOfferUsePaidColumns(_ db: Database) throws {
-        let columns = try db.columns(in: "offerUse").map(\.name)
-        if !columns.contains("paidFromNext") {
-            try db.execute(sql: "ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0")
-        }
-        if !columns.contains("lastPaidStart") { try db.execute(sql: "ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER") }
-    }
-
-    /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
-    static func daySQL(_ milliseconds: String) -> String {
-        let day = Instant.millisecondsPerDay
-        return "((\(milliseconds) - ((\(milliseconds) % \(day)) + \(day)) % \(day)) / \(day))"
     }
 
     /// The UTC day number of `instant` as `segmentDay` counts it (rounded down).

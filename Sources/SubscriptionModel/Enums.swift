@@ -73,5 +73,7 @@ public enum PayloadFormat: String, Sendable, Codable, CaseIterable, Hashable {
 
 /// Offers an operator can flag a subscriber for (docs/metrics.md, "Offer eligibility").
 public enum OfferFlagKind: String, Sendable, Codable, CaseIterable, Hashable {
-    case winBack, retention, upgrade, loyalty, service
+    /// A win-back offer for a subscriber whose run ended lately; `winBack` in reports, flags and the store.
+    case winBackOffer = "winBack"
+    case retention, upgrade, loyalty, service
 }

@@ -69,6 +69,11 @@ public struct Period: Hashable, Sendable, Codable {
         self.offerIdentifier = offerIdentifier
     }
 
+    /// Paid and not cut by an upgrade: a paid period as retention counts it (docs/metrics.md,
+    /// "Retention cohorts"). A run's `paidPeriodStarts` and the store's `countsForRetention`
+    /// column are both this.
+    public var countsForRetention: Bool { isPaid && !isCutByUpgrade }
+
     /// Revoked and not cut by an upgrade: a refund or a sharing revocation.
     public var isRevoked: Bool { isRefunded || isSharingRevoked }
 

@@ -2,7 +2,10 @@ import SubscriptionModel
 
 /// The state of a subscription at an instant (docs/metrics.md, "States").
 public enum SubscriptionState: String, Sendable, Codable, CaseIterable, Hashable {
-    case standard, freeTrial, introductory, promotional, offerCode, winBack, gracePeriod, billingRetry, expired
+    case standard, freeTrial, introductory, promotional, offerCode
+    /// In a period bought with a win-back offer (`OfferKind.winBack`); `winBack` in reports and the store.
+    case inWinBackOffer = "winBack"
+    case gracePeriod, billingRetry, expired
 
     public init(_ kind: OfferKind) {
         switch kind {
@@ -11,7 +14,7 @@ public enum SubscriptionState: String, Sendable, Codable, CaseIterable, Hashable
         case .introductory: self = .introductory
         case .promotional: self = .promotional
         case .offerCode: self = .offerCode
-        case .winBack: self = .winBack
+        case .winBack: self = .inWinBackOffer
         }
     }
 

@@ -223,7 +223,7 @@ struct TimelineDerivation {
             var paidStarts: [Instant] = []
             for i in first...last where periods[i].isPaid {
                 if firstPaid == nil { firstPaid = i }
-                if !periods[i].isCutByUpgrade { paidStarts.append(periods[i].start) }
+                if periods[i].countsForRetention { paidStarts.append(periods[i].start) }
             }
             runs.append(Run(
                 firstPeriod: first, lastPeriod: last, start: periods[first].start, endedAt: endedAt,

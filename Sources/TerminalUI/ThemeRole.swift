@@ -10,7 +10,9 @@ public enum ThemeRole: String, CaseIterable, Hashable, Sendable {
     case helpKey, helpText, prompt, dialog
     case error, warning, success
     // MARK: Subscription timeline (offer kinds of docs/metrics.md, retry windows, refunds)
-    case standard, freeTrial, introductory, promotional, offerCode, winBack
+    case standard, freeTrial, introductory, promotional, offerCode
+    /// Periods bought with a win-back offer; the key `winBack` in theme files.
+    case winBackPeriod = "winBack"
     case gracePeriod, billingRetry, refund, gap, marker
     // MARK: Heat map, coldest to hottest
     case heat0, heat1, heat2, heat3, heat4, heat5

@@ -61,7 +61,8 @@ struct FlagCommand: AsyncParsableCommand {
         }
         let changed: Int
         do {
-            changed = try db.setFlags(offer, on: targets, note: note, operatorName: who, at: Instant(Date()), clear: clear, replace: replace)
+            let write = OfferFlagWrite(offer: offer, ids: targets, clear: clear, operatorName: who, note: note, replace: replace)
+            changed = try db.setFlags(write, at: Instant(Date()))
         } catch let error as StoreError {
             throw CLIError(error.message)
         }

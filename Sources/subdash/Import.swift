@@ -68,9 +68,10 @@ struct Import: AsyncParsableCommand {
         let summary: ImportSummary
         do {
             summary = try importer.importPaths(paths)
-        } catch let stopped as ImportStopped {
+        } catch let error as ImportError {
+            guard case .stopped = error else { throw error }
             if interactive { FileHandleOutput.clearLine() }
-            throw CLIError(stopped.description, code: ExitStatus.fatal)
+            throw CLIError(error.description, code: ExitStatus.fatal)
         }
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)

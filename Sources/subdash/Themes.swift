@@ -218,7 +218,7 @@ struct ThemePreview {
             .init(start: 0, end: 10, role: .freeTrial), .init(start: 10, end: 30, role: .introductory),
             .init(start: 30, end: 55, role: .standard), .init(start: 55, end: 60, role: .gracePeriod),
             .init(start: 60, end: 68, role: .billingRetry), .init(start: 68, end: 72, role: .gap),
-            .init(start: 72, end: 85, role: .winBack), .init(start: 85, end: 100, role: .refund),
+            .init(start: 72, end: 85, role: .winBackPeriod), .init(start: 85, end: 100, role: .refund),
         ], markers: [.init(at: 30), .init(at: 72)])
         bar.render(in: Rect(x: inner.x, y: inner.y, width: inner.width, height: 2), buffer: &buffer, palette: palette)
         var y = inner.y + 2

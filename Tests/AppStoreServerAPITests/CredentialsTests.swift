@@ -15,7 +15,7 @@ import Testing
     @Test func aKeyFileReadableByOthersIsRefusedWithTheFix() throws {
         let path = try Self.writeKey(mode: 0o644)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: CredentialsError("private key \(path) can be read by its group or others (mode 644): run `chmod 600 \(path)`")) {
+        #expect(throws: AppStoreAPIError("private key \(path) can be read by its group or others (mode 644): run `chmod 600 \(path)`")) {
             try AppStoreCredentials(issuerId: "i", keyId: "k", bundleId: "b", privateKeyPath: path)
         }
         chmod(path, 0o600)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func aBrokenConfigLineIsNamed() {
-        #expect(throws: CredentialsError("config.toml:2: the value of key_id must be a quoted string")) {
+        #expect(throws: AppStoreAPIError("config.toml:2: the value of key_id must be a quoted string")) {
             try ConfigFile(parsing: "[appstore]\nkey_id = 2X9R4HXF34\n", name: "config.toml")
         }
     }
@@ -81,6 +81,3 @@ import Testing
     }
 }
 
-extension CredentialsError: Equatable {
-    public static func == (a: CredentialsError, b: CredentialsError) -> Bool { a.message == b.message }
-}

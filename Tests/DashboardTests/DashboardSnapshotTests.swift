@@ -50,7 +50,7 @@ import TerminalUI
     func pane(_ screen: Screen, _ look: Look) throws {
         let palette = try Self.palette(look.theme)
         let runner = try SampleStore.runner(priced: screen.priced)
-        try runner.analytics.database.setFlags(.winBack, on: screen.flagged, note: nil, operatorName: "alice", at: SampleStore.asOf)
+        try runner.analytics.database.setFlags(FlagWrite(offer: .winBackOffer, ids: screen.flagged, operatorName: "alice"), at: SampleStore.asOf)
         let session = DashboardSession(backend: TestBackend(width: look.width, height: look.height), runner: runner,
                                        palette: palette, state: AppState(asOf: SampleStore.asOf))
         session.apply(.start)

@@ -18,8 +18,7 @@ import TerminalUI
 
     @Test func anEarlierFlagIsKeptUnlessTheOperatorReplacesIt() throws {
         let runner = try makeOffersRunner()
-        try runner.analytics.database.setFlags(.retention, on: ["1000"], note: "called on Monday", operatorName: "bob",
-                                               at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .retention, ids: ["1000"], operatorName: "bob", note: "called on Monday"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try onRetention(runner)
         #expect(state.offers.selectedRow?.id == "1000")
         try keys("f", state: &state, runner: runner)
@@ -44,8 +43,7 @@ import TerminalUI
 
     @Test func severalAlreadyFlaggedAreCounted() throws {
         let runner = try makeOffersRunner()
-        try runner.analytics.database.setFlags(.retention, on: ["1000", "3000"], note: nil, operatorName: "bob",
-                                               at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .retention, ids: ["1000", "3000"], operatorName: "bob"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try onRetention(runner)
         try keys("g s", "f", state: &state, runner: runner)
         #expect(state.confirmation?.dialog.message.contains(

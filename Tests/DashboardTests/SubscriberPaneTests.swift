@@ -226,8 +226,7 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
 
     @Test func flaggingFromThePaneKeepsAnEarlierFlagUnlessReplaced() throws {
         let runner = try PaneStore.runner()
-        try runner.analytics.database.setFlags(.service, on: ["7100"], note: "called twice", operatorName: "bob",
-                                               at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .service, ids: ["7100"], operatorName: "bob", note: "called twice"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try PaneStore.open("7100", runner: runner)
         try keys("f", state: &state, runner: runner)
         #expect(screen(state, width: 120, height: 40).lines.contains { $0.contains("Already flagged for service by bob on 2025-03-03") })

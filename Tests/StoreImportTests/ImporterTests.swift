@@ -1,3 +1,4 @@
+import AppStorePayloads
 import Foundation
 import Testing
 @testable import StoreImport
@@ -7,21 +8,21 @@ import SubscriptionModel
 /// Pipeline tests with a toy format: each line "otid txid start end" is one document, "bad" lines
 /// are rejected. The App Store formats are tested end to end in AppStoreImportTests.
 @Suite struct ImporterTests {
-    static func open(_ path: String) -> AnyIterator<RawDocument> {
+    static func open(_ path: String) -> AnyIterator<SourceDocument> {
         let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
         return AnyIterator(split(data).makeIterator())
     }
 
-    static func split(_ data: Data) -> [RawDocument] {
+    static func split(_ data: Data) -> [SourceDocument] {
         String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated().map { i, line in
-            RawDocument(location: "line \(i + 1)", bytes: Data(line.utf8))
+            SourceDocument(location: "line \(i + 1)", bytes: Data(line.utf8))
         }
     }
 
-    static func decode(_ data: Data, _ sha: String) -> Result<DocumentFacts, ImportRejection> {
+    static func decode(_ data: Data, _ sha: String) -> Result<DocumentFacts, ImportError> {
         let f = String(decoding: data, as: UTF8.self).split(separator: " ").map(String.init)
         guard f.count == 4, let start = Instant(parsing: f[2]), let end = Instant(parsing: f[3]) else {
-            return .failure(ImportRejection("expected 'otid txid start end'"))
+            return .failure(.rejected("expected 'otid txid start end'"))
         }
         return .success(DocumentFacts(format: .v2Notification, transactions: [
             TransactionFact(transactionId: f[1], originalTransactionId: f[0], productId: "p", purchaseDate: start, expiresDate: end),
@@ -76,7 +77,7 @@ import SubscriptionModel
 
     @Test func aMissingPathIsAnError() throws {
         let db = try AppDatabase.inMemory()
-        #expect(throws: ImportRejection.self) {
+        #expect(throws: ImportError.rejected("/nonexistent/file.json: no such file or directory")) {
             try importer(db, Lines(), batchSize: 10).importPaths(["/nonexistent/file.json"])
         }
     }

@@ -107,8 +107,8 @@ import SubscriptionModel
         let now = Instant(Date())
 
         // In turn: flags, then the import.
-        _ = try turn.setFlags(.winBack, on: cliIds, note: "cli", operatorName: "alice", at: now)
-        for id in dashboardIds { _ = try turn.setFlags(.retention, on: [id], note: "dashboard", operatorName: "bob", at: now) }
+        _ = try turn.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: cliIds, operatorName: "alice", note: "cli"), at: now)
+        for id in dashboardIds { _ = try turn.setFlags(OfferFlagWrite(offer: .retention, ids: [id], operatorName: "bob", note: "dashboard"), at: now) }
         _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
 
         // At once.
@@ -124,7 +124,7 @@ import SubscriptionModel
             flagStatuses.append(run.status)
             // The dashboard flags from its own connection between the command's writes.
             let dashboard = try AppDatabase.open(path: path)
-            _ = try dashboard.setFlags(.retention, on: [dashboardIds[k]], note: "dashboard", operatorName: "bob", at: Instant(Date()))
+            _ = try dashboard.setFlags(OfferFlagWrite(offer: .retention, ids: [dashboardIds[k]], operatorName: "bob", note: "dashboard"), at: Instant(Date()))
         }
         importing.waitUntilExit()
         #expect(importing.terminationStatus == 0)

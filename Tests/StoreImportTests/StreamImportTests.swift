@@ -1,3 +1,4 @@
+import AppStorePayloads
 import Foundation
 import GRDB
 import Testing
@@ -17,12 +18,12 @@ import SubscriberStore
         func send(_ line: String) { condition.lock(); lines.append(line); condition.broadcast(); condition.unlock() }
         func close() { condition.lock(); closed = true; condition.broadcast(); condition.unlock() }
 
-        func next() -> RawDocument? {
+        func next() -> SourceDocument? {
             condition.lock(); defer { condition.unlock() }
             while lines.isEmpty && !closed { condition.wait() }
             guard !lines.isEmpty else { return nil }
             count += 1
-            return RawDocument(location: "line \(count)", bytes: Data(lines.removeFirst().utf8))
+            return SourceDocument(location: "line \(count)", bytes: Data(lines.removeFirst().utf8))
         }
     }
 

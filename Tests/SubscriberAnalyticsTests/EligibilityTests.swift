@@ -72,7 +72,7 @@ import SubscriptionModel
         // A day before W1's run ends it is still open: no win-back yet, but auto-renew is off; W4 had
         // not come back then.
         let before = try analytics.eligibility(asOf: StoreBuilder.day("2025-03-31"))
-        #expect(before.filter { $0.offer == .winBack }.map(\.originalTransactionId) == ["W4"])
+        #expect(before.filter { $0.offer == .winBackOffer }.map(\.originalTransactionId) == ["W4"])
         #expect(before.contains { $0.offer == .retention && $0.originalTransactionId == "W1" })
     }
 }

@@ -48,8 +48,9 @@ import SubscriptionTimeline
         var nonEmpty = 0
         for environments in [[StoreEnvironment.production], StoreEnvironment.allCases] {
             for product in [nil] + products.prefix(2).map(Optional.some) {
-                let fast = try database.mrrCounts(at: instants, environments: environments, productId: product)
-                let scan = try database.mrrCountsByScan(at: instants, environments: environments, productId: product)
+                let scope = RowScope(environments: environments, ownerships: Ownership.allCases, productId: product)
+                let fast = try database.mrrCounts(at: instants, scope: scope)
+                let scan = try database.mrrCountsByScan(at: instants, scope: scope)
                 for (i, instant) in instants.enumerated() {
                     #expect(fast[i] == scan[i], "at \(instant.iso8601), product \(product ?? "any")")
                     if !scan[i].isEmpty { nonEmpty += 1 }

@@ -161,7 +161,7 @@ import Testing
         if state == .expired, let run = t.latestRun(asOf: at), run.endedAt <= at,
            run.endedAt.milliseconds > at.milliseconds - 180 * day,
            run.expirationReason == .voluntary || run.expirationReason == .priceIncrease {
-            result.append(.winBack)
+            result.append(.winBackOffer)
         }
         let paid = t.paidPeriods(asOf: at)
         let covering = t.periods.last { $0.covers(at) }

@@ -9,7 +9,7 @@ import SubscriptionModel
     /// Subscriber C of `fiveSubscribers()`: an upgrade, a billing failure recovered after 5 days.
     @Test func reportJSONFieldByField() throws {
         let analytics = try fiveSubscribers()
-        try analytics.database.setFlags(.loyalty, on: ["C"], note: "thanks", operatorName: "ann", at: StoreBuilder.day("2025-06-10"))
+        try analytics.database.setFlags(OfferFlagWrite(offer: .loyalty, ids: ["C"], operatorName: "ann", note: "thanks"), at: StoreBuilder.day("2025-06-10"))
         guard case .found(let report) = try analytics.subscriber("C4", asOf: asOf) else {
             Issue.record("C4 (a transactionId) should find subscription C")
             return

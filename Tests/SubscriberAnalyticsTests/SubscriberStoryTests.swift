@@ -117,8 +117,7 @@ import Testing
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
-        try analytics.database.setFlags(.winBack, on: [SubscriberStory.original], note: nil, operatorName: "ann",
-                                        at: Wire.at("2025-08-30T09:00:00Z"))
+        try analytics.database.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: [SubscriberStory.original], operatorName: "ann"), at: Wire.at("2025-08-30T09:00:00Z"))
         return analytics
     }
 
@@ -360,7 +359,7 @@ import Testing
         let analytics = try Self.v2Store()
         func offers(_ asOf: Instant) throws -> [OfferFlagKind] { try analytics.eligibility(asOf: asOf).map(\.offer) }
         let winBackEnds = Wire.at("2026-02-25T15:30:00Z")
-        #expect(try offers(winBackEnds.adding(milliseconds: -1)) == [.winBack, .service])
+        #expect(try offers(winBackEnds.adding(milliseconds: -1)) == [.winBackOffer, .service])
         #expect(try offers(winBackEnds) == [.service])
         let serviceEnds = Wire.at("2026-04-20T15:30:00Z")
         #expect(try offers(serviceEnds.adding(milliseconds: -1)) == [.service])

@@ -8,10 +8,10 @@ import SubscriptionModel
     @Test func flagsAreSetClearedAndLogged() throws {
         let db = try AppDatabase.inMemory()
         let t0 = Instant(parsing: "2025-03-01")!
-        #expect(try db.setFlags(.winBack, on: ["1", "2", "2"], note: "spring", operatorName: "ann", at: t0) == 2)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1", "2", "2"], operatorName: "ann", note: "spring"), at: t0) == 2)
         // Setting the same flag again changes nothing and logs nothing.
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "spring", operatorName: "bob", at: t0.adding(days: 1)) == 0)
-        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "bob", at: t0.adding(days: 2), clear: true) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "spring"), at: t0.adding(days: 1)) == 0)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], clear: true, operatorName: "bob"), at: t0.adding(days: 2)) == 1)
         let flags = try db.flags()
         #expect(flags.map(\.originalTransactionId) == ["2"])
         #expect(flags.first?.operatorName == "ann")
@@ -22,7 +22,7 @@ import SubscriptionModel
 
     @Test func theAuditLogCannotBeRewritten() throws {
         let db = try AppDatabase.inMemory()
-        try db.setFlags(.service, on: ["9"], note: nil, operatorName: "ann", at: Instant(milliseconds: 0))
+        try db.setFlags(OfferFlagWrite(offer: .service, ids: ["9"], operatorName: "ann"), at: Instant(milliseconds: 0))
         #expect(throws: DatabaseError.self) {
             try db.writer.write { db in try db.execute(sql: "UPDATE offerFlagLog SET operator = 'eve'") }
         }
@@ -37,8 +37,7 @@ import SubscriptionModel
     @Test func sqlInIdsNotesAndSearchesDoesNothing() throws {
         let db = try AppDatabase.inMemory()
         let hostile = "1'; DROP TABLE offerFlag; --"
-        #expect(try db.setFlags(.winBack, on: [hostile], note: "x'); DELETE FROM offerFlagLog; --",
-                                operatorName: "' OR 1=1 --", at: Instant(milliseconds: 0)) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: [hostile], operatorName: "' OR 1=1 --", note: "x'); DELETE FROM offerFlagLog; --"), at: Instant(milliseconds: 0)) == 1)
         #expect(try db.subscriptions(matching: "' OR '1'='1").isEmpty)
         #expect(try db.subscriptions(matching: "1\" OR 1=1 --").isEmpty)
         let flags = try db.flags()

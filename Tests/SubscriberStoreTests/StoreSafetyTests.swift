@@ -11,15 +11,15 @@ import Testing
     @Test func anEarlierFlagIsKeptUnlessReplacedAndTheLogKeepsBoth() throws {
         let db = try AppDatabase.inMemory()
         let t0 = Instant(parsing: "2025-03-01")!
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "called", operatorName: "alice", at: t0) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "alice", note: "called"), at: t0) == 1)
         // Another note by another operator: kept, nothing logged.
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 1)) == 0)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again"), at: t0.adding(days: 1)) == 0)
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["alice called 2025-03-01"])
         // Confirmed: replaced, and logged as a change after alice's flag.
-        #expect(try db.setFlags(.winBack, on: ["1"], note: "again", operatorName: "bob", at: t0.adding(days: 2), replace: true) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again", replace: true), at: t0.adding(days: 2)) == 1)
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["bob again 2025-03-03"])
-        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "carol", at: t0.adding(days: 3), clear: true) == 1)
-        #expect(try db.setFlags(.winBack, on: ["1"], note: nil, operatorName: "dan", at: t0.adding(days: 4)) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], clear: true, operatorName: "carol"), at: t0.adding(days: 3)) == 1)
+        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "dan"), at: t0.adding(days: 4)) == 1)
         let log = try db.flagLog()
         #expect(log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" }
             == ["set alice called", "changed bob again", "cleared carol -", "set dan -"])
@@ -30,7 +30,7 @@ import Testing
         let db = try AppDatabase.inMemory()
         for nobody in ["", "  "] {
             #expect(throws: StoreError.self) {
-                try db.setFlags(.service, on: ["1"], note: nil, operatorName: nobody, at: Instant(milliseconds: 0))
+                try db.setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: nobody), at: Instant(milliseconds: 0))
             }
         }
         #expect(try db.flagLog().isEmpty)
@@ -82,7 +82,7 @@ import Testing
 
     @Test func aReadOnlyOpenRefusesWritesAtTheSQLiteLevelAndWritesNothing() throws {
         let path = try Fixture.temporaryStorePath("readonly")
-        do { try AppDatabase.open(path: path).setFlags(.service, on: ["1"], note: nil, operatorName: "ann", at: Instant(milliseconds: 0)) }
+        do { try AppDatabase.open(path: path).setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0)) }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let store = try AppDatabase.open(path: path, readOnly: true)
         #expect(try store.flags().count == 1)
@@ -92,7 +92,7 @@ import Testing
             (error as? DatabaseError)?.resultCode == .SQLITE_READONLY
         }
         #expect(throws: (any Error).self) {
-            try store.setFlags(.winBack, on: ["2"], note: nil, operatorName: "eve", at: Instant(milliseconds: 0))
+            try store.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["2"], operatorName: "eve"), at: Instant(milliseconds: 0))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
@@ -101,7 +101,7 @@ import Testing
     /// immutable open, and nothing is created beside the store.
     @Test func aStoreInAReadOnlyDirectoryCanBeBrowsed() throws {
         let path = try Fixture.temporaryStorePath("rodir")
-        do { try AppDatabase.open(path: path).setFlags(.service, on: ["1"], note: nil, operatorName: "ann", at: Instant(milliseconds: 0)) }
+        do { try AppDatabase.open(path: path).setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0)) }
         let directory = (path as NSString).deletingLastPathComponent
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["store.sqlite"])
         let store = try AppDatabase.open(path: path, readOnly: true, directoryWritable: false)
@@ -117,7 +117,7 @@ import Testing
         let saved = umask(0o022)
         defer { umask(saved) }
         let store = try AppDatabase.open(path: path)
-        try store.setFlags(.service, on: ["1"], note: nil, operatorName: "ann", at: Instant(milliseconds: 0))
+        try store.setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0))
         for file in [path, path + "-wal", path + "-shm"] {
             let mode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
             #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")

@@ -38,7 +38,7 @@ import SubscriptionModel
         #expect(tl.billingFailures[0].outcome(asOf: t("2024-03-01")) == .recovered(days: 9))
         #expect(tl.state(at: t("2024-02-10")) == .gracePeriod)
         #expect(tl.state(at: t("2024-02-11")) == .billingRetry)
-        #expect(tl.state(at: t("2024-06-15")) == .winBack)
+        #expect(tl.state(at: t("2024-06-15")) == .inWinBackOffer)
         #expect(tl.eventList() == [
             "2024-01-01T00:00:00Z activation", "2024-01-04T00:00:00Z autoRenewOff", "2024-01-06T00:00:00Z autoRenewOn",
             "2024-01-08T00:00:00Z conversion", "2024-02-08T00:00:00Z billingIssue", "2024-02-17T00:00:00Z billingRecovery",

@@ -38,6 +38,9 @@ import SubscriptionModel
                          tx("b", "premium", "2024-01-10", "2024-02-10")])
         #expect(tl.periods[0].end == t("2024-01-10"))
         #expect(tl.periods[0].isCutByUpgrade)
+        // Retention counts paid periods not cut by an upgrade: the run's paid starts are exactly those.
+        #expect(!tl.periods[0].countsForRetention && tl.periods[1].countsForRetention)
+        #expect(tl.runs[0].paidPeriodStarts == tl.periods.filter(\.countsForRetention).map(\.start))
         #expect(!tl.periods[0].isRefunded)
         #expect(tl.periods[0].isPaid)
         #expect(tl.classes() == [.activation, .productChange])

@@ -39,7 +39,7 @@ public struct TimelineBar: Widget {
         case .introductory: return "▒"
         case .promotional: return "▓"
         case .offerCode: return "▚"
-        case .winBack: return "▞"
+        case .winBackPeriod: return "▞"
         case .gracePeriod: return "┅"
         case .billingRetry: return "x"
         case .refund: return "!"

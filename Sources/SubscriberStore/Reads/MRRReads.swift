@@ -41,10 +41,11 @@ public struct MRRKey: Hashable, Sendable {
 /// only the intervals starting or ending between that boundary and t are read one by one.
 extension AppDatabase {
     /// For each of `instants`, in order: the intervals covering it, by key (keys with no interval
-    /// are left out). `environments` and `productId` (the period's) restrict what counts.
-    public func mrrCounts(at instants: [Instant], environments: [StoreEnvironment],
-                          productId: String?) throws -> [[MRRKey: Int]] {
+    /// are left out). The scope's environments and product (the period's) restrict what counts;
+    /// every ownership counts, as money rows keep none.
+    public func mrrCounts(at instants: [Instant], scope: RowScope) throws -> [[MRRKey: Int]] {
         guard !instants.isEmpty else { return [] }
+        let (environments, productId) = (scope.environments, scope.productId)
         let environmentSQL = "IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         let allOwnerships = "IN (" + Ownership.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         // Counted rows store an unpriced period as currency '' and price 0.
@@ -121,9 +122,9 @@ extension AppDatabase {
     }
 
     /// The same counts read the long way, every charged period and billing failure against each
-    /// instant: what ``mrrCounts(at:environments:productId:)`` must always equal (tests).
-    public func mrrCountsByScan(at instants: [Instant], environments: [StoreEnvironment],
-                                productId: String?) throws -> [[MRRKey: Int]] {
+    /// instant: what ``mrrCounts(at:scope:)`` must always equal (tests).
+    public func mrrCountsByScan(at instants: [Instant], scope: RowScope) throws -> [[MRRKey: Int]] {
+        let (environments, productId) = (scope.environments, scope.productId)
         let environmentSQL = "IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         let product = productId == nil ? "" : "AND m.productId = :product"
         return try writer.read { db in
@@ -172,7 +173,7 @@ extension AppDatabase {
     }
 
     /// `mrrDay`'s rows computed from `periodMoney` and `billingFailure`.
-    static let mrrDaySQL = """
+    private static let mrrDaySQL = """
         SELECT environment, day, offerKind, productId, currency, price, monthlyTwelfths, SUM(starts) AS starts, SUM(ends) AS ends
         FROM (
             SELECT environment, \(daySQL("start")) AS day, offerKind, productId, \(storedMoneySQL("")), 1 AS starts, 0 AS ends
@@ -200,8 +201,14 @@ extension AppDatabase {
         """
     }
 
+    /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
+    private static func daySQL(_ milliseconds: String) -> String {
+        let day = Instant.millisecondsPerDay
+        return "((\(milliseconds) - ((\(milliseconds) % \(day)) + \(day)) % \(day)) / \(day))"
+    }
+
     /// The month index (``Month/index``) of a UTC day number, in SQL.
-    static func monthIndexSQL(day: String) -> String {
+    private static func monthIndexSQL(day: String) -> String {
         "((CAST(strftime('%Y', \(day) * 86400, 'unixepoch') AS INTEGER) - 1970) * 12 "
             + "+ CAST(strftime('%m', \(day) * 86400, 'unixepoch') AS INTEGER) - 1)"
     }

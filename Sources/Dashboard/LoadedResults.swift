@@ -1,0 +1,66 @@
+import SubscriberAnalytics
+import SubscriptionModel
+
+// What comes back from the effects that load a pane: the state takes it, unless it answers a
+// question the user has stopped asking.
+
+/// A page of pane 1's list. A later page for a list that has since been reset is stale.
+func subscribersLoaded(_ state: inout AppState, offset: Int, rows: [SubscriberRow]) -> [Effect] {
+    let pane = state.subscribers
+    guard offset == pane.first || offset == pane.first + pane.rows.count else { return [] }
+    state.subscribers.loading = false
+    let selectedId = pane.selectedId
+    if offset == pane.first { state.subscribers.rows = rows } else { state.subscribers.rows += rows }
+    state.subscribers.complete = rows.count < SubscribersPane.pageSize
+    if state.subscribers.rows.isEmpty, pane.first > 0 {
+        // The list shrank below the window: start again from its top.
+        showList(&state, pane.view)
+        return load(&state, .subscribers)
+    }
+    // A reload keeps the cursor on the same subscription when it is still listed.
+    if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) {
+        state.subscribers.selected = pane.first + index
+    }
+    state.subscribers.selected = clamp(state.subscribers.selected, pane.first,
+                                       max(pane.first, pane.first + state.subscribers.rows.count - 1))
+    return openTypedAhead(&state)
+}
+
+/// How many subscribers pane 1's list holds; a drill-down nobody matches becomes a search of everyone.
+func subscribersCounted(_ state: inout AppState, filter: String?, population: SubscriberPopulation?, count: Int) -> [Effect] {
+    let view = state.subscribers.view
+    guard filter == view.filter, population == view.queriedPopulation else { return [] }
+    state.subscribers.count = count
+    if count == 0, view.filter != nil, view.population != nil, !view.searchesEveryone {
+        // Nobody in the drill-down matches: find them among everyone (the title says so).
+        var everyone = view
+        everyone.searchesEveryone = true
+        let openWhenLoaded = state.subscribers.openWhenLoaded
+        showList(&state, everyone)
+        state.subscribers.openWhenLoaded = openWhenLoaded
+        return load(&state, .subscribers)
+    }
+    return []
+}
+
+/// The cohort grid. One asked for before `d` changed the duration is stale.
+func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [BillingDuration]) {
+    guard grid.duration == state.cohorts.duration else { return }
+    state.cohorts.grid = grid
+    state.cohorts.durations = durations
+    state.cohorts.loading = false
+    state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
+    state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
+}
+
+/// A query failed: nothing is loading any more, and the status line says why.
+func loadFailed(_ state: inout AppState, _ message: String) {
+    state.subscribers.loading = false
+    state.subscribers.openWhenLoaded = nil
+    state.subscriber.loading = false
+    state.cohorts.loading = false
+    state.statesEvents.loading = false
+    state.offers.loading = false
+    state.money.loading = false
+    state.status = message
+}

@@ -1,0 +1,112 @@
+import GRDB
+import SubscriptionModel
+import SubscriptionTimeline
+
+/// A live (not expired) segment covering as-of: what retention, upgrade, loyalty and service by
+/// state are decided on.
+public struct LiveSegmentRow: FetchableRecord {
+    public var originalTransactionId: String
+    public var productId: String
+    public var state: SubscriptionState
+    public var autoRenew: Bool
+    public var paidPeriods: Int
+    public var periodDays: Double?
+
+    public init(row: Row) {
+        originalTransactionId = row["originalTransactionId"]
+        productId = row["productId"]
+        // Written by the materialiser from `SubscriptionState`; never expired here.
+        state = SubscriptionState(rawValue: row["state"]) ?? .expired
+        autoRenew = row["autoRenew"]
+        paidPeriods = row["paidPeriods"]
+        periodDays = row["periodDays"]
+    }
+}
+
+/// A subscription whose latest run ended (voluntarily or over a price increase) in the window.
+public struct EndedRunRow: FetchableRecord {
+    public var originalTransactionId: String
+    /// The product of its latest segment started by as-of.
+    public var productId: String
+    public var endedAt: Instant
+    /// An `ExpirationReason` raw value.
+    public var expirationReason: String
+
+    public init(row: Row) {
+        originalTransactionId = row["originalTransactionId"]
+        productId = row["productId"]
+        endedAt = Instant(milliseconds: row["endedAt"])
+        expirationReason = row["expirationReason"]
+    }
+}
+
+/// A subscription with at least the asked number of billing failures in the window.
+public struct RepeatedFailuresRow: FetchableRecord {
+    public var originalTransactionId: String
+    /// The product of its latest segment started by as-of.
+    public var productId: String
+    public var failures: Int
+
+    public init(row: Row) {
+        originalTransactionId = row["originalTransactionId"]
+        productId = row["productId"]
+        failures = row["failures"]
+    }
+}
+
+/// The reads offer eligibility is decided on, inside one read transaction of the store. Each is
+/// an index range that never visits the subscriptions that ended long ago (most of a mature store).
+public struct EligibilityReads {
+    let db: Database
+    let asOf: Int64
+    let scope: RowScope
+
+    /// The segment covering as-of, in any state but `expired`.
+    public func forEachLiveSegment(_ body: (LiveSegmentRow) throws -> Void) throws {
+        let cursor = try SQLRequest<LiveSegmentRow>(literal: """
+            SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
+            WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
+            """).fetchCursor(db)
+        while let row = try cursor.next() { try body(row) }
+    }
+
+    /// Subscriptions whose latest run ended voluntarily (or over a price increase) in
+    /// (as-of − `windowDays`, as-of], with no later run started by as-of.
+    public func forEachEndedRun(windowDays: Int64, _ body: (EndedRunRow) throws -> Void) throws {
+        let cursor = try SQLRequest<EndedRunRow>(literal: """
+            SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
+                SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
+                       (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
+                        AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
+                FROM run r
+                WHERE \(scope.rows("r")) AND r.endedAt <= \(asOf) AND r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
+                  AND r.expirationReason IN ('voluntary', 'priceIncrease')
+                  AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
+                                  AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
+            WHERE 1\(scope.product("productId"))
+            """).fetchCursor(db)
+        while let row = try cursor.next() { try body(row) }
+    }
+
+    /// Subscriptions with at least `minimum` billing failures in (as-of − `windowDays`, as-of].
+    public func forEachRepeatedFailures(windowDays: Int64, minimum: Int, _ body: (RepeatedFailuresRow) throws -> Void) throws {
+        let cursor = try SQLRequest<RepeatedFailuresRow>(literal: """
+            SELECT originalTransactionId, productId, n AS failures FROM (
+                SELECT f.originalTransactionId, COUNT(*) AS n,
+                       (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
+                        AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
+                FROM billingFailure f
+                WHERE \(scope.rows("f")) AND f.at <= \(asOf) AND f.at > \(asOf - windowDays * Instant.millisecondsPerDay)
+                GROUP BY f.originalTransactionId HAVING COUNT(*) >= \(minimum))
+            WHERE 1\(scope.product("productId"))
+            """).fetchCursor(db)
+        while let row = try cursor.next() { try body(row) }
+    }
+}
+
+extension AppDatabase {
+    /// Runs `body` with the eligibility reads at `asOf`, all in one read transaction.
+    public func readEligibility<T>(asOf: Int64, scope: RowScope, _ body: (EligibilityReads) throws -> T) throws -> T {
+        try writer.read { db in try body(EligibilityReads(db: db, asOf: asOf, scope: scope)) }
+    }
+}

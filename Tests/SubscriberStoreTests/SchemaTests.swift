@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+@testable import SubscriberStore
+import Testing
+
+/// The migrations are frozen: a new store has exactly the schema written down in
+/// `Tests/SubscriberStoreTests/Schema/schema.txt`, and the data migrations fill their tables
+/// from the rows already stored as they did when they shipped.
+///
+/// A new migration changes the schema on purpose: `SCHEMA_RECORD=1 swift test --filter
+/// SchemaTests` writes the file again, and the diff shows what the migration did.
+@Suite struct SchemaTests {
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schema/schema.txt")
+
+    /// Every table, index and trigger of `db` with the SQL that creates it, in name order.
+    static func schema(_ db: Database) throws -> String {
+        try Row.fetchAll(db, sql: """
+            SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name
+            """).map { row in
+                "-- \(row["type"] as String) \(row["name"] as String) on \(row["tbl_name"] as String)\n\(row["sql"] as String);\n"
+            }.joined(separator: "\n")
+    }
+
+    /// An in-memory store brought up to migration `before`, holding the rows `sql` inserts, then
+    /// brought up to migration `after`.
+    static func migrated(upTo before: String, inserting sql: String, thenUpTo after: String) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue, upTo: before)
+        try queue.write { db in try db.execute(sql: sql) }
+        try AppDatabase.migrator.migrate(queue, upTo: after)
+        return queue
+    }
+
+    @Test func aNewStoreHasTheSchemaWrittenDown() throws {
+        let store = try AppDatabase(DatabaseQueue())
+        let schema = try store.writer.read(Self.schema)
+        if ProcessInfo.processInfo.environment["SCHEMA_RECORD"].map({ !$0.isEmpty && $0 != "0" }) ?? false {
+            try schema.write(to: Self.golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: Self.golden, encoding: .utf8)
+        #expect(schema == expected, "the schema of a new store differs from Schema/schema.txt")
+    }
+
+    /// Runs and events stored before their per-day counts were kept: the counts are filled by UTC
+    /// day, rounded down for instants before 1970, and an event without an expiration reason is
+    /// counted under ''.
+    @Test func perDayCountsAreFilledFromTheRunsAndEventsAlreadyStored() throws {
+        // Ended 2025-02-10 10:00 (day 20129) twice, 1969-12-31 23:59:59.999 (day -1), and one run never paid.
+        let queue = try Self.migrated(upTo: "v6 segment starts and ends by day", inserting: """
+            INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
+                firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
+            ('a', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+            ('b', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+            ('c', 0, 'Production', -86400000, -1, 'voluntary', -86400000, -1, 'm', 1, -86400000),
+            ('d', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
+            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason) VALUES
+            ('a', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+            ('b', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+            ('a', 'Production', 1736503200000, 'activation', 'm', NULL),
+            ('c', 'Production', -86400001, 'activation', 'm', NULL),
+            ('c', 'Production', -86400000, 'refund', 'm', NULL);
+            """, thenUpTo: "v9 events by day")
+        let (runs, events) = try queue.read { db in
+            (try String.fetchAll(db, sql: """
+                SELECT day || ' ' || firstPaidProductId || ' ' || cohortMonth || ' ' || paidPeriodCount || ' ×' || count
+                FROM runEndDay ORDER BY day
+                """),
+             try String.fetchAll(db, sql: """
+                SELECT day || ' ' || type || ' ' || quote(expirationReason) || ' ×' || count FROM eventDay ORDER BY day, type
+                """))
+        }
+        #expect(runs == ["-1 m -1 1 ×1", "20129 m 660 1 ×2"])
+        #expect(events == ["-2 activation '' ×1", "-1 refund '' ×1", "20098 activation '' ×1", "20129 expiration 'voluntary' ×2"])
+    }
+
+    /// Subscribers stored before search was kept: each one's user id, email and appAccountToken
+    /// from the customer row it is shown with (the one with a user id and an email first), its own
+    /// appAccountToken before the customer's.
+    @Test func searchRowsAreFilledFromTheCustomersAlreadyStored() throws {
+        let queue = try Self.migrated(upTo: "v10 billing durations", inserting: """
+            INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                runCount, billingFailureCount, appAccountToken) VALUES
+            ('a', 'Production', 'm', 0, 0, 1, 1, 0, NULL),
+            ('b', 'Production', 'm', 0, 0, 1, 1, 0, 'tok-b'),
+            ('c', 'Production', 'm', 0, 0, 1, 1, 0, '');
+            INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES
+            ('', 'only@example.com', '', 'a'),
+            ('u-a', 'a@example.com', 'tok-a', 'a'),
+            ('u-b', '', 'tok-b', '');
+            """, thenUpTo: "v11 subscriber search")
+        let rows = try queue.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT originalTransactionId || ' ' || quote(userId) || ' ' || quote(email) || ' ' || quote(appAccountToken)
+                FROM subscriberSearch ORDER BY 1
+                """)
+        }
+        #expect(rows == ["a 'u-a' 'a@example.com' 'tok-a'", "b 'u-b' NULL 'tok-b'", "c NULL NULL NULL"])
+    }
+}
