@@ -53,7 +53,7 @@ let package = Package(
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
-        .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore"]),
+        .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore", "ThreadKit"]),
         .target(name: "SubscriberAnalytics", dependencies: [
             "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -108,40 +108,47 @@ let package = Package(
         // `subdash listen` under load: the real binary, N keep-alive connections on loopback.
         .executableTarget(name: "subdash-listen-bench", path: "Benchmarks/subdash-listen-bench"),
 
-        .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
-        .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
-        .testTarget(name: "AppStorePayloadsTests", dependencies: ["AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
+        // What the test targets share: the package root, temporary directories, days, the subdash
+        // binary, and SampleData imported once per test process. In no product.
+        .target(name: "TestSupport", dependencies: [
+            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Tests/TestSupport"),
+
+        .testTarget(name: "SubscriptionModelTests", dependencies: ["TestSupport", "SubscriptionModel"]),
+        .testTarget(name: "SubscriptionTimelineTests", dependencies: ["TestSupport", "SubscriptionTimeline", "SubscriptionModel"]),
+        .testTarget(name: "AppStorePayloadsTests", dependencies: ["TestSupport", "AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
                                                                 .product(name: "Crypto", package: "swift-crypto"),
                                                                 .product(name: "X509", package: "swift-certificates"),
                                                                 .product(name: "SwiftASN1", package: "swift-asn1")],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
-        .testTarget(name: "SubscriberStoreTests", dependencies: ["SubscriberStore", "SubscriptionModel",
+        .testTarget(name: "ThreadKitTests", dependencies: ["TestSupport", "ThreadKit"]),
+        .testTarget(name: "SubscriberStoreTests", dependencies: ["TestSupport", "SubscriberStore", "SubscriptionModel",
                                                                  .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Schema"]),
-        .testTarget(name: "StoreImportTests", dependencies: ["StoreImport", "SubscriberStore", "AppStorePayloads",
+        .testTarget(name: "StoreImportTests", dependencies: ["TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads",
                                                              "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
+        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["TestSupport", "SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
                                                                   "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator",
                                                                   .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["LifecycleSimulator", "SubscriptionModel",
+        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["TestSupport", "LifecycleSimulator", "SubscriptionModel",
                                                                  .product(name: "Crypto", package: "swift-crypto"),
                                                                  .product(name: "SwiftASN1", package: "swift-asn1")]),
         // Runs `subdash listen` as a process: it needs the binary built, not the module.
         .testTarget(name: "NotificationListenerTests", dependencies: [
-            "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
+            "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: [
-            "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
+            "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
             "SubscriptionModel", "subdash",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
+        .testTarget(name: "TerminalUITests", dependencies: ["TestSupport", "TerminalUI"]),
+        .testTarget(name: "DashboardTests", dependencies: ["TestSupport", "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
                                                     "SubscriptionTimeline", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Snapshots"]),
     ],

@@ -28,12 +28,18 @@ struct Bench: ParsableCommand {
     var archiveCodecs: Int?
     @Option(help: "Only compare decoders (subdash's, JSONDecoder + Decodable, JSONSerialization) on the first N documents of each size's v1 and v2 datasets, and print the table.")
     var decode: Int?
+    @Flag(help: "Only run subdash side by side with hand-written baselines on the same v1 files: `subdash import` against Benchmarks/baselines/load_periods.py (orjson + sqlite3) and `report cohorts` against cohort_grid.py (DuckDB), and print the ratios. Needs python3 with orjson and duckdb; skipped with a note without them.")
+    var baselines = false
+    @Option(help: "Merge each size's figures into this JSON file (Benchmarks/growth.py draws the growth table and plot from it).")
+    var figuresFile: String?
 
     /// Figures kept per size for the growth and baseline tables.
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
     let figures = Figures()
 
-    enum CodingKeys: String, CodingKey { case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode, fuzz }
+    enum CodingKeys: String, CodingKey {
+        case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode, fuzz, baselines, figuresFile
+    }
 
     struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
 
@@ -87,6 +93,12 @@ struct Bench: ParsableCommand {
             }
             return
         }
+        if baselines {
+            let sizes = subscribers.split(separator: ",").compactMap { Int($0) }
+            print(try SideBySide(bench: self).run(sizes: sizes))
+            try saveFigures()
+            return
+        }
         if let limit = archiveCodecs {
             for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
                 print("## Archive codecs, \(n) subscribers (v1)\n")
@@ -101,6 +113,7 @@ struct Bench: ParsableCommand {
             report += try measure(n)
         }
         report += growth()
+        try saveFigures()
         print(report)
         if !output.isEmpty {
             // subdash-listen-bench's section, written by that tool, is kept.
@@ -255,7 +268,13 @@ struct Bench: ParsableCommand {
             if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("`6` first visit, first frame") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
-            if cells[0].hasPrefix("`6` first visit (Money") { values["dashboard pane 6 every section: ms"] = Double(cells[2]) }
+            if cells[0].contains("first visit"), !cells[0].contains("first frame") {
+                // "`3` first visit (Cohorts queries)" → "dashboard first visit, pane 3 Cohorts: ms"
+                let pane = cells[0].split(separator: "`").first.map(String.init) ?? cells[0]
+                let name = cells[0].split(separator: "(").dropFirst().first?.split(separator: " ").dropLast()
+                    .joined(separator: " ") ?? ""
+                values["dashboard first visit, pane \(pane) \(name): ms"] = Double(cells[2])
+            }
             if cells[0].hasPrefix("peak resident") { values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "") }
         }
         figures.bySize.append((n, values))
@@ -330,6 +349,23 @@ struct Bench: ParsableCommand {
         }
         return md
     }
+
+    /// Merges this run's figures into `--figures-file`: each size measured now replaces that
+    /// size's entry, others are kept (so figures measured apart, say at a million, join them).
+    func saveFigures() throws {
+        guard let figuresFile, !figures.bySize.isEmpty else { return }
+        var saved: [String: [String: Double]] = [:]
+        if let data = FileManager.default.contents(atPath: figuresFile) {
+            saved = try JSONDecoder().decode(FiguresFile.self, from: data).bySubscribers
+        }
+        for (n, values) in figures.bySize { saved["\(n)", default: [:]].merge(values) { _, new in new } }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try (encoder.encode(FiguresFile(bySubscribers: saved)) + [0x0A]).write(to: URL(fileURLWithPath: figuresFile))
+    }
+
+    /// `--figures-file`: every figure by subscriber count, then by name.
+    struct FiguresFile: Codable { var bySubscribers: [String: [String: Double]] }
 
     func nextMonth(_ m: String) -> String {
         let y = Int(m.prefix(4)) ?? 1970, mo = Int(m.suffix(2)) ?? 1

@@ -73,7 +73,7 @@ struct Frames: ParsableCommand {
         firstVisits.append(Row(label: "`6` first visit, first frame (MRR now)", samples: [milliseconds(clock.now - moneyStart)]))
         session.settle()
         session.draw()
-        firstVisits.append(Row(label: "`6` first visit (Money queries, every section)", samples: [milliseconds(clock.now - moneyStart)]))
+        firstVisits.append(Row(label: "`6` first visit (Money queries)", samples: [milliseconds(clock.now - moneyStart)]))
         var paneSamples: [Double] = []
         var tabSamples: [Double] = []
         for _ in 0..<max(1, presses / 4) {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SubscriptionModel
+import Synchronization
 
 /// Generates a configuration's subscribers as App Store payload files:
 /// `v1/notifications-NNNN.ndjson[.gz]`, `v2/…`, `test-root.pem` and `manifest.json`.
@@ -23,7 +24,7 @@ public struct Simulator: Sendable {
     }
 
     /// One subscriber's documents in delivery order, per format, with the counts of the chunk.
-    struct Delivery {
+    struct Delivery: Sendable {
         var v1: [UInt8] = []
         var v2: [UInt8] = []
         var manifest: SimulationManifest
@@ -137,19 +138,21 @@ public struct Simulator: Sendable {
         var firstChunk = 0
         while firstChunk < chunkCount {
             let chunks = firstChunk..<min(chunkCount, firstChunk + batch)
-            let slots = ChunkSlots(count: chunks.count)
+            // One slot per chunk; each concurrent iteration fills its own.
+            let slots = Mutex<[RenderedChunk?]>(Array(repeating: nil, count: chunks.count))
             DispatchQueue.concurrentPerform(iterations: chunks.count) { offset in
                 let chunk = chunks.lowerBound + offset
                 let range = chunk * perChunk..<min(configuration.subscribers, (chunk + 1) * perChunk)
                 let delivery = render(range)
-                slots.store(offset, RenderedChunk(
+                let rendered = RenderedChunk(
                     delivery: delivery,
                     v1Segment: gzip && !delivery.v1.isEmpty ? GzipSegment(compressing: delivery.v1) : nil,
-                    v2Segment: gzip && !delivery.v2.isEmpty ? GzipSegment(compressing: delivery.v2) : nil))
+                    v2Segment: gzip && !delivery.v2.isEmpty ? GzipSegment(compressing: delivery.v2) : nil)
+                slots.withLock { $0[offset] = rendered }
             }
             try writing.waitAndRethrow()
             progress?(min(configuration.subscribers, chunks.lowerBound * perChunk))
-            writing.write(slots)
+            writing.write(slots.withLock { $0.compactMap { $0 } })
             firstChunk = chunks.upperBound
         }
         try writing.waitAndRethrow()
@@ -171,7 +174,7 @@ public struct SimulationError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
-struct RenderedChunk {
+struct RenderedChunk: Sendable {
     var delivery: Simulator.Delivery
     var v1Segment: GzipSegment?
     var v2Segment: GzipSegment?
@@ -193,12 +196,11 @@ private final class BatchWriter: @unchecked Sendable {
         self.manifest = manifest
     }
 
-    func write(_ slots: ChunkSlots) {
+    func write(_ batch: [RenderedChunk]) {
         queue.async(group: group) { [self] in
             guard failure == nil else { return }
             do {
-                for offset in 0..<slots.count {
-                    let rendered = slots.take(offset)
+                for rendered in batch {
                     try v1.append(raw: rendered.delivery.v1, segment: rendered.v1Segment)
                     try v2.append(raw: rendered.delivery.v2, segment: rendered.v2Segment)
                     manifest.add(rendered.delivery.manifest)
@@ -212,31 +214,6 @@ private final class BatchWriter: @unchecked Sendable {
     func waitAndRethrow() throws {
         group.wait()
         if let failure { throw failure }
-    }
-}
-
-/// One slot per chunk of a batch; each concurrent iteration writes only its own slot.
-private final class ChunkSlots: @unchecked Sendable {
-    private var slots: UnsafeMutableBufferPointer<RenderedChunk?>
-
-    let count: Int
-
-    init(count: Int) {
-        self.count = count
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-
-    func store(_ index: Int, _ chunk: RenderedChunk) { slots[index] = chunk }
-
-    func take(_ index: Int) -> RenderedChunk {
-        defer { slots[index] = nil }
-        return slots[index]!
     }
 }
 

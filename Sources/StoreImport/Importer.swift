@@ -3,6 +3,8 @@ import Dispatch
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import Synchronization
+import ThreadKit
 
 /// What an import did: the summary line every import ends with.
 public struct ImportSummary: Sendable, Equatable {
@@ -216,8 +218,9 @@ public final class Importer: Sendable {
                 // A stream (a receiver piping notifications in) may pause for minutes: whatever
                 // has arrived when it pauses, or has waited `streamLatency`, is committed and its
                 // subscriptions derived, so the dashboard shows it. A full chunk goes the usual way.
-                let stream = StreamBuffer(capacity: 4 * batchSize, byteCapacity: 4 * batchBytes)
-                stream.startReading(documents)
+                let stream = StreamChunks(reading: documents, capacity: 4 * batchSize, byteCapacity: 4 * batchBytes)
+                // On every way out the reading thread stops, rather than wait for room forever.
+                defer { stream.stop() }
                 while let (chunk, full) = stream.take(max: batchSize, maxBytes: batchBytes, pause: Self.streamPause, latency: Self.streamLatency) {
                     summary.documents += chunk.count
                     pending += chunk.map { (($0.location.map { "\(name):\($0)" } ?? name), $0) }
@@ -253,18 +256,22 @@ public final class Importer: Sendable {
         return summary
     }
 
-    /// Decodes a batch on `workers` threads; the order of documents is kept.
+    /// Decodes a batch on `workers` threads; the order of documents is kept. Worker `w` decodes
+    /// documents w, w + workers, … into an array of its own, handed back once under a lock.
     func decodeAll(_ batch: [(source: String, raw: SourceDocument)]) -> [IncomingDocument] {
-        let slots = ResultSlots<IncomingDocument>(count: batch.count)
         let workers = min(self.workers, max(1, batch.count / 64))
+        let parts = Mutex<[[IncomingDocument]]>(Array(repeating: [], count: workers))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var i = worker
-            while i < batch.count {
-                slots.set(i, decodeOne(batch[i].source, batch[i].raw))
-                i += workers
+            var decoded: [IncomingDocument] = []
+            decoded.reserveCapacity(batch.count / workers + 1)
+            for i in stride(from: worker, to: batch.count, by: workers) {
+                decoded.append(decodeOne(batch[i].source, batch[i].raw))
             }
+            parts.withLock { $0[worker] = decoded }
         }
-        return slots.values()
+        return parts.withLock { parts in
+            (0..<batch.count).map { parts[$0 % workers][$0 / workers] }
+        }
     }
 
     /// One document that arrived on its own (a request to `subdash listen`, a page of the App Store
@@ -417,62 +424,51 @@ public final class Importer: Sendable {
     }
 }
 
-/// Fixed slots written by several threads, each slot by one.
-final class ResultSlots<T: Sendable>: @unchecked Sendable {
-    private var storage: [T?]
-    private let lock = NSLock()
-
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-    func set(_ i: Int, _ value: T) {
-        lock.lock(); storage[i] = value; lock.unlock()
-    }
-
-    func values() -> [T] {
-        lock.lock(); defer { lock.unlock() }
-        return storage.map { $0! }
-    }
-}
-
 /// The writing thread: it holds the store's writing connection for the whole import and writes
-/// each decoded chunk while the next one is decoded (`AppDatabase.applyStream`).
-final class WriteLane: @unchecked Sendable {
-    private let handoff = Handoff<[IncomingDocument]>()
-    private let group = DispatchGroup()
-    private let lock = NSLock()
-    private var outcome: Result<Void, any Error> = .success(())
-    private var results = BatchResult()
-    /// Seconds spent writing (read after `finish`).
-    private(set) var busy = 0.0
+/// each decoded chunk while the next one is decoded (`AppDatabase.applyStream`). Chunks reach it
+/// through a channel of one: the decoder waits while the writer is one chunk behind, so at most
+/// one decoded chunk waits in memory.
+final class WriteLane: Sendable {
+    private struct State {
+        var outcome: Result<Void, any Error> = .success(())
+        var results = BatchResult()
+        var busy = 0.0
+    }
+
+    private let chunks = BlockingChannel<[IncomingDocument]>(capacity: 1)
+    private let state = Mutex(State())
+    private let done = DispatchGroup()
 
     init(database: AppDatabase, documentsPerTransaction: Int) {
-        group.enter()
+        done.enter()
         DispatchQueue(label: "subdash.import.write").async { [self] in
             var started = DispatchTime.now()
             let result = Result {
                 try database.applyStream(documentsPerTransaction: documentsPerTransaction, next: {
-                    let chunk = handoff.take()
+                    let chunk = chunks.receive()
                     started = DispatchTime.now()
                     return chunk
                 }, onChunk: { r in
-                    lock.lock()
-                    results.add(r)
-                    busy += Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                    lock.unlock()
+                    let spent = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                    state.withLock { $0.results.add(r); $0.busy += spent }
                 })
             }
-            lock.lock(); outcome = result; lock.unlock()
-            handoff.cancel()
-            group.leave()
+            state.withLock { $0.outcome = result }
+            // A writer that stopped early takes no more chunks: the decoder is told at its next send.
+            chunks.cancel()
+            done.leave()
         }
     }
+
+    /// Seconds spent writing (read after `finish`).
+    var busy: Double { state.withLock { $0.busy } }
 
     /// Hands a chunk over, waiting while the previous one is still unclaimed. Returns the results
     /// of the chunks written since the last call; throws the writer's error if it stopped.
     func submit(_ documents: [IncomingDocument]) throws -> BatchResult {
-        if !handoff.put(documents) {
-            group.wait()
-            try outcome.get()
+        if !chunks.send(documents) {
+            done.wait()
+            try state.withLock { $0.outcome }.get()
         }
         return takeResults()
     }
@@ -480,133 +476,66 @@ final class WriteLane: @unchecked Sendable {
     /// Waits until every chunk is written and committed; returns the results not taken yet.
     func finish() throws -> BatchResult {
         close()
-        try outcome.get()
+        try state.withLock { $0.outcome }.get()
         return takeResults()
     }
 
     /// No more chunks: waits for the writing thread to commit and stop. Idempotent.
     func close() {
-        handoff.close()
-        group.wait()
+        chunks.close()
+        done.wait()
     }
 
     private func takeResults() -> BatchResult {
-        lock.lock(); defer { lock.unlock() }
-        let r = results
-        results = BatchResult()
-        return r
+        state.withLock { state in
+            defer { state.results = BatchResult() }
+            return state.results
+        }
     }
 }
 
 /// Documents read from a stream on a thread of their own, taken in chunks: a chunk is handed over
 /// when it is full, when the stream has paused, when its oldest document has waited long enough, or
-/// at the end. Reading waits while `capacity` documents are waiting.
-final class StreamBuffer: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [SourceDocument] = []
-    private var bytes = 0
-    private var ended = false
-    private var lastArrival = Date.distantPast
-    private var firstWaiting = Date.distantPast
-    private let capacity: Int
-    private let byteCapacity: Int
-
-    init(capacity: Int, byteCapacity: Int) {
-        self.capacity = capacity
-        self.byteCapacity = byteCapacity
+/// at the end. Reading waits while `capacity` documents, or `byteCapacity` bytes of them, are waiting.
+struct StreamChunks {
+    private struct Arrival: Sendable {
+        var document: SourceDocument
+        var at: Date
     }
 
-    func startReading(_ documents: AnyIterator<SourceDocument>) {
-        let source = UncheckedIterator(documents)
-        Thread.detachNewThread { [self] in
-            while let raw = source.iterator.next() { append(raw) }
-            condition.lock(); ended = true; condition.broadcast(); condition.unlock()
+    private let arrivals: BlockingChannel<Arrival>
+
+    init(reading documents: AnyIterator<SourceDocument>, capacity: Int, byteCapacity: Int) {
+        let arrivals = BlockingChannel<Arrival>(capacity: capacity, weightLimit: byteCapacity,
+                                                weight: { $0.document.bytes?.count ?? 0 })
+        self.arrivals = arrivals
+        // The reading thread alone uses the iterator from here on.
+        nonisolated(unsafe) let source = documents
+        Thread.detachNewThread {
+            while let raw = source.next() {
+                guard arrivals.send(Arrival(document: raw, at: Date())) else { return }
+            }
+            arrivals.close()
         }
-    }
-
-    private func append(_ raw: SourceDocument) {
-        condition.lock(); defer { condition.unlock() }
-        while items.count >= capacity || bytes >= byteCapacity { condition.wait() }
-        if items.isEmpty { firstWaiting = Date() }
-        items.append(raw)
-        bytes += raw.bytes?.count ?? 0
-        lastArrival = Date()
-        condition.broadcast()
     }
 
     /// The next chunk and whether it was full; nil at the end of the stream.
     func take(max: Int, maxBytes: Int, pause: TimeInterval, latency: TimeInterval) -> ([SourceDocument], full: Bool)? {
-        condition.lock(); defer { condition.unlock() }
-        while true {
-            if items.count >= max || bytes >= maxBytes { return (drain(max, maxBytes), true) }
-            if ended { return items.isEmpty ? nil : (drain(max, maxBytes), false) }
-            if items.isEmpty {
-                condition.wait()
-                continue
-            }
-            let due = min(lastArrival.addingTimeInterval(pause), firstWaiting.addingTimeInterval(latency))
-            if Date() >= due { return (drain(max, maxBytes), false) }
-            _ = condition.wait(until: due)
+        guard let first = arrivals.receive() else { return nil }
+        var chunk = [first.document]
+        var bytes = first.document.bytes?.count ?? 0
+        var last = first.at
+        while chunk.count < max && bytes < maxBytes {
+            let due = min(last.addingTimeInterval(pause), first.at.addingTimeInterval(latency))
+            // Nil: the stream paused (or its oldest document waited) past `due`, or it ended.
+            guard let next = arrivals.receive(before: due) else { return (chunk, false) }
+            chunk.append(next.document)
+            bytes += next.document.bytes?.count ?? 0
+            last = next.at
         }
+        return (chunk, true)
     }
 
-    /// Up to `max` documents, stopping after the one that reaches `maxBytes`.
-    private func drain(_ max: Int, _ maxBytes: Int) -> [SourceDocument] {
-        var count = 0
-        var taken = 0
-        while count < min(max, items.count) && taken < maxBytes {
-            taken += items[count].bytes?.count ?? 0
-            count += 1
-        }
-        let chunk = Array(items.prefix(count))
-        items.removeFirst(chunk.count)
-        bytes -= taken
-        if !items.isEmpty { firstWaiting = Date() }
-        condition.broadcast()
-        return chunk
-    }
-}
-
-/// An iterator handed to the reading thread, which alone uses it from then on.
-private final class UncheckedIterator: @unchecked Sendable {
-    var iterator: AnyIterator<SourceDocument>
-    init(_ iterator: AnyIterator<SourceDocument>) { self.iterator = iterator }
-}
-
-/// A one-slot channel between two threads.
-final class Handoff<T>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var slot: T?
-    private var closed = false
-    private var cancelled = false
-
-    /// Waits for the slot to be free; false when the taker has stopped.
-    func put(_ value: T) -> Bool {
-        condition.lock(); defer { condition.unlock() }
-        while slot != nil && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        slot = value
-        condition.broadcast()
-        return true
-    }
-
-    /// The next value, waiting for one; nil once closed and empty.
-    func take() -> T? {
-        condition.lock(); defer { condition.unlock() }
-        while slot == nil && !closed { condition.wait() }
-        let value = slot
-        slot = nil
-        condition.broadcast()
-        return value
-    }
-
-    /// No more values after the one in the slot.
-    func close() {
-        condition.lock(); closed = true; condition.broadcast(); condition.unlock()
-    }
-
-    /// The taker stopped: puts fail from now on.
-    func cancel() {
-        condition.lock(); cancelled = true; condition.broadcast(); condition.unlock()
-    }
+    /// The import is over: the reading thread stops at its next document.
+    func stop() { arrivals.cancel() }
 }

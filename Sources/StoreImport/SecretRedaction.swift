@@ -8,37 +8,52 @@ public enum SecretRedaction {
     public static let placeholder = UInt8(ascii: "*")
 
     /// `bytes` with every byte of the string value of every `"password"` member replaced by `*`;
-    /// the bytes themselves when there is none (the common case costs one search).
+    /// the bytes themselves when there is none. Every v1 notification has one, so this runs once
+    /// per document: the key is looked for at each quote (found with `memchr`) and the value
+    /// overwritten in a copy, rather than
+    /// the document rebuilt byte by byte (which was 8 % of a v1 import's CPU time).
     public static func redacted(_ bytes: Data) -> Data {
-        let key = Data(#""password""#.utf8)
-        guard bytes.range(of: key) != nil else { return bytes }
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        let b = [UInt8](bytes)
-        let k = [UInt8](key)
-        var i = 0
-        while i < b.count {
-            if b[i] == k[0], i + k.count <= b.count, b[i..<(i + k.count)].elementsEqual(k) {
-                var j = i + k.count
-                while j < b.count, b[j] == 0x20 || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D { j += 1 }
-                if j < b.count, b[j] == UInt8(ascii: ":") {
-                    j += 1
-                    while j < b.count, b[j] == 0x20 || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D { j += 1 }
-                    if j < b.count, b[j] == UInt8(ascii: "\"") {
-                        // Copy through the opening quote, skip the value to its closing quote.
-                        out += b[i...j]
-                        var end = j + 1
-                        while end < b.count, b[end] != UInt8(ascii: "\"") { end += b[end] == UInt8(ascii: "\\") ? 2 : 1 }
-                        end = min(end, b.count)
-                        out += [UInt8](repeating: placeholder, count: end - (j + 1))
-                        i = end
-                        continue
-                    }
-                }
+        let values = bytes.withUnsafeBytes { secretValues(in: $0) }
+        guard !values.isEmpty else { return bytes }
+        var out = bytes
+        out.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            for range in values {
+                for i in range { buffer[i] = placeholder }
             }
-            out.append(b[i])
-            i += 1
         }
-        return Data(out)
+        return out
     }
+
+    private static let key = Array(#""password""#.utf8)
+
+    /// The byte ranges of the string values of every `"password"` member (between the quotes).
+    private static func secretValues(in b: UnsafeRawBufferPointer) -> [Range<Int>] {
+        guard let base = b.baseAddress, b.count >= key.count else { return [] }
+        var found: [Range<Int>] = []
+        var i = 0
+        while i + key.count <= b.count {
+            guard let quote = memchr(base + i, Int32(UInt8(ascii: "\"")), b.count - i) else { break }
+            let at = base.distance(to: UnsafeRawPointer(quote))
+            guard at + key.count <= b.count else { break }
+            guard key.withUnsafeBytes({ $0.baseAddress.map { memcmp(base + at, $0, key.count) } }) == 0 else {
+                i = at + 1
+                continue
+            }
+            var j = at + key.count
+            i = j
+            while j < b.count, isSpace(b[j]) { j += 1 }
+            guard j < b.count, b[j] == UInt8(ascii: ":") else { continue }
+            j += 1
+            while j < b.count, isSpace(b[j]) { j += 1 }
+            guard j < b.count, b[j] == UInt8(ascii: "\"") else { continue }
+            var end = j + 1
+            while end < b.count, b[end] != UInt8(ascii: "\"") { end += b[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            end = min(end, b.count)
+            found.append((j + 1)..<end)
+            i = end
+        }
+        return found
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 }

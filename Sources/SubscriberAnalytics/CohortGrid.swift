@@ -53,12 +53,18 @@ extension SubscriberAnalytics {
     public func cohorts(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
                         duration: BillingDuration? = nil, scope: ReportScope = ReportScope()) throws -> CohortGrid {
         precondition(periods >= 1)
-        // (cohort month, paid periods at as-of, ended at as-of) → members
-        var histogram: [Int: [(paid: Int, ended: Bool, count: Int)]] = [:]
+        // Each member passed step 0 (its first paid start), steps 1…k−1 (paid periods 2…k started)
+        // and, once ended with n paid periods, step −n, by as-of: the store sums them per cohort month.
+        var products: [String]? = scope.productId.map { [$0] }
+        if let duration {
+            let billed = try productDurations().filter { $0.value == duration }.map(\.key).sorted()
+            products = products.map { $0.filter(billed.contains) } ?? billed
+        }
+        var steps: [Int: [Int: Int]] = [:]
         var firstMonth: Int?
-        for cell in try database.cohortCells(asOf: asOf, billingDays: duration?.days, scope: scope.rows) where cell.count != 0 {
-            histogram[cell.cohortMonth, default: []].append((cell.paidPeriods, cell.ended, cell.count))
-            firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth)
+        for cell in try database.cohortSteps(asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products) {
+            steps[cell.cohortMonth, default: [:]][cell.step] = cell.count
+            if cell.step == 0 { firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth) }
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex
@@ -67,12 +73,12 @@ extension SubscriberAnalytics {
         for m in firstIndex...lastIndex {
             var row = CohortGrid.Row(month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
                                      ended: Array(repeating: 0, count: periods))
-            for cell in histogram[m] ?? [] {
-                row.started += cell.count
-                // Retained at every step before its last paid period; an ended run adds to
-                // ended[its paid periods]; an open one is censored from there on.
-                for k in stride(from: 1, to: min(cell.paid, periods + 1), by: 1) { row.retained[k - 1] += cell.count }
-                if cell.ended, (1...periods).contains(cell.paid) { row.ended[cell.paid - 1] += cell.count }
+            if let passed = steps[m] {
+                row.started = passed[0] ?? 0
+                for k in 1...periods {
+                    row.retained[k - 1] = passed[k] ?? 0
+                    row.ended[k - 1] = passed[-k] ?? 0
+                }
             }
             grid.cohorts.append(row)
         }

@@ -26,8 +26,13 @@ extension SubscriberAnalytics {
     /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through.
     public func subscriberCount(asOf: Instant, scope: ReportScope = ReportScope(), matching filter: String? = nil,
                                 population: SubscriberPopulation? = nil) throws -> Int {
-        try database.subscriberCount(asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
-                                     population: population?.members(asOf: asOf))
+        if filter == nil, population == nil {
+            // Every subscriber: counted per day by the store, not row by row.
+            return try database.subscriptionsBegun(by: asOf, environments: scope.environment.environments,
+                                                   ownerships: scope.ownership.ownerships, productId: scope.productId)
+        }
+        return try database.subscriberCount(asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
+                                            population: population?.members(asOf: asOf))
     }
 }
 

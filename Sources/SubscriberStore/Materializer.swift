@@ -86,6 +86,14 @@ struct Materializer {
                                      countColumns: ["count"])
         var productDurations = CountChanges(table: "productDuration", keyColumns: ["productId", "billingDays"],
                                             countColumns: ["count"])
+        var subscriptionStartDays = CountChanges(table: "subscriptionStartDay",
+                                                 keyColumns: ["environment", "ownership", "day", "productId"], countColumns: ["count"])
+        var cohortStepDays = CountChanges(table: "cohortStepDay",
+                                          keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "step"],
+                                          countColumns: ["count"])
+        var cohortStepMonths = CountChanges(table: "cohortStepMonth",
+                                            keyColumns: ["environment", "month", "firstPaidProductId", "cohortMonth", "step"],
+                                            countColumns: ["count"])
         var mrrDays = CountChanges(table: "mrrDay",
                                    keyColumns: ["environment", "day", "offerKind", "productId", "currency", "price", "monthlyTwelfths"],
                                    countColumns: ["starts", "ends"])
@@ -135,6 +143,30 @@ struct Materializer {
                             cohortMonth.databaseValue, paidPeriodCount.databaseValue], sign)
         }
 
+        /// A subscription stored or removed: counted on the day of its first start.
+        mutating func subscription(environment: String, ownership: String, firstStart: Int64, productId: String, _ sign: Int) {
+            subscriptionStartDays.add([environment.databaseValue, ownership.databaseValue, Self.day(firstStart), productId.databaseValue],
+                                      sign)
+        }
+
+        /// A cohort member's steps, stored or removed: its first paid start (step 0), the start of
+        /// each paid period after the first (step k for paid period k+1) and its end (step −n, ended
+        /// with n paid periods), each counted on its day and its month.
+        mutating func cohortSteps(environment: String, firstPaidStart: Int64?, firstPaidProductId: String?,
+                                  paidPeriodStarts: [Int64], endedAt: Int64, _ sign: Int) {
+            guard let firstPaidStart, let firstPaidProductId else { return }
+            let (env, product) = (environment.databaseValue, firstPaidProductId.databaseValue)
+            let cohortMonth = Instant(milliseconds: firstPaidStart).month.index.databaseValue
+            func add(_ at: Int64, _ step: Int) {
+                let instant = Instant(milliseconds: at)
+                cohortStepDays.add([env, AppDatabase.day(of: instant).databaseValue, product, cohortMonth, step.databaseValue], sign)
+                cohortStepMonths.add([env, instant.month.index.databaseValue, product, cohortMonth, step.databaseValue], sign)
+            }
+            add(firstPaidStart, 0)
+            for (k, start) in paidPeriodStarts.enumerated() where k > 0 { add(start, k) }
+            if !paidPeriodStarts.isEmpty { add(endedAt, -paidPeriodStarts.count) }
+        }
+
         private static func day(_ milliseconds: Int64) -> DatabaseValue {
             AppDatabase.day(of: Instant(milliseconds: milliseconds)).databaseValue
         }
@@ -144,6 +176,9 @@ struct Materializer {
             try runEndDays.write(db)
             try eventDays.write(db)
             try productDurations.write(db)
+            try subscriptionStartDays.write(db)
+            try cohortStepDays.write(db)
+            try cohortStepMonths.write(db)
             try mrrDays.write(db)
             try mrrMonths.write(db)
         }
@@ -159,13 +194,24 @@ struct Materializer {
     private func delete(_ id: String, _ counts: inout Counts) throws {
         // First: the grace periods MRR counts join failures to their periods.
         try deleteMoney(id, &counts)
-        for table in Self.tables where !["segment", "run", "event", "period"].contains(table) {
+        for table in Self.tables where !["subscription", "segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
-        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays
+        let subscriptions = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM subscription WHERE originalTransactionId = ? RETURNING environment, ownership, firstStart, productId
             """), arguments: [id])
-        while let row = try periods.next() { counts.period(productId: row[0], billingDays: row[1], -1) }
+        while let row = try subscriptions.next() {
+            counts.subscription(environment: row[0], ownership: row[1], firstStart: row[2], productId: row[3], -1)
+        }
+        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays, runIndex, start, countsForRetention
+            """), arguments: [id])
+        // The paid periods counted for retention, per run: the cohort steps the runs are removed with.
+        var paidStarts: [Int: [Int64]] = [:]
+        while let row = try periods.next() {
+            counts.period(productId: row[0], billingDays: row[1], -1)
+            if row[4] as Bool { paidStarts[row[2], default: []].append(row[3]) }
+        }
         let segments = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM segment WHERE originalTransactionId = ?
             RETURNING environment, start, "end", productId, state, ownership
@@ -183,11 +229,13 @@ struct Materializer {
         }
         let runs = try Row.fetchCursor(db.cachedStatement(sql: """
             DELETE FROM run WHERE originalTransactionId = ?
-            RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount
+            RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount, runIndex, firstPaidStart
             """), arguments: [id])
         while let row = try runs.next() {
             counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
                        paidPeriodCount: row[4], -1)
+            counts.cohortSteps(environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
+                               paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
         }
     }
 
@@ -270,6 +318,8 @@ struct Materializer {
             """).run(db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
                 t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
                 lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
+        counts.subscription(environment: env, ownership: owner, firstStart: t.periods[0].start.milliseconds,
+                            productId: last.productId, 1)
 
         // The ids pane 1 shows and searches (after `subscription`: the customer is linked through its token).
         try db.cachedStatement(sql: """
@@ -308,6 +358,9 @@ struct Materializer {
                 r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
             counts.run(environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
                        cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
+            counts.cohortSteps(environment: env, firstPaidStart: r.firstPaidStart?.milliseconds,
+                               firstPaidProductId: r.firstPaidProductId, paidPeriodStarts: r.paidPeriodStarts.map(\.milliseconds),
+                               endedAt: r.endedAt.milliseconds, 1)
         }
 
         let segment = try db.cachedStatement(sql: """

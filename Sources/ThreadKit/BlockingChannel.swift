@@ -1,7 +1,8 @@
 import Foundation
 
-/// A channel between threads that block: senders wait while `capacity` values are waiting,
-/// receivers wait until a value arrives. The import's reader, decoder and writer threads and the
+/// A channel between threads that block: senders wait while `capacity` values are waiting (or,
+/// with a `weight`, while the waiting values weigh `weightLimit`), receivers wait until a value
+/// arrives. The import's reader, decoder and writer threads and the
 /// dashboard's effect queue talk through it (docs/architecture.md, "Concurrency"); shared state
 /// that needs no waiting is a `Mutex` from the standard library's `Synchronization` module.
 ///
@@ -16,12 +17,24 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private var cancelled = false
+    /// The summed weight of the waiting values.
+    private var waitingWeight = 0
     /// How many values may wait before `send` blocks.
     public let capacity: Int
+    /// How much the waiting values may weigh before `send` blocks; one value heavier than this on
+    /// its own still goes through an empty channel, so nothing is refused for its size.
+    public let weightLimit: Int
+    private let weight: @Sendable (Element) -> Int
 
-    public init(capacity: Int) {
+    /// - Parameters:
+    ///   - weightLimit, weight: a second bound, in whatever `weight` measures (bytes of
+    ///     documents): memory then stays bounded whatever the values hold. `weight` must give the
+    ///     same answer for the same value each time.
+    public init(capacity: Int, weightLimit: Int = .max, weight: @escaping @Sendable (Element) -> Int = { _ in 0 }) {
         precondition(capacity > 0, "a channel holds at least one value")
         self.capacity = capacity
+        self.weightLimit = weightLimit
+        self.weight = weight
     }
 
     /// How many values are waiting.
@@ -31,10 +44,12 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     /// cancelled or the channel was closed.
     @discardableResult
     public func send(_ value: Element) -> Bool {
+        let w = weight(value)
         condition.lock(); defer { condition.unlock() }
-        while buffer.count - head >= capacity && !cancelled && !closed { condition.wait() }
+        while isFull(adding: w) && !cancelled && !closed { condition.wait() }
         guard !cancelled && !closed else { return false }
         buffer.append(value)
+        waitingWeight += w
         condition.broadcast()
         return true
     }
@@ -62,6 +77,7 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
         let values = Array(buffer[head...])
         buffer.removeAll(keepingCapacity: true)
         head = 0
+        waitingWeight = 0
         condition.broadcast()
         return values
     }
@@ -77,12 +93,19 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
             cancelled = true
             buffer.removeAll()
             head = 0
+            waitingWeight = 0
             condition.broadcast()
         }
     }
 
+    private func isFull(adding w: Int) -> Bool {
+        let waiting = buffer.count - head
+        return waiting >= capacity || (waiting > 0 && waitingWeight + w > weightLimit)
+    }
+
     private func popFirst() -> Element {
         let value = buffer[head]
+        waitingWeight -= weight(value)
         head += 1
         if head == buffer.count {
             buffer.removeAll(keepingCapacity: true)

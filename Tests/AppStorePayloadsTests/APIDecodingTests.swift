@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// verifyReceipt responses and App Store Server API responses.

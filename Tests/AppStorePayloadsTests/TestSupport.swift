@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// A test-only verifier: checks nothing, base64url-decodes the payload segment. With
@@ -19,10 +20,7 @@ struct Base64URLVerifier: SignatureVerifier {
 }
 
 enum Examples {
-    /// The package root, found from this file's path (Tests/AppStorePayloadsTests/…).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let directory = packageRoot.appendingPathComponent("SampleData/examples")
+    static let directory = URL(fileURLWithPath: SampleData.examples)
 
     static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(relativePath))
@@ -46,11 +44,6 @@ func rejection(_ json: String, verifier: any SignatureVerifier = Base64URLVerifi
     } catch {
         return error.reason
     }
-}
-
-/// `UTCCalendar.instant` with a shorter name.
-func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Instant {
-    UTCCalendar.instant(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
 }
 
 /// base64url of a JSON text, for building JWS in tests.

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// v1 notifications: one test per `notification_type` of SampleData/examples/v1, then the wire quirks.

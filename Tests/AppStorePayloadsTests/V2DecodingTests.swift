@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// What one v2 example must decode to.

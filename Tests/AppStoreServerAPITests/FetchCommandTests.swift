@@ -1,55 +1,24 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 /// `subdash fetch` as a person runs it: the built binary, credentials from flags and the
 /// environment, `--api-base` pointing at the fake App Store.
 @Suite(.serialized) struct FetchCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func binary() throws -> String {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [here.appendingPathComponent("subdash").path, root.appendingPathComponent(".build/debug/subdash").path]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                            "build the subdash executable first (swift build)")
-    }
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func subdash(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try binary())
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = "/nonexistent"
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    /// subdash with no user configuration (`XDG_CONFIG_HOME` points nowhere).
+    static func subdash(_ arguments: [String], environment: [String: String] = [:]) throws -> Subdash.Run {
+        try Subdash.run(arguments, environment: ["XDG_CONFIG_HOME": "/nonexistent"].merging(environment) { $1 })
     }
 
     /// `subdash` run from a thread of its own: waiting for the process must not hold one of the
     /// task threads the in-process fake App Store answers on.
-    static func subdashOffThread(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try subdash(arguments, environment: environment) }) }.start()
-        }
+    static func subdashOffThread(_ arguments: [String], environment: [String: String] = [:]) async throws -> Subdash.Run {
+        try await Subdash.runOffThread(arguments, environment: ["XDG_CONFIG_HOME": "/nonexistent"].merging(environment) { $1 })
     }
 
     static func files(_ key: P256.Signing.PrivateKey) throws -> (key: String, root: String, store: String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-fetch-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory("fetch").path
         try key.pemRepresentation.write(toFile: dir + "/AuthKey.p8", atomically: true, encoding: .utf8)
         chmod(dir + "/AuthKey.p8", 0o600)
         try FakeAppStore.chain.get().rootPEM().write(toFile: dir + "/root.pem", atomically: true, encoding: .utf8)

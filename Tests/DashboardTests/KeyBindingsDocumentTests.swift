@@ -1,10 +1,7 @@
 import Dashboard
 import Foundation
+import TestSupport
 import Testing
-
-/// The package root, from this file's path (Tests/DashboardTests/…).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
 
 @Suite struct KeyBindingsDocumentTests {
     @Test func committedDocMatchesTheTable() throws {

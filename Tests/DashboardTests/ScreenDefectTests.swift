@@ -3,6 +3,7 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
 import Testing
 import TerminalUI
 

@@ -4,15 +4,15 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
 import Testing
 import TerminalUI
 
 /// A file store in a fresh temporary directory, removed at the end.
 private func withFileStore(_ body: (String) throws -> Void) throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-watch-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try body(directory.appendingPathComponent("store.sqlite").path)
+    let directory = try TemporaryDirectory("watch")
+    defer { directory.remove() }
+    try body(directory.path("store.sqlite"))
 }
 
 @Suite struct StoreWatchTests {

@@ -3,15 +3,14 @@ import Foundation
 import GRDB
 import StoreImport
 import SubscriberStore
+import TestSupport
 import Testing
 
 /// `subdash listen` as Apple meets it: the built binary, real sockets on loopback, the simulator's
 /// signed notifications from SampleData.
 @Suite(.serialized) struct ListenTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let generated = root.appendingPathComponent("SampleData/generated").path
-    static let trustRoot = generated + "/test-root.pem"
+    static let generated = SampleData.generated
+    static let trustRoot = SampleData.trustRoot
 
     /// The first `count` documents of a SampleData file, as Apple would post them.
     static func documents(_ version: String, count: Int) throws -> [Data] {
@@ -30,12 +29,7 @@ import Testing
         for path in paths { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
     }
 
-    static func binary() throws -> String {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [here.appendingPathComponent("subdash").path, root.appendingPathComponent(".build/debug/subdash").path]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                            "build the subdash executable first (swift build)")
-    }
+    static func binary() throws -> String { try Subdash.binary() }
 
     /// The store `subdash import` makes of the same documents, as one NDJSON file.
     static func cleanImport(_ documents: [Data]) throws -> (AppDatabase, String) {
@@ -46,26 +40,12 @@ import Testing
         try ndjson.write(to: URL(fileURLWithPath: file))
         let path = temporaryPath("clean") + ".sqlite"
         let db = try AppDatabase.open(path: path)
-        let verifier = try AppleJWSVerifier(additionalRootsPEM: [String(contentsOfFile: trustRoot, encoding: .utf8)])
-        _ = try Importer.appStore(database: db, verifier: verifier, report: { _ in }).importPaths([file])
+        _ = try Importer.appStore(database: db, verifier: SampleDataStore.verifier(), report: { _ in }).importPaths([file])
         return (db, path)
     }
 
     /// Every table's content, but where a document came from (the archive's `source`).
-    static func dump(_ path: String) throws -> [String: [String]] {
-        let database = try AppDatabase.open(path: path)
-        return try database.writer.read { db in
-            var tables: [String: [String]] = [:]
-            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
-            for name in names {
-                tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map { row in
-                    row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }
-                        .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
-                }.sorted()
-            }
-            return tables
-        }
-    }
+    static func dump(_ path: String) throws -> [String: [String]] { try storeDump(AppDatabase.open(path: path)) }
 
     static func outcome(of body: Data, in path: String) throws -> String? {
         let sha = Importer.sha256Hex(body)
@@ -77,11 +57,9 @@ import Testing
     /// The listener derives a commit's subscriptions after answering: waits until it has.
     static func waitForDerivation(_ path: String) throws {
         let database = try AppDatabase.open(path: path)
-        for _ in 0..<250 {
-            if try database.pendingCount() == 0 { return }
-            Thread.sleep(forTimeInterval: 0.02)
+        if try !waitUntil(timeout: 5, { try database.pendingCount() == 0 }) {
+            Issue.record("subscriptions still pending derivation after 5 s")
         }
-        Issue.record("subscriptions still pending derivation after 5 s")
     }
 
     static func report(_ binary: String, _ store: String) throws -> String {

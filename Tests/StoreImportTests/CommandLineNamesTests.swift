@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What the command line prints and accepts: tables aligned in terminal cells, `keys`, and the
@@ -14,9 +15,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try CommandLineSafetyTests.storeWithOneSubscription(dir)
         let name = "山田太郎子"  // 5 characters, 10 cells: wider than the "operator" header
-        #expect(try CommandLineSafetyTests.run(["flag", CommandLineSafetyTests.exampleId, "--offer", "loyalty",
+        #expect(try Subdash.run(["flag", CommandLineSafetyTests.exampleId, "--offer", "loyalty",
                                                 "--operator", name, "--db", db]).status == 0)
-        let result = try CommandLineSafetyTests.run(["flags", "--db", db])
+        let result = try Subdash.run(["flags", "--db", db])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count >= 3, "\(result.stdout)")
@@ -34,11 +35,11 @@ import Testing
     }
 
     @Test func keysPrintsATableAndMarkdownPrintsTheDocument() throws {
-        let markdown = try CommandLineSafetyTests.run(["keys", "--markdown"])
+        let markdown = try Subdash.run(["keys", "--markdown"])
         #expect(markdown.status == 0)
-        let document = try String(contentsOf: AppStoreImportTests.root.appendingPathComponent("docs/keybindings.md"), encoding: .utf8)
+        let document = try String(contentsOf: packageRoot.appendingPathComponent("docs/keybindings.md"), encoding: .utf8)
         #expect(markdown.stdout == document)
-        let table = try CommandLineSafetyTests.run(["keys"])
+        let table = try Subdash.run(["keys"])
         #expect(table.status == 0)
         let lines = table.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("key") == true && lines.first?.contains("what it does") == true)
@@ -49,19 +50,19 @@ import Testing
     @Test func generateTakesVersionsAndStillTheOldFormatName() throws {
         let dir = try CommandLineSafetyTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let v1 = try CommandLineSafetyTests.run(["generate", "--subscribers", "3", "--versions", "v1", "--out", dir + "/a"])
+        let v1 = try Subdash.run(["generate", "--subscribers", "3", "--versions", "v1", "--out", dir + "/a"])
         #expect(v1.status == 0, "\(v1.stderr)")
         #expect(v1.stdout.contains(" v1 and 0 v2 documents"))
-        let old = try CommandLineSafetyTests.run(["generate", "--subscribers", "3", "--format", "v1", "--out", dir + "/b"])
+        let old = try Subdash.run(["generate", "--subscribers", "3", "--format", "v1", "--out", dir + "/b"])
         #expect(old.status == 0, "\(old.stderr)")
         #expect(old.stdout.contains(" v1 and 0 v2 documents"))
         #expect(old.stderr.contains("--format is deprecated; use --versions"))
-        let help = try CommandLineSafetyTests.run(["generate", "--help"]).stdout
+        let help = try Subdash.run(["generate", "--help"]).stdout
         #expect(help.contains("--versions") && help.contains("v1, v2, both") && !help.contains("--format"))
     }
 
     @Test func colorTakesOnlyItsValues() throws {
-        let result = try CommandLineSafetyTests.run(["dashboard", "--color", "sometimes", "--db", "/nonexistent/x.sqlite"])
+        let result = try Subdash.run(["dashboard", "--color", "sometimes", "--db", "/nonexistent/x.sqlite"])
         #expect(result.status == 64 || result.status == 2)
         #expect(result.stderr.contains("'auto'") && result.stderr.contains("'always'") && result.stderr.contains("'never'"))
     }

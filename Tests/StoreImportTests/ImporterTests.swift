@@ -1,5 +1,6 @@
 import AppStorePayloads
 import Foundation
+import TestSupport
 import Testing
 @testable import StoreImport
 import SubscriberStore
@@ -43,8 +44,9 @@ import SubscriptionModel
 
     @Test(arguments: [1, 3, 1000])
     func batchesOfAnySizeGiveTheSameSummary(batchSize: Int) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-import-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let temporary = try TemporaryDirectory("import")
+        defer { temporary.remove() }
+        let dir = temporary.url
         _ = try write("s1 t1 2025-01-01 2025-02-01\nbad\ns1 t2 2025-02-01 2025-03-01\n", to: dir, "a/one.ndjson")
         _ = try write("s2 t3 2025-01-05 2025-02-05\ns1 t1 2025-01-01 2025-02-01\n", to: dir, "b.ndjson")
         _ = try write("not imported", to: dir, ".hidden")
@@ -63,9 +65,10 @@ import SubscriptionModel
     }
 
     @Test func aLinkToADirectoryIsWalkedAsTheDirectory() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-link-\(UUID().uuidString)")
+        let temporary = try TemporaryDirectory("link")
+        defer { temporary.remove() }
+        let dir = temporary.url
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("data/v1"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         try Data("{}".utf8).write(to: dir.appendingPathComponent("data/v1/notifications-0001.ndjson"))
         try Data("{}".utf8).write(to: dir.appendingPathComponent("data/v1/notifications-0002.ndjson"))
         let link = dir.appendingPathComponent("link")

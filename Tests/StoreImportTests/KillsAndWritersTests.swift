@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import StoreImport
 import SubscriberStore
@@ -8,27 +9,15 @@ import SubscriptionModel
 /// Imports killed without warning and imports sharing the store with other writers, with real
 /// processes: the store stays whole and ends as if everything had been done in turn.
 @Suite(.serialized) struct KillsAndWritersTests {
-    static let generated = AppStoreImportTests.generated
-
-    static func removeStore(_ path: String) {
-        for s in ["", "-wal", "-shm", "-journal", "-import.lock"] { try? FileManager.default.removeItem(atPath: path + s) }
-    }
-
-    static func storePath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-\(name)-\(UUID().uuidString).sqlite").path
-    }
+    static let generated = SampleData.generated
 
     static func importProcess(_ path: String, _ input: String) throws -> Process {
-        let binary = try #require(AppStoreImportTests.subdashBinary(), "build the subdash executable first (swift build)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["import", "--db", path, "--batch-size", "25", "--transaction-size", "50",
-                             "--trust-root", generated + "/test-root.pem", input]
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        return process
+        try Subdash.process(["import", "--db", path, "--batch-size", "25", "--transaction-size", "50",
+                             "--trust-root", SampleData.trustRoot, input])
     }
+
+    /// Documents in the store so far, 0 before it exists.
+    static func documentCount(_ path: String) -> Int { (try? AppStoreImportTests.documentCount(path)) ?? 0 }
 
     static func integrity(_ path: String) throws -> String? {
         let db = try AppDatabase.open(path: path, readOnly: true)
@@ -41,7 +30,7 @@ import SubscriptionModel
         return try [["states"] + asOf, ["cohorts"] + asOf, ["eligibility"] + asOf,
                     ["events", "--from", "2024-01-01", "--to", "2026-01-01"],
                     ["recovery", "--from", "2024-01-01", "--to", "2026-01-01"]].map { args in
-            let run = try CommandLineSafetyTests.run(["report"] + args + ["--db", path, "--format", "json"])
+            let run = try Subdash.run(["report"] + args + ["--db", path, "--format", "json"])
             #expect(run.status == 0, "report \(args): \(run.stderr)")
             return run.stdout
         }
@@ -50,7 +39,7 @@ import SubscriptionModel
     /// The dump, with the moments flags were set and the log's numbering left out (they depend on
     /// when each writer got its turn, nothing else).
     static func dumpIgnoringFlagTimes(_ db: AppDatabase) throws -> [String: [String]] {
-        var dump = try AppStoreImportTests.dump(db)
+        var dump = try storeDump(db)
         for table in ["offerFlag", "offerFlagLog"] {
             dump[table] = dump[table]?.map { row in
                 row.split(separator: " ").filter { !$0.hasPrefix("at=") && !$0.hasPrefix("id=") }.joined(separator: " ")
@@ -63,10 +52,9 @@ import SubscriptionModel
     /// time the store passes SQLite's integrity check, and the last run leaves it, and every
     /// report, as a clean import does.
     @Test func twentyKillsAtRandomMomentsThenARerunGiveTheCleanStore() throws {
-        let cleanPath = Self.storePath("clean"), path = Self.storePath("kills")
-        defer { Self.removeStore(cleanPath); Self.removeStore(path) }
-        let clean = try AppDatabase.open(path: cleanPath)
-        _ = try AppStoreImportTests.importer(clean).0.importPaths([Self.generated])
+        let directory = try TemporaryDirectory("kills")
+        defer { directory.remove() }
+        let path = directory.path("store.sqlite")
 
         var moments: [Double] = []
         for _ in 0..<20 {
@@ -86,8 +74,8 @@ import SubscriptionModel
         rerun.waitUntilExit()
         #expect(rerun.terminationStatus == 0)
         #expect(try Self.integrity(path) == "ok")
-        #expect(try AppStoreImportTests.dump(AppDatabase.open(path: path)) == AppStoreImportTests.dump(clean), "killed after \(moments)")
-        #expect(try Self.reports(path) == Self.reports(cleanPath))
+        #expect(try storeDump(AppDatabase.open(path: path)) == SampleDataStore.dump(.signedOnly), "killed after \(moments)")
+        #expect(try Self.reports(path) == Self.reports(SampleDataStore.path(.signedOnly)))
     }
 
     /// An import runs while `subdash flag` processes and the dashboard's flagging (the store's own
@@ -95,10 +83,15 @@ import SubscriptionModel
     /// is what the import and the flags give done one after the other.
     @Test func anImportWhileFlagsAreWrittenEndsAsIfDoneInTurn() throws {
         let v1 = Self.generated + "/v1", v2 = Self.generated + "/v2"
-        let turnPath = Self.storePath("turn"), path = Self.storePath("writers")
-        defer { Self.removeStore(turnPath); Self.removeStore(path) }
-        let turn = try AppDatabase.open(path: turnPath)
-        _ = try AppStoreImportTests.importer(turn).0.importPaths([v1])
+        let directory = try TemporaryDirectory("writers")
+        defer { directory.remove() }
+        let path = directory.path("writers.sqlite")
+        // The v1 half imported once, into the store the writers share; the in-turn store starts as a copy.
+        let store = try AppDatabase.open(path: path)
+        _ = try AppStoreImportTests.importer(store).0.importPaths([v1])
+        let v1Documents = Self.documentCount(path)
+        let turn = try AppDatabase.open(path: directory.path("turn.sqlite"))
+        try store.writer.backup(to: turn.writer)
         let ids = try turn.writer.read { db in
             try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1 LIMIT 12")
         }
@@ -111,16 +104,14 @@ import SubscriptionModel
         for id in dashboardIds { _ = try turn.setFlags(OfferFlagWrite(offer: .retention, ids: [id], operatorName: "bob", note: "dashboard"), at: now) }
         _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
 
-        // At once.
-        let store = try AppDatabase.open(path: path)
-        _ = try AppStoreImportTests.importer(store).0.importPaths([v1])
+        // At once: the flags are written once the import has committed its first batches.
         let importing = try Self.importProcess(path, v2)
         try importing.run()
-        Thread.sleep(forTimeInterval: 0.3)
+        _ = waitUntil(timeout: 60) { !importing.isRunning || Self.documentCount(path) > v1Documents }
         #expect(importing.isRunning, "the import finished before the flags were written")
         var flagStatuses: [Int32] = []
         for (k, id) in cliIds.enumerated() {
-            let run = try CommandLineSafetyTests.run(["flag", "--db", path, "--offer", "winBack", "--note", "cli", "--operator", "alice", id])
+            let run = try Subdash.run(["flag", "--db", path, "--offer", "winBack", "--note", "cli", "--operator", "alice", id])
             flagStatuses.append(run.status)
             // The dashboard flags from its own connection between the command's writes.
             let dashboard = try AppDatabase.open(path: path)
@@ -136,10 +127,9 @@ import SubscriptionModel
     /// Two imports of the same store at once (the v2 half and everything) both finish, and the
     /// store is what one clean import gives.
     @Test func twoImportsAtOnceFinishWithTheCleanStore() throws {
-        let cleanPath = Self.storePath("clean"), path = Self.storePath("two")
-        defer { Self.removeStore(cleanPath); Self.removeStore(path) }
-        let clean = try AppDatabase.open(path: cleanPath)
-        _ = try AppStoreImportTests.importer(clean).0.importPaths([Self.generated])
+        let directory = try TemporaryDirectory("two")
+        defer { directory.remove() }
+        let path = directory.path("store.sqlite")
         _ = try AppDatabase.open(path: path)
         let first = try Self.importProcess(path, Self.generated + "/v2")
         let second = try Self.importProcess(path, Self.generated)
@@ -149,6 +139,6 @@ import SubscriptionModel
         second.waitUntilExit()
         #expect([first.terminationStatus, second.terminationStatus] == [0, 0])
         #expect(try Self.integrity(path) == "ok")
-        #expect(try AppStoreImportTests.dump(AppDatabase.open(path: path)) == AppStoreImportTests.dump(clean))
+        #expect(try storeDump(AppDatabase.open(path: path)) == SampleDataStore.dump(.signedOnly))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The default `--format table` output of every `report` command, exactly as a user sees it, on
@@ -7,8 +8,8 @@ import Testing
     /// The examples imported once (unsigned examples included: `--no-verify`).
     static let store = Result<String, any Error> {
         let db = CommandLineTests.temporary("report-tables.sqlite")
-        let imported = try CommandLineTests.run(["import", "--no-verify", "--db", db,
-                                                 AppStoreImportTests.root.appendingPathComponent("SampleData/examples").path])
+        let imported = try Subdash.run(["import", "--no-verify", "--db", db,
+                                                 SampleData.examples])
         guard imported.status == 0 else { throw TableStoreError.importFailed(imported.stderr) }
         return db
     }
@@ -18,7 +19,7 @@ import Testing
     /// `subdash report ARGUMENTS --db <the examples store>`: its standard output, and nothing on
     /// standard error.
     static func report(_ arguments: [String]) throws -> String {
-        let result = try CommandLineTests.run(["report"] + arguments + ["--db", try store.get()])
+        let result = try Subdash.run(["report"] + arguments + ["--db", try store.get()])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         return result.stdout

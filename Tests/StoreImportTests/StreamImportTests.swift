@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import StoreImport
 import SubscriberStore
@@ -29,12 +30,7 @@ import SubscriberStore
 
     /// Waits up to 10 s for `condition` to hold on the store; false if it never does.
     func eventually(_ db: AppDatabase, _ condition: (Database) throws -> Bool) throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try db.writer.read(condition) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
+        try waitUntil(timeout: 10) { try db.writer.read(condition) }
     }
 
     @Test func documentsAreStoredAndDerivedWhenTheStreamPauses() throws {

@@ -1,14 +1,15 @@
 import AppStorePayloads
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import StoreImport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
-/// Unsigned v1 data against signed v2 data, and the store's app, on the imported SampleData.
-@Suite(.serialized) struct UnsignedDataTests {
+/// Unsigned v1 data against signed v2 data, and the store's app, on copies of the imported SampleData.
+@Suite struct UnsignedDataTests {
     static let subject = "2000000000000000"
     /// SampleData's shared secret (the simulator's `password`).
     static let sharedSecret = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
@@ -22,18 +23,19 @@ import SubscriptionModel
             + #""product_id":"com.example.pro.monthly","auto_renew_product_id":"com.example.pro.monthly","auto_renew_status":"1"}]}}"#
     }
 
-    func importSample() throws -> (AppDatabase, String) {
-        let (db, path) = try AppStoreImportTests.temporaryStore()
-        _ = try AppStoreImportTests.importer(db).0.importPaths([AppStoreImportTests.generated])
-        return (db, path)
+    /// A writable copy of the imported SampleData (signed documents only), in a directory to remove.
+    func importSample() throws -> (AppDatabase, TemporaryDirectory) {
+        let directory = try TemporaryDirectory("unsigned")
+        return (try SampleDataStore.copyFile(.signedOnly, to: directory.path("store.sqlite")), directory)
     }
 
     func importText(_ text: String, into db: AppDatabase, sharedSecret: String? = nil) throws -> (ImportSummary, [String]) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-v1-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
+        let directory = try TemporaryDirectory("v1")
+        defer { directory.remove() }
+        let file = directory.path("renewal.json")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         let lines = Lines()
-        let importer = Importer.appStore(database: db, verifier: try AppStoreImportTests.verifier(), sharedSecret: sharedSecret,
+        let importer = Importer.appStore(database: db, verifier: try SampleDataStore.verifier(), sharedSecret: sharedSecret,
                                          report: { lines.append($0) })
         return (try importer.importPaths([file]), lines.all.map { $0.replacingOccurrences(of: file, with: "FILE") })
     }
@@ -45,8 +47,8 @@ import SubscriptionModel
     }
 
     @Test func anUnsignedRenewalDoesNotChangeASignedSubscription() throws {
-        let (db, path) = try importSample()
-        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let (db, directory) = try importSample()
+        defer { directory.remove() }
         let before = try figures(db)
         #expect(before.0 == "expired")
 
@@ -62,8 +64,8 @@ import SubscriptionModel
     }
 
     @Test func theSharedSecretTrustsMatchingPasswordsAndRejectsOthers() throws {
-        let (db, path) = try importSample()
-        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let (db, directory) = try importSample()
+        defer { directory.remove() }
         let before = try figures(db)
 
         let (wrong, lines) = try importText(Self.forgedRenewal(password: "made-up"), into: db, sharedSecret: Self.sharedSecret)
@@ -90,8 +92,8 @@ import SubscriptionModel
     }
 
     @Test func signedDataForAnotherAppIsRejectedNamingBoth() throws {
-        let (db, path) = try importSample()
-        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let (db, directory) = try importSample()
+        defer { directory.remove() }
         #expect(try db.storeApp()?.bundleId == "com.example.subdash")
         #expect(throws: StoreError.self) { try db.recordStoreApp(AppIdentity(bundleId: "com.other.app")) }
     }

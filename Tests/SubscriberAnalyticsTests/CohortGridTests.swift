@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriptionModel
@@ -34,7 +35,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
 }
 
 @Suite struct CohortGridTests {
-    let asOf = StoreBuilder.day("2025-06-15")
+    let asOf = day("2025-06-15")
 
     /// January: A (3 paid, ended) and B (6 paid, open): retained [2, 2, 1], A ended with 3 → ended
     /// [0, 0, 1]; rates 2/2, 2/2, 1/(1+1). February: C (4 paid, open), D's first run (1 paid, ended):
@@ -70,7 +71,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
 
     @Test func anEarlierAsOfSeesLess() throws {
         // On 2025-03-20: A has 3 paid (open), B 3 paid, C 2 counted (C2, C3), D run 1 ended Mar 10.
-        let grid = try fiveSubscribers().cohorts(asOf: StoreBuilder.day("2025-03-20"), periods: 2)
+        let grid = try fiveSubscribers().cohorts(asOf: day("2025-03-20"), periods: 2)
         #expect(grid.cohorts.map(\.month.description) == ["2025-01", "2025-02", "2025-03"])
         #expect(grid.cohorts.map(\.started) == [2, 2, 0])
         #expect(grid.cohorts[0].retained == [2, 2])
@@ -96,14 +97,14 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(states[.standard] == 4)
         #expect(states[.expired] == 1)
         #expect(states.active == 4)
-        let june = try analytics.events(from: StoreBuilder.day("2025-06-01"), to: StoreBuilder.day("2025-06-16"), asOf: asOf)
+        let june = try analytics.events(from: day("2025-06-01"), to: day("2025-06-16"), asOf: asOf)
         #expect(june[.activation] == 1)
         #expect(june[.renewal] == 2)
         #expect(june[.reactivation] == 0)
-        let may = try analytics.events(from: StoreBuilder.day("2025-05-01"), to: StoreBuilder.day("2025-06-01"), asOf: asOf)
+        let may = try analytics.events(from: day("2025-05-01"), to: day("2025-06-01"), asOf: asOf)
         #expect(may[.reactivation] == 1)
         #expect(may[.renewal] == 2) // B May 12, C May 20
-        let april = try analytics.events(from: StoreBuilder.day("2025-04-01"), to: StoreBuilder.day("2025-05-01"), asOf: asOf)
+        let april = try analytics.events(from: day("2025-04-01"), to: day("2025-05-01"), asOf: asOf)
         #expect(april[.billingIssue] == 1)
         #expect(april[.billingRecovery] == 1)
         #expect(april[.expiration] == 1) // A on Apr 10
@@ -117,7 +118,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(grid.cohorts[0].started == 0)
         #expect(grid.average.rate == [nil, nil, nil])
         #expect(try analytics.states(asOf: asOf).total == 0)
-        let recovery = try analytics.recovery(from: StoreBuilder.day("2025-01-01"), to: asOf, asOf: asOf)
+        let recovery = try analytics.recovery(from: day("2025-01-01"), to: asOf, asOf: asOf)
         #expect(recovery.failures == 0)
     }
 }
@@ -174,7 +175,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
     }
 
     @Test func aYoungCohortIsNotReadAsChurn() throws {
-        let grid = try Self.store().cohorts(asOf: StoreBuilder.day("2025-12-20"), periods: 3,
+        let grid = try Self.store().cohorts(asOf: day("2025-12-20"), periods: 3,
                                             from: Month(year: 2025, month: 11))
         let november = try #require(grid.cohorts.first)
         #expect(november.month == Month(year: 2025, month: 11))
@@ -194,13 +195,13 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         let analytics = try Self.store()
         let march = Month(year: 2024, month: 3)
         // Within the first year: nobody's fate at P1 is known yet.
-        let early = try analytics.cohorts(asOf: StoreBuilder.day("2025-02-01"), periods: 2, from: march, to: march)
+        let early = try analytics.cohorts(asOf: day("2025-02-01"), periods: 2, from: march, to: march)
         #expect(early.cohorts[0].started == 3)
         #expect(early.cohorts[0].retained == [0, 0])
         #expect(early.cohorts[0].ended == [0, 0])
         #expect(early.cohorts[0].rate == [nil, nil])
         // In the second year: 2 renewed, 1 lapsed with one paid period: P1 = 2/3; P2 needs a third year.
-        let second = try analytics.cohorts(asOf: StoreBuilder.day("2025-12-20"), periods: 2, from: march, to: march)
+        let second = try analytics.cohorts(asOf: day("2025-12-20"), periods: 2, from: march, to: march)
         #expect(second.cohorts[0].retained == [2, 0])
         #expect(second.cohorts[0].ended == [1, 0])
         #expect(second.cohorts[0].rate == [2.0 / 3.0, nil])
@@ -210,7 +211,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         let analytics = try Self.store()
         #expect(try analytics.productDurations() == ["pro.monthly": .month, "pro.yearly": .year])
         #expect(try analytics.billingDurations() == [.month, .year])
-        let asOf = StoreBuilder.day("2025-12-20")
+        let asOf = day("2025-12-20")
         let yearly = try analytics.cohorts(asOf: asOf, periods: 2, duration: .year)
         #expect(yearly.duration == .year)
         #expect(yearly.cohorts.first?.month == Month(year: 2024, month: 3))

@@ -4,6 +4,7 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
 
 /// The SampleData store, its data horizon, and the products `sql` lists.
 func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, [String]) {
@@ -121,6 +122,63 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             """)
     }
 
+    /// Every cohort member's steps from `run` and `period`, per day (docs/metrics.md "Retention
+    /// cohorts"): 0 at its first paid start, k at the start of paid period k+1, −n at its end.
+    static func cohortStepsRecomputed(_ db: Database) throws -> [String] {
+        var steps: [[String]: Int] = [:]
+        let runs = try Row.fetchAll(db, sql: """
+            SELECT environment, originalTransactionId, runIndex, firstPaidStart, firstPaidProductId, cohortMonth, endedAt
+            FROM run WHERE firstPaidStart IS NOT NULL
+            """)
+        for run in runs {
+            let starts = try Int64.fetchAll(db, sql: """
+                SELECT start FROM period WHERE originalTransactionId = ? AND runIndex = ? AND countsForRetention ORDER BY start
+                """, arguments: [run[1], run[2]])
+            func add(_ at: Int64, _ step: Int) {
+                let day = at >= 0 ? at / 86_400_000 : (at - 86_399_999) / 86_400_000
+                steps[[run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)"], default: 0] += 1
+            }
+            add(run[3], 0)
+            for (k, start) in starts.enumerated() where k > 0 { add(start, k) }
+            if !starts.isEmpty { add(run[6], -starts.count) }
+        }
+        return steps.map { "\($0.key.joined(separator: " ")) \($0.value)" }.sorted()
+    }
+
+    static func cohortStepsKept(_ db: Database) throws -> [String] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, day, firstPaidProductId, cohortMonth, step, count FROM cohortStepDay
+            """).map { "\($0[0] as String) \($0[1] as Int) \($0[2] as String) \($0[3] as Int) \($0[4] as Int) \($0[5] as Int)" }.sorted()
+    }
+
+    /// The month table is the day table summed by month.
+    static func cohortMonthsMatchDays(_ db: Database) throws -> Bool {
+        let fromDays = try Row.fetchAll(db, sql: """
+            SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, SUM(count) AS count
+            FROM cohortStepDay
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """)
+        let kept = try Row.fetchAll(db, sql: """
+            SELECT environment, month, firstPaidProductId, cohortMonth, step, count FROM cohortStepMonth ORDER BY 1, 2, 3, 4, 5
+            """)
+        return !kept.isEmpty && fromDays == kept
+    }
+
+    static func monthOfDay(_ day: String) -> String {
+        "((CAST(strftime('%Y', \(day) * 86400, 'unixepoch') AS INTEGER) - 1970) * 12 + CAST(strftime('%m', \(day) * 86400, 'unixepoch') AS INTEGER) - 1)"
+    }
+
+    static func startsRecomputed(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: """
+            SELECT environment, ownership, firstStart / 86400000 AS day, productId, COUNT(*) AS count FROM subscription
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            """)
+    }
+
+    static func startsKept(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: "SELECT environment, ownership, day, productId, count FROM subscriptionStartDay ORDER BY 1, 2, 3, 4")
+    }
+
     static func runsKept(_ db: Database) throws -> [Row] {
         try Row.fetchAll(db, sql: """
             SELECT environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count FROM runEndDay ORDER BY 1, 2, 3, 4, 5
@@ -128,8 +186,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     }
 
     @Test func countsFollowImportsAndReplacedRows() throws {
-        let analytics = try SampleDataConsistencyTests.store()
-        let database = analytics.database
+        // This test writes: a copy of the shared store of its own.
+        let database = try SampleDataStore.copy(.sharedSecret)
         let original = try database.writer.read { db in try Self.recomputed(db) }
         let originalRuns = try database.writer.read { db in try Self.runsRecomputed(db) }
         #expect(original.count > 1000 && originalRuns.count > 300)
@@ -138,6 +196,13 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let originalEvents = try database.writer.read { db in try Self.eventsRecomputed(db) }
         #expect(originalEvents.count > 1000)
         #expect(try database.writer.read { db in try Self.eventsKept(db) } == originalEvents)
+        let originalStarts = try database.writer.read { db in try Self.startsRecomputed(db) }
+        #expect(originalStarts.count > 100)
+        #expect(try database.writer.read { db in try Self.startsKept(db) } == originalStarts)
+        let originalSteps = try database.writer.read { db in try Self.cohortStepsRecomputed(db) }
+        #expect(originalSteps.count > 1000)
+        #expect(try database.writer.read { db in try Self.cohortStepsKept(db) } == originalSteps)
+        #expect(try database.writer.read { db in try Self.cohortMonthsMatchDays(db) })
 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // are replaced by shorter lives, and the counts follow, down to rows that fall to zero.
@@ -161,6 +226,14 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let (eventsKept, eventsRecomputed) = try database.writer.read { db in (try Self.eventsKept(db), try Self.eventsRecomputed(db)) }
         #expect(eventsKept == eventsRecomputed)
         #expect(eventsRecomputed != originalEvents)
+        let (startsKept, startsRecomputed) = try database.writer.read { db in (try Self.startsKept(db), try Self.startsRecomputed(db)) }
+        #expect(startsKept == startsRecomputed)
+        let (stepsKept, stepsRecomputed) = try database.writer.read { db in
+            (try Self.cohortStepsKept(db), try Self.cohortStepsRecomputed(db))
+        }
+        #expect(stepsKept == stepsRecomputed)
+        #expect(stepsRecomputed != originalSteps)
+        #expect(try database.writer.read { db in try Self.cohortMonthsMatchDays(db) })
 
         // A segment is never changed in place: the counts could not follow it.
         try database.writer.write { db in
@@ -172,6 +245,40 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             }
             #expect(throws: DatabaseError.self) { try db.execute(sql: "UPDATE run SET endedAt = 0") }
         }
+    }
+}
+
+/// Pane 1 counts every subscriber from per-day counts of first starts plus the subscriptions begun
+/// on as-of's day. At any instant it must equal the subscriptions counted one by one.
+@Suite struct SubscriberCountAtAnyInstantTests {
+    @Test func theCountOfEverySubscriberEqualsTheSubscriptionsBegunByAsOf() throws {
+        let (analytics, horizon, products) = try sampleStore(products: "SELECT DISTINCT productId FROM subscription ORDER BY 1")
+        let day = Instant.millisecondsPerDay
+        let firstStarts = try analytics.database.writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT firstStart FROM subscription ORDER BY originalTransactionId LIMIT 20")
+        }
+        var instants = [horizon, horizon.adding(days: 30), UTCCalendar.instant(year: 2020, month: 1, day: 1)]
+        for d in stride(from: Int64(0), to: 760, by: 41) {
+            let boundary = UTCCalendar.instant(year: 2024, month: 1, day: 1).adding(days: d)
+            for offset: Int64 in [-1, 0, 1, day / 2] { instants.append(boundary.adding(milliseconds: offset)) }
+        }
+        for e in firstStarts { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
+        let scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
+                      ReportScope(ownership: .familyShared), ReportScope(ownership: .all)] + products.prefix(2).map { ReportScope(productId: $0) }
+        var nonZero = 0
+        for scope in scopes {
+            for asOf in instants {
+                var sql = "SELECT COUNT(*) FROM subscription WHERE firstStart <= ?"
+                var arguments: StatementArguments = [asOf.milliseconds]
+                sql += " AND environment IN (" + scope.environment.environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+                sql += " AND ownership IN (" + scope.ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+                if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
+                let expected = try analytics.database.writer.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+                #expect(try analytics.subscriberCount(asOf: asOf, scope: scope) == expected, "\(asOf) \(scope)")
+                if expected > 0 { nonZero += 1 }
+            }
+        }
+        #expect(nonZero > instants.count * 3)
     }
 }
 
@@ -217,6 +324,17 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         for d in stride(from: Int64(0), to: 760, by: 29) {
             for offset: Int64 in [-1, 0, 1, day / 3] { instants.append(firstDay.adding(days: d).adding(milliseconds: offset)) }
         }
+        // A millisecond either side of paid period starts, first paid starts and run ends: what
+        // happens on as-of's own day is read one by one, up to as-of.
+        let edges = try analytics.database.writer.read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT start FROM (SELECT start FROM period WHERE countsForRetention ORDER BY transactionId LIMIT 15)
+                UNION ALL SELECT firstPaidStart FROM (SELECT firstPaidStart FROM run WHERE firstPaidStart IS NOT NULL
+                    ORDER BY originalTransactionId LIMIT 8)
+                UNION ALL SELECT endedAt FROM (SELECT endedAt FROM run WHERE paidPeriodCount > 0 ORDER BY originalTransactionId DESC LIMIT 8)
+                """)
+        }
+        for e in edges { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
         var members = 0
         for productId in [nil] + products.prefix(2).map(Optional.some) {
             for asOf in instants {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -6,7 +7,7 @@ import SubscriptionModel
 /// Offer eligibility (docs/metrics.md) on hand-made subscriptions, as of 2025-06-30 (what pane 5
 /// lists).
 @Suite struct EligibilityTests {
-    static let asOf = StoreBuilder.day("2025-06-30")
+    static let asOf = day("2025-06-30")
 
     /// `count` consecutive monthly periods of `original` from the first of `first`.
     static func monthly(_ b: inout StoreBuilder, _ original: String, from first: Month, count: Int) {
@@ -71,7 +72,7 @@ import SubscriptionModel
         #expect(try analytics.eligibility(asOf: Self.asOf, scope: ReportScope(productId: "pro.yearly")).isEmpty)
         // A day before W1's run ends it is still open: no win-back yet, but auto-renew is off; W4 had
         // not come back then.
-        let before = try analytics.eligibility(asOf: StoreBuilder.day("2025-03-31"))
+        let before = try analytics.eligibility(asOf: day("2025-03-31"))
         #expect(before.filter { $0.offer == .winBackOffer }.map(\.originalTransactionId) == ["W4"])
         #expect(before.contains { $0.offer == .retention && $0.originalTransactionId == "W1" })
     }

@@ -5,12 +5,11 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
 import Testing
 
 /// Family Sharing in the reports (docs/metrics.md "Family Sharing"), on hand-made stores.
 @Suite struct FamilySharingReportTests {
-    static func day(_ s: String) -> Instant { Instant(parsing: s)! }
-
     /// One transaction of `original`, family-shared unless `purchased`.
     static func transaction(_ original: String, _ id: String, _ start: String, _ end: String, revokedAt: String? = nil,
                             shared: Bool = true) -> TransactionFact {
@@ -49,14 +48,14 @@ import Testing
             Self.transaction("f", "f3", "2025-03-01", "2025-04-01"),
         ]))
         let analytics = try b.build()
-        let at = Self.day("2025-03-15")
+        let at = day("2025-03-15")
         func scope(_ o: OwnershipFilter) -> ReportScope { ReportScope(ownership: o) }
         #expect(try analytics.states(asOf: at).total == 0)
         #expect(try analytics.states(asOf: at, scope: scope(.familyShared)).counts == [.standard: 1])
         #expect(try analytics.states(asOf: at, scope: scope(.all)).counts == [.standard: 1])
-        let range = (Self.day("2025-01-01"), Self.day("2025-05-01"))
+        let range = (day("2025-01-01"), day("2025-05-01"))
         #expect(try analytics.events(from: range.0, to: range.1, asOf: at).counts.isEmpty)
-        let shared = try analytics.events(from: range.0, to: range.1, asOf: Self.day("2025-04-15"), scope: scope(.familyShared))
+        let shared = try analytics.events(from: range.0, to: range.1, asOf: day("2025-04-15"), scope: scope(.familyShared))
         #expect(shared.counts == [.activation: 1, .renewal: 2, .expiration: 1])
         #expect(shared.expirationReasons == [.other: 1])
         guard case .found(let report) = try analytics.subscriber("f", asOf: at) else { Issue.record("not found"); return }
@@ -69,7 +68,7 @@ import Testing
     /// runs end `sharingRevoked`.
     @Test func purchasersRefundThenMembersRevocations() throws {
         let analytics = try Self.refundedFamily(members: true)
-        let (from, to, asOf) = (Self.day("2025-03-01"), Self.day("2025-04-01"), Self.day("2025-03-31"))
+        let (from, to, asOf) = (day("2025-03-01"), day("2025-04-01"), day("2025-03-31"))
         let purchased = try analytics.events(from: from, to: to, asOf: asOf)
         #expect(purchased[EventType.refund] == 1 && purchased.expirationReasons == [.refund: 1])
         let all = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(ownership: .all))
@@ -88,12 +87,12 @@ import Testing
         let family = try Self.refundedFamily(members: true)
         // 02-15: the members are active with auto-renew on, in their third month; on 05-01 they
         // have ended, which win-back would read were they purchased.
-        for at in [Self.day("2025-02-15"), Self.day("2025-05-01")] {
+        for at in [day("2025-02-15"), day("2025-05-01")] {
             #expect(try family.cohorts(asOf: at, periods: 3) == alone.cohorts(asOf: at, periods: 3))
             #expect(try family.eligibility(asOf: at) == alone.eligibility(asOf: at))
             #expect(try family.states(asOf: at) == alone.states(asOf: at))
         }
-        let grid = try family.cohorts(asOf: Self.day("2025-05-01"), periods: 3)
+        let grid = try family.cohorts(asOf: day("2025-05-01"), periods: 3)
         #expect(grid.cohorts.map(\.started).reduce(0, +) == 1)
     }
 
@@ -107,16 +106,15 @@ import Testing
         b.notification("f", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
         b.notification("p", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
         let analytics = try b.build()
-        let eligible = try analytics.eligibility(asOf: Self.day("2025-01-15"), offer: .retention)
+        let eligible = try analytics.eligibility(asOf: day("2025-01-15"), offer: .retention)
         #expect(eligible.map(\.originalTransactionId) == ["p"])
         // The state counts see both when asked.
-        #expect(try analytics.states(asOf: Self.day("2025-01-15"), scope: ReportScope(ownership: .all)).counts == [.standard: 2])
+        #expect(try analytics.states(asOf: day("2025-01-15"), scope: ReportScope(ownership: .all)).counts == [.standard: 2])
     }
 
     // MARK: - The REVOKE examples
 
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("SampleData/examples").path
+    static let examples = SampleData.examples
 
     static func imported(_ file: String) throws -> SubscriberAnalytics {
         let db = try AppDatabase.inMemory()
@@ -138,7 +136,7 @@ import Testing
         #expect(report.timeline.periods.last?.end == Instant(parsing: revoked))
         #expect(report.timeline.periods.allSatisfy { !$0.isRefunded && !$0.isPaid })
         #expect(!report.events.contains { $0.type == .refund })
-        let (from, to) = (Self.day("2024-01-01"), Self.day("2024-07-01"))
+        let (from, to) = (day("2024-01-01"), day("2024-07-01"))
         let asOf = try analytics.resolveAsOf(nil)
         let purchased = try analytics.events(from: from, to: to, asOf: asOf)
         #expect(purchased.counts.isEmpty)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -5,7 +6,6 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 @Suite struct LTVTests {
-    let day = StoreBuilder.day
 
     /// docs/metrics.md "Realized LTV per cohort": 10 January members pay 9.99; 6 pay P2 and are
     /// still in it, 4 ended after P1. A euro member, one unpriced (v1, no table) and one paying in

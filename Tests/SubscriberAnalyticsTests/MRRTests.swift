@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -5,7 +6,6 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 @Suite struct MRRTests {
-    let day = StoreBuilder.day
 
     /// docs/metrics.md "MRR": weekly 2.99, monthly 9.99, yearly 59.99 → 27.946 USD; a free trial,
     /// a subscriber in grace (counted) and one in billing retry after grace (not counted).

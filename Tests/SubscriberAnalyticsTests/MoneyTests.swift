@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -11,7 +12,7 @@ extension StoreBuilder {
                          offerIdentifier: String? = nil, trial: Bool = false, upgraded: Bool = false,
                          revokedAt: String? = nil, prorated: Int? = nil, familyShared: Bool = false) {
         var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: Self.day(start), expiresDate: Self.day(end), price: price, currency: currency,
+                                purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency,
                                 storefront: storefront)
         t.offerType = offerType
         t.offerIdentifier = offerIdentifier
@@ -19,7 +20,7 @@ extension StoreBuilder {
         t.isUpgraded = upgraded
         if familyShared { t.inAppOwnershipType = "FAMILY_SHARED" }
         if let revokedAt {
-            t.revocationDate = Self.day(revokedAt)
+            t.revocationDate = day(revokedAt)
             t.revocationType = familyShared ? "FAMILY_REVOKE" : prorated == nil ? "REFUND_FULL" : "REFUND_PRORATED"
             t.revocationPercentage = prorated
         }
@@ -29,13 +30,13 @@ extension StoreBuilder {
     /// A v1 row: no price, no storefront.
     mutating func v1Period(_ original: String, _ id: String, _ start: String, _ end: String, product: String = "pro.monthly") {
         let t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: Self.day(start), expiresDate: Self.day(end))
+                                purchaseDate: day(start), expiresDate: day(end))
         add(DocumentFacts(format: .v1Notification, transactions: [t]))
     }
 }
 
 func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws -> SubscriberReport {
-    guard case .found(let r) = try analytics.subscriber(id, asOf: StoreBuilder.day(asOf)) else {
+    guard case .found(let r) = try analytics.subscriber(id, asOf: day(asOf)) else {
         throw StoreError("\(id) not found")
     }
     return r
@@ -87,7 +88,6 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
     }
 
     @Test func storefrontRowsBeatEmptyOnesAndOffersAreNeverPricedByTheTable() {
-        let day = StoreBuilder.day
         let table = PriceTable(rows: [
             PriceTableRow(line: 2, productId: "p", storefront: "FRA", currency: "EUR", price: 9490, validFrom: day("2024-01-01")),
             PriceTableRow(line: 3, productId: "p", storefront: "", currency: "USD", price: 9990, validFrom: day("2024-01-01")),
@@ -131,7 +131,7 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         let analytics = try b.build()
         let u = try report(analytics, "U", asOf: "2025-10-15")
         #expect(u.money[0].upgradeCredit == 24929)
-        #expect(u.money[0].creditAt == StoreBuilder.day("2025-10-02"))
+        #expect(u.money[0].creditAt == day("2025-10-02"))
         #expect(u.money[0].refundAmount == nil)
         #expect(u.paid == ["USD": 99990 - 24929 + 19990])
         let p = try report(analytics, "P", asOf: "2025-10-15")
@@ -157,13 +157,13 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
             let c = UTCCalendar.components(of: s)
             return UTCCalendar.instant(year: c.month == 12 ? c.year + 1 : c.year, month: c.month % 12 + 1, day: c.day)
         }
-        var start = StoreBuilder.day(first)
+        var start = day(first)
         for i in 0..<6 {
             facts.transactions.append(TransactionFact(transactionId: "a\(i)", originalTransactionId: "Y", productId: "p",
                                                       purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
             start = month(start)
         }
-        start = StoreBuilder.day(lapseEnd)
+        start = day(lapseEnd)
         for i in 0..<14 {
             facts.transactions.append(TransactionFact(transactionId: "b\(i)", originalTransactionId: "Y", productId: "p",
                                                       purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
@@ -172,22 +172,21 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         let timeline = SubscriptionTimeline.derive(facts)
         let money = timeline.money(priceTable: .empty)
         let first85 = zip(timeline.periods, money).first { $0.1.proceedsRate == 85 }?.0.start
-        #expect(first85 == StoreBuilder.day(firstAt85))
+        #expect(first85 == day(firstAt85))
         #expect(money.allSatisfy { $0.proceedsRate == 70 || $0.proceedsRate == 85 })
         // The 40-day lapse: 182 + 153 days before 2025-01-10.
         if lapseEnd == "2024-08-10" {
-            let jan = timeline.periods.firstIndex { $0.start == StoreBuilder.day("2025-01-10") }!
+            let jan = timeline.periods.firstIndex { $0.start == day("2025-01-10") }!
             #expect(money[jan].paidServiceBefore == 335 * Instant.millisecondsPerDay)
-            #expect(timeline.paidService(asOf: StoreBuilder.day("2024-09-10")) == (182 + 31) * Instant.millisecondsPerDay)
+            #expect(timeline.paidService(asOf: day("2024-09-10")) == (182 + 31) * Instant.millisecondsPerDay)
         } else {
             // 2024-07-03 to 2024-10-01 is 90 days: the count restarts.
-            #expect(timeline.paidService(asOf: StoreBuilder.day("2024-10-31")) == 30 * Instant.millisecondsPerDay)
+            #expect(timeline.paidService(asOf: day("2024-10-31")) == 30 * Instant.millisecondsPerDay)
         }
     }
 
     /// A year charged a day early: the earlier period counts in full (365 days), so 85 %.
     @Test func aYearlyRenewalChargedADayEarlyIsAt85Percent() {
-        let day = StoreBuilder.day
         let timeline = SubscriptionTimeline.derive(SubscriptionFacts(originalTransactionId: "Y", transactions: [
             TransactionFact(transactionId: "Y1", originalTransactionId: "Y", productId: "y", purchaseDate: day("2025-01-01"),
                             expiresDate: day("2026-01-01"), price: 59990, currency: "USD"),
@@ -218,17 +217,17 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
                      familyShared: shared)
         }
         let analytics = try b.build()
-        let asOf = StoreBuilder.day("2025-04-15")
-        let revenue = try analytics.revenue(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-05-01"), asOf: asOf)
+        let asOf = day("2025-04-15")
+        let revenue = try analytics.revenue(from: day("2025-01-01"), to: day("2025-05-01"), asOf: asOf)
         #expect(revenue.rows.map { "\($0.currency) \($0.charged) \($0.gross) \($0.refunded) \($0.refunds) \($0.net)" }
                 == ["USD 3 29970 1 9990 19980"])
         #expect(revenue.unpriced == 0)
-        let mrr = try analytics.mrr(asOf: StoreBuilder.day("2025-02-15"))
+        let mrr = try analytics.mrr(asOf: day("2025-02-15"))
         #expect(mrr.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 1 9990"])
         #expect(mrr.unpriced == 0)
-        let offers = try analytics.offerConversion(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-02-01"), asOf: asOf)
+        let offers = try analytics.offerConversion(from: day("2025-01-01"), to: day("2025-02-01"), asOf: asOf)
         #expect(offers.offers.map { "\($0.offerKind) \($0.started) \($0.converted)" } == ["freeTrial 1 1"])
-        let refunds = try analytics.refundRate(from: StoreBuilder.day("2025-01-01"), to: StoreBuilder.day("2025-04-01"), asOf: asOf,
+        let refunds = try analytics.refundRate(from: day("2025-01-01"), to: day("2025-04-01"), asOf: asOf,
                                                by: .month)
         #expect(refunds.rows.map { "\($0.key) \($0.charged) \($0.refunded)" } == ["2025-01 1 0", "2025-02 1 0", "2025-03 1 1"])
         let ltv = try analytics.ltv(asOf: asOf, periods: 3)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -5,7 +6,6 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 @Suite struct OfferConversionTests {
-    let day = StoreBuilder.day
 
     /// docs/metrics.md "Offer conversion": four January trials; three convert, renew once (P2) and
     /// end; one lapses. A promotional offer switched to another, and one still running.

@@ -3,6 +3,7 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
 import Testing
 
 /// The population reports are SQL over rows import materialised; `report subscriber` derives
@@ -19,7 +20,8 @@ import Testing
     }
 
     static let shared = Result<Population, any Error> {
-        let analytics = try SampleDataConsistencyTests.store()
+        // A copy: the money tests that share this population write their price table into it.
+        let analytics = SubscriberAnalytics(database: try SampleDataStore.copy(.sharedSecret))
         let ids = try analytics.database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
         }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
@@ -5,7 +6,6 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 @Suite struct RevenueTests {
-    let day = StoreBuilder.day
 
     /// docs/metrics.md "Revenue": 9.99 EUR in January, 10.99 USD in February, the January charge
     /// refunded on 20 February.

@@ -7,20 +7,14 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
 
 /// Internal consistency of the figures on the simulated SampleData store.
 @Suite struct SampleDataConsistencyTests {
-    static let generated = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("SampleData/generated").path
-
+    /// SampleData with its v1 documents trusted by the shared secret, imported once per process
+    /// and shared read-only.
     static func store() throws -> SubscriberAnalytics {
-        let db = try AppDatabase.inMemory()
-        let verifier = try AppleJWSVerifier(additionalRootsPEM: [String(contentsOfFile: generated + "/test-root.pem", encoding: .utf8)])
-        let summary = try Importer.appStore(database: db, verifier: verifier,
-                                             sharedSecret: "0f1e2d3c4b5a69788796a5b4c3d2e1f0", // the simulator's, in every v1 `password`
-                                             report: { _ in }).importPaths([generated])
-        #expect(summary.rejected == 0)
-        return SubscriberAnalytics(database: db)
+        SubscriberAnalytics(database: try SampleDataStore.shared(.sharedSecret))
     }
 
     @Test func figuresAddUp() throws {

@@ -2,13 +2,12 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
 
 /// Builds small stores from hand-written facts, through the same writer an import uses.
 struct StoreBuilder {
     var documents: [IncomingDocument] = []
     private var counter = 0
-
-    static func day(_ s: String) -> Instant { Instant(parsing: s)! }
 
     mutating func add(_ facts: DocumentFacts) {
         counter += 1
@@ -22,10 +21,10 @@ struct StoreBuilder {
                          trial: Bool = false, upgradedAt: String? = nil, revokedAt: String? = nil,
                          environment: StoreEnvironment = .production) {
         var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: Self.day(start), expiresDate: Self.day(end), environment: environment)
+                                purchaseDate: day(start), expiresDate: day(end), environment: environment)
         if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
-        if let upgradedAt { t.isUpgraded = true; t.revocationDate = Self.day(upgradedAt) }
-        if let revokedAt { t.revocationDate = Self.day(revokedAt) }
+        if let upgradedAt { t.isUpgraded = true; t.revocationDate = day(upgradedAt) }
+        if let revokedAt { t.revocationDate = day(revokedAt) }
         add(DocumentFacts(format: .v2Notification, transactions: [t]))
     }
 
@@ -34,7 +33,7 @@ struct StoreBuilder {
         counter += 1
         add(DocumentFacts(format: .v2Notification, notifications: [
             NotificationFact(notificationId: "n\(counter)", format: .v2Notification, notificationType: type, subtype: subtype,
-                             instant: Self.day(at), originalTransactionId: original, transactionId: transaction,
+                             instant: day(at), originalTransactionId: original, transactionId: transaction,
                              autoRenewStatus: autoRenew),
         ]))
     }

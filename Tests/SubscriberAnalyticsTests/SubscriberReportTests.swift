@@ -1,15 +1,16 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
 @Suite struct SubscriberReportTests {
-    let asOf = StoreBuilder.day("2025-06-15")
+    let asOf = day("2025-06-15")
 
     /// Subscriber C of `fiveSubscribers()`: an upgrade, a billing failure recovered after 5 days.
     @Test func reportJSONFieldByField() throws {
         let analytics = try fiveSubscribers()
-        try analytics.database.setFlags(OfferFlagWrite(offer: .loyalty, ids: ["C"], operatorName: "ann", note: "thanks"), at: StoreBuilder.day("2025-06-10"))
+        try analytics.database.setFlags(OfferFlagWrite(offer: .loyalty, ids: ["C"], operatorName: "ann", note: "thanks"), at: day("2025-06-10"))
         guard case .found(let report) = try analytics.subscriber("C4", asOf: asOf) else {
             Issue.record("C4 (a transactionId) should find subscription C")
             return
@@ -34,7 +35,7 @@ import SubscriptionModel
     }
 
     @Test func insideTheRetryWindowBeforeRecovery() throws {
-        guard case .found(let report) = try fiveSubscribers().subscriber("C", asOf: StoreBuilder.day("2025-04-17")) else {
+        guard case .found(let report) = try fiveSubscribers().subscriber("C", asOf: day("2025-04-17")) else {
             Issue.record("C not found")
             return
         }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SubscriberAnalytics
 import SubscriptionModel
@@ -16,12 +17,12 @@ import SubscriptionModel
         return try b.build()
     }
 
-    static func report(at day: String) throws -> SubscriberReport {
-        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: StoreBuilder.day(day))
+    static func report(at date: String) throws -> SubscriberReport {
+        try recoveredThenRefunded().subscriber(originalTransactionId: "R", asOf: day(date))
     }
 
     @Test func retryEndsWhereTheNextPeriodStarts() throws {
-        let d = StoreBuilder.day
+        let d = day
         #expect(try Self.report(at: "2025-05-01").segments == [
             TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
             // The failure's retry end is 60 days on (04-02); the window stops at R2's start.
@@ -33,7 +34,7 @@ import SubscriptionModel
     }
 
     @Test func segmentsStopAtAsOf() throws {
-        let d = StoreBuilder.day
+        let d = day
         #expect(try Self.report(at: "2025-02-03").segments == [
             TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
             TimelineSegment(from: d("2025-02-01"), to: d("2025-02-03"), kind: .billingRetry),
@@ -44,28 +45,28 @@ import SubscriptionModel
     @Test func whenAccessEnds() throws {
         let inRetry = try Self.report(at: "2025-02-03")
         #expect(inRetry.accessEnd == nil)
-        #expect(inRetry.billingRetrySince == StoreBuilder.day("2025-02-01"))
-        #expect(inRetry.billingRetryEnds == StoreBuilder.day("2025-04-02"))
-        #expect(inRetry.fromAsOf(StoreBuilder.day("2025-02-01")) == "2 days ago")
+        #expect(inRetry.billingRetrySince == day("2025-02-01"))
+        #expect(inRetry.billingRetryEnds == day("2025-04-02"))
+        #expect(inRetry.fromAsOf(day("2025-02-01")) == "2 days ago")
 
         let renewing = try Self.report(at: "2025-03-10")
-        #expect(renewing.accessEnd == .renewsOn(StoreBuilder.day("2025-04-06")))
+        #expect(renewing.accessEnd == .renewsOn(day("2025-04-06")))
         #expect(renewing.billingRetrySince == nil)
-        #expect(renewing.fromAsOf(StoreBuilder.day("2025-04-06")) == "in 27 days")
+        #expect(renewing.fromAsOf(day("2025-04-06")) == "in 27 days")
 
         let refunded = try Self.report(at: "2025-05-01")
-        #expect(refunded.accessEnd == .expiredOn(StoreBuilder.day("2025-04-20")))
+        #expect(refunded.accessEnd == .expiredOn(day("2025-04-20")))
         #expect(refunded.expirationReason == .refund)
-        #expect(refunded.fromAsOf(StoreBuilder.day("2025-04-20")) == "11 days ago")
-        #expect(refunded.fromAsOf(StoreBuilder.day("2025-05-01").adding(hours: 5)) == "in 5 h")
+        #expect(refunded.fromAsOf(day("2025-04-20")) == "11 days ago")
+        #expect(refunded.fromAsOf(day("2025-05-01").adding(hours: 5)) == "in 5 h")
     }
 
     @Test func autoRenewOffExpiresOn() throws {
         var b = StoreBuilder()
         b.period("S", "S1", "2025-01-01", "2025-02-01")
         b.notification("S", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
-        let report = try b.build().subscriber(originalTransactionId: "S", asOf: StoreBuilder.day("2025-01-20"))
-        #expect(report.accessEnd == .expiresOn(StoreBuilder.day("2025-02-01")))
+        let report = try b.build().subscriber(originalTransactionId: "S", asOf: day("2025-01-20"))
+        #expect(report.accessEnd == .expiresOn(day("2025-02-01")))
         #expect(report.accessEnd?.label == "expires on")
     }
 }

@@ -5,6 +5,7 @@ import StoreImport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// Real App Store documents written by hand, field by field, in the wire format of each version
@@ -79,14 +80,13 @@ enum Wire {
     /// Returns the rejection lines, which a test expects to be empty.
     @discardableResult
     static func importDocuments(_ documents: [String], into database: AppDatabase, chain: TestCertificateChain) throws -> [String] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-wire-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory("wire")
+        defer { dir.remove() }
         for (i, body) in documents.enumerated() {
-            try body.write(to: dir.appendingPathComponent(String(format: "%04d.json", i)), atomically: true, encoding: .utf8)
+            try body.write(toFile: dir.path(String(format: "%04d.json", i)), atomically: true, encoding: .utf8)
         }
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [chain.rootPEM()], includeAppleRoot: false)
-        let rejections = Rejections()
+        let rejections = Lines()
         // The v1 documents carry the app's shared secret: trusted like signed data, as Apple's.
         let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: "<shared secret>",
                                          report: { rejections.append($0) })
@@ -100,14 +100,6 @@ enum Wire {
         let rejections = try importDocuments(documents, into: db, chain: chain)
         return (SubscriberAnalytics(database: db), rejections)
     }
-}
-
-final class Rejections: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
 }
 
 // MARK: - A transaction, in both spellings

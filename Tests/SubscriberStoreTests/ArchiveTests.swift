@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import SubscriberStore
 import SubscriptionModel
@@ -84,7 +85,7 @@ import SubscriptionModel
 
 /// The build links nothing outside ncursesw, SQLite and zlib, and no source includes zstd.h.
 @Suite struct BuildDependencyTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = packageRoot
 
     @Test func packageLinksOnlyTheBaseLibraries() throws {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)

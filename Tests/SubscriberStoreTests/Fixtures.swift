@@ -1,16 +1,13 @@
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
 
 /// Small hand-made documents for store tests.
 enum Fixture {
-    static func day(_ s: String) -> Instant { Instant(parsing: s)! }
-
-    /// `store.sqlite` in a new temporary directory of its own.
+    /// `store.sqlite` in a new temporary directory of its own (0700).
     static func temporaryStorePath(_ label: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-\(label)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("store.sqlite").path
+        try TemporaryDirectory(label).path("store.sqlite")
     }
 
     static func transaction(_ id: String, of original: String = "1000", product: String = "pro.monthly", start: String,

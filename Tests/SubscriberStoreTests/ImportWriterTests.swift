@@ -1,25 +1,9 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import SubscriberStore
 import SubscriptionModel
-
-/// Every table's content, as text, for comparing stores.
-func dump(_ database: AppDatabase) throws -> [String: [String]] {
-    try database.writer.read { db in
-        var tables: [String: [String]] = [:]
-        let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
-        for name in names {
-            // The archive's `source` says where a document was first seen: it depends on order by nature.
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"")
-            tables[name] = rows.map { row in
-                row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }
-                    .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
-            }.sorted()
-        }
-        return tables
-    }
-}
 
 @Suite struct ImportWriterTests {
     @Test func reimportingChangesNothing() throws {
@@ -27,11 +11,11 @@ func dump(_ database: AppDatabase) throws -> [String: [String]] {
         let first = try db.apply(Fixture.story)
         #expect(first.applied == 3)
         #expect(first.duplicates == 0)
-        let before = try dump(db)
+        let before = try storeDump(db)
         let second = try db.apply(Fixture.story)
         #expect(second.applied == 0)
         #expect(second.duplicates == 3)
-        #expect(try dump(db) == before)
+        #expect(try storeDump(db) == before)
     }
 
     @Test(arguments: [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]])
@@ -40,12 +24,12 @@ func dump(_ database: AppDatabase) throws -> [String: [String]] {
         try clean.apply(Fixture.story)
         let shuffled = try AppDatabase.inMemory()
         for i in order { try shuffled.apply([Fixture.story[i]]) }
-        #expect(try dump(shuffled) == dump(clean))
+        #expect(try storeDump(shuffled) == storeDump(clean))
         // A late renewal never resurrects the refunded version of the transaction.
         let revocation = try shuffled.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT revocationDate FROM \"transaction\" WHERE transactionId = '1001'")
         }
-        #expect(revocation == Fixture.day("2025-02-10").milliseconds)
+        #expect(revocation == day("2025-02-10").milliseconds)
     }
 
     @Test func duplicatesInsideOneBatchAreStoredOnce() throws {

@@ -107,7 +107,7 @@ import Testing
         // grace to 2025-03-14 10:00 (day 20161, month 662); p2 unpriced within 1969-12-31 (day -1).
         // a's paid introductory offer converts at p1: p1 and p1b count, not the offer, the period cut
         // by an upgrade, nor the next run's.
-        let queue = try Self.migrated(upTo: "v14 unverified documents and the store's app", inserting: """
+        let queue = try Self.migrated(upTo: "v15 cohort steps and subscription starts by day", inserting: """
             INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
                 price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
             ('p1', 'a', 'Production', 'm', 'standard', 1738317600000, 1740736800000, 9990, 'USD', 70, 1, 12),
@@ -128,7 +128,7 @@ import Testing
                 runIndex, nextStart, nextIsStandard, runEndedAt) VALUES
             ('a', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, 1738317600000, 1, 1744000000000),
             ('c', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, NULL, 0, 1738317600000);
-            """, thenUpTo: "v15 MRR by day and month, paid periods after an offer")
+            """, thenUpTo: "v16 MRR by day and month, paid periods after an offer")
         let (days, months, uses) = try queue.read { db in
             (try String.fetchAll(db, sql: """
                 SELECT day || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrDay

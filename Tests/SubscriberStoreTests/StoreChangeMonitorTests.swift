@@ -1,14 +1,14 @@
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @Suite struct StoreChangeMonitorTests {
     @Test func seesCommitsOfEveryConnectionOnlyWhenTheyHappen() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-monitor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store.sqlite").path
+        let directory = try TemporaryDirectory("monitor")
+        defer { directory.remove() }
+        let path = directory.path("store.sqlite")
 
         let store = try AppDatabase.open(path: path)
         let monitor = try StoreChangeMonitor(database: store)

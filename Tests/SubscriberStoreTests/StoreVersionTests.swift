@@ -53,6 +53,42 @@ import Testing
 
     /// Billing durations of a store written before they were kept: each standard period's rounded
     /// length from its transaction, counted per product; later imports keep the counts.
+    /// Cohort steps of a store written before they were kept: each member's first paid start, later
+    /// paid starts and end, counted on their day and month.
+    @Test func cohortStepsAreFilledFromTheRunsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v14 unverified documents and the store's app")
+            // Run a: paid from 2025-01-10 10:00 (cohort 2025-01, month index 660), renewed
+            // 2025-02-10 10:00, ended 2025-03-10 10:00 with two paid periods. Run b: a trial only.
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
+                        firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
+                    ('a', 0, 'Production', 1736503200000, 1741600800000, 'voluntary', 1736503200000, 660, 'm', 2, 1739181600000),
+                    ('b', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
+                    INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                        offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
+                    ('a2', 'a', 'Production', 0, 'm', 1739181600000, 1741600800000, 'standard', 'renewal', 1, 0, 0, 1),
+                    ('a1', 'a', 'Production', 0, 'm', 1736503200000, 1739181600000, 'standard', 'new', 1, 0, 0, 1),
+                    ('b1', 'b', 'Production', 0, 'm', 1736503200000, 1737108000000, 'freeTrial', 'new', 0, 0, 0, 0);
+                    """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let (days, months) = try store.writer.read { db in
+            (try Row.fetchAll(db, sql: "SELECT day, cohortMonth, step, count FROM cohortStepDay ORDER BY day")
+                .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" },
+             try Row.fetchAll(db, sql: "SELECT month, cohortMonth, step, count FROM cohortStepMonth ORDER BY month")
+                .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" })
+        }
+        // Day 20098 is 2025-01-10, 20129 2025-02-10, 20157 2025-03-10.
+        #expect(days == ["20098 660 0 1", "20129 660 1 1", "20157 660 -2 1"])
+        #expect(months == ["660 660 0 1", "661 660 1 1", "662 660 -2 1"])
+    }
+
     @Test func billingDurationsAreFilledFromThePeriodsAlreadyStored() throws {
         let path = try Fixture.temporaryStorePath("version")
         do {

@@ -1,12 +1,8 @@
 import Foundation
 @testable import TerminalUI
+import TestSupport
 
-/// The package root, found from this file's path (Tests/TerminalUITests/TestSupport.swift).
-let packageRoot: String = {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-}()
-
-let themesDirectory = packageRoot + "/Themes"
+let themesDirectory = packagePath("Themes")
 
 /// Renders a widget-drawing closure into a fresh buffer and returns its lines.
 func render(width: Int, height: Int, _ draw: (inout Buffer) -> Void) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import TerminalUI
 
@@ -58,7 +59,7 @@ import Testing
     @Test func standardCatalogFindsThemesAboveTheExecutable() {
         let catalog = ThemeCatalog.standard(
             environment: ["XDG_CONFIG_HOME": "/cfg"],
-            executablePath: packageRoot + "/.build/debug/subdash",
+            executablePath: packagePath(".build/debug/subdash"),
             currentDirectory: "/")
         #expect(catalog.userDirectory == "/cfg/subdash/themes")
         #expect(catalog.bundledDirectory == themesDirectory)

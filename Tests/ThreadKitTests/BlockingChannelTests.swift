@@ -79,6 +79,27 @@ import ThreadKit
         #expect(channel.receiveAll(waiting: false) == [8, 9])
     }
 
+    @Test func aSenderWaitsWhileTheWaitingValuesWeighTheLimit() {
+        let channel = BlockingChannel<[UInt8]>(capacity: 100, weightLimit: 10, weight: { $0.count })
+        #expect(channel.send(Array(repeating: 1, count: 6)))
+        let sent = BlockingChannel<Bool>(capacity: 1)
+        Thread.detachNewThread { sent.send(channel.send(Array(repeating: 2, count: 6))) }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(sent.count == 0, "6 + 6 bytes went past a limit of 10")
+        #expect(channel.receive()?.first == 1)
+        #expect(sent.receive(before: Date().addingTimeInterval(5)) == true)
+        #expect(channel.receive()?.first == 2)
+    }
+
+    @Test func oneValueHeavierThanTheLimitStillPassesAnEmptyChannel() {
+        let channel = BlockingChannel<[UInt8]>(capacity: 4, weightLimit: 10, weight: { $0.count })
+        #expect(channel.send(Array(repeating: 3, count: 50)))
+        #expect(channel.receive()?.count == 50)
+        #expect(channel.send([1]) && channel.send([2]), "the heavy value's weight left with it")
+        #expect(channel.receiveAll(waiting: false) == [[1], [2]])
+        #expect(channel.send(Array(repeating: 4, count: 10)), "the weight of values taken at once left with them")
+    }
+
     /// Many values through a small channel between two threads: none lost, none doubled, in order.
     @Test func aProducerAndAConsumerAgreeOnEveryValue() {
         let channel = BlockingChannel<Int>(capacity: 4)
