@@ -267,8 +267,8 @@ struct Bench: ParsableCommand {
             if cells[0].hasPrefix("first full frame") { values["dashboard first frame: ms"] = Double(cells[2]) }
             if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
-            if cells[0].hasPrefix("`6` first visit") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
-            if cells[0].contains("first visit") {
+            if cells[0].hasPrefix("`6` first visit, first frame") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
+            if cells[0].contains("first visit"), !cells[0].contains("first frame") {
                 // "`3` first visit (Cohorts queries)" → "dashboard first visit, pane 3 Cohorts: ms"
                 let pane = cells[0].split(separator: "`").first.map(String.init) ?? cells[0]
                 let name = cells[0].split(separator: "(").dropFirst().first?.split(separator: " ").dropLast()

@@ -79,7 +79,10 @@ public enum Action: Equatable, Sendable {
     case loadedOffersFirst(OfferBoard, scope: ReportScope)
     /// Every row of `offers`' lists, for the as-of and scope they were asked at.
     case loadedOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope, [EligibleSubscriber])
+    /// Pane 6's first answer: MRR now and 30 days before.
     case loadedMoney(MoneyFigures)
+    /// One more section of pane 6, for the as-of and scope it was asked at.
+    case loadedMoneySection(asOf: Instant, scope: ReportScope, MoneyFigures.Part)
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
@@ -113,7 +116,9 @@ public enum Effect: Equatable, Sendable {
     case loadOffersFirst(asOf: Instant, scope: ReportScope, list: OfferList, limit: Int)
     /// The whole lists of `offers`: the rest of pane 5, streamed after its first screen.
     case loadOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope)
+    /// Pane 6's MRR now (one cheap statement); its answer asks for the sections.
     case loadMoney(asOf: Instant, scope: ReportScope)
+    case loadMoneySection(MoneySection, asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.
     case loadTheme(String)

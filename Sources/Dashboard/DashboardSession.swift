@@ -97,6 +97,12 @@ public final class DashboardSession<Backend: TerminalBackend> {
         while pending > 0 { applyArrived(waiting: true) }
     }
 
+    /// Applies answers until `shown` holds of the state or no effect is outstanding: the frame a
+    /// pane that fills in section by section (pane 6) first has something to show.
+    public func settle(until shown: (AppState) -> Bool) {
+        while pending > 0, !shown(state) { applyArrived(waiting: true) }
+    }
+
     /// Draws the current state as one frame, unless the screen already shows it: a wake-up that
     /// changed nothing on screen (a store check that found no change) costs no rendering.
     public func draw() {

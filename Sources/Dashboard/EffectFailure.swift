@@ -15,6 +15,7 @@ extension EffectRunner {
         case .loadCohorts: "loading the cohorts"
         case .loadStatesEvents: "loading states and events"
         case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
+        case .loadMoney, .loadMoneySection: "loading the money figures"
         case .writeFlags: "writing the flags"
         case .exportCSV, .exportSubscribers: "the export"
         case .loadTheme(let name): "loading theme \(name)"

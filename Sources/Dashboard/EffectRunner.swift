@@ -140,7 +140,9 @@ public final class EffectRunner: Sendable {
                 let rows = try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope)
                 return .loadedOfferLists(kinds, asOf: asOf, scope: scope, rows)
             case .loadMoney(let asOf, let scope):
-                return .loadedMoney(try MoneyFigures.load(analytics, asOf: asOf, scope: scope))
+                return .loadedMoney(try MoneyFigures.loadNow(analytics, asOf: asOf, scope: scope))
+            case .loadMoneySection(let section, let asOf, let scope):
+                return .loadedMoneySection(asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

@@ -1,9 +1,22 @@
 import SubscriberAnalytics
 import SubscriptionModel
 
+/// The sections of pane 6 that arrive after MRR now, in the order they are asked for.
+public enum MoneySection: String, CaseIterable, Equatable, Sendable {
+    /// MRR at the end of each of the eleven months before as-of's.
+    case sparkline
+    /// Revenue by month over the twelve months.
+    case revenue
+    /// The offers whose use started in the twelve months.
+    case offers
+}
+
 /// What pane 6 shows, all from the money reports of ``SubscriberAnalytics`` (docs/metrics.md,
 /// "Money"): MRR at as-of, 30 days before and at the end of each earlier month of the last twelve;
 /// revenue month by month over those twelve months; the offers whose use started in them.
+///
+/// MRR now and 30 days before come first, from one cheap statement; each ``MoneySection`` is nil
+/// until its own answer arrives, so the pane draws what it has while the rest loads.
 public struct MoneyFigures: Equatable, Sendable {
     /// Months of revenue, of offer uses and of the MRR sparkline, ending with as-of's.
     public static let months = 12
@@ -11,25 +24,57 @@ public struct MoneyFigures: Equatable, Sendable {
     public static let changeDays = 30
 
     public var asOf: Instant
+    /// The scope the figures were asked for: a section answered for another is not theirs.
+    public var scope: ReportScope
     public var mrr: MRRReport
     /// MRR `changeDays` before as-of.
     public var mrrBefore: MRRReport
-    /// MRR at the last instant of each of the 11 months before as-of's, then at as-of.
-    public var mrrMonthly: [MRRReport]
-    /// By month, over ``shownMonths``.
-    public var revenue: RevenueReport
-    /// Offer uses started in ``shownMonths`` (up to as-of).
-    public var offers: OfferConversionReport
+    /// MRR at the last instant of each of the 11 months before as-of's; nil until it arrives.
+    public var monthEnds: [MRRReport]?
+    /// By month, over ``shownMonths``; nil until it arrives.
+    public var revenue: RevenueReport?
+    /// Offer uses started in ``shownMonths`` (up to as-of); nil until they arrive.
+    public var offers: OfferConversionReport?
 
-    public init(asOf: Instant, mrr: MRRReport, mrrBefore: MRRReport, mrrMonthly: [MRRReport], revenue: RevenueReport,
-                offers: OfferConversionReport) {
+    public init(asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
+                monthEnds: [MRRReport]? = nil, revenue: RevenueReport? = nil, offers: OfferConversionReport? = nil) {
         self.asOf = asOf
+        self.scope = scope
         self.mrr = mrr
         self.mrrBefore = mrrBefore
-        self.mrrMonthly = mrrMonthly
+        self.monthEnds = monthEnds
         self.revenue = revenue
         self.offers = offers
     }
+
+    /// One section's answer.
+    public enum Part: Equatable, Sendable {
+        case sparkline([MRRReport])
+        case revenue(RevenueReport)
+        case offers(OfferConversionReport)
+    }
+
+    public mutating func apply(_ part: Part) {
+        switch part {
+        case .sparkline(let reports): monthEnds = reports
+        case .revenue(let report): revenue = report
+        case .offers(let report): offers = report
+        }
+    }
+
+    /// The sections still to arrive.
+    public var missing: [MoneySection] {
+        MoneySection.allCases.filter { section in
+            switch section {
+            case .sparkline: monthEnds == nil
+            case .revenue: revenue == nil
+            case .offers: offers == nil
+            }
+        }
+    }
+
+    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the sparkline.
+    public var mrrMonthly: [MRRReport]? { monthEnds.map { $0 + [mrr] } }
 
     /// The twelve months ending with as-of's, oldest first.
     public static func months(endingAt asOf: Instant) -> [Month] {
@@ -41,22 +86,39 @@ public struct MoneyFigures: Equatable, Sendable {
         months(endingAt: asOf).dropLast().map { $0.end.adding(milliseconds: -1) } + [asOf]
     }
 
+    /// MRR at as-of and 30 days before, from one statement: what pane 6 draws first.
+    public static func loadNow(_ analytics: SubscriberAnalytics, asOf: Instant, scope: ReportScope) throws -> Self {
+        let mrr = try analytics.mrr(at: [asOf, asOf.adding(days: -Int64(changeDays))], scope: scope)
+        return MoneyFigures(asOf: asOf, scope: scope, mrr: mrr[0], mrrBefore: mrr[1])
+    }
+
+    /// One section of the figures at `asOf`.
+    public static func load(_ section: MoneySection, _ analytics: SubscriberAnalytics, asOf: Instant,
+                            scope: ReportScope) throws -> Part {
+        let from = months(endingAt: asOf)[0].start, to = asOf.month.end
+        switch section {
+        case .sparkline:
+            return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope))
+        case .revenue:
+            return .revenue(try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope))
+        case .offers:
+            return .offers(try analytics.offerConversion(from: from, to: to, asOf: asOf, scope: scope))
+        }
+    }
+
+    /// Every section at once.
     public static func load(_ analytics: SubscriberAnalytics, asOf: Instant, scope: ReportScope) throws -> Self {
-        let months = months(endingAt: asOf)
-        let from = months[0].start, to = asOf.month.end
-        // One statement for every MRR instant: as-of, 30 days before, the month ends.
-        let mrr = try analytics.mrr(at: [asOf, asOf.adding(days: -Int64(changeDays))] + samples(endingAt: asOf).dropLast(),
-                                    scope: scope)
-        return MoneyFigures(asOf: asOf, mrr: mrr[0], mrrBefore: mrr[1], mrrMonthly: Array(mrr.dropFirst(2)) + [mrr[0]],
-                            revenue: try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope),
-                            offers: try analytics.offerConversion(from: from, to: to, asOf: asOf, scope: scope))
+        var figures = try loadNow(analytics, asOf: asOf, scope: scope)
+        for section in MoneySection.allCases { figures.apply(try load(section, analytics, asOf: asOf, scope: scope)) }
+        return figures
     }
 
     public var shownMonths: [Month] { Self.months(endingAt: asOf) }
 
-    /// Every currency MRR or revenue has in these figures, sorted: amounts are never summed across them.
+    /// Every currency MRR or revenue has in these figures so far, sorted: amounts are never summed
+    /// across them.
     public var currencies: [String] {
-        let all = (mrrMonthly + [mrrBefore]).flatMap { $0.rows.map(\.currency) } + revenue.rows.map(\.currency)
+        let all = ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
         return Array(Set(all)).sorted()
     }
 
@@ -69,14 +131,14 @@ public struct MoneyFigures: Equatable, Sendable {
     /// the first by code).
     public var leadingCurrency: String? {
         var charges: [String: Int] = [:]
-        for row in revenue.rows { charges[row.currency, default: 0] += row.charged }
+        for row in revenue?.rows ?? [] { charges[row.currency, default: 0] += row.charged }
         return currencies.max { (charges[$0] ?? 0, $1) < (charges[$1] ?? 0, $0) }
     }
 
     /// Revenue in `currency` per shown month (a month without a priced item is all zero).
     public func revenue(in currency: String) -> [(month: Month, row: RevenueReport.Row)] {
         shownMonths.map { month in
-            (month, revenue.rows.first { $0.key == month.description && $0.currency == currency }
+            (month, revenue?.rows.first { $0.key == month.description && $0.currency == currency }
                 ?? RevenueReport.Row(key: month.description, currency: currency))
         }
     }

@@ -20,7 +20,9 @@ public enum MoneyOfferOrder: String, CaseIterable, Equatable, Sendable {
 }
 
 public struct MoneyPane: Equatable, Sendable {
+    /// MRR now first, then each section as it arrives.
     public var figures: MoneyFigures?
+    /// Sections are still on their way (the status line's spinner).
     public var loading = false
     /// The cursor in the offer rows (as shown, sorted).
     public var row = 0
@@ -37,7 +39,7 @@ public struct MoneyPane: Equatable, Sendable {
 
     /// The offer rows in the chosen order; ties keep the report's order.
     public var offers: [OfferConversionReport.Row] {
-        let rows = figures?.offers.offers ?? []
+        let rows = figures?.offers?.offers ?? []
         let key: (OfferConversionReport.Row) -> Double? = switch order {
         case .offer: { _ in nil }
         case .conversion: \.rate
@@ -56,9 +58,9 @@ public struct MoneyPane: Equatable, Sendable {
 
     /// The population behind the cursor's offer row: its uses started in the pane's months.
     public var selectedPopulation: SubscriberPopulation? {
-        guard let figures, offers.indices.contains(row) else { return nil }
+        guard let report = figures?.offers, offers.indices.contains(row) else { return nil }
         let offer = offers[row]
-        return .offerUses(offer.offerKind, identifier: offer.offerIdentifier, from: figures.offers.from, to: figures.offers.to)
+        return .offerUses(offer.offerKind, identifier: offer.offerIdentifier, from: report.from, to: report.to)
     }
 }
 
@@ -82,5 +84,33 @@ func cycleMoneyCurrency(_ state: inout AppState) -> [Effect] {
         return []
     }
     state.money.currency = all[((all.firstIndex(of: shown) ?? 0) + 1) % all.count]
+    return []
+}
+
+/// MRR now arrived: drawn at once, then the other sections are asked for, one answer each, so the
+/// pane fills in while the keys stay live.
+func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
+    // An answer for an as-of or product the pane no longer shows.
+    guard loaded.asOf == state.asOf, loaded.scope == state.scope else { return [] }
+    var figures = loaded
+    if let shown = state.money.figures, shown.asOf == loaded.asOf, shown.scope == loaded.scope {
+        // A refresh: each section stays on screen until its new answer replaces it.
+        figures.monthEnds = shown.monthEnds
+        figures.revenue = shown.revenue
+        figures.offers = shown.offers
+    }
+    state.money.figures = figures
+    return MoneySection.allCases.map { .loadMoneySection($0, asOf: loaded.asOf, scope: loaded.scope) }
+}
+
+/// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product).
+func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportScope, _ part: MoneyFigures.Part) -> [Effect] {
+    guard asOf == state.asOf, scope == state.scope, var figures = state.money.figures, figures.asOf == asOf,
+          figures.scope == scope else { return [] }
+    figures.apply(part)
+    state.money.figures = figures
+    // Sections arrive in order: the last one ends the loading.
+    if case .offers = part { state.money.loading = false }
+    state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
     return []
 }

@@ -25,14 +25,26 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
         placeholder("Loading…", in: mrrArea, buffer: &buffer, palette: palette)
         return
     }
-    guard let currency else {
+    // Each section draws once its answer is there; MRR now is the first to arrive.
+    let waiting = pane.loading ? "Loading…" : "Not loaded"
+    if let currency {
+        renderMRR(figures, in: mrrArea, buffer: &buffer, palette: palette)
+        if figures.revenue == nil {
+            placeholder(waiting, in: revenueArea, buffer: &buffer, palette: palette)
+        } else {
+            renderRevenue(figures, currency: currency, in: revenueArea, buffer: &buffer, palette: palette)
+        }
+    } else if figures.missing.isEmpty {
         placeholder("No priced charge yet (v1 periods need `subdash prices import`)", in: mrrArea, buffer: &buffer, palette: palette)
-        renderMoneyOffers(pane, in: offersArea, buffer: &buffer, palette: palette)
-        return
+    } else {
+        placeholder(waiting, in: mrrArea, buffer: &buffer, palette: palette)
+        if figures.revenue == nil { placeholder(waiting, in: revenueArea, buffer: &buffer, palette: palette) }
     }
-    renderMRR(figures, in: mrrArea, buffer: &buffer, palette: palette)
-    renderRevenue(figures, currency: currency, in: revenueArea, buffer: &buffer, palette: palette)
-    renderMoneyOffers(pane, in: offersArea, buffer: &buffer, palette: palette)
+    if figures.offers == nil {
+        placeholder(waiting, in: offersArea, buffer: &buffer, palette: palette)
+    } else {
+        renderMoneyOffers(pane, in: offersArea, buffer: &buffer, palette: palette)
+    }
 }
 
 /// One row per currency: MRR now, its change over 30 days, and where it stood at each month's end.
@@ -50,7 +62,11 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
     Table(columns: columns, rows: rows).render(in: area, buffer: &buffer, palette: palette)
     let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
     for (index, currency) in currencies.enumerated() where area.y + 1 + index < area.bottom {
-        let series = figures.mrrMonthly.map { Int(MoneyFigures.amount($0, currency)) }
+        guard let monthly = figures.mrrMonthly else {
+            buffer.set(string: "…", at: Position(x: spark.x, y: area.y + 1 + index), style: palette[.muted], maxWidth: spark.width)
+            continue
+        }
+        let series = monthly.map { Int(MoneyFigures.amount($0, currency)) }
         // A level: its lowest month is the lowest block, unless it was nothing then.
         let (values, maximum) = SparkTable.scaled(SparkTable.resample(series, width: spark.width),
                                                   baseline: series.min() == 0 ? .zero : .minimum)

@@ -138,10 +138,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         offerListsLoaded(&state, kinds, asOf: asOf, scope: scope, rows)
         return []
     case .loadedMoney(let figures):
-        state.money.figures = figures
-        state.money.loading = false
-        state.money.row = clamp(state.money.row, 0, max(0, figures.offers.offers.count - 1))
-        return []
+        return moneyLoaded(&state, figures)
+    case .loadedMoneySection(let asOf, let scope, let part):
+        return moneySectionLoaded(&state, asOf: asOf, scope: scope, part)
     case .loadedProducts(let products):
         state.products = products
         return []

@@ -45,27 +45,27 @@ extension SubscriberAnalytics {
                     rates: CurrencyRates? = nil) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
-        let groups = try database.mrrPeriodGroups(at: instants.map(\.milliseconds), scope: scope.rows)
-        var sums = [[MRRKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
+        // Counted per UTC day and month by the store: the cost does not grow with its history.
+        let counts = try database.mrrCounts(at: instants, scope: scope.rows)
+        var sums = [[MRRRowKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
         var unpriced = [Int](repeating: 0, count: instants.count)
-        for r in groups {
-            let sample = r.sample
-            let count = r.count
-            guard let price = r.price, let currency = r.currency else { unpriced[sample] += count; continue }
-            let productId = r.productId
-            var twelfths = r.monthlyTwelfths
-            if r.offerKind == OfferKind.standard.rawValue, let d = durations[productId] { twelfths = d.monthlyTwelfths }
-            let group: String? = switch by {
-            case nil: nil
-            case .product: productId
-            case .currency: currency
+        for (sample, covering) in counts.enumerated() {
+            for (money, count) in covering {
+                guard let price = money.price, let currency = money.currency else { unpriced[sample] += count; continue }
+                var twelfths = money.monthlyTwelfths
+                if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] { twelfths = d.monthlyTwelfths }
+                let group: String? = switch by {
+                case nil: nil
+                case .product: money.productId
+                case .currency: currency
+                }
+                let key = MRRRowKey(key: group, currency: currency)
+                sums[sample][key, default: (0, 0)].subscriptions += count
+                sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
             }
-            let key = MRRKey(key: group, currency: currency)
-            sums[sample][key, default: (0, 0)].subscriptions += count
-            sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
         }
         return try instants.enumerated().map { index, asOf in
-            var result: [MRRKey: MRRReport.Row] = [:]
+            var result: [MRRRowKey: MRRReport.Row] = [:]
             for (key, sum) in sums[index] {
                 var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
                 var currency = key.currency
@@ -76,7 +76,7 @@ extension SubscriberAnalytics {
                     amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
                     currency = rates.target
                 }
-                let merged = MRRKey(key: key.key, currency: currency)
+                let merged = MRRRowKey(key: key.key, currency: currency)
                 var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
                 row.subscriptions += sum.subscriptions
                 row.mrr += amount
@@ -88,7 +88,7 @@ extension SubscriberAnalytics {
     }
 }
 
-private struct MRRKey: Hashable {
+private struct MRRRowKey: Hashable {
     var key: String?
     var currency: String
 }

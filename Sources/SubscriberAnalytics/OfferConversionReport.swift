@@ -46,7 +46,8 @@ extension SubscriberAnalytics {
             (row.started, row.converted, row.switched, row.lapsed) = (r.started, r.converted, r.switched, r.lapsed)
             rows[key] = row
         }
-        // Paid periods from the conversion on, counted as the cohort grid counts them.
+        // Paid periods from the conversion on, counted as the cohort grid counts them (see
+        // `ConvertedOfferUse.paidPeriods`).
         for r in uses.converted {
             guard let kind = OfferKind(rawValue: r.offerKind) else { continue }
             paidAfterConversion[Key(kind: kind, identifier: r.offerIdentifier), default: []].append((r.paidPeriods, r.ended))

@@ -34,7 +34,7 @@ struct Materializer {
             if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
             guard !d.timeline.periods.isEmpty else { continue }
             try insert(d.timeline, &counts)
-            try insertMoney(d.timeline, priceTable: priceTable)
+            try insertMoney(d.timeline, priceTable: priceTable, &counts)
         }
         try counts.write(db)
     }
@@ -94,6 +94,24 @@ struct Materializer {
         var cohortStepMonths = CountChanges(table: "cohortStepMonth",
                                             keyColumns: ["environment", "month", "firstPaidProductId", "cohortMonth", "step"],
                                             countColumns: ["count"])
+        var mrrDays = CountChanges(table: "mrrDay",
+                                   keyColumns: ["environment", "day", "offerKind", "productId", "currency", "price", "monthlyTwelfths"],
+                                   countColumns: ["starts", "ends"])
+        var mrrMonths = CountChanges(table: "mrrMonth",
+                                     keyColumns: ["environment", "month", "offerKind", "productId", "currency", "price",
+                                                  "monthlyTwelfths"],
+                                     countColumns: ["starts", "ends"])
+
+        /// An interval MRR counts (a charged period, or a grace period after one) stored (+1) or
+        /// removed (-1): its start and its end, by day and by month. An empty one covers no instant.
+        mutating func mrrInterval(environment: String, key: MRRKey, start: Int64, end: Int64, _ sign: Int) {
+            guard start < end else { return }
+            let env = environment.databaseValue
+            mrrDays.add([env, Self.day(start)] + key.storedValues, sign)
+            mrrDays.add([env, Self.day(end)] + key.storedValues, column: 1, sign)
+            mrrMonths.add([env, Instant(milliseconds: start).month.index.databaseValue] + key.storedValues, sign)
+            mrrMonths.add([env, Instant(milliseconds: end).month.index.databaseValue] + key.storedValues, column: 1, sign)
+        }
 
         /// A period stored or removed: standard ones count towards their product's billing duration.
         mutating func period(productId: String, billingDays: Int?, _ sign: Int) {
@@ -161,6 +179,8 @@ struct Materializer {
             try subscriptionStartDays.write(db)
             try cohortStepDays.write(db)
             try cohortStepMonths.write(db)
+            try mrrDays.write(db)
+            try mrrMonths.write(db)
         }
     }
 
@@ -172,6 +192,8 @@ struct Materializer {
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure", "subscriberSearch"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
+        // First: the grace periods MRR counts join failures to their periods.
+        try deleteMoney(id, &counts)
         for table in Self.tables where !["subscription", "segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
@@ -215,16 +237,31 @@ struct Materializer {
             counts.cohortSteps(environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
                                paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
         }
-        try deleteMoney(id)
     }
 
-    private func deleteMoney(_ id: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM periodMoney WHERE originalTransactionId = ?").run(db, id)
+    /// Removes the money rows of a subscription, and what they added to the MRR counts.
+    private func deleteMoney(_ id: String, _ counts: inout Counts) throws {
+        let graces = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT f.environment, f.at, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
+                m.monthlyTwelfths
+            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+            WHERE f.originalTransactionId = ? AND f.graceEnd IS NOT NULL
+            """), arguments: [id])
+        while let row = try graces.next() {
+            counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
+        }
+        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
+            DELETE FROM periodMoney WHERE originalTransactionId = ?
+            RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths
+            """), arguments: [id])
+        while let row = try periods.next() {
+            counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
+        }
         try db.cachedStatement(sql: "DELETE FROM offerUse WHERE originalTransactionId = ?").run(db, id)
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").
-    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable) throws {
+    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts) throws {
         guard !t.periods.isEmpty else { return }
         let env = t.environment.rawValue
         let statement = try db.cachedStatement(sql: """
@@ -235,19 +272,35 @@ struct Materializer {
             """)
         let use = try db.cachedStatement(sql: """
             INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
-                runIndex, nextStart, nextIsStandard, runEndedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                runIndex, nextStart, nextIsStandard, runEndedAt, paidFromNext, lastPaidStart)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (i, u) in t.offerUses.enumerated() {
+            // The run's paid periods as `period.countsForRetention` marks them: those from the next
+            // period on, and the last start (offer retention reads them instead of the periods).
+            let counted = t.periods.filter { $0.runIndex == u.runIndex && $0.isPaid && !$0.isCutByUpgrade }.map(\.start)
+            let fromNext = u.nextStart.map { next in counted.filter { $0 >= next }.count } ?? 0
             try use.run(db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
                         u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
-                        t.runs[u.runIndex].endedAt.milliseconds)
+                        t.runs[u.runIndex].endedAt.milliseconds, fromNext,
+                        u.nextStart == nil ? nil : counted.max()?.milliseconds)
         }
+        var keys: [String: MRRKey] = [:]
         for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
             try statement.run(db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                 p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
                 m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
                 m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+            let key = MRRKey(offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
+                             monthlyTwelfths: m.monthlyTwelfths)
+            keys[p.transactionId] = key
+            counts.mrrInterval(environment: env, key: key, start: p.start.milliseconds, end: p.end.milliseconds, 1)
+        }
+        // Grace after a charged period, as `billingFailure` keeps it: the first failure of each transaction.
+        var seen = Set<String>()
+        for f in t.billingFailures where seen.insert(f.transactionId).inserted {
+            guard let key = keys[f.transactionId], let grace = f.gracePeriodExpiresDate else { continue }
+            counts.mrrInterval(environment: env, key: key, start: f.at.milliseconds, end: min(f.windowEnd, grace).milliseconds, 1)
         }
     }
 

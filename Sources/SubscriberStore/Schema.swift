@@ -676,6 +676,98 @@ extension AppDatabase {
                 BEGIN SELECT RAISE(ABORT, 'subscriptions are replaced, never updated (subscriptionStartDay counts them)'); END;
                 """)
         }
+        migrator.registerMigration("v16 MRR by day and month, paid periods after an offer") { db in
+            // MRR at an instant read every period ending after it (at 100,000 subscribers, a year of
+            // periods for the oldest instant of pane 6's sparkline). The intervals MRR counts —
+            // charged periods and the grace periods after them — are counted here by the UTC day
+            // and month of their start and end and by what MRR groups them by, kept by the
+            // materialiser like `segmentDay`: MRR at t is a sum over the months and days before t's
+            // day plus the few intervals starting or ending on that day (`mrrCounts`). Money rows
+            // are replaced, never updated.
+            try db.execute(sql: """
+                CREATE TABLE mrrDay (
+                    environment TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    offerKind TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    -- '' and 0 when unpriced
+                    currency TEXT NOT NULL,
+                    price INTEGER NOT NULL,
+                    monthlyTwelfths INTEGER NOT NULL,
+                    starts INTEGER NOT NULL,
+                    ends INTEGER NOT NULL,
+                    PRIMARY KEY (environment, day, offerKind, productId, currency, price, monthlyTwelfths)
+                ) WITHOUT ROWID;
+                CREATE TABLE mrrMonth (
+                    environment TEXT NOT NULL,
+                    month INTEGER NOT NULL,
+                    offerKind TEXT NOT NULL,
+                    productId TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    price INTEGER NOT NULL,
+                    monthlyTwelfths INTEGER NOT NULL,
+                    starts INTEGER NOT NULL,
+                    ends INTEGER NOT NULL,
+                    PRIMARY KEY (environment, month, offerKind, productId, currency, price, monthlyTwelfths)
+                ) WITHOUT ROWID;
+                -- Grace periods ending on an instant's day: by the end MRR gives them.
+                CREATE INDEX billingFailure_graceClosed ON billingFailure(environment, MIN(windowEnd, graceEnd))
+                    WHERE graceEnd IS NOT NULL;
+                CREATE TRIGGER periodMoney_noUpdate BEFORE UPDATE ON periodMoney
+                BEGIN SELECT RAISE(ABORT, 'money rows are replaced, never updated (mrrDay counts them)'); END;
+                -- The money rows already stored, counted: each interval's start and end by UTC day
+                -- (rounded down), an unpriced period as currency '' and price 0.
+                INSERT INTO mrrDay (environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                    SELECT environment, (t - ((t % 86400000) + 86400000) % 86400000) / 86400000, offerKind, productId,
+                        CASE WHEN price IS NULL OR currency IS NULL THEN '' ELSE currency END,
+                        CASE WHEN price IS NULL OR currency IS NULL THEN 0 ELSE price END,
+                        monthlyTwelfths, SUM(starts), SUM(ends)
+                    FROM (
+                        SELECT environment, start AS t, offerKind, productId, currency, price, monthlyTwelfths,
+                            1 AS starts, 0 AS ends
+                        FROM periodMoney WHERE start < "end"
+                        UNION ALL
+                        SELECT environment, "end", offerKind, productId, currency, price, monthlyTwelfths, 0, 1
+                        FROM periodMoney WHERE start < "end"
+                        UNION ALL
+                        SELECT f.environment, f.at, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, 1, 0
+                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd)
+                        UNION ALL
+                        SELECT f.environment, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
+                            m.monthlyTwelfths, 0, 1
+                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
+                    GROUP BY 1, 2, 3, 4, 5, 6, 7;
+                -- The same by month (months since January 1970).
+                INSERT INTO mrrMonth (environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                    SELECT environment,
+                        (CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
+                            + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1,
+                        offerKind, productId, currency, price, monthlyTwelfths, SUM(starts), SUM(ends)
+                    FROM mrrDay GROUP BY 1, 2, 3, 4, 5, 6, 7;
+                """)
+            // The retention of converted offer uses counted each one's paid periods from the
+            // conversion with a subquery per use. Each use now keeps that count and its run's last
+            // paid start in the index by start, so at any as-of on or after that start (at the data
+            // horizon: every use) the count is read there; only an as-of in mid-run counts periods.
+            try db.execute(sql: """
+                ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER;
+                UPDATE offerUse SET
+                    paidFromNext = (SELECT COUNT(*) FROM period p
+                                    WHERE p.originalTransactionId = offerUse.originalTransactionId
+                                      AND p.runIndex = offerUse.runIndex AND p.countsForRetention
+                                      AND p.start >= offerUse.nextStart),
+                    lastPaidStart = (SELECT MAX(p.start) FROM period p
+                                     WHERE p.originalTransactionId = offerUse.originalTransactionId
+                                       AND p.runIndex = offerUse.runIndex AND p.countsForRetention)
+                    WHERE nextStart IS NOT NULL;
+                DROP INDEX offerUse_start;
+                CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                    nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId);
+                """)
+        }
         return migrator
     }
 

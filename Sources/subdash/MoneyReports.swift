@@ -67,23 +67,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
                             MoneyFormat.plain($0.refunds), MoneyFormat.plain($0.upgradeCredits), MoneyFormat.plain($0.net),
                             MoneyFormat.plain($0.proceeds)]
                        })
-        }, table: {
-            var t = TextTable(headers: [by?.rawValue ?? "", "charged", "gross", "refunded", "refunds", "upgrade credits", "net",
-                                        "est. proceeds"], rightAligned: [1, 2, 3, 4, 5, 6, 7])
-            t.rows = r.rows.map {
-                [$0.key ?? $0.currency, "\($0.charged)", MoneyFormat.text($0.gross, $0.currency), "\($0.refunded)",
-                 MoneyFormat.text($0.refunds, $0.currency), MoneyFormat.text($0.upgradeCredits, $0.currency),
-                 MoneyFormat.text($0.net, $0.currency), MoneyFormat.text($0.proceeds, $0.currency)]
-            }
-            var text = "Revenue \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)"
-            if let c = r.currency { text += ", converted to \(c)" }
-            text += "\n" + t.render()
-            if r.unpriced > 0 {
-                text += "\n\(CountText.grouped(r.unpriced)) item\(r.unpriced == 1 ? "" : "s") without a price \(r.unpriced == 1 ? "is" : "are") "
-                    + "not counted (`subdash prices import`)"
-            }
-            return text
-        })
+        }, table: { MoneyTables.revenue(r) })
     }
 }
 
@@ -105,11 +89,7 @@ struct RefundsReportCommand: AsyncParsableCommand {
         emit(options.format, json: { ReportJSON.refunds(r) }, csv: {
             CSV.render(header: ["key", "charged", "refunded", "rate"],
                        rows: r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", $0.rate.map { "\($0)" } ?? ""] })
-        }, table: {
-            var t = TextTable(headers: [by.rawValue, "charged", "refunded", "rate"], rightAligned: [1, 2, 3])
-            t.rows = r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", percent($0.rate)] }
-            return "Refund rate \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)\n" + t.render()
-        })
+        }, table: { MoneyTables.refunds(r) })
     }
 }
 
@@ -133,18 +113,7 @@ struct MRRReportCommand: AsyncParsableCommand {
         emit(options.format, json: { ReportJSON.mrr(r) }, csv: {
             CSV.render(header: ["key", "currency", "subscriptions", "mrr"],
                        rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })
-        }, table: {
-            var t = TextTable(headers: [by?.rawValue ?? "currency", "subscriptions", "MRR"], rightAligned: [1, 2])
-            t.rows = r.rows.map { [$0.key ?? $0.currency, CountText.grouped($0.subscriptions), MoneyFormat.text($0.mrr, $0.currency)] }
-            var text = "MRR at \(r.asOf.iso8601)"
-            if let c = r.currency { text += ", converted to \(c)" }
-            text += "\n" + t.render()
-            if r.unpriced > 0 {
-                text += "\n\(CountText.grouped(r.unpriced)) subscription\(r.unpriced == 1 ? "" : "s") without a price "
-                    + "\(r.unpriced == 1 ? "is" : "are") not counted (`subdash prices import`)"
-            }
-            return text
-        })
+        }, table: { MoneyTables.mrr(r) })
     }
 }
 
@@ -170,16 +139,7 @@ struct OffersReportCommand: AsyncParsableCommand {
                             "\($0.switched)", "\($0.pending)", $0.rate.map { "\($0)" } ?? "", $0.retention3.map { "\($0)" } ?? "",
                             $0.retention6.map { "\($0)" } ?? ""]
                        })
-        }, table: {
-            var t = TextTable(headers: ["offer", "identifier", "started", "converted", "lapsed", "switched", "pending",
-                                        "conversion", "P3", "P6"], rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
-            t.rows = r.offers.map {
-                [$0.offerKind.rawValue, $0.offerIdentifier ?? "–", CountText.grouped($0.started), CountText.grouped($0.converted),
-                 CountText.grouped($0.lapsed), CountText.grouped($0.switched), CountText.grouped($0.pending), percent($0.rate),
-                 percent($0.retention3), percent($0.retention6)]
-            }
-            return "Offers started \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)\n" + t.render()
-        })
+        }, table: { MoneyTables.offers(r) })
     }
 }
 
@@ -207,7 +167,6 @@ struct LTVReportCommand: AsyncParsableCommand {
         let r = try moneyReport {
             try analytics.ltv(asOf: at, periods: periods, from: from, to: to, scope: options.scope, rates: rates)
         }
-        func money(_ v: Double?, _ c: String) -> String { v.map { MoneyFormat.text(Int64($0.rounded(.toNearestOrAwayFromZero)), c) } ?? "–" }
         emit(options.format, json: { ReportJSON.ltv(r) }, csv: {
             var rows: [[String]] = []
             for c in r.cohorts + r.average {
@@ -218,22 +177,6 @@ struct LTVReportCommand: AsyncParsableCommand {
                 }
             }
             return CSV.render(header: ["month", "currency", "started", "period", "rate", "ltv"], rows: rows)
-        }, table: {
-            let shown = min(r.periods, 6)
-            var t = TextTable(headers: ["cohort", "currency", "started"] + (1...shown).map { "P\($0)" },
-                              rightAligned: Set(2..<(3 + shown)))
-            t.rows = (r.cohorts + r.average).map { c in
-                [c.month?.description ?? "average", c.currency, CountText.grouped(c.started)]
-                    + (0..<shown).map { money(c.ltv[$0], c.currency) }
-            }
-            var text = "Realized LTV per member as of \(r.asOf.iso8601)"
-            if let c = r.currency { text += ", converted to \(c)" }
-            text += "\n" + t.render()
-            if shown < r.periods { text += "\n(\(r.periods - shown) more periods: use --format csv or json)" }
-            if r.unpriced + r.mixedCurrency > 0 {
-                text += "\n\(r.unpriced) members without a priced paid period and \(r.mixedCurrency) paying in two currencies are left out"
-            }
-            return text
-        })
+        }, table: { MoneyTables.ltv(r) })
     }
 }

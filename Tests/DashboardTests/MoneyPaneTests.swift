@@ -59,15 +59,15 @@ import TerminalUI
         #expect(figures.currencies == ["EUR", "USD"])
         #expect(MoneyFigures.amount(figures.mrr, "USD") == 9_990 && MoneyFigures.amount(figures.mrr, "EUR") == 10_000)
         #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
-        #expect(figures.mrrMonthly.map { MoneyFigures.amount($0, "USD") }
+        #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
                 == [0, 0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 19_980, 9_990])
-        #expect(figures.mrrMonthly.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
+        #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
         let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
         #expect(usd == [[9_990, 0, 9_990], [9_990, 0, 9_990], [19_980, 0, 19_980], [9_990, 9_990, 0]])
         #expect(figures.revenue(in: "EUR").last.map { [$0.row.gross, $0.row.net] } == [120_000, 120_000])
         #expect(figures.leadingCurrency == "USD")
-        let trial = try #require(figures.offers.offers.first)
-        #expect(figures.offers.offers.count == 1 && trial.offerKind == .freeTrial && trial.converted == 1 && trial.rate == 1)
+        let trial = try #require(figures.offers?.offers.first)
+        #expect(figures.offers?.offers.count == 1 && trial.offerKind == .freeTrial && trial.converted == 1 && trial.rate == 1)
     }
 
     @Test func screenAt80Columns() throws {
@@ -137,7 +137,7 @@ import TerminalUI
         let rows = [row(.freeTrial, nil, converted: 1, lapsed: 3, p6: 0.9), row(.offerCode, "A", converted: 3, lapsed: 1, p6: nil),
                     row(.offerCode, "B", converted: 0, lapsed: 0, p6: 0.5), row(.winBack, "W", converted: 1, lapsed: 1, p6: 0.2)]
         let empty = MRRReport(asOf: Self.asOf, by: nil, currency: nil, unpriced: 0, rows: [])
-        pane.figures = MoneyFigures(asOf: Self.asOf, mrr: empty, mrrBefore: empty, mrrMonthly: [],
+        pane.figures = MoneyFigures(asOf: Self.asOf, mrr: empty, mrrBefore: empty, monthEnds: [],
                                     revenue: RevenueReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
                                                            unpriced: 0, rows: []),
                                     offers: OfferConversionReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, offers: rows))
@@ -155,6 +155,61 @@ import TerminalUI
         #expect(Self.screen(state).contains { $0.contains("by P6 retention") })
         _ = update(&state, .key(KeyEvent(.char("s"))))
         #expect(state.money.order == .offer)
+    }
+
+    /// The first frame needs one cheap answer, MRR now; the sparkline, revenue and offers fill in
+    /// as their answers arrive, each drawn on its own, and the last one stops the spinner.
+    @Test func sectionsFillInAsTheyArrive() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        let first = update(&state, .key(KeyEvent(.char("6"))))
+        #expect(first == [.loadMoney(asOf: Self.asOf, scope: ReportScope())])
+        #expect(Self.screen(state)[4].contains("│ Loading…"))
+        let sections = update(&state, runner.perform(first[0]))
+        #expect(sections == MoneySection.allCases.map { .loadMoneySection($0, asOf: Self.asOf, scope: ReportScope()) })
+        var lines = Self.screen(state)
+        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00 …"), "MRR now and its change, the sparkline on its way")
+        #expect(lines[5].hasPrefix("│USD         9.99        0.00 …"))
+        #expect(lines[4].hasSuffix("│ │ Loading…                         │"), "revenue on its way")
+        #expect(lines.contains { $0.hasPrefix("│ Loading…") }, "offers on its way")
+        #expect(lines[22].contains("loading…"))
+
+        _ = update(&state, runner.perform(sections[0]))
+        lines = Self.screen(state)
+        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00            █│"))
+        #expect(lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"))
+        #expect(lines[4].hasSuffix("│ │ Loading…                         │"))
+
+        _ = update(&state, runner.perform(sections[1]))
+        lines = Self.screen(state)
+        #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
+        #expect(!lines.contains { $0.hasPrefix("│freeTrial") })
+        #expect(state.money.loading)
+
+        _ = update(&state, runner.perform(sections[2]))
+        #expect(!state.money.loading)
+        var driven = AppState(asOf: Self.asOf)
+        try keys("6", state: &driven, runner: runner)
+        #expect(Self.screen(state) == Self.screen(driven), "the same pane as loaded in one go")
+        #expect(!Self.screen(state)[22].contains("loading…"))
+    }
+
+    /// Keys act while sections load, and an answer for an as-of the pane has left is dropped.
+    @Test func keysStayLiveAndStaleSectionsAreDropped() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        let first = update(&state, .key(KeyEvent(.char("6"))))
+        let sections = update(&state, runner.perform(first[0]))
+        _ = update(&state, .key(KeyEvent(.char("c"))))
+        #expect(state.money.shownCurrency == "USD", "c charts the next currency before revenue has arrived")
+        let revenue = runner.perform(sections[1])
+        var moved = state
+        moved.asOf = Instant(parsing: "2025-05-01")!
+        _ = update(&moved, revenue)
+        #expect(moved.money.figures?.revenue == nil, "an answer for 2025-06-15 is not the pane's at 2025-05-01")
+        #expect(update(&moved, runner.perform(first[0])).isEmpty)
+        _ = update(&state, revenue)
+        #expect(state.money.figures?.revenue != nil)
     }
 
     @Test func aStoreWithoutPricesSaysSo() throws {

@@ -96,4 +96,54 @@ import Testing
         }
         #expect(rows == ["a 'u-a' 'a@example.com' 'tok-a'", "b 'u-b' NULL 'tok-b'", "c NULL NULL NULL"])
     }
+
+    /// Money rows stored before MRR was counted by day and month, and offer uses before they kept
+    /// their paid periods: the counts are filled by UTC day and month of each charged period's and
+    /// each grace period's start and end (an unpriced period under '' and 0, an empty one and a
+    /// failure without grace left out), and each converted use gets its run's paid periods from
+    /// the conversion on and the last paid start.
+    @Test func moneyCountsAndOfferPaidPeriodsAreFilledFromTheRowsAlreadyStored() throws {
+        // p1: 2025-01-31 10:00 (day 20119, month 660) to 2025-02-28 10:00 (day 20147, month 661), then
+        // grace to 2025-03-14 10:00 (day 20161, month 662); p2 unpriced within 1969-12-31 (day -1).
+        // a's paid introductory offer converts at p1: p1 and p1b count, not the offer, the period cut
+        // by an upgrade, nor the next run's.
+        let queue = try Self.migrated(upTo: "v15 cohort steps and subscription starts by day", inserting: """
+            INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
+                price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
+            ('p1', 'a', 'Production', 'm', 'standard', 1738317600000, 1740736800000, 9990, 'USD', 70, 1, 12),
+            ('p2', 'b', 'Production', 'm', 'standard', -86400000, -1, NULL, NULL, 70, 1, 12),
+            ('p3', 'b', 'Production', 'm', 'standard', 1738317600000, 1738317600000, 9990, 'USD', 70, 1, 12);
+            INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
+                windowEnd) VALUES
+            ('a', 'Production', 1740736800000, 'p1', 'm', 1741946400000, 1745920800000, 1745920800000),
+            ('b', 'Production', -1, 'p2', 'm', NULL, 86400000, 86400000);
+            INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
+            ('i0', 'a', 'Production', 0, 'm', 1735639200000, 1738317600000, 'introductory', 'paid', 1, 0, 0, 1),
+            ('p1', 'a', 'Production', 0, 'm', 1738317600000, 1740736800000, 'standard', 'paid', 1, 0, 0, 1),
+            ('p1b', 'a', 'Production', 0, 'm', 1740736800000, 1743415200000, 'standard', 'paid', 1, 0, 0, 1),
+            ('x', 'a', 'Production', 0, 'm', 1743415200000, 1744000000000, 'standard', 'paid', 1, 0, 1, 0),
+            ('r1', 'a', 'Production', 1, 'm', 1750000000000, 1752000000000, 'standard', 'paid', 1, 0, 0, 1);
+            INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
+                runIndex, nextStart, nextIsStandard, runEndedAt) VALUES
+            ('a', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, 1738317600000, 1, 1744000000000),
+            ('c', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, NULL, 0, 1738317600000);
+            """, thenUpTo: "v16 MRR by day and month, paid periods after an offer")
+        let (days, months, uses) = try queue.read { db in
+            (try String.fetchAll(db, sql: """
+                SELECT day || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrDay
+                ORDER BY currency, day
+                """),
+             try String.fetchAll(db, sql: """
+                SELECT month || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrMonth
+                ORDER BY currency, month
+                """),
+             try String.fetchAll(db, sql: """
+                SELECT originalTransactionId || ' ' || paidFromNext || ' ' || quote(lastPaidStart) FROM offerUse ORDER BY 1
+                """))
+        }
+        #expect(days == ["-1 '' 0 1/1", "20119 'USD' 9990 1/0", "20147 'USD' 9990 1/1", "20161 'USD' 9990 0/1"])
+        #expect(months == ["-1 '' 0 1/1", "660 'USD' 9990 1/0", "661 'USD' 9990 1/1", "662 'USD' 9990 0/1"])
+        #expect(uses == ["a 2 1740736800000", "c 0 NULL"])
+    }
 }

@@ -28,7 +28,9 @@ public struct OfferUseCounts: FetchableRecord, Sendable, Equatable {
 public struct ConvertedOfferUse: FetchableRecord, Sendable, Equatable {
     public var offerKind: String
     public var offerIdentifier: String?
-    /// Counted as the cohort grid counts them (paid and not cut by an upgrade).
+    /// Counted as the cohort grid counts them (paid and not cut by an upgrade): kept with the use
+    /// when as-of is past the run's last paid start (every use at the data horizon), counted from
+    /// the periods only for an as-of in mid-run.
     public var paidPeriods: Int
     /// The run ended by as-of.
     public var ended: Bool
@@ -57,9 +59,10 @@ extension AppDatabase {
             """)
         let converted = SQLRequest<ConvertedOfferUse>(literal: """
             SELECT u.offerKind, u.offerIdentifier,
-                   (SELECT COUNT(*) FROM period p
-                    WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
-                      AND p.start >= u.nextStart AND p.start <= \(asOf) AND p.countsForRetention) AS paidPeriods,
+                   CASE WHEN u.lastPaidStart IS NULL OR u.lastPaidStart <= \(asOf) THEN u.paidFromNext
+                        ELSE (SELECT COUNT(*) FROM period p
+                              WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
+                                AND p.start >= u.nextStart AND p.start <= \(asOf) AND p.countsForRetention) END AS paidPeriods,
                    u.runEndedAt <= \(asOf) AS ended
             FROM offerUse u INDEXED BY offerUse_start
             WHERE \(filter) AND u.nextStart <= \(asOf) AND u.nextIsStandard
