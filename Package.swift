@@ -41,116 +41,169 @@ let package = Package(
         // zstd for the raw archive, opened at run time (dlopen of libzstd.so.1): no headers or
         // link-time library needed; ArchiveCodec falls back to zlib without it.
         .target(name: "CZstd"),
-        .target(name: "AppStorePayloads", dependencies: [
-            "SubscriptionModel", "CZlib",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-        ]),
-        .target(name: "SubscriberStore", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "AppStorePayloads",
+            dependencies: [
+                "SubscriptionModel", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
+        .target(
+            name: "SubscriberStore",
+            dependencies: [
+                "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // The import pipeline: files → documents → facts (AppStorePayloads) → batches (SubscriberStore).
         .target(name: "StoreImport", dependencies: ["SubscriptionModel", "AppStorePayloads", "SubscriberStore", "ThreadKit"]),
-        .target(name: "SubscriberAnalytics", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .target(name: "LifecycleSimulator", dependencies: [
-            "SubscriptionModel", "CZlib",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-        ]),
+        .target(
+            name: "SubscriberAnalytics",
+            dependencies: [
+                "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "LifecycleSimulator",
+            dependencies: [
+                "SubscriptionModel", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
         // subdash listen: App Store Server Notifications over HTTP into the import path.
-        .target(name: "NotificationListener", dependencies: [
-            "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "NotificationListener",
+            dependencies: [
+                "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The App Store Server API client (subdash fetch): JWT, paging, retries, import.
-        .target(name: "AppStoreServerAPI", dependencies: [
-            "StoreImport", "SubscriberStore", "AppStorePayloads",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-        ]),
+        .target(
+            name: "AppStoreServerAPI",
+            dependencies: [
+                "StoreImport", "SubscriberStore", "AppStorePayloads",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]),
         .target(name: "TerminalUI"),
-        .target(name: "CNcursesW",
-                cSettings: [.define("_XOPEN_SOURCE_EXTENDED"), .define("NCURSES_WIDECHAR", to: "1")],
-                linkerSettings: [.linkedLibrary("ncursesw")]),
+        .target(
+            name: "CNcursesW",
+            cSettings: [.define("_XOPEN_SOURCE_EXTENDED"), .define("NCURSES_WIDECHAR", to: "1")],
+            linkerSettings: [.linkedLibrary("ncursesw")]),
         .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
-        .target(name: "Dashboard", dependencies: [
-            "TerminalUI", "ThreadKit", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
-        ]),
-        .executableTarget(name: "subdash", dependencies: [
-            "SubscriptionModel", "SubscriptionTimeline", "AppStorePayloads", "SubscriberStore", "StoreImport", "SubscriberAnalytics",
-            "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
-            "NotificationListener", "AppStoreServerAPI",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "subdash-bench", dependencies: [
-            "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics", "LifecycleSimulator",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/subdash-bench"),
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "TerminalUI", "ThreadKit", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
+            ]),
+        .executableTarget(
+            name: "subdash",
+            dependencies: [
+                "SubscriptionModel", "SubscriptionTimeline", "AppStorePayloads", "SubscriberStore", "StoreImport",
+                "SubscriberAnalytics",
+                "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
+                "NotificationListener", "AppStoreServerAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "subdash-bench",
+            dependencies: [
+                "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics", "LifecycleSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/subdash-bench"),
         // The dashboard's frame times through TestBackend; subdash-bench runs it beside the reports.
-        .executableTarget(name: "subdash-frames", dependencies: [
-            "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/subdash-frames"),
+        .executableTarget(
+            name: "subdash-frames",
+            dependencies: [
+                "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/subdash-frames"),
         // `subdash listen` under load: the real binary, N keep-alive connections on loopback.
         .executableTarget(name: "subdash-listen-bench", path: "Benchmarks/subdash-listen-bench"),
 
         // What the test targets share: the package root, temporary directories, days, the subdash
         // binary, and SampleData imported once per test process. In no product.
-        .target(name: "TestSupport", dependencies: [
-            "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ], path: "Tests/TestSupport"),
 
         .testTarget(name: "SubscriptionModelTests", dependencies: ["TestSupport", "SubscriptionModel"]),
-        .testTarget(name: "SubscriptionTimelineTests", dependencies: ["TestSupport", "SubscriptionTimeline", "SubscriptionModel"]),
-        .testTarget(name: "AppStorePayloadsTests", dependencies: ["TestSupport", "AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
-                                                                .product(name: "Crypto", package: "swift-crypto"),
-                                                                .product(name: "X509", package: "swift-certificates"),
-                                                                .product(name: "SwiftASN1", package: "swift-asn1")],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "SubscriptionTimelineTests", dependencies: ["TestSupport", "SubscriptionTimeline", "SubscriptionModel"]),
+        .testTarget(
+            name: "AppStorePayloadsTests",
+            dependencies: [
+                "TestSupport", "AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "ThreadKitTests", dependencies: ["TestSupport", "ThreadKit"]),
-        .testTarget(name: "SubscriberStoreTests", dependencies: ["TestSupport", "SubscriberStore", "SubscriptionModel",
-                                                                 .product(name: "GRDB", package: "GRDB.swift")],
-                    exclude: ["Schema"]),
-        .testTarget(name: "StoreImportTests", dependencies: ["TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads",
-                                                             "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI",
-                                                             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SubscriberAnalyticsTests", dependencies: ["TestSupport", "SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
-                                                                  "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator",
-                                                                  .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LifecycleSimulatorTests", dependencies: ["TestSupport", "LifecycleSimulator", "SubscriptionModel",
-                                                                 .product(name: "Crypto", package: "swift-crypto"),
-                                                                 .product(name: "SwiftASN1", package: "swift-asn1")]),
+        .testTarget(
+            name: "SubscriberStoreTests",
+            dependencies: [
+                "TestSupport", "SubscriberStore", "SubscriptionModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["Schema"]),
+        .testTarget(
+            name: "StoreImportTests",
+            dependencies: [
+                "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads",
+                "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "SubscriberAnalyticsTests",
+            dependencies: [
+                "TestSupport", "SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
+                "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "LifecycleSimulatorTests",
+            dependencies: [
+                "TestSupport", "LifecycleSimulator", "SubscriptionModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
         // Runs `subdash listen` as a process: it needs the binary built, not the module.
-        .testTarget(name: "NotificationListenerTests", dependencies: [
-            "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .testTarget(name: "AppStoreServerAPITests", dependencies: [
-            "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
-            "SubscriptionModel", "subdash",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .testTarget(
+            name: "NotificationListenerTests",
+            dependencies: [
+                "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: [
+                "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
+                "SubscriptionModel", "subdash",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TestSupport", "TerminalUI"]),
-        .testTarget(name: "DashboardTests", dependencies: ["TestSupport", "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
-                                                    "SubscriptionTimeline", .product(name: "GRDB", package: "GRDB.swift")],
-                    exclude: ["Snapshots"]),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "TestSupport", "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
+                "SubscriptionTimeline", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,21 +14,38 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Subscriber counts to measure, comma-separated.") var subscribers = "10000"
     @Option(help: "Runs per report (median and max are printed).") var runs = 5
-    @Option(help: "Where generated data and stores are cached.") var cache = FileManager.default.temporaryDirectory.path + "/subdash-bench"
+    @Option(help: "Where generated data and stores are cached.") var cache =
+        FileManager.default.temporaryDirectory.path + "/subdash-bench"
     @Option(help: "Write the results here (empty: don't write).") var output = "docs/performance.md"
-    @Option(help: "Imports to measure, comma-separated: v1, v2 (verified), v2-no-verify. Reports and the dashboard run on the v2 verified store, else the v1 store.")
+    @Option(
+        help:
+            "Imports to measure, comma-separated: v1, v2 (verified), v2-no-verify. Reports and the dashboard run on the v2 verified store, else the v1 store."
+    )
     var imports = "v1,v2,v2-no-verify"
-    @Option(help: "Import v2 only at sizes up to this many subscribers (a million verified v2 subscribers take hours on two cores).")
+    @Option(
+        help: "Import v2 only at sizes up to this many subscribers (a million verified v2 subscribers take hours on two cores).")
     var v2UpTo = Int.max
     @Flag(help: "Reuse a store already imported by an earlier run (its import figures are the earlier run's, marked cached).")
     var reuse = false
-    @Option(help: "Instead of the benchmarks: import this many mutants of SampleData documents through the real binary and report crashes and peak memory.")
+    @Option(
+        help:
+            "Instead of the benchmarks: import this many mutants of SampleData documents through the real binary and report crashes and peak memory."
+    )
     var fuzz: Int?
-    @Option(help: "Only compare the archive's codecs (zstd, zlib) on the first N documents of each size's v1 dataset, and print the table.")
+    @Option(
+        help:
+            "Only compare the archive's codecs (zstd, zlib) on the first N documents of each size's v1 dataset, and print the table."
+    )
     var archiveCodecs: Int?
-    @Option(help: "Only compare decoders (subdash's, JSONDecoder + Decodable, JSONSerialization) on the first N documents of each size's v1 and v2 datasets, and print the table.")
+    @Option(
+        help:
+            "Only compare decoders (subdash's, JSONDecoder + Decodable, JSONSerialization) on the first N documents of each size's v1 and v2 datasets, and print the table."
+    )
     var decode: Int?
-    @Flag(help: "Only run subdash side by side with hand-written baselines on the same v1 files: `subdash import` against Benchmarks/baselines/load_periods.py (orjson + sqlite3) and `report cohorts` against cohort_grid.py (DuckDB), and print the ratios. Needs python3 with orjson and duckdb; skipped with a note without them.")
+    @Flag(
+        help:
+            "Only run subdash side by side with hand-written baselines on the same v1 files: `subdash import` against Benchmarks/baselines/load_periods.py (orjson + sqlite3) and `report cohorts` against cohort_grid.py (DuckDB), and print the ratios. Needs python3 with orjson and duckdb; skipped with a note without them."
+    )
     var baselines = false
     @Option(help: "Merge each size's figures into this JSON file (Benchmarks/growth.py draws the growth table and plot from it).")
     var figuresFile: String?
@@ -41,7 +58,12 @@ struct Bench: ParsableCommand {
         case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode, fuzz, baselines, figuresFile
     }
 
-    struct Timing { var seconds: Double; var peakKB: Int; var stdout: String; var stderr: String }
+    struct Timing {
+        var seconds: Double
+        var peakKB: Int
+        var stdout: String
+        var stderr: String
+    }
 
     static let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 
@@ -50,7 +72,8 @@ struct Bench: ParsableCommand {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
         let timeFile = cache + "/time.txt"
         p.arguments = ["-f", "%e %M", "-o", timeFile, executable] + arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         if let stdin { p.standardInput = FileHandle(forReadingAtPath: stdin) }
@@ -60,12 +83,17 @@ struct Bench: ParsableCommand {
         p.waitUntilExit()
         let t = try String(contentsOfFile: timeFile, encoding: .utf8).split(whereSeparator: \.isWhitespace)
         guard p.terminationStatus == 0, t.count >= 2, let s = Double(t[t.count - 2]), let kb = Int(t[t.count - 1]) else {
-            throw ValidationError("\(executable) \(arguments.joined(separator: " ")) failed (\(p.terminationStatus)): \(String(decoding: e, as: UTF8.self).suffix(400))")
+            throw ValidationError(
+                "\(executable) \(arguments.joined(separator: " ")) failed (\(p.terminationStatus)): \(String(decoding: e, as: UTF8.self).suffix(400))"
+            )
         }
-        return Timing(seconds: s, peakKB: kb, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Timing(
+            seconds: s, peakKB: kb, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    func subdash(_ arguments: [String]) throws -> Timing { try timed(Self.binDir.appendingPathComponent("subdash").path, arguments) }
+    func subdash(_ arguments: [String]) throws -> Timing {
+        try timed(Self.binDir.appendingPathComponent("subdash").path, arguments)
+    }
 
     func sqlite(_ db: String, _ script: String) throws -> Timing {
         let file = cache + "/script.sql"
@@ -79,7 +107,10 @@ struct Bench: ParsableCommand {
 
     func documents(_ summary: String) -> Int { Int(summary.split(separator: " ").first.map(String.init) ?? "") ?? 0 }
 
-    func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
+    func median(_ xs: [Double]) -> Double {
+        let s = xs.sorted()
+        return s[s.count / 2]
+    }
 
     mutating func run() throws {
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
@@ -106,7 +137,8 @@ struct Bench: ParsableCommand {
             }
             return
         }
-        var report = "# Performance\n\nMeasured by `swift run -c release subdash-bench --subscribers \(subscribers)` on this machine "
+        var report =
+            "# Performance\n\nMeasured by `swift run -c release subdash-bench --subscribers \(subscribers)` on this machine "
         report += "(\(ProcessInfo.processInfo.activeProcessorCount) cores), \(ISO8601DateFormatter().string(from: Date())).\n"
         report += "Each figure is one process timed by `/usr/bin/time` (wall seconds, peak resident memory).\n"
         for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
@@ -118,7 +150,8 @@ struct Bench: ParsableCommand {
         if !output.isEmpty {
             // subdash-listen-bench's section, written by that tool, is kept.
             if let existing = try? String(contentsOfFile: output, encoding: .utf8),
-               let kept = existing.range(of: "<!-- subdash-listen-bench -->") {
+                let kept = existing.range(of: "<!-- subdash-listen-bench -->")
+            {
                 report += "\n" + existing[kept.lowerBound...]
             }
             try report.write(toFile: output, atomically: true, encoding: .utf8)
@@ -131,23 +164,32 @@ struct Bench: ParsableCommand {
             try? FileManager.default.removeItem(atPath: dir)
             FileHandle.standardError.write(Data("generating \(n) subscribers (\(format))…\n".utf8))
             // gzip from 100,000 up: a million v2 subscribers are 64 GB as plain NDJSON.
-            _ = try subdash(["generate", "--subscribers", "\(n)", "--seed", "1", "--versions", format, "--out", dir]
-                            + (n >= 100_000 ? ["--gzip"] : []))
+            _ = try subdash(
+                ["generate", "--subscribers", "\(n)", "--seed", "1", "--versions", format, "--out", dir]
+                    + (n >= 100_000 ? ["--gzip"] : []))
         }
         return dir
     }
 
     /// An import's figures, kept beside its store so `--reuse` can print them again.
-    struct ImportRecord: Codable { var documents: Int; var seconds: Double; var peakKB: Int; var periods: Int }
+    struct ImportRecord: Codable {
+        var documents: Int
+        var seconds: Double
+        var peakKB: Int
+        var periods: Int
+    }
 
     func measure(_ n: Int) throws -> String {
-        var md = "\n## \(n) subscribers\n\n### Import\n\n| input | documents | seconds | documents/s | periods/s | peak MB | store MB |\n|---|---|---|---|---|---|---|\n"
+        var md =
+            "\n## \(n) subscribers\n\n### Import\n\n| input | documents | seconds | documents/s | periods/s | peak MB | store MB |\n|---|---|---|---|---|---|---|\n"
         var values: [String: Double] = [:]
         let wanted = Set(imports.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var stores: [String: String] = [:]
-        for (key, label, format, verify) in [("v1", "v1", "v1", true), ("v2", "v2 verified", "v2", true),
-                                             ("v2-no-verify", "v2 --no-verify", "v2", false)]
-            where wanted.contains(key) && (format == "v1" || n <= v2UpTo) {
+        for (key, label, format, verify) in [
+            ("v1", "v1", "v1", true), ("v2", "v2 verified", "v2", true),
+            ("v2-no-verify", "v2 --no-verify", "v2", false),
+        ]
+        where wanted.contains(key) && (format == "v1" || n <= v2UpTo) {
             let dir = try dataset(n, format)
             let extra = format == "v1" ? [] : verify ? ["--trust-root", dir + "/test-root.pem"] : ["--no-verify"]
             let db = "\(cache)/store-\(n)-\(key).sqlite"
@@ -155,7 +197,8 @@ struct Bench: ParsableCommand {
             var record: ImportRecord
             var cached = ""
             if reuse, let data = FileManager.default.contents(atPath: recordPath),
-               let saved = try? JSONDecoder().decode(ImportRecord.self, from: data), FileManager.default.fileExists(atPath: db) {
+                let saved = try? JSONDecoder().decode(ImportRecord.self, from: data), FileManager.default.fileExists(atPath: db)
+            {
                 record = saved
                 cached = " (cached)"
             } else {
@@ -163,13 +206,17 @@ struct Bench: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: recordPath)
                 FileHandle.standardError.write(Data("importing \(label) (\(n) subscribers)…\n".utf8))
                 let t = try subdash(["import", "--db", db] + extra + [dir])
-                let docs = documents(t.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
-                let periods = Int(try sqlite(db, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                let docs = documents(
+                    t.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
+                let periods =
+                    Int(try sqlite(db, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+                    ?? 0
                 record = ImportRecord(documents: docs, seconds: t.seconds, peakKB: t.peakKB, periods: periods)
                 try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: recordPath))
             }
             let rate = Double(record.documents) / record.seconds
-            md += "| \(label)\(cached) | \(record.documents) | \(String(format: "%.1f", record.seconds)) | \(Int(rate)) | \(Int(Double(record.periods) / record.seconds)) | \(record.peakKB / 1024) | \(size(db) / 1_048_576) |\n"
+            md +=
+                "| \(label)\(cached) | \(record.documents) | \(String(format: "%.1f", record.seconds)) | \(Int(rate)) | \(Int(Double(record.periods) / record.seconds)) | \(record.peakKB / 1024) | \(size(db) / 1_048_576) |\n"
             values["import \(label): µs per document"] = 1e6 / rate
             values["import \(label): µs per period"] = 1e6 * record.seconds / Double(max(record.periods, 1))
             values["import \(label): peak MB"] = Double(record.peakKB / 1024)
@@ -184,7 +231,9 @@ struct Bench: ParsableCommand {
         // Baseline: SQLite itself loading the same period rows from CSV in one transaction.
         let csv = "\(cache)/periods-\(n).csv"
         // The baseline table's columns by name: the store's period table has more since.
-        _ = try sqlite(v2Store, """
+        _ = try sqlite(
+            v2Store,
+            """
             .headers off
             .mode csv
             .output \(csv)
@@ -193,8 +242,11 @@ struct Bench: ParsableCommand {
             """)
         let base = "\(cache)/baseline-\(n).sqlite"
         remove(base)
-        let periodsRaw = try sqlite(v2Store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let load = try sqlite(base, """
+        let periodsRaw = try sqlite(v2Store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let load = try sqlite(
+            base,
+            """
             CREATE TABLE period (transactionId TEXT PRIMARY KEY, originalTransactionId TEXT, environment TEXT, runIndex INT,
               productId TEXT, start INT, "end" INT, offerKind TEXT, class TEXT, isPaid INT, isRefunded INT, isCutByUpgrade INT,
               countsForRetention INT);
@@ -203,17 +255,20 @@ struct Bench: ParsableCommand {
             .import \(csv) period
             COMMIT;
             """)
-        md += "| sqlite3 `.import` of the \(periodsRaw) period rows (baseline) | – | \(String(format: "%.2f", load.seconds)) | – | \(Int((Double(periodsRaw) ?? 0) / max(load.seconds, 0.001))) | \(load.peakKB / 1024) | \(size(base) / 1_048_576) |\n"
+        md +=
+            "| sqlite3 `.import` of the \(periodsRaw) period rows (baseline) | – | \(String(format: "%.2f", load.seconds)) | – | \(Int((Double(periodsRaw) ?? 0) / max(load.seconds, 0.001))) | \(load.peakKB / 1024) | \(size(base) / 1_048_576) |\n"
         let baselinePerPeriod = 1e6 * load.seconds / max(Double(periodsRaw) ?? 1, 1)
         values["baseline sqlite3 .import: µs per period"] = baselinePerPeriod
         md += "\nsubdash ÷ baseline, time per period row: "
-        md += stores.keys.sorted().compactMap { key -> String? in
-            let label = key == "v1" ? "v1" : key == "v2" ? "v2 verified" : "v2 --no-verify"
-            guard let mine = values["import \(label): µs per period"] else { return nil }
-            return "\(label) \(String(format: "%.0f", mine / baselinePerPeriod))×"
-        }.joined(separator: ", ") + " (target: within 3×).\n"
+        md +=
+            stores.keys.sorted().compactMap { key -> String? in
+                let label = key == "v1" ? "v1" : key == "v2" ? "v2 verified" : "v2 --no-verify"
+                guard let mine = values["import \(label): µs per period"] else { return nil }
+                return "\(label) \(String(format: "%.0f", mine / baselinePerPeriod))×"
+            }.joined(separator: ", ") + " (target: within 3×).\n"
 
-        md += "\n### Reports on the \(storeLabel) store (\(runs) runs)\n\n| report | median s | max s | peak MB |\n|---|---|---|---|\n"
+        md +=
+            "\n### Reports on the \(storeLabel) store (\(runs) runs)\n\n| report | median s | max s | peak MB |\n|---|---|---|---|\n"
         let horizon = try subdash(["report", "states", "--db", v2Store, "--format", "json"]).stdout
         let asOf = horizon.split(separator: "\"")[3]
         let month = String(asOf.prefix(7))
@@ -235,30 +290,38 @@ struct Bench: ParsableCommand {
                 times.append(t.seconds)
                 peak = max(peak, t.peakKB)
             }
-            md += "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
+            md +=
+                "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
             values["report \(label): median s"] = median(times)
             values["report \(label): peak MB"] = Double(peak / 1024)
         }
         // Baseline: hand-written SQL over the periods table for state-like counts and a cohort grid.
         var handTimes: [Double] = []
         for _ in 0..<runs {
-            handTimes.append(try sqlite(base, """
-                SELECT offerKind, COUNT(*) FROM period WHERE start <= strftime('%s','\(asOf.prefix(10))')*1000 AND "end" > strftime('%s','\(asOf.prefix(10))')*1000 GROUP BY 1;
-                WITH f AS (SELECT originalTransactionId, runIndex, MIN(start) s, SUM(countsForRetention) n FROM period WHERE countsForRetention GROUP BY 1, 2)
-                SELECT strftime('%Y-%m', s / 1000, 'unixepoch') m, n, COUNT(*) FROM f GROUP BY 1, 2;
-                """).seconds)
+            handTimes.append(
+                try sqlite(
+                    base,
+                    """
+                    SELECT offerKind, COUNT(*) FROM period WHERE start <= strftime('%s','\(asOf.prefix(10))')*1000 AND "end" > strftime('%s','\(asOf.prefix(10))')*1000 GROUP BY 1;
+                    WITH f AS (SELECT originalTransactionId, runIndex, MIN(start) s, SUM(countsForRetention) n FROM period WHERE countsForRetention GROUP BY 1, 2)
+                    SELECT strftime('%Y-%m', s / 1000, 'unixepoch') m, n, COUNT(*) FROM f GROUP BY 1, 2;
+                    """
+                ).seconds)
         }
-        md += "| hand-written SQL: states + cohort grid over `period` (baseline) | \(String(format: "%.3f", median(handTimes))) | \(String(format: "%.3f", handTimes.max() ?? 0)) | – |\n"
+        md +=
+            "| hand-written SQL: states + cohort grid over `period` (baseline) | \(String(format: "%.3f", median(handTimes))) | \(String(format: "%.3f", handTimes.max() ?? 0)) | – |\n"
         values["baseline hand-written SQL states + cohorts: median s"] = median(handTimes)
         if let states = values["report states: median s"], let cohorts = values["report cohorts 24×12: median s"] {
-            md += "\nsubdash states + cohorts ÷ the hand-written SQL: \(String(format: "%.2f", (states + cohorts) / max(median(handTimes), 0.001)))× "
+            md +=
+                "\nsubdash states + cohorts ÷ the hand-written SQL: \(String(format: "%.2f", (states + cohorts) / max(median(handTimes), 0.001)))× "
             md += "(two processes against one; target: no slower).\n"
         }
 
         md += try moneyReports(stores: stores, asOf: String(asOf), values: &values)
 
         // The dashboard through TestBackend, in its own process (its peak memory is its own).
-        md += "\n### Dashboard on the \(storeLabel) store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
+        md +=
+            "\n### Dashboard on the \(storeLabel) store (`subdash-frames --db STORE`: the real run loop drawing 120×40 frames into TestBackend)\n\n"
         let frames = try timed(Self.binDir.appendingPathComponent("subdash-frames").path, ["--db", v2Store, "--markdown"]).stdout
         md += frames
         for line in frames.split(separator: "\n") {
@@ -267,15 +330,20 @@ struct Bench: ParsableCommand {
             if cells[0].hasPrefix("first full frame") { values["dashboard first frame: ms"] = Double(cells[2]) }
             if cells[0].contains("all navigation keys") { values["dashboard key → frame: median ms"] = Double(cells[2]) }
             if cells[0].hasPrefix("open a subscriber") { values["dashboard open a subscriber: median ms"] = Double(cells[2]) }
-            if cells[0].hasPrefix("`6` first visit, first frame") { values["dashboard pane 6 first frame: ms"] = Double(cells[2]) }
+            if cells[0].hasPrefix("`6` first visit, first frame") {
+                values["dashboard pane 6 first frame: ms"] = Double(cells[2])
+            }
             if cells[0].contains("first visit"), !cells[0].contains("first frame") {
                 // "`3` first visit (Cohorts queries)" → "dashboard first visit, pane 3 Cohorts: ms"
                 let pane = cells[0].split(separator: "`").first.map(String.init) ?? cells[0]
-                let name = cells[0].split(separator: "(").dropFirst().first?.split(separator: " ").dropLast()
+                let name =
+                    cells[0].split(separator: "(").dropFirst().first?.split(separator: " ").dropLast()
                     .joined(separator: " ") ?? ""
                 values["dashboard first visit, pane \(pane) \(name): ms"] = Double(cells[2])
             }
-            if cells[0].hasPrefix("peak resident") { values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "") }
+            if cells[0].hasPrefix("peak resident") {
+                values["dashboard: peak MB"] = Double(cells[2].split(separator: " ").first ?? "")
+            }
         }
         figures.bySize.append((n, values))
         return md
@@ -288,8 +356,13 @@ struct Bench: ParsableCommand {
         let year = "\(Int(month.prefix(4))! - 1)" + month.dropFirst(4)
         let reports: [(String, [String])] = [
             ("revenue, one month", ["revenue", "--from", month + "-01", "--to", nextMonth(month) + "-01"]),
-            ("revenue, twelve months by month", ["revenue", "--from", nextMonth(year) + "-01", "--to", nextMonth(month) + "-01",
-                                                  "--by", "month"]),
+            (
+                "revenue, twelve months by month",
+                [
+                    "revenue", "--from", nextMonth(year) + "-01", "--to", nextMonth(month) + "-01",
+                    "--by", "month",
+                ]
+            ),
             ("mrr", ["mrr"]),
             ("ltv 24×12", ["ltv", "--periods", "12"]),
             ("offers, twelve months", ["offers", "--from", nextMonth(year) + "-01", "--to", nextMonth(month) + "-01"]),
@@ -318,7 +391,8 @@ struct Bench: ParsableCommand {
                     times.append(t.seconds)
                     peak = max(peak, t.peakKB)
                 }
-                md += "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
+                md +=
+                    "| \(label) | \(String(format: "%.3f", median(times))) | \(String(format: "%.3f", times.max() ?? 0)) | \(peak / 1024) |\n"
                 values["report \(label) (\(key)): median s"] = median(times)
             }
         }
@@ -333,19 +407,23 @@ struct Bench: ParsableCommand {
         guard sizes.count > 1 else { return "" }
         var md = "\n## Growth\n\nEach figure at each size; `a→b` is its ratio between two sizes. For totals (report and frame "
         md += "times, memory, store size) the ratio is divided by the ratio of the sizes, so 1.0 means linear and 0.1 flat; "
-        md += "figures already per unit (µs per document or period) are shown as their own ratio: 1.0 means a constant cost per unit.\n\n"
+        md +=
+            "figures already per unit (µs per document or period) are shown as their own ratio: 1.0 means a constant cost per unit.\n\n"
         md += "| figure | " + sizes.map { "\($0.n)" }.joined(separator: " | ") + " | "
         md += (1..<sizes.count).map { "\(sizes[$0 - 1].n)→\(sizes[$0].n)" }.joined(separator: " | ") + " |\n"
         md += "|---|" + String(repeating: "---|", count: sizes.count * 2 - 1) + "\n"
         let keys = Set(sizes.flatMap { $0.values.keys }).sorted()
         for key in keys {
             let perUnit = key.contains(" per ")
-            md += "| \(key) | " + sizes.map { $0.values[key].map { String(format: "%.3g", $0) } ?? "–" }.joined(separator: " | ") + " | "
-            md += (1..<sizes.count).map { i -> String in
-                guard let a = sizes[i - 1].values[key], let b = sizes[i].values[key], a > 0 else { return "–" }
-                let dataRatio = Double(sizes[i].n) / Double(sizes[i - 1].n)
-                return String(format: "%.2f", perUnit ? b / a : (b / a) / dataRatio)
-            }.joined(separator: " | ") + " |\n"
+            md +=
+                "| \(key) | " + sizes.map { $0.values[key].map { String(format: "%.3g", $0) } ?? "–" }.joined(separator: " | ")
+                + " | "
+            md +=
+                (1..<sizes.count).map { i -> String in
+                    guard let a = sizes[i - 1].values[key], let b = sizes[i].values[key], a > 0 else { return "–" }
+                    let dataRatio = Double(sizes[i].n) / Double(sizes[i - 1].n)
+                    return String(format: "%.2f", perUnit ? b / a : (b / a) / dataRatio)
+                }.joined(separator: " | ") + " |\n"
         }
         return md
     }
@@ -368,7 +446,8 @@ struct Bench: ParsableCommand {
     struct FiguresFile: Codable { var bySubscribers: [String: [String: Double]] }
 
     func nextMonth(_ m: String) -> String {
-        let y = Int(m.prefix(4)) ?? 1970, mo = Int(m.suffix(2)) ?? 1
+        let y = Int(m.prefix(4)) ?? 1970
+        let mo = Int(m.suffix(2)) ?? 1
         return mo == 12 ? String(format: "%04d-01", y + 1) : String(format: "%04d-%02d", y, mo + 1)
     }
 }

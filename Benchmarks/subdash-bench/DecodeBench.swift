@@ -13,7 +13,12 @@ import Foundation
 struct DecodeBench {
     static let names = ["subdash (PayloadDecoder)", "JSONDecoder + Decodable", "JSONSerialization"]
 
-    struct Figures { var documents = 0; var bytes = 0; var cpu = [0.0, 0.0, 0.0]; var failures = [0, 0, 0] }
+    struct Figures {
+        var documents = 0
+        var bytes = 0
+        var cpu = [0.0, 0.0, 0.0]
+        var failures = [0, 0, 0]
+    }
 
     static func measure(directory: String, limit: Int) throws -> String {
         let files = (FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? [])
@@ -55,7 +60,10 @@ struct DecodeBench {
 /// Decodes a v1 notification or a v2 `{"signedPayload": …}` body into `Decodable` types with the
 /// fields the import reads, the nested JWS segments base64url-decoded with Foundation.
 enum CodableDecode {
-    struct Kind: Decodable { let signedPayload: String?; let notification_type: String? }
+    struct Kind: Decodable {
+        let signedPayload: String?
+        let notification_type: String?
+    }
 
     static func decode(_ body: Data, with decoder: JSONDecoder) throws {
         let kind = try decoder.decode(Kind.self, from: body)
@@ -198,7 +206,8 @@ enum SerializationDecode {
         guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else { throw CodableDecode.BadValue() }
         guard let jws = object["signedPayload"] as? String else { return }
         guard let payload = try JSONSerialization.jsonObject(with: CodableDecode.jwsPayload(jws)) as? [String: Any],
-              let data = payload["data"] as? [String: Any] else { throw CodableDecode.BadValue() }
+            let data = payload["data"] as? [String: Any]
+        else { throw CodableDecode.BadValue() }
         for key in ["signedTransactionInfo", "signedRenewalInfo"] {
             if let nested = data[key] as? String { _ = try JSONSerialization.jsonObject(with: CodableDecode.jwsPayload(nested)) }
         }

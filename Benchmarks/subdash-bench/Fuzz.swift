@@ -22,7 +22,8 @@ extension Bench {
             seeds += data.split(separator: 0x0A).prefix(200).map { Array($0) }
         }
         let examples = root.appendingPathComponent("SampleData/examples").path
-        for case let item as String in FileManager.default.enumerator(atPath: examples) ?? FileManager.default.enumerator(atPath: "/")!
+        for case let item as String in FileManager.default.enumerator(atPath: examples) ?? FileManager.default.enumerator(
+            atPath: "/")!
         where item.hasSuffix(".json") {
             seeds.append(Array(try Data(contentsOf: URL(fileURLWithPath: examples + "/" + item))))
         }
@@ -33,7 +34,9 @@ extension Bench {
         let mutator = PayloadMutator()
         var rng = SplitMix64(state: 14)
         let kinds = PayloadMutator.Kind.allCases
-        var written = 0, file = 0, huge = 0
+        var written = 0
+        var file = 0
+        var huge = 0
         var chunk = Data()
         func flush() throws {
             guard !chunk.isEmpty else { return }
@@ -62,8 +65,10 @@ extension Bench {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
         let timeFile = cache + "/time.txt"
-        p.arguments = ["-f", "%e %M", "-o", timeFile, Self.binDir.appendingPathComponent("subdash").path,
-                       "import", "--db", db, "--trust-root", generated + "/test-root.pem", dir]
+        p.arguments = [
+            "-f", "%e %M", "-o", timeFile, Self.binDir.appendingPathComponent("subdash").path,
+            "import", "--db", db, "--trust-root", generated + "/test-root.pem", dir,
+        ]
         p.standardOutput = FileHandle.nullDevice
         let err = Pipe()
         p.standardError = err
@@ -71,9 +76,12 @@ extension Bench {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let t = try String(contentsOfFile: timeFile, encoding: .utf8).split(whereSeparator: \.isWhitespace)
-        let summary = String(decoding: e, as: UTF8.self).split(separator: "\n").last { $0.contains("documents read from") } ?? "no summary"
+        let summary =
+            String(decoding: e, as: UTF8.self).split(separator: "\n").last { $0.contains("documents read from") } ?? "no summary"
         let crashed = p.terminationReason == .uncaughtSignal || !(0...1).contains(p.terminationStatus)
-        print("fuzz: \(written) mutants in \(file) files; exit \(p.terminationStatus)\(crashed ? " (CRASH)" : ""); crashes \(crashed ? 1 : 0)")
+        print(
+            "fuzz: \(written) mutants in \(file) files; exit \(p.terminationStatus)\(crashed ? " (CRASH)" : ""); crashes \(crashed ? 1 : 0)"
+        )
         print("fuzz: \(summary)")
         if t.count >= 2 { print("fuzz: \(t[t.count - 2]) s, peak RSS \(Int(t[t.count - 1]).map { $0 / 1024 } ?? 0) MB") }
         remove(db)

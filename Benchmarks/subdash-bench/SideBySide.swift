@@ -50,34 +50,49 @@ struct SideBySide {
         bench.remove(baseline)
         FileHandle.standardError.write(Data("side by side, \(n) subscribers: subdash import…\n".utf8))
         let mine = try bench.subdash(["import", "--db", store, data])
-        let documents = bench.documents(mine.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
-        let periods = Int(try bench.sqlite(store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        try JSONEncoder().encode(Bench.ImportRecord(documents: documents, seconds: mine.seconds, peakKB: mine.peakKB, periods: periods))
-            .write(to: URL(fileURLWithPath: store + ".import.json"))
+        let documents = bench.documents(
+            mine.stderr.split(separator: "\n").first { $0.contains("documents read") }.map(String.init) ?? "")
+        let periods =
+            Int(try bench.sqlite(store, "SELECT COUNT(*) FROM period;").stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            ?? 0
+        try JSONEncoder().encode(
+            Bench.ImportRecord(documents: documents, seconds: mine.seconds, peakKB: mine.peakKB, periods: periods)
+        )
+        .write(to: URL(fileURLWithPath: store + ".import.json"))
         FileHandle.standardError.write(Data("side by side, \(n) subscribers: load_periods.py…\n".utf8))
-        let theirs = try bench.timed("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("load_periods.py").path, baseline, data + "/v1"])
+        let theirs = try bench.timed(
+            "/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("load_periods.py").path, baseline, data + "/v1"])
 
         var cohortTimes: [Double] = []
         for _ in 0..<3 {
-            cohortTimes.append(try bench.subdash(["report", "cohorts", "--periods", "12", "--db", store, "--format", "json"]).seconds)
+            cohortTimes.append(
+                try bench.subdash(["report", "cohorts", "--periods", "12", "--db", store, "--format", "json"]).seconds)
         }
-        let grid = try bench.timed("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("cohort_grid.py").path, baseline])
+        let grid = try bench.timed(
+            "/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("cohort_grid.py").path, baseline])
         let gridSeconds = Self.seconds(in: grid.stdout)
         let best = cohortTimes.min() ?? 0
 
         let importRatio = mine.seconds / max(theirs.seconds, 0.001)
         let cohortRatio = best / max(gridSeconds, 0.001)
-        bench.figures.bySize.append((n, [
-            "import v1: µs per document": 1e6 * mine.seconds / Double(max(documents, 1)),
-            "import v1: peak MB": Double(mine.peakKB / 1024),
-            "side by side: subdash import v1 s": mine.seconds,
-            "side by side: load_periods.py s": theirs.seconds,
-            "side by side: import ÷ baseline": importRatio,
-            "side by side: report cohorts best s": best,
-            "side by side: DuckDB cohort grid best s": gridSeconds,
-            "side by side: cohorts ÷ baseline": cohortRatio,
-        ]))
-        let perDocument = documents > 0 ? String(format: " (%.0f µs per document, peak %d MB)", 1e6 * mine.seconds / Double(documents), mine.peakKB / 1024) : ""
+        bench.figures.bySize.append(
+            (
+                n,
+                [
+                    "import v1: µs per document": 1e6 * mine.seconds / Double(max(documents, 1)),
+                    "import v1: peak MB": Double(mine.peakKB / 1024),
+                    "side by side: subdash import v1 s": mine.seconds,
+                    "side by side: load_periods.py s": theirs.seconds,
+                    "side by side: import ÷ baseline": importRatio,
+                    "side by side: report cohorts best s": best,
+                    "side by side: DuckDB cohort grid best s": gridSeconds,
+                    "side by side: cohorts ÷ baseline": cohortRatio,
+                ]
+            ))
+        let perDocument =
+            documents > 0
+            ? String(format: " (%.0f µs per document, peak %d MB)", 1e6 * mine.seconds / Double(documents), mine.peakKB / 1024)
+            : ""
         var md = "| \(n) | import v1, \(documents) documents\(perDocument) | \(String(format: "%.1f", mine.seconds)) | "
         md += "\(String(format: "%.1f", theirs.seconds)) | **\(String(format: "%.2f", importRatio))** |\n"
         md += "| \(n) | cohort grid, 12 periods | \(String(format: "%.3f", best)) | \(String(format: "%.3f", gridSeconds)) | "

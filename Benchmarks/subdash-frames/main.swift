@@ -21,20 +21,26 @@ struct Frames: ParsableCommand {
     @Option(help: "Subscribers to open.") var opens = 30
     @Flag(help: "Print only the markdown table rows (what subdash-bench puts in docs/performance.md).") var markdown = false
 
-    struct Row { var label: String; var samples: [Double] }
+    struct Row {
+        var label: String
+        var samples: [Double]
+    }
 
     func run() throws {
         let clock = ContinuousClock()
         let started = clock.now
         let database = try AppDatabase.open(path: db, readOnly: true)
-        let session = DashboardSession(backend: TestBackend(width: width, height: height),
-                                       runner: EffectRunner(analytics: SubscriberAnalytics(database: database)),
-                                       palette: .builtinDefault(.truecolor))
+        let session = DashboardSession(
+            backend: TestBackend(width: width, height: height),
+            runner: EffectRunner(analytics: SubscriberAnalytics(database: database)),
+            palette: .builtinDefault(.truecolor))
         session.apply(.start)
         session.settle()
         session.draw()
         let firstFrame = milliseconds(clock.now - started)
-        guard !session.state.subscribers.rows.isEmpty else { throw ValidationError("\(db): the first frame lists no subscribers") }
+        guard !session.state.subscribers.rows.isEmpty else {
+            throw ValidationError("\(db): the first frame lists no subscribers")
+        }
 
         /// Presses `chord`, waits for what it asked for, draws: milliseconds.
         func time(_ chord: String) throws -> Double {
@@ -48,10 +54,16 @@ struct Frames: ParsableCommand {
 
         var rows: [Row] = []
         // Pane 1: down through the list (paging from SQL as it goes), then back up.
-        rows.append(Row(label: "`j`/`k` on Subscribers", samples: try (0..<presses).map { _ in try time("j") }
-                        + (0..<presses).map { _ in try time("k") }))
-        rows.append(Row(label: "`pgdn`/`pgup` on Subscribers", samples: try (0..<presses).map { _ in try time("pgdn") }
-                        + (0..<presses).map { _ in try time("pgup") }))
+        rows.append(
+            Row(
+                label: "`j`/`k` on Subscribers",
+                samples: try (0..<presses).map { _ in try time("j") }
+                    + (0..<presses).map { _ in try time("k") }))
+        rows.append(
+            Row(
+                label: "`pgdn`/`pgup` on Subscribers",
+                samples: try (0..<presses).map { _ in try time("pgdn") }
+                    + (0..<presses).map { _ in try time("pgup") }))
         // Opening a subscriber: enter on a row until its pane is drawn; esc back, next row.
         var openSamples: [Double] = []
         for _ in 0..<opens {
@@ -95,7 +107,8 @@ struct Frames: ParsableCommand {
         table += "| first full frame (open store, first queries, render) | 1 | \(format(firstFrame)) | – | – |\n"
         for row in rows {
             let sorted = row.samples.sorted()
-            table += "| \(row.label) | \(sorted.count) | \(format(percentile(sorted, 0.5))) | \(format(percentile(sorted, 0.99))) | \(format(sorted.last ?? 0)) |\n"
+            table +=
+                "| \(row.label) | \(sorted.count) | \(format(percentile(sorted, 0.5))) | \(format(percentile(sorted, 0.99))) | \(format(sorted.last ?? 0)) |\n"
         }
         table += "| peak resident memory | – | \(peakMB) MB | – | – |\n"
         print(table, terminator: "")
@@ -115,8 +128,9 @@ struct Frames: ParsableCommand {
     /// VmHWM of this process, in MB (0 where /proc is missing).
     func peakResidentMegabytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kB = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kB = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
         return kB / 1024
     }
 }

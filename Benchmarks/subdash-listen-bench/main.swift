@@ -10,8 +10,9 @@
 // --data names another NDJSON(.gz) file (from `subdash generate --format v2`); --notifications
 // takes the first N. Each run posts every document once, as Apple would.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Options {
@@ -24,7 +25,11 @@ struct Options {
 
     init(_ args: [String]) {
         var i = 1
-        func value() -> String { i += 1; guard i < args.count else { fail("\(args[i - 1]) needs a value") }; return args[i] }
+        func value() -> String {
+            i += 1
+            guard i < args.count else { fail("\(args[i - 1]) needs a value") }
+            return args[i]
+        }
         while i < args.count {
             switch args[i] {
             case "--subdash": subdash = value()
@@ -34,7 +39,9 @@ struct Options {
             case "--notifications": notifications = Int(value()) ?? Int.max
             case "--output": output = value()
             case "-h", "--help":
-                print("usage: subdash-listen-bench [--subdash PATH] [--data NDJSON[.gz]] [--trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]")
+                print(
+                    "usage: subdash-listen-bench [--subdash PATH] [--data NDJSON[.gz]] [--trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]"
+                )
                 exit(0)
             default: fail("unknown argument \(args[i])")
             }
@@ -65,7 +72,9 @@ func run(_ executable: String, _ arguments: [String]) -> String {
 
 /// The documents of an NDJSON file, gzip'd or not (read through gzip -dc).
 func loadDocuments(_ path: String, limit: Int) -> [Data] {
-    let text = path.hasSuffix(".gz") ? run("/bin/sh", ["-c", "gzip -dc '\(path)'"]) : ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+    let text =
+        path.hasSuffix(".gz")
+        ? run("/bin/sh", ["-c", "gzip -dc '\(path)'"]) : ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     let lines = text.split(separator: "\n").filter { !$0.isEmpty }.prefix(limit)
     guard !lines.isEmpty else { fail("no documents in \(path)") }
     return lines.map { Data($0.utf8) }
@@ -94,7 +103,9 @@ final class Connection {
 
     /// Posts `body`; returns the status code.
     func post(_ body: Data) -> Int {
-        var request = Data("POST /notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        var request = Data(
+            "POST /notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                .utf8)
         request.append(body)
         request.withUnsafeBytes { b in
             var sent = 0
@@ -130,7 +141,8 @@ final class Connection {
 
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
-        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] && Array(buffer[i..<i + pattern.count]) == pattern {
+        for i in 0...(buffer.count - pattern.count)
+        where buffer[i] == pattern[0] && Array(buffer[i..<i + pattern.count]) == pattern {
             return i
         }
         return nil
@@ -141,7 +153,12 @@ final class Results: @unchecked Sendable {
     private let lock = NSLock()
     var latencies: [Double] = []
     var statuses: [Int: Int] = [:]
-    func add(_ ms: Double, _ status: Int) { lock.lock(); latencies.append(ms); statuses[status, default: 0] += 1; lock.unlock() }
+    func add(_ ms: Double, _ status: Int) {
+        lock.lock()
+        latencies.append(ms)
+        statuses[status, default: 0] += 1
+        lock.unlock()
+    }
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -159,7 +176,8 @@ defer { try? FileManager.default.removeItem(atPath: work) }
 
 // The reference: the same documents through `subdash import`.
 let ndjson = work + "/documents.ndjson"
-try! documents.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").write(toFile: ndjson, atomically: true, encoding: .utf8)
+try! documents.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").write(
+    toFile: ndjson, atomically: true, encoding: .utf8)
 let reference = work + "/reference.sqlite"
 run(options.subdash, ["import", "--db", reference, "--trust-root", options.trustRoot, ndjson])
 func count(_ store: String, _ sql: String) -> String {
@@ -172,7 +190,9 @@ for connections in options.connections {
     let store = work + "/listen-\(connections).sqlite"
     let listener = Process()
     listener.executableURL = URL(fileURLWithPath: options.subdash)
-    listener.arguments = ["listen", "--db", store, "--port", "0", "--trust-root", options.trustRoot, "--log", work + "/log-\(connections)"]
+    listener.arguments = [
+        "listen", "--db", store, "--port", "0", "--trust-root", options.trustRoot, "--log", work + "/log-\(connections)",
+    ]
     let err = Pipe()
     listener.standardError = err
     try! listener.run()
@@ -216,9 +236,12 @@ for connections in options.connections {
     let stored = (count(store, "SELECT COUNT(*) FROM notification"), count(store, "SELECT COUNT(*) FROM document"))
     let ok = results.statuses[200, default: 0]
     let same = stored == expected && ok == documents.count
-    let row = String(format: "| %d | %d | %.1f | %.0f | %.2f | %.2f | %.2f | %@ |", connections, documents.count, seconds,
-                     Double(documents.count) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
-                     same ? "\(stored.0) notifications, as `import` (none lost or doubled)" : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
+    let row = String(
+        format: "| %d | %d | %.1f | %.0f | %.2f | %.2f | %.2f | %@ |", connections, documents.count, seconds,
+        Double(documents.count) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
+        same
+            ? "\(stored.0) notifications, as `import` (none lost or doubled)"
+            : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
     print(row)
     rows.append(row)
     if listener.terminationStatus != 0 { fail("subdash listen exited \(listener.terminationStatus) after SIGTERM") }

@@ -32,8 +32,9 @@ public struct AppStoreCredentials: Sendable {
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw AppStoreAPIError("private key \(privateKeyPath) can be read by its group or others (mode \(String(mode, radix: 8))): "
-                                   + "run `chmod 600 \(privateKeyPath)`")
+            throw AppStoreAPIError(
+                "private key \(privateKeyPath) can be read by its group or others (mode \(String(mode, radix: 8))): "
+                    + "run `chmod 600 \(privateKeyPath)`")
         }
         guard let pem = try? String(contentsOfFile: privateKeyPath, encoding: .utf8) else {
             throw AppStoreAPIError("private key \(privateKeyPath): cannot read the file")
@@ -42,7 +43,8 @@ public struct AppStoreCredentials: Sendable {
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
-            throw AppStoreAPIError("private key \(privateKeyPath): not a PEM P-256 private key (the .p8 file App Store Connect gives)")
+            throw AppStoreAPIError(
+                "private key \(privateKeyPath): not a PEM P-256 private key (the .p8 file App Store Connect gives)")
         }
         self.init(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKey: key)
     }

@@ -28,8 +28,10 @@ public final class AppStoreServerClient: Sendable {
     /// Told before each retry (the progress line says why it waits).
     let onRetry: @Sendable (String) -> Void
 
-    public init(credentials: AppStoreCredentials, baseURL: String, retry: RetryPolicy = RetryPolicy(),
-                requestTimeoutSeconds: Int = 30, onRetry: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        credentials: AppStoreCredentials, baseURL: String, retry: RetryPolicy = RetryPolicy(),
+        requestTimeoutSeconds: Int = 30, onRetry: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.credentials = credentials
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.retry = retry
@@ -46,7 +48,9 @@ public final class AppStoreServerClient: Sendable {
     public func syncShutdown() { try? http.syncShutdown() }
 
     /// Sends one request (and its retries) and returns the body of the 200.
-    public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil) async throws -> Data {
+    public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil) async throws
+        -> Data
+    {
         var url = baseURL + path
         if !query.isEmpty {
             url += "?" + query.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
@@ -72,8 +76,9 @@ public final class AppStoreServerClient: Sendable {
                 bytes = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
             } catch {
                 guard attempt < retry.maxAttempts, Self.isTransient(error) else {
-                    throw AppStoreAPIError("\(method) \(path): \(Self.describe(error))"
-                                           + (attempt > 1 ? " (after \(attempt) attempts)" : ""))
+                    throw AppStoreAPIError(
+                        "\(method) \(path): \(Self.describe(error))"
+                            + (attempt > 1 ? " (after \(attempt) attempts)" : ""))
                 }
                 let delay = retry.backoff(retry: attempt)
                 onRetry("\(Self.describe(error)); retrying in \(Self.seconds(delay))")
@@ -87,26 +92,30 @@ public final class AppStoreServerClient: Sendable {
             case 429:
                 let wait = RetryPolicy.retryAfterSeconds(headers.first(name: "Retry-After")) ?? retry.backoff(retry: attempt)
                 guard attempt < retry.maxAttempts, wait <= retry.maxRetryAfter else {
-                    throw AppStoreAPIError("\(method) \(path): 429 Too Many Requests: the App Store Server API's rate limit; "
-                                           + "try again in \(Self.seconds(wait))")
+                    throw AppStoreAPIError(
+                        "\(method) \(path): 429 Too Many Requests: the App Store Server API's rate limit; "
+                            + "try again in \(Self.seconds(wait))")
                 }
                 onRetry("429 Too Many Requests; retrying in \(Self.seconds(wait)) (Retry-After)")
                 try await retry.sleep(wait)
             case 500..<600:
                 guard attempt < retry.maxAttempts else {
-                    throw AppStoreAPIError("\(method) \(path): \(status.code) \(status.reasonPhrase) after \(attempt) attempts: "
-                                           + "the App Store Server API is failing; try again later" + Self.appleError(bytes))
+                    throw AppStoreAPIError(
+                        "\(method) \(path): \(status.code) \(status.reasonPhrase) after \(attempt) attempts: "
+                            + "the App Store Server API is failing; try again later" + Self.appleError(bytes))
                 }
                 let delay = retry.backoff(retry: attempt)
                 onRetry("\(status.code) \(status.reasonPhrase); retrying in \(Self.seconds(delay))")
                 try await retry.sleep(delay)
             case 401:
-                throw AppStoreAPIError("\(method) \(path): 401 Unauthorized: Apple refused the token. Check the issuer id, the key id, "
-                                       + "that the .p8 file is that key's (an In-App Purchase key, not an App Store Connect API key), "
-                                       + "the bundle id, and this machine's clock")
+                throw AppStoreAPIError(
+                    "\(method) \(path): 401 Unauthorized: Apple refused the token. Check the issuer id, the key id, "
+                        + "that the .p8 file is that key's (an In-App Purchase key, not an App Store Connect API key), "
+                        + "the bundle id, and this machine's clock")
             case 404:
-                throw AppStoreAPIError("\(method) \(path): 404 Not Found" + Self.appleError(bytes)
-                                       + ": check the id, and --sandbox for a sandbox purchase")
+                throw AppStoreAPIError(
+                    "\(method) \(path): 404 Not Found" + Self.appleError(bytes)
+                        + ": check the id, and --sandbox for a sandbox purchase")
             default:
                 throw AppStoreAPIError("\(method) \(path): \(status.code) \(status.reasonPhrase)" + Self.appleError(bytes))
             }
@@ -120,9 +129,9 @@ public final class AppStoreServerClient: Sendable {
         let message = object["errorMessage"] as? String
         let code = object["errorCode"].map { "\($0)" }
         switch (message, code) {
-        case let (m?, c?): return ": \(m) (errorCode \(c))"
-        case let (m?, nil): return ": \(m)"
-        case let (nil, c?): return " (errorCode \(c))"
+        case (let m?, let c?): return ": \(m) (errorCode \(c))"
+        case (let m?, nil): return ": \(m)"
+        case (nil, let c?): return " (errorCode \(c))"
         default: return ""
         }
     }
@@ -130,8 +139,10 @@ public final class AppStoreServerClient: Sendable {
     /// Timeouts and connections that failed or dropped: worth another attempt.
     static func isTransient(_ error: any Error) -> Bool {
         if let error = error as? HTTPClientError {
-            return [.deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .remoteConnectionClosed,
-                    .getConnectionFromPoolTimeout, .tlsHandshakeTimeout].contains(error)
+            return [
+                .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .remoteConnectionClosed,
+                .getConnectionFromPoolTimeout, .tlsHandshakeTimeout,
+            ].contains(error)
         }
         // A refused or reset connection (NIO's connection errors live in NIOPosix, not imported here).
         return error is IOError || error is ChannelError || String(describing: type(of: error)).contains("ConnectionError")

@@ -27,9 +27,10 @@ public enum AuthenticationToken {
     public static func make(_ credentials: AppStoreCredentials, issuedAt: Date = Date()) async throws -> String {
         // Whole seconds: Apple reads `iat` and `exp` as integers.
         let iat = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
-        let claims = Claims(iss: IssuerClaim(value: credentials.issuerId), iat: IssuedAtClaim(value: iat),
-                            exp: ExpirationClaim(value: iat.addingTimeInterval(Double(lifetimeSeconds))),
-                            aud: AudienceClaim(value: audience), bid: credentials.bundleId)
+        let claims = Claims(
+            iss: IssuerClaim(value: credentials.issuerId), iat: IssuedAtClaim(value: iat),
+            exp: ExpirationClaim(value: iat.addingTimeInterval(Double(lifetimeSeconds))),
+            aud: AudienceClaim(value: audience), bid: credentials.bundleId)
         let keys = JWTKeyCollection()
         let kid = JWKIdentifier(string: credentials.keyId)
         await keys.add(ecdsa: try ES256PrivateKey(backing: credentials.privateKey), kid: kid)

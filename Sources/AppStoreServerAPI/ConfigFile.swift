@@ -57,7 +57,10 @@ public struct ConfigFile: Sendable, Equatable {
             var closed = false
             while let c = rest.first {
                 rest = rest.dropFirst()
-                if c == quote { closed = true; break }
+                if c == quote {
+                    closed = true
+                    break
+                }
                 if c == "\\" && quote == "\"" {
                     guard let escaped = rest.first else { break }
                     rest = rest.dropFirst()

@@ -11,8 +11,10 @@ public struct CredentialSources: Sendable {
     public var privateKeyPath: String?
     public var environment: AppStoreServerEnvironment?
 
-    public init(issuerId: String? = nil, keyId: String? = nil, bundleId: String? = nil, privateKeyPath: String? = nil,
-                environment: AppStoreServerEnvironment? = nil) {
+    public init(
+        issuerId: String? = nil, keyId: String? = nil, bundleId: String? = nil, privateKeyPath: String? = nil,
+        environment: AppStoreServerEnvironment? = nil
+    ) {
         self.issuerId = issuerId
         self.keyId = keyId
         self.bundleId = bundleId
@@ -22,9 +24,10 @@ public struct CredentialSources: Sendable {
 
     public static func fromEnvironment(_ env: [String: String]) throws(AppStoreAPIError) -> CredentialSources {
         func value(_ name: String) -> String? { env[name].flatMap { $0.isEmpty ? nil : $0 } }
-        return CredentialSources(issuerId: value("SUBDASH_ISSUER_ID"), keyId: value("SUBDASH_KEY_ID"),
-                                 bundleId: value("SUBDASH_BUNDLE_ID"), privateKeyPath: value("SUBDASH_PRIVATE_KEY"),
-                                 environment: try environmentNamed(value("SUBDASH_API_ENVIRONMENT"), from: "SUBDASH_API_ENVIRONMENT"))
+        return CredentialSources(
+            issuerId: value("SUBDASH_ISSUER_ID"), keyId: value("SUBDASH_KEY_ID"),
+            bundleId: value("SUBDASH_BUNDLE_ID"), privateKeyPath: value("SUBDASH_PRIVATE_KEY"),
+            environment: try environmentNamed(value("SUBDASH_API_ENVIRONMENT"), from: "SUBDASH_API_ENVIRONMENT"))
     }
 
     public static func fromConfig(_ file: ConfigFile, path: String) throws(AppStoreAPIError) -> CredentialSources {
@@ -36,8 +39,9 @@ public struct CredentialSources: Sendable {
         } else if let p = keyPath, !p.hasPrefix("/") {
             keyPath = (path as NSString).deletingLastPathComponent + "/" + p
         }
-        return CredentialSources(issuerId: value("issuer_id"), keyId: value("key_id"), bundleId: value("bundle_id"),
-                                 privateKeyPath: keyPath, environment: try environmentNamed(value("environment"), from: "\(path): environment"))
+        return CredentialSources(
+            issuerId: value("issuer_id"), keyId: value("key_id"), bundleId: value("bundle_id"),
+            privateKeyPath: keyPath, environment: try environmentNamed(value("environment"), from: "\(path): environment"))
     }
 
     static func environmentNamed(_ name: String?, from source: String) throws(AppStoreAPIError) -> AppStoreServerEnvironment? {
@@ -50,10 +54,11 @@ public struct CredentialSources: Sendable {
 
     /// Each field from the first source that has it.
     public static func merged(_ sources: [CredentialSources]) -> CredentialSources {
-        CredentialSources(issuerId: sources.lazy.compactMap(\.issuerId).first, keyId: sources.lazy.compactMap(\.keyId).first,
-                          bundleId: sources.lazy.compactMap(\.bundleId).first,
-                          privateKeyPath: sources.lazy.compactMap(\.privateKeyPath).first,
-                          environment: sources.lazy.compactMap(\.environment).first)
+        CredentialSources(
+            issuerId: sources.lazy.compactMap(\.issuerId).first, keyId: sources.lazy.compactMap(\.keyId).first,
+            bundleId: sources.lazy.compactMap(\.bundleId).first,
+            privateKeyPath: sources.lazy.compactMap(\.privateKeyPath).first,
+            environment: sources.lazy.compactMap(\.environment).first)
     }
 
     /// The credentials, or one message naming everything missing and where it can be given.
@@ -64,9 +69,10 @@ public struct CredentialSources: Sendable {
         if bundleId == nil { missing.append("bundle id (--bundle-id, SUBDASH_BUNDLE_ID, bundle_id)") }
         if privateKeyPath == nil { missing.append("private key file (--private-key, SUBDASH_PRIVATE_KEY, private_key)") }
         guard let issuerId, let keyId, let bundleId, let privateKeyPath, missing.isEmpty else {
-            throw AppStoreAPIError("App Store Server API credentials missing: " + missing.joined(separator: "; ")
-                                   + ". Give them as flags, environment variables, or in the [appstore] section of "
-                                   + (ConfigFile.defaultPath() ?? "$XDG_CONFIG_HOME/subdash/config.toml"))
+            throw AppStoreAPIError(
+                "App Store Server API credentials missing: " + missing.joined(separator: "; ")
+                    + ". Give them as flags, environment variables, or in the [appstore] section of "
+                    + (ConfigFile.defaultPath() ?? "$XDG_CONFIG_HOME/subdash/config.toml"))
         }
         return try AppStoreCredentials(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKeyPath)
     }

@@ -17,9 +17,11 @@ public struct RetryPolicy: Sendable {
     /// A number in 0..<1 (injected by tests).
     public var random: @Sendable () -> Double
 
-    public init(maxAttempts: Int = 6, baseDelay: Double = 0.5, maxDelay: Double = 30, maxRetryAfter: Double = 300,
-                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        maxAttempts: Int = 6, baseDelay: Double = 0.5, maxDelay: Double = 30, maxRetryAfter: Double = 300,
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

@@ -30,9 +30,12 @@ extension AppStoreServerClient {
 
     /// Get Notification History between two instants (milliseconds since 1970): every page,
     /// following `paginationToken` while `hasMore`.
-    public func notificationHistory(startMilliseconds: Int64, endMilliseconds: Int64, page: (Data, Int) async throws -> Void) async throws {
-        let request = try JSONSerialization.data(withJSONObject: ["startDate": startMilliseconds, "endDate": endMilliseconds],
-                                                 options: [.sortedKeys])
+    public func notificationHistory(startMilliseconds: Int64, endMilliseconds: Int64, page: (Data, Int) async throws -> Void)
+        async throws
+    {
+        let request = try JSONSerialization.data(
+            withJSONObject: ["startDate": startMilliseconds, "endDate": endMilliseconds],
+            options: [.sortedKeys])
         var token: String?
         var number = 1
         while true {
@@ -42,7 +45,8 @@ extension AppStoreServerClient {
             let fields = try Self.fields(body, "POST /inApps/v1/notifications/history")
             guard fields["hasMore"] as? Bool == true else { return }
             guard let next = fields["paginationToken"] as? String, !next.isEmpty, next != token else {
-                throw AppStoreAPIError("POST /inApps/v1/notifications/history: hasMore without a new paginationToken on page \(number)")
+                throw AppStoreAPIError(
+                    "POST /inApps/v1/notifications/history: hasMore without a new paginationToken on page \(number)")
             }
             token = next
             number += 1

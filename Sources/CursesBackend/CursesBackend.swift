@@ -29,7 +29,8 @@ public final class CursesBackend: TerminalBackend {
         // Without the locale, curses treats UTF-8 as Latin-1 and wide characters break.
         setlocale(LC_ALL, "")
         guard cnc_start() == 1, let screen = cnc_stdscr() else {
-            throw StartError(description: "cannot start the terminal UI (TERM=\(environment["TERM"] ?? "unset"); is stdin/stdout a terminal?)")
+            throw StartError(
+                description: "cannot start the terminal UI (TERM=\(environment["TERM"] ?? "unset"); is stdin/stdout a terminal?)")
         }
         window = screen
         cnc_mark_active()
@@ -109,7 +110,10 @@ public final class CursesBackend: TerminalBackend {
 
     public func readKey(timeout: Duration?) -> KeyEvent? {
         guard isRunning else { return nil }
-        wtimeout(window, timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1)
+        wtimeout(
+            window,
+            timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+                ?? -1)
         var code: UInt32 = 0
         let status = cnc_get_wch(window, &code)
         guard let key = CursesBackend.decode(status: status, code: code) else { return nil }
@@ -129,9 +133,13 @@ public final class CursesBackend: TerminalBackend {
         guard isRunning else { return nil }
         // Keys curses has already read (a paste, the rest of a sequence) never show on the descriptor.
         if let key = readKey(timeout: .zero) { return key }
-        var watched = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0)]
-        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+        var watched = [
+            pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let milliseconds =
+            timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            ?? -1
         let ready = poll(&watched, 2, milliseconds)
         if ready > 0, watched[1].revents != 0 { wake.drain() }
         if ready > 0, watched[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, watched[0].revents & Int16(POLLIN) == 0 {

@@ -13,7 +13,10 @@ struct CursesPalette {
     private let direct: Bool
     private let dynamic: Bool
 
-    private struct PairKey: Hashable { var foreground: Int32; var background: Int32 }
+    private struct PairKey: Hashable {
+        var foreground: Int32
+        var background: Int32
+    }
     private var pairCache: [PairKey: Int32] = [:]
     private var nextPair: Int32 = 1
     private var slotCache: [Int32: Int32] = [:]

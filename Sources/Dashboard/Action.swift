@@ -100,8 +100,9 @@ public enum MarkOperation: String, Equatable, Sendable {
 /// Work `update` asks for; an `EffectRunner` does it off the UI thread and answers with an `Action`.
 public enum Effect: Equatable, Sendable {
     case loadHorizon
-    case loadSubscribers(offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?,
-                         population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort())
+    case loadSubscribers(
+        offset: Int, limit: Int, asOf: Instant, scope: ReportScope, filter: String?,
+        population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort())
     case countSubscribers(asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)

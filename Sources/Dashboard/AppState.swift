@@ -32,8 +32,10 @@ public struct SubscriberListView: Equatable, Sendable {
     /// or the user narrowed it.
     public var ownership: OwnershipFilter = .all
 
-    public init(filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort(),
-                ownership: OwnershipFilter = .all) {
+    public init(
+        filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort(),
+        ownership: OwnershipFilter = .all
+    ) {
         self.filter = filter
         self.population = population
         self.sort = sort
@@ -263,8 +265,10 @@ public struct AppState: Equatable, Sendable {
         return s
     }
 
-    public init(asOf: Instant? = nil, scope: ReportScope = ReportScope(), readOnly: Bool = false,
-                operatorName: String = "unknown", themeNames: [String] = []) {
+    public init(
+        asOf: Instant? = nil, scope: ReportScope = ReportScope(), readOnly: Bool = false,
+        operatorName: String = "unknown", themeNames: [String] = []
+    ) {
         self.asOf = asOf
         self.scope = scope
         self.readOnly = readOnly

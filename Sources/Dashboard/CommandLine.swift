@@ -47,8 +47,9 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         return load(&state, state.pane)
     case .product:
         if !argument.isEmpty, !state.products.contains(argument) {
-            state.status = SubscriberAnalytics.unknownProductMessage(TextSanitizer.strip(argument),
-                                                                     known: state.products.map(TextSanitizer.strip))
+            state.status = SubscriberAnalytics.unknownProductMessage(
+                TextSanitizer.strip(argument),
+                known: state.products.map(TextSanitizer.strip))
             return []
         }
         state.scope.productId = argument.isEmpty ? nil : argument
@@ -82,8 +83,11 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         // the ownership pane 4 counts).
         pushLocation(&state)
         state.pane = .subscribers
-        showList(&state, SubscriberListView(population: population, sort: state.subscribers.view.sort,
-                                            ownership: state.statesEvents.ownership))
+        showList(
+            &state,
+            SubscriberListView(
+                population: population, sort: state.subscribers.view.sort,
+                ownership: state.statesEvents.ownership))
         return load(&state, .subscribers)
     case .offers:
         if !argument.isEmpty {

@@ -36,24 +36,30 @@ public struct Confirmation: Equatable, Sendable {
     var alreadyLines: [String] {
         let already = alreadyFlagged
         guard !clear, let first = already.first else { return [] }
-        let who = "by \(TextSanitizer.visible(first.operatorName)) on \(first.at.isoDate)"
+        let who =
+            "by \(TextSanitizer.visible(first.operatorName)) on \(first.at.isoDate)"
             + (first.note.map { " (note: \(TextSanitizer.visible($0)))" } ?? "")
         var lines: [String]
         if ids.count == 1 {
             lines = ["Already flagged for \(offer.rawValue) \(who)."]
         } else {
             let others = already.count > 1 ? " and \(already.count - 1) more" : ""
-            lines = ["\(already.count) of them already flagged for \(offer.rawValue): \(first.originalTransactionId) \(who)\(others)."]
+            lines = [
+                "\(already.count) of them already flagged for \(offer.rawValue): \(first.originalTransactionId) \(who)\(others)."
+            ]
         }
-        lines.append(replace ? "Replacing the earlier flag\(already.count == 1 ? "" : "s") with yours (r: keep)."
-                             : "The earlier flag\(already.count == 1 ? " is" : "s are") kept (r: replace with yours).")
+        lines.append(
+            replace
+                ? "Replacing the earlier flag\(already.count == 1 ? "" : "s") with yours (r: keep)."
+                : "The earlier flag\(already.count == 1 ? " is" : "s are") kept (r: replace with yours).")
         return lines
     }
 
     /// "Flag 2 subscribers for winBack?"
     public var question: String {
         let noun = ids.count == 1 ? "subscriber" : "subscribers"
-        return clear ? "Clear the \(offer.rawValue) flag on \(ids.count) \(noun)?" : "Flag \(ids.count) \(noun) for \(offer.rawValue)?"
+        return clear
+            ? "Clear the \(offer.rawValue) flag on \(ids.count) \(noun)?" : "Flag \(ids.count) \(noun) for \(offer.rawValue)?"
     }
 
     public var dialog: Dialog {
@@ -62,9 +68,11 @@ public struct Confirmation: Equatable, Sendable {
         lines += alreadyLines
         if let note { lines.append("Note: \(TextSanitizer.visible(note))") }
         let replaceKey = clear || alreadyFlagged.isEmpty ? "" : "r: \(replace ? "keep" : "replace") · "
-        lines.append("o: another offer · \(clear ? "" : "n: note · ")\(replaceKey)enter: \(clear ? "clear" : "flag") · esc: cancel")
-        return Dialog(title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
-                      buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)
+        lines.append(
+            "o: another offer · \(clear ? "" : "n: note · ")\(replaceKey)enter: \(clear ? "clear" : "flag") · esc: cancel")
+        return Dialog(
+            title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
+            buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)
     }
 
     /// What a key does to the dialog: nil while it stays open, else whether it was confirmed.

@@ -78,7 +78,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
     public func press(_ key: KeyEvent) {
         if key.key == .resize { terminal.invalidate() }
         // "Terminal too small" hides the panes: a key typed at it would act on what nobody sees.
-        let size = backend.size, minimum = DashboardView.minimumSize
+        let size = backend.size
+        let minimum = DashboardView.minimumSize
         guard key.key == .resize || (size.width >= minimum.width && size.height >= minimum.height) else { return }
         apply(.key(key))
     }
@@ -116,7 +117,8 @@ public final class DashboardSession<Backend: TerminalBackend> {
         // Whether a store check is on its way is not drawn.
         shown.storeWatch.checking = false
         if shown == drawnState, let frame = terminal.previousFrame, frame.size == backend.size { return }
-        let state = state, palette = palette
+        let state = state
+        let palette = palette
         terminal.draw { buffer in render(state, into: &buffer, palette: palette) }
         drawnState = shown
     }

@@ -29,12 +29,18 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     switch state.pane {
     case .cohorts:
         guard let grid = state.cohorts.grid, grid.cohorts.indices.contains(state.cohorts.row) else { return [] }
-        let month = grid.cohorts[state.cohorts.row].month, period = state.cohorts.column + 1
-        population = ended ? .cohortEnded(month: month, period: period, duration: grid.duration)
+        let month = grid.cohorts[state.cohorts.row].month
+        let period = state.cohorts.column + 1
+        population =
+            ended
+            ? .cohortEnded(month: month, period: period, duration: grid.duration)
             : .cohortRetained(month: month, period: period, duration: grid.duration)
     case .statesEvents:
-        guard let found = StatesEventsPane.population(row: state.statesEvents.row, asOf: asOf,
-                                                      month: state.statesEvents.shownMonth(asOf: asOf)) else { return [] }
+        guard
+            let found = StatesEventsPane.population(
+                row: state.statesEvents.row, asOf: asOf,
+                month: state.statesEvents.shownMonth(asOf: asOf))
+        else { return [] }
         population = found
     case .money:
         guard let found = state.money.selectedPopulation else { return [] }

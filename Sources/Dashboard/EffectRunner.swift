@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import Synchronization
 import TerminalUI
 
 /// Runs effects against the store on a background queue and hands each result back as an action.
@@ -26,10 +26,12 @@ public final class EffectRunner: Sendable {
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
-    public init(analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
-                exportDirectory: String = EffectRunner.exportDirectory(),
-                now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
-                fetchFromApple: (@Sendable (String) async throws -> String)? = nil) {
+    public init(
+        analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
+        exportDirectory: String = EffectRunner.exportDirectory(),
+        now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
+        fetchFromApple: (@Sendable (String) async throws -> String)? = nil
+    ) {
         self.analytics = analytics
         self.fetchFromApple = fetchFromApple
         self.themes = themes
@@ -42,10 +44,13 @@ public final class EffectRunner: Sendable {
     /// Where exports go: `--export-dir` when given, else `$XDG_DOWNLOAD_DIR`, else the home
     /// directory; never silently the directory the dashboard happened to be started in. A relative
     /// path is made absolute against `currentDirectory`.
-    public static func exportDirectory(option: String? = nil,
-                                       environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
-        let chosen = [option, environment["XDG_DOWNLOAD_DIR"], environment["HOME"]]
+    public static func exportDirectory(
+        option: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
+        let chosen =
+            [option, environment["XDG_DOWNLOAD_DIR"], environment["HOME"]]
             .compactMap { $0 }.first { !$0.isEmpty } ?? NSHomeDirectory()
         let absolute = chosen.hasPrefix("/") ? chosen : currentDirectory + "/" + chosen
         return URL(fileURLWithPath: absolute).standardizedFileURL.path
@@ -81,7 +86,8 @@ public final class EffectRunner: Sendable {
     /// An answer to a skipped query that `update` ignores (its search is no longer the list's).
     private static func skipped(_ effect: Effect) -> Action {
         switch effect {
-        case .countSubscribers(_, _, let filter, let population): .countedSubscribers(filter: filter, population: population, count: 0)
+        case .countSubscribers(_, _, let filter, let population):
+            .countedSubscribers(filter: filter, population: population, count: 0)
         default: .loadedSubscribers(offset: -1, rows: [])
         }
     }
@@ -110,8 +116,9 @@ public final class EffectRunner: Sendable {
             case .loadHorizon:
                 return .loadedHorizon(try analytics.dataHorizon())
             case .loadSubscribers(let offset, let limit, let asOf, let scope, let filter, let population, let sort):
-                let rows = try analytics.subscriberList(offset: offset, limit: limit, asOf: asOf, scope: scope,
-                                                        matching: filter, population: population, sort: sort)
+                let rows = try analytics.subscriberList(
+                    offset: offset, limit: limit, asOf: asOf, scope: scope,
+                    matching: filter, population: population, sort: sort)
                 return .loadedSubscribers(offset: offset, rows: rows)
             case .countSubscribers(let asOf, let scope, let filter, let population):
                 let count = try analytics.subscriberCount(asOf: asOf, scope: scope, matching: filter, population: population)
@@ -122,13 +129,16 @@ public final class EffectRunner: Sendable {
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
             case .loadCohorts(let asOf, let scope, let duration):
                 // Every cohort from the first: the pane scrolls.
-                return .loadedCohorts(try analytics.cohorts(asOf: asOf, periods: 12, to: asOf.month, duration: duration, scope: scope),
-                                      durations: try analytics.billingDurations())
+                return .loadedCohorts(
+                    try analytics.cohorts(asOf: asOf, periods: 12, to: asOf.month, duration: duration, scope: scope),
+                    durations: try analytics.billingDurations())
             case .loadStatesEvents(let asOf, let month, let scope):
                 return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))
             case .loadOffers(let asOf, let scope):
-                return .loadedOffers(OfferBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
-                                                flags: try analytics.database.flags()))
+                return .loadedOffers(
+                    OfferBoard(
+                        asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
+                        flags: try analytics.database.flags()))
             case .loadOffersFirst(let asOf, let scope, let list, let limit):
                 var first: [EligibleSubscriber] = []
                 if case .eligible(let kind) = list {
@@ -142,7 +152,8 @@ public final class EffectRunner: Sendable {
             case .loadMoney(let asOf, let scope):
                 return .loadedMoney(try MoneyFigures.loadNow(analytics, asOf: asOf, scope: scope))
             case .loadMoneySection(let section, let asOf, let scope):
-                return .loadedMoneySection(asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
+                return .loadedMoneySection(
+                    asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):
@@ -153,24 +164,30 @@ public final class EffectRunner: Sendable {
             case .exportSubscribers(let stem, let asOf, let scope, let filter, let population):
                 var rows: [[String]] = []
                 while true {
-                    let page = try analytics.subscriberList(offset: rows.count, limit: 10_000, asOf: asOf, scope: scope,
-                                                            matching: filter, population: population)
+                    let page = try analytics.subscriberList(
+                        offset: rows.count, limit: 10_000, asOf: asOf, scope: scope,
+                        matching: filter, population: population)
                     rows += page.map(Self.csvRow)
                     if page.count < 10_000 { break }
                 }
-                let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
-                                                 contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
+                let path = try Self.writeNewFile(
+                    directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
+                    contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
             case .fetchFromApple(let id):
                 // Here and now (tests): waits for the background fetch.
                 let answer = AnswerBox()
                 let done = DispatchSemaphore(value: 0)
-                Task { answer.action = await fetch(id); done.signal() }
+                Task {
+                    answer.action = await fetch(id)
+                    done.signal()
+                }
                 done.wait()
                 return answer.action ?? .fetchFromAppleFailed(id: id, message: "no answer")
             case .exportCSV(let stem, let header, let rows):
-                let path = try Self.writeNewFile(directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
-                                                 contents: CSV.render(header: header, rows: rows) + "\n")
+                let path = try Self.writeNewFile(
+                    directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
+                    contents: CSV.render(header: header, rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
             }
         } catch {
@@ -182,8 +199,11 @@ public final class EffectRunner: Sendable {
     static let subscriberHeader = ["originalTransactionId", "productId", "state", "paidPeriods", "autoRenew", "flags"]
 
     static func csvRow(_ row: SubscriberRow) -> [String] {
-        [row.id, row.productId, row.state ?? "", row.paidPeriods.map(String.init) ?? "", row.autoRenew.map { $0 ? "on" : "off" } ?? "",
-         "\(row.flagCount)"]
+        [
+            row.id, row.productId, row.state ?? "", row.paidPeriods.map(String.init) ?? "",
+            row.autoRenew.map { $0 ? "on" : "off" } ?? "",
+            "\(row.flagCount)",
+        ]
     }
 
     /// Writes a file that did not exist before (`stem.csv`, else `stem-2.csv`, …) and returns its path:

@@ -12,8 +12,10 @@ public struct KeyBinding: Equatable, Sendable {
     /// Writes to the store: hidden, and refused, in `--read-only`.
     public var writes: Bool
 
-    public init(_ chord: String, _ action: Action, name: String, description: String, shownInBar: Bool = false,
-                panes: Set<Pane>? = nil, writes: Bool = false) {
+    public init(
+        _ chord: String, _ action: Action, name: String, description: String, shownInBar: Bool = false,
+        panes: Set<Pane>? = nil, writes: Bool = false
+    ) {
         do {
             self.chord = try KeyChord(parsing: chord)
         } catch {
@@ -45,72 +47,99 @@ public enum KeyBindings {
         KeyBinding("4", .switchPane(.statesEvents), name: "states", description: "Go to States & Events"),
         KeyBinding("5", .switchPane(.offers), name: "offers", description: "Go to Offers"),
         KeyBinding("6", .switchPane(.money), name: "money", description: "Go to Money"),
-        KeyBinding("esc", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search", shownInBar: true),
+        KeyBinding(
+            "esc", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search", shownInBar: true),
         KeyBinding("-", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search"),
-        KeyBinding("/", .startSearch, name: "filter",
-                   description: "Filter the list as you type: any id, user id or email, by prefix or part, any case",
-                   shownInBar: true, panes: [.subscribers]),
-        KeyBinding("/", .startSearch, name: "filter", description: "Filter the list by text in any column", shownInBar: true,
-                   panes: [.offers]),
-        KeyBinding(":", .startCommand, name: "command",
-                   description: "Command line (:user ID, :asof DATE, :product ID, :state NAME, :theme NAME, :q; tab completes)"),
-        KeyBinding("enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
-                   panes: [.subscribers, .offers]),
-        KeyBinding("enter", .open, name: "retained", description: "List the cohort's subscribers retained at the cell's paid period",
-                   shownInBar: true, panes: [.cohorts]),
-        KeyBinding("c", .openEnded, name: "ended", description: "List the cohort's subscribers who ended by the cell's paid period",
-                   shownInBar: true, panes: [.cohorts]),
-        KeyBinding("d", .cycleDuration, name: "duration",
-                   description: "Next billing duration (every one, then weekly, monthly, … as the products have)",
-                   shownInBar: true, panes: [.cohorts]),
-        KeyBinding("enter", .open, name: "members", description: "List the subscribers behind the row", shownInBar: true,
-                   panes: [.statesEvents]),
-        KeyBinding("enter", .open, name: "members", description: "List the subscribers whose use of the offer started in the months shown",
-                   shownInBar: true, panes: [.money]),
-        KeyBinding("s", .cycleOfferOrder, name: "sort", description: "Order the offers by offer, conversion or P6 retention",
-                   shownInBar: true, panes: [.money]),
-        KeyBinding("c", .cycleCurrency, name: "currency", description: "Chart revenue in the next currency", shownInBar: true,
-                   panes: [.money]),
-        KeyBinding("space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
-                   panes: [.subscribers, .offers]),
+        KeyBinding(
+            "/", .startSearch, name: "filter",
+            description: "Filter the list as you type: any id, user id or email, by prefix or part, any case",
+            shownInBar: true, panes: [.subscribers]),
+        KeyBinding(
+            "/", .startSearch, name: "filter", description: "Filter the list by text in any column", shownInBar: true,
+            panes: [.offers]),
+        KeyBinding(
+            ":", .startCommand, name: "command",
+            description: "Command line (:user ID, :asof DATE, :product ID, :state NAME, :theme NAME, :q; tab completes)"),
+        KeyBinding(
+            "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
+            panes: [.subscribers, .offers]),
+        KeyBinding(
+            "enter", .open, name: "retained", description: "List the cohort's subscribers retained at the cell's paid period",
+            shownInBar: true, panes: [.cohorts]),
+        KeyBinding(
+            "c", .openEnded, name: "ended", description: "List the cohort's subscribers who ended by the cell's paid period",
+            shownInBar: true, panes: [.cohorts]),
+        KeyBinding(
+            "d", .cycleDuration, name: "duration",
+            description: "Next billing duration (every one, then weekly, monthly, … as the products have)",
+            shownInBar: true, panes: [.cohorts]),
+        KeyBinding(
+            "enter", .open, name: "members", description: "List the subscribers behind the row", shownInBar: true,
+            panes: [.statesEvents]),
+        KeyBinding(
+            "enter", .open, name: "members",
+            description: "List the subscribers whose use of the offer started in the months shown",
+            shownInBar: true, panes: [.money]),
+        KeyBinding(
+            "s", .cycleOfferOrder, name: "sort", description: "Order the offers by offer, conversion or P6 retention",
+            shownInBar: true, panes: [.money]),
+        KeyBinding(
+            "c", .cycleCurrency, name: "currency", description: "Chart revenue in the next currency", shownInBar: true,
+            panes: [.money]),
+        KeyBinding(
+            "space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
+            panes: [.subscribers, .offers]),
         KeyBinding("s", .mark(.mark), name: "mark", description: "Mark the row", panes: [.offers]),
         KeyBinding("u", .mark(.unmark), name: "unmark", description: "Unmark the row", panes: [.offers]),
         KeyBinding("t", .mark(.toggle), name: "toggle", description: "Toggle the row's mark", panes: [.offers]),
         KeyBinding("g s", .markAll(.mark), name: "mark all", description: "Mark every shown row", panes: [.offers]),
         KeyBinding("g u", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
-        KeyBinding("g t", .markAll(.toggle), name: "toggle all", description: "Toggle the mark of every shown row",
-                   panes: [.offers]),
-        KeyBinding("ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
-                   panes: [.offers]),
-        KeyBinding("|", .markMatching(true), name: "mark matching",
-                   description: "Mark the rows whose cell in this column matches a regular expression", panes: [.offers]),
-        KeyBinding("\\", .markMatching(false), name: "unmark matching",
-                   description: "Unmark the rows whose cell in this column matches a regular expression", panes: [.offers]),
+        KeyBinding(
+            "g t", .markAll(.toggle), name: "toggle all", description: "Toggle the mark of every shown row",
+            panes: [.offers]),
+        KeyBinding(
+            "ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
+            panes: [.offers]),
+        KeyBinding(
+            "|", .markMatching(true), name: "mark matching",
+            description: "Mark the rows whose cell in this column matches a regular expression", panes: [.offers]),
+        KeyBinding(
+            "\\", .markMatching(false), name: "unmark matching",
+            description: "Unmark the rows whose cell in this column matches a regular expression", panes: [.offers]),
         KeyBinding("}", .jumpToMark(1), name: "next mark", description: "Go to the next marked row", panes: [.offers]),
         KeyBinding("{", .jumpToMark(-1), name: "previous mark", description: "Go to the previous marked row", panes: [.offers]),
         KeyBinding("ctrl-\\", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
-        KeyBinding("f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
-                   shownInBar: true, panes: [.subscribers, .offers], writes: true),
-        KeyBinding("F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
-                   panes: [.subscribers, .offers], writes: true),
-        KeyBinding("e", .switchFocus, name: "periods/events", description: "Move the focus between periods and events",
-                   shownInBar: true, panes: [.subscriber]),
-        KeyBinding("f", .flag, name: "flag", description: "Flag this subscriber for an offer", shownInBar: true,
-                   panes: [.subscriber], writes: true),
-        KeyBinding("F", .clearFlag, name: "unflag", description: "Clear an offer flag on this subscriber",
-                   panes: [.subscriber], writes: true),
-        KeyBinding("R", .fetchFromApple, name: "fetch",
-                   description: "Fetch this subscriber's history and statuses from Apple (App Store Server API credentials)",
-                   shownInBar: true, panes: [.subscriber], writes: true),
+        KeyBinding(
+            "f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
+            shownInBar: true, panes: [.subscribers, .offers], writes: true),
+        KeyBinding(
+            "F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
+            panes: [.subscribers, .offers], writes: true),
+        KeyBinding(
+            "e", .switchFocus, name: "periods/events", description: "Move the focus between periods and events",
+            shownInBar: true, panes: [.subscriber]),
+        KeyBinding(
+            "f", .flag, name: "flag", description: "Flag this subscriber for an offer", shownInBar: true,
+            panes: [.subscriber], writes: true),
+        KeyBinding(
+            "F", .clearFlag, name: "unflag", description: "Clear an offer flag on this subscriber",
+            panes: [.subscriber], writes: true),
+        KeyBinding(
+            "R", .fetchFromApple, name: "fetch",
+            description: "Fetch this subscriber's history and statuses from Apple (App Store Server API credentials)",
+            shownInBar: true, panes: [.subscriber], writes: true),
         KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
-        KeyBinding("ctrl-s", .export, name: "export", description: "Export every subscriber of the list to a CSV file",
-                   panes: [.subscribers]),
+        KeyBinding(
+            "ctrl-s", .export, name: "export", description: "Export every subscriber of the list to a CSV file",
+            panes: [.subscribers]),
         KeyBinding(">", .cycleList(1), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
         KeyBinding("<", .cycleList(-1), name: "previous list", description: "Previous offer list", panes: [.offers]),
-        KeyBinding("[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",
-                   panes: [.subscribers, .offers]),
-        KeyBinding("]", .sort(ascending: false), name: "sort ↓", description: "Sort descending by the column under the cursor",
-                   panes: [.subscribers, .offers]),
+        KeyBinding(
+            "[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",
+            panes: [.subscribers, .offers]),
+        KeyBinding(
+            "]", .sort(ascending: false), name: "sort ↓", description: "Sort descending by the column under the cursor",
+            panes: [.subscribers, .offers]),
         KeyBinding("down", .move(1), name: "down", description: "Move down"),
         KeyBinding("j", .move(1), name: "down", description: "Move down"),
         KeyBinding("up", .move(-1), name: "up", description: "Move up"),
@@ -121,19 +150,25 @@ public enum KeyBindings {
         KeyBinding("G", .move(1_000_000_000), name: "bottom", description: "Go to the last row"),
         KeyBinding("right", .moveColumn(1), name: "right", description: "Next column", panes: [.subscribers, .cohorts, .offers]),
         KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding("left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.subscribers, .cohorts, .offers]),
+        KeyBinding(
+            "left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.subscribers, .cohorts, .offers]),
         KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding("h", .moveColumn(-1), name: "month -1", description: "Events of the previous month", shownInBar: true,
-                   panes: [.statesEvents]),
-        KeyBinding("left", .moveColumn(-1), name: "month -1", description: "Events of the previous month", panes: [.statesEvents]),
-        KeyBinding("l", .moveColumn(1), name: "month +1", description: "Events of the next month", shownInBar: true,
-                   panes: [.statesEvents]),
+        KeyBinding(
+            "h", .moveColumn(-1), name: "month -1", description: "Events of the previous month", shownInBar: true,
+            panes: [.statesEvents]),
+        KeyBinding(
+            "left", .moveColumn(-1), name: "month -1", description: "Events of the previous month", panes: [.statesEvents]),
+        KeyBinding(
+            "l", .moveColumn(1), name: "month +1", description: "Events of the next month", shownInBar: true,
+            panes: [.statesEvents]),
         KeyBinding("right", .moveColumn(1), name: "month +1", description: "Events of the next month", panes: [.statesEvents]),
-        KeyBinding("o", .cycleOwnership, name: "ownership",
-                   description: "Count purchased, family-shared (Family Sharing) or all subscriptions", shownInBar: true,
-                   panes: [.statesEvents]),
-        KeyBinding("o", .cycleOwnership, name: "ownership",
-                   description: "List all, purchased or family-shared (Family Sharing) subscriptions", panes: [.subscribers]),
+        KeyBinding(
+            "o", .cycleOwnership, name: "ownership",
+            description: "Count purchased, family-shared (Family Sharing) or all subscriptions", shownInBar: true,
+            panes: [.statesEvents]),
+        KeyBinding(
+            "o", .cycleOwnership, name: "ownership",
+            description: "List all, purchased or family-shared (Family Sharing) subscriptions", panes: [.subscribers]),
         KeyBinding("ctrl-r", .reload, name: "reload", description: "Reload the pane from the store"),
     ]
 

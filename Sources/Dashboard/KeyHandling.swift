@@ -35,9 +35,13 @@ private func confirmationKey(_ state: inout AppState, _ confirmation: Confirmati
     }
     state.offers.lastOffer = confirmation.offer
     state.notice = (confirmation.clear ? "clearing " : "flagging ") + "\(confirmation.ids.count)…"
-    return [.writeFlags(FlagWrite(offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
-                                  operatorName: state.operatorName, note: confirmation.note,
-                                  replace: confirmation.replace && !confirmation.clear))]
+    return [
+        .writeFlags(
+            FlagWrite(
+                offer: confirmation.offer, ids: confirmation.ids, clear: confirmation.clear,
+                operatorName: state.operatorName, note: confirmation.note,
+                replace: confirmation.replace && !confirmation.clear))
+    ]
 }
 
 /// A key on the command line (`:`, `/`, a mark pattern, a note): edits it, cancels it or submits it.
@@ -104,13 +108,14 @@ private func commandLineSubmitted(_ state: inout AppState, _ entry: CommandEntry
 private func overlayKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if event.key == .char("q") { return update(&state, .quit) }
     // The help overlay scrolls when the pane has more keys than the screen has rows.
-    let scroll: Int? = switch event.key {
-    case .char("j"), .down: 1
-    case .char("k"), .up: -1
-    case .pageDown, .char(" "): 10
-    case .pageUp: -10
-    default: nil
-    }
+    let scroll: Int? =
+        switch event.key {
+        case .char("j"), .down: 1
+        case .char("k"), .up: -1
+        case .pageDown, .char(" "): 10
+        case .pageUp: -10
+        default: nil
+        }
     if let scroll, state.overlay == .help {
         state.helpScroll = max(0, state.helpScroll + scroll)
         return []
@@ -175,7 +180,8 @@ func openTypedAhead(_ state: inout AppState) -> [Effect] {
         if rows.isEmpty {
             state.status = "no subscription matches \(TextSanitizer.visible(query))"
         } else {
-            state.notice = "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.visible(query)): pick one"
+            state.notice =
+                "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.visible(query)): pick one"
         }
         return []
     }

@@ -21,8 +21,9 @@ func subscribersLoaded(_ state: inout AppState, offset: Int, rows: [SubscriberRo
     if let index = state.subscribers.rows.firstIndex(where: { $0.id == selectedId }) {
         state.subscribers.selected = pane.first + index
     }
-    state.subscribers.selected = clamp(state.subscribers.selected, pane.first,
-                                       max(pane.first, pane.first + state.subscribers.rows.count - 1))
+    state.subscribers.selected = clamp(
+        state.subscribers.selected, pane.first,
+        max(pane.first, pane.first + state.subscribers.rows.count - 1))
     return openTypedAhead(&state)
 }
 
@@ -77,10 +78,13 @@ func offersFirstLoaded(_ state: inout AppState, _ board: OfferBoard, scope: Repo
 
 /// Some of pane 5's whole lists: the rows already shown keep their cursor and marks (both are ids);
 /// the last group makes the board the one a single load gives.
-func offerListsLoaded(_ state: inout AppState, _ kinds: [OfferFlagKind], asOf: Instant, scope: ReportScope,
-                      _ rows: [EligibleSubscriber]) {
+func offerListsLoaded(
+    _ state: inout AppState, _ kinds: [OfferFlagKind], asOf: Instant, scope: ReportScope,
+    _ rows: [EligibleSubscriber]
+) {
     guard var stream = state.offers.stream, stream.asOf == asOf, stream.scope == scope,
-          var board = state.offers.board else { return }
+        var board = state.offers.board
+    else { return }
     for kind in kinds { stream.lists[kind] = rows.filter { $0.offer == kind } }
     board.eligible = stream.eligible
     state.offers.board = board

@@ -36,8 +36,10 @@ public struct MoneyFigures: Equatable, Sendable {
     /// Offer uses started in ``shownMonths`` (up to as-of); nil until they arrive.
     public var offers: OfferConversionReport?
 
-    public init(asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
-                monthEnds: [MRRReport]? = nil, revenue: RevenueReport? = nil, offers: OfferConversionReport? = nil) {
+    public init(
+        asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
+        monthEnds: [MRRReport]? = nil, revenue: RevenueReport? = nil, offers: OfferConversionReport? = nil
+    ) {
         self.asOf = asOf
         self.scope = scope
         self.mrr = mrr
@@ -93,9 +95,12 @@ public struct MoneyFigures: Equatable, Sendable {
     }
 
     /// One section of the figures at `asOf`.
-    public static func load(_ section: MoneySection, _ analytics: SubscriberAnalytics, asOf: Instant,
-                            scope: ReportScope) throws -> Part {
-        let from = months(endingAt: asOf)[0].start, to = asOf.month.end
+    public static func load(
+        _ section: MoneySection, _ analytics: SubscriberAnalytics, asOf: Instant,
+        scope: ReportScope
+    ) throws -> Part {
+        let from = months(endingAt: asOf)[0].start
+        let to = asOf.month.end
         switch section {
         case .sparkline:
             return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope))
@@ -118,7 +123,8 @@ public struct MoneyFigures: Equatable, Sendable {
     /// Every currency MRR or revenue has in these figures so far, sorted: amounts are never summed
     /// across them.
     public var currencies: [String] {
-        let all = ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
+        let all =
+            ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
         return Array(Set(all)).sorted()
     }
 
@@ -138,8 +144,11 @@ public struct MoneyFigures: Equatable, Sendable {
     /// Revenue in `currency` per shown month (a month without a priced item is all zero).
     public func revenue(in currency: String) -> [(month: Month, row: RevenueReport.Row)] {
         shownMonths.map { month in
-            (month, revenue?.rows.first { $0.key == month.description && $0.currency == currency }
-                ?? RevenueReport.Row(key: month.description, currency: currency))
+            (
+                month,
+                revenue?.rows.first { $0.key == month.description && $0.currency == currency }
+                    ?? RevenueReport.Row(key: month.description, currency: currency)
+            )
         }
     }
 }

@@ -40,15 +40,16 @@ public struct MoneyPane: Equatable, Sendable {
     /// The offer rows in the chosen order; ties keep the report's order.
     public var offers: [OfferConversionReport.Row] {
         let rows = figures?.offers?.offers ?? []
-        let key: (OfferConversionReport.Row) -> Double? = switch order {
-        case .offer: { _ in nil }
-        case .conversion: \.rate
-        case .retention6: \.retention6
-        }
+        let key: (OfferConversionReport.Row) -> Double? =
+            switch order {
+            case .offer: { _ in nil }
+            case .conversion: \.rate
+            case .retention6: \.retention6
+            }
         guard order != .offer else { return rows }
         return rows.enumerated().sorted { a, b in
             switch (key(a.element), key(b.element)) {
-            case let (x?, y?) where x != y: x > y
+            case (let x?, let y?) where x != y: x > y
             case (.some, nil): true
             case (nil, .some): false
             default: a.offset < b.offset
@@ -106,7 +107,8 @@ func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
 /// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product).
 func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportScope, _ part: MoneyFigures.Part) -> [Effect] {
     guard asOf == state.asOf, scope == state.scope, var figures = state.money.figures, figures.asOf == asOf,
-          figures.scope == scope else { return [] }
+        figures.scope == scope
+    else { return [] }
     figures.apply(part)
     state.money.figures = figures
     // Sections arrive in order: the last one ends the loading.

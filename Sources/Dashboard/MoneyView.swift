@@ -16,11 +16,14 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     let revenueTitle = "Revenue by month" + (currency.map { " · \($0)" } ?? "")
     Border(title: mrrTitle, focused: false).render(in: top[0], buffer: &buffer, palette: palette)
     Border(title: revenueTitle, focused: false).render(in: top[1], buffer: &buffer, palette: palette)
-    let offersTitle = figures.map { f in
-        "Offers started \(f.shownMonths[0]) – \(f.asOf.month) · by \(pane.order.title)"
-    } ?? "Offers"
+    let offersTitle =
+        figures.map { f in
+            "Offers started \(f.shownMonths[0]) – \(f.asOf.month) · by \(pane.order.title)"
+        } ?? "Offers"
     Border(title: offersTitle, focused: true).render(in: sections[1], buffer: &buffer, palette: palette)
-    let mrrArea = Border.inner(top[0]), revenueArea = Border.inner(top[1]), offersArea = Border.inner(sections[1])
+    let mrrArea = Border.inner(top[0])
+    let revenueArea = Border.inner(top[1])
+    let offersArea = Border.inner(sections[1])
     guard let figures else {
         placeholder("Loading…", in: mrrArea, buffer: &buffer, palette: palette)
         return
@@ -35,7 +38,8 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
             renderRevenue(figures, currency: currency, in: revenueArea, buffer: &buffer, palette: palette)
         }
     } else if figures.missing.isEmpty {
-        placeholder("No priced charge yet (v1 periods need `subdash prices import`)", in: mrrArea, buffer: &buffer, palette: palette)
+        placeholder(
+            "No priced charge yet (v1 periods need `subdash prices import`)", in: mrrArea, buffer: &buffer, palette: palette)
     } else {
         placeholder(waiting, in: mrrArea, buffer: &buffer, palette: palette)
         if figures.revenue == nil { placeholder(waiting, in: revenueArea, buffer: &buffer, palette: palette) }
@@ -63,13 +67,15 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
     let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
     for (index, currency) in currencies.enumerated() where area.y + 1 + index < area.bottom {
         guard let monthly = figures.mrrMonthly else {
-            buffer.set(string: "…", at: Position(x: spark.x, y: area.y + 1 + index), style: palette[.muted], maxWidth: spark.width)
+            buffer.set(
+                string: "…", at: Position(x: spark.x, y: area.y + 1 + index), style: palette[.muted], maxWidth: spark.width)
             continue
         }
         let series = monthly.map { Int(MoneyFigures.amount($0, currency)) }
         // A level: its lowest month is the lowest block, unless it was nothing then.
-        let (values, maximum) = SparkTable.scaled(SparkTable.resample(series, width: spark.width),
-                                                  baseline: series.min() == 0 ? .zero : .minimum)
+        let (values, maximum) = SparkTable.scaled(
+            SparkTable.resample(series, width: spark.width),
+            baseline: series.min() == 0 ? .zero : .minimum)
         Sparkline(values: values, maximum: maximum)
             .render(in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
     }
@@ -84,7 +90,9 @@ private func renderRevenue(_ figures: MoneyFigures, currency: String, in area: R
     var columns: [Table.Column] = [.init("Month", width: .fixed(7))]
     if terms > 0 { columns.append(.init("Gross", width: .fixed(13), alignment: .right)) }
     if terms == 3 {
-        columns += [.init("Refunds", width: .fixed(11), alignment: .right), .init("Credits", width: .fixed(10), alignment: .right)]
+        columns += [
+            .init("Refunds", width: .fixed(11), alignment: .right), .init("Credits", width: .fixed(10), alignment: .right),
+        ]
     } else if terms == 2 {
         columns.append(.init("Returned", width: .fixed(12), alignment: .right))
     }
@@ -138,22 +146,29 @@ private func renderMoneyOffers(_ pane: MoneyPane, in area: Rect, buffer: inout B
         .init("Lapsed", width: .fixed(7), alignment: .right),
     ]
     if wide {
-        columns += [.init("Switched", width: .fixed(8), alignment: .right), .init("Pending", width: .fixed(8), alignment: .right)]
+        columns += [
+            .init("Switched", width: .fixed(8), alignment: .right), .init("Pending", width: .fixed(8), alignment: .right),
+        ]
     }
-    columns += [.init("Conversion", width: .fixed(11), alignment: .right), .init("P3", width: .fixed(5), alignment: .right),
-                .init("P6", width: .fixed(5), alignment: .right)]
+    columns += [
+        .init("Conversion", width: .fixed(11), alignment: .right), .init("P3", width: .fixed(5), alignment: .right),
+        .init("P6", width: .fixed(5), alignment: .right),
+    ]
     let rows = offers.map { row -> Table.Row in
-        var cells = [row.offerKind.rawValue, row.offerIdentifier.map(clean) ?? "–", CountText.grouped(row.started),
-                     CountText.grouped(row.converted), CountText.grouped(row.lapsed)]
+        var cells = [
+            row.offerKind.rawValue, row.offerIdentifier.map(clean) ?? "–", CountText.grouped(row.started),
+            CountText.grouped(row.converted), CountText.grouped(row.lapsed),
+        ]
         if wide { cells += [CountText.grouped(row.switched), CountText.grouped(row.pending)] }
         cells += [rate(row.rate), rate(row.retention3), rate(row.retention6)]
         return Table.Row(cells)
     }
-    let sort: Table.Sort? = switch pane.order {
-    case .offer: nil
-    case .conversion: Table.Sort(column: columns.count - 3, ascending: false)
-    case .retention6: Table.Sort(column: columns.count - 1, ascending: false)
-    }
+    let sort: Table.Sort? =
+        switch pane.order {
+        case .offer: nil
+        case .conversion: Table.Sort(column: columns.count - 3, ascending: false)
+        case .retention6: Table.Sort(column: columns.count - 1, ascending: false)
+        }
     Table(columns: columns, rows: rows, selected: pane.row, sort: sort).render(in: area, buffer: &buffer, palette: palette)
 }
 

@@ -180,7 +180,9 @@ public struct OffersPane: Equatable, Sendable {
         switch list {
         case .eligible(let kind):
             rows = board.eligible.filter { $0.offer == kind }.map {
-                OfferRow(id: $0.originalTransactionId, productId: $0.productId, detail: $0.detail, flags: kinds($0.originalTransactionId))
+                OfferRow(
+                    id: $0.originalTransactionId, productId: $0.productId, detail: $0.detail,
+                    flags: kinds($0.originalTransactionId))
             }
         case .flagged:
             // Flags come newest first: the first one of a subscription is its latest.
@@ -188,8 +190,10 @@ public struct OffersPane: Equatable, Sendable {
             rows = []
             for flag in board.flags where seen.insert(flag.originalTransactionId).inserted {
                 let notes = (flagsById[flag.originalTransactionId] ?? []).compactMap(\.note)
-                rows.append(OfferRow(id: flag.originalTransactionId, productId: "", detail: notes.joined(separator: "; "),
-                                     flags: kinds(flag.originalTransactionId), flaggedBy: flag.operatorName, flaggedAt: flag.at))
+                rows.append(
+                    OfferRow(
+                        id: flag.originalTransactionId, productId: "", detail: notes.joined(separator: "; "),
+                        flags: kinds(flag.originalTransactionId), flaggedBy: flag.operatorName, flaggedAt: flag.at))
             }
         }
         if let filter, !filter.isEmpty {
@@ -198,7 +202,8 @@ public struct OffersPane: Equatable, Sendable {
         if let sort, list.columns.indices.contains(sort.column) {
             // Stable, by the column's text compared as people read numbers (`9` before `10`), ties by id.
             rows = rows.enumerated().sorted { a, b in
-                let x = a.element.cells(for: list)[sort.column], y = b.element.cells(for: list)[sort.column]
+                let x = a.element.cells(for: list)[sort.column]
+                let y = b.element.cells(for: list)[sort.column]
                 let order = x.compare(y, options: [.numeric, .caseInsensitive])
                 if order == .orderedSame { return a.offset < b.offset }
                 return sort.ascending == (order == .orderedAscending)

@@ -36,7 +36,8 @@ func markRange(_ state: inout AppState) -> [Effect] {
     let pane = state.offers
     guard state.pane == .offers, let cursor = pane.selectedRow?.id else { return [] }
     guard let anchor = pane.lastMark, pane.marks.contains(anchor),
-          let from = pane.shown.firstIndex(where: { $0.id == anchor }) else {
+        let from = pane.shown.firstIndex(where: { $0.id == anchor })
+    else {
         state.offers.marks.insert(cursor)
         state.offers.lastMark = cursor
         state.notice = "no marked row in view to start a range from: marked this one"
@@ -60,7 +61,8 @@ func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effe
         state.status = "not a regular expression: \(TextSanitizer.visible(pattern))"
         return []
     }
-    let pane = state.offers, column = pane.column
+    let pane = state.offers
+    let column = pane.column
     var count = 0
     for row in pane.shown {
         let cell = row.cells(for: pane.list)[column]
@@ -68,7 +70,8 @@ func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effe
         apply(mark ? .mark : .unmark, to: row.id, in: &state.offers.marks)
         count += 1
     }
-    state.notice = "\(mark ? "marked" : "unmarked") \(count) row\(count == 1 ? "" : "s") whose \(pane.list.columns[column]) matches "
+    state.notice =
+        "\(mark ? "marked" : "unmarked") \(count) row\(count == 1 ? "" : "s") whose \(pane.list.columns[column]) matches "
         + "/\(TextSanitizer.visible(pattern))/ · \(state.offers.marks.count) marked"
     return []
 }
@@ -107,8 +110,9 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
             return []
         }
         let loaded = Set(state.subscribers.rows.map(\.id))
-        state.confirmation = Confirmation(offer: state.offers.lastOffer, ids: ids, clear: clear,
-                                          hidden: ids.filter { !loaded.contains($0) }.count)
+        state.confirmation = Confirmation(
+            offer: state.offers.lastOffer, ids: ids, clear: clear,
+            hidden: ids.filter { !loaded.contains($0) }.count)
         return []
     }
     let pane = state.offers
@@ -123,8 +127,9 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     case .eligible(let kind): offer = kind
     case .flagged: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
     }
-    state.confirmation = Confirmation(offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
-                                      existing: pane.board?.flags ?? [])
+    state.confirmation = Confirmation(
+        offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
+        existing: pane.board?.flags ?? [])
     return []
 }
 
@@ -154,8 +159,10 @@ private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Eff
 func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> [Effect] {
     let unchanged = write.ids.count - changed
     let verb = write.clear ? "cleared \(write.offer.rawValue) on" : "flagged for \(write.offer.rawValue):"
-    state.notice = "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
-        + (unchanged > 0 ? " (\(unchanged) already \(write.clear ? "clear" : write.replace ? "flagged the same" : "flagged: kept"))" : "")
+    state.notice =
+        "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
+        + (unchanged > 0
+            ? " (\(unchanged) already \(write.clear ? "clear" : write.replace ? "flagged the same" : "flagged: kept"))" : "")
     // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
     state.subscribers.rows = []
     state.subscribers.complete = false
@@ -198,12 +205,17 @@ func exportShown(_ state: inout AppState) -> [Effect] {
     if state.pane == .subscribers, let asOf = state.asOf {
         var stem = "subscribers-\(asOf.isoDate)"
         if let population = state.subscribers.population {
-            stem += "-" + String(population.description.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+            stem +=
+                "-"
+                + String(population.description.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
                 .split(separator: "-").joined(separator: "-")
         }
         state.notice = "exporting…"
-        return [.exportSubscribers(stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
-                                   population: state.subscribers.view.queriedPopulation)]
+        return [
+            .exportSubscribers(
+                stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
+                population: state.subscribers.view.queriedPopulation)
+        ]
     }
     guard state.pane == .offers, let board = state.offers.board else { return [] }
     let list = state.offers.list

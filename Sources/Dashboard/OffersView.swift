@@ -20,8 +20,9 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     for list in OfferList.allCases {
         let label = " \(list.title) \(pane.isCounted(list) ? String(pane.count(of: list)) : "…") "
         guard x < inner.right else { break }
-        x = buffer.set(string: label, at: Position(x: x, y: inner.y), style: palette[list == pane.list ? .tabActive : .tab],
-                       maxWidth: inner.right - x)
+        x = buffer.set(
+            string: label, at: Position(x: x, y: inner.y), style: palette[list == pane.list ? .tabActive : .tab],
+            maxWidth: inner.right - x)
         x += 1
     }
     let listArea = Rect(x: inner.x, y: inner.y + 2, width: inner.width, height: inner.height - 2)
@@ -32,26 +33,31 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         } else if pane.filter != nil {
             text = "No row matches the filter (esc clears it)."
         } else {
-            text = pane.list == .flagged ? "Nobody is flagged." : "Nobody is eligible for \(pane.list.title) as of \(state.asOf?.asOfText ?? "as-of")."
+            text =
+                pane.list == .flagged
+                ? "Nobody is flagged." : "Nobody is eligible for \(pane.list.title) as of \(state.asOf?.asOfText ?? "as-of")."
         }
         placeholder(text, in: listArea, buffer: &buffer, palette: palette)
         return
     }
-    let widths: [Constraint] = switch pane.list {
-    // Product ids are long and alike (`com.example.pro.monthly`): a fixed column that keeps their
-    // end, and the width left to what differs from row to row.
-    case .eligible: [.fixed(17), .fixed(16), .fill(), .fixed(13)]
-    case .flagged: [.fixed(17), .fill(), .fixed(12), .fixed(20), .fill()]
-    }
+    let widths: [Constraint] =
+        switch pane.list {
+        // Product ids are long and alike (`com.example.pro.monthly`): a fixed column that keeps their
+        // end, and the width left to what differs from row to row.
+        case .eligible: [.fixed(17), .fixed(16), .fill(), .fixed(13)]
+        case .flagged: [.fixed(17), .fill(), .fixed(12), .fixed(20), .fill()]
+        }
     let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1, keepsEnd: $0 == "Product") }
     let rows = pane.shown.map { row in
         Table.Row(row.cells(for: pane.list).map(clean), isMarked: pane.marks.contains(row.id))
     }
     let visible = listArea.height - 1
     let offset = Table.scrollOffset(selected: pane.selected, offset: max(0, pane.selected - visible / 2), visibleRows: visible)
-    Table(columns: columns, rows: rows, selected: pane.selected, offset: offset,
-          sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true)
-        .render(in: listArea, buffer: &buffer, palette: palette)
+    Table(
+        columns: columns, rows: rows, selected: pane.selected, offset: offset,
+        sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true
+    )
+    .render(in: listArea, buffer: &buffer, palette: palette)
     // The column cursor: its header is underlined (what `[` and `]` sort by).
     let body = Rect(x: listArea.x + 1, y: listArea.y, width: listArea.width - 1, height: 1)
     let header = Layout.horizontal(widths, spacing: 1).split(body)[pane.column]

@@ -20,8 +20,10 @@ public struct StatesEventsFigures: Equatable, Sendable {
     /// One value per day of `month` (days after as-of stay 0).
     public var dailyEvents: [EventType: [Int]]
 
-    public init(states: StateCounts, statesBefore: StateCounts, dailyStates: [SubscriptionState: [Int]], month: Month,
-                events: [EventType: Int], previousEvents: [EventType: Int], dailyEvents: [EventType: [Int]]) {
+    public init(
+        states: StateCounts, statesBefore: StateCounts, dailyStates: [SubscriptionState: [Int]], month: Month,
+        events: [EventType: Int], previousEvents: [EventType: Int], dailyEvents: [EventType: [Int]]
+    ) {
         self.states = states
         self.statesBefore = statesBefore
         self.dailyStates = dailyStates
@@ -35,7 +37,8 @@ public struct StatesEventsFigures: Equatable, Sendable {
         // Both months' events in one pass, day by day (the covering event index answers it); the
         // month totals are the sums of the days, as the tests check against `events(from:to:)`.
         let before = month.previous.dayCount
-        let twoMonths = try analytics.dailyEvents(from: month.previous.start, days: before + month.dayCount, asOf: asOf, scope: scope)
+        let twoMonths = try analytics.dailyEvents(
+            from: month.previous.start, days: before + month.dayCount, asOf: asOf, scope: scope)
         let previousMonth = twoMonths.mapValues { Array($0.prefix(before)) }
         let thisMonth = twoMonths.mapValues { Array($0.dropFirst(before)) }
         // The daily series starts at the comparison day and ends at as-of: its ends are the two

@@ -17,34 +17,46 @@ func renderStatesEvents(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     if eventsTitle.count + " · h/l month".count <= halves[1].width - 4 { eventsTitle += " · h/l month" }
     Border(title: eventsTitle, focused: inEvents)
         .render(in: halves[1], buffer: &buffer, palette: palette)
-    let left = Border.inner(halves[0]), right = Border.inner(halves[1])
+    let left = Border.inner(halves[0])
+    let right = Border.inner(halves[1])
     guard let figures = state.statesEvents.figures else {
         placeholder("Loading…", in: left, buffer: &buffer, palette: palette)
         return
     }
 
     var stateRows: [SparkTable.Row] = SubscriptionState.allCases.map { kind in
-        SparkTable.Row(name: kind.rawValue, value: figures.states[kind], other: signed(figures.states[kind] - figures.statesBefore[kind]),
-                       series: figures.series(kind))
+        SparkTable.Row(
+            name: kind.rawValue, value: figures.states[kind], other: signed(figures.states[kind] - figures.statesBefore[kind]),
+            series: figures.series(kind))
     }
-    stateRows.append(SparkTable.Row(name: "active", value: figures.states.active,
-                                    other: signed(figures.states.active - figures.statesBefore.active),
-                                    series: figures.series(summing: \.isActive), role: .accent))
-    stateRows.append(SparkTable.Row(name: "total", value: figures.states.total,
-                                    other: signed(figures.states.total - figures.statesBefore.total),
-                                    series: figures.series { _ in true }, role: .accent))
-    let cursor = state.statesEvents.row, split = StatesEventsPane.stateRows.count
-    SparkTable(titles: ("State", "Now", "Δ30d", "30 days"), nameWidth: 12, rows: stateRows, baseline: .minimum,
-               selected: cursor < split ? cursor : nil)
-        .render(in: left, buffer: &buffer, palette: palette)
+    stateRows.append(
+        SparkTable.Row(
+            name: "active", value: figures.states.active,
+            other: signed(figures.states.active - figures.statesBefore.active),
+            series: figures.series(summing: \.isActive), role: .accent))
+    stateRows.append(
+        SparkTable.Row(
+            name: "total", value: figures.states.total,
+            other: signed(figures.states.total - figures.statesBefore.total),
+            series: figures.series { _ in true }, role: .accent))
+    let cursor = state.statesEvents.row
+    let split = StatesEventsPane.stateRows.count
+    SparkTable(
+        titles: ("State", "Now", "Δ30d", "30 days"), nameWidth: 12, rows: stateRows, baseline: .minimum,
+        selected: cursor < split ? cursor : nil
+    )
+    .render(in: left, buffer: &buffer, palette: palette)
 
     let eventRows = EventType.allCases.map { type in
-        SparkTable.Row(name: type.rawValue, value: figures.count(type), other: "\(figures.previousCount(type))",
-                       series: figures.series(type))
+        SparkTable.Row(
+            name: type.rawValue, value: figures.count(type), other: "\(figures.previousCount(type))",
+            series: figures.series(type))
     }
-    SparkTable(titles: ("Event", figures.month.description, figures.month.previous.description, "daily"), nameWidth: 15,
-               rows: eventRows, baseline: .zero, selected: cursor >= split ? cursor - split : nil)
-        .render(in: right, buffer: &buffer, palette: palette)
+    SparkTable(
+        titles: ("Event", figures.month.description, figures.month.previous.description, "daily"), nameWidth: 15,
+        rows: eventRows, baseline: .zero, selected: cursor >= split ? cursor - split : nil
+    )
+    .render(in: right, buffer: &buffer, palette: palette)
 }
 
 private func signed(_ n: Int) -> String { n > 0 ? "+\(n)" : "\(n)" }
@@ -76,14 +88,17 @@ struct SparkTable {
             .init(titles.0, width: .min(nameWidth)), .init(titles.1, width: .fixed(7), alignment: .right),
             .init(titles.2, width: .fixed(7), alignment: .right), .init(titles.3, width: .fill()),
         ]
-        Table(columns: columns, rows: rows.map { Table.Row([$0.name, "\($0.value)", $0.other, ""], role: $0.role) },
-              selected: selected)
-            .render(in: area, buffer: &buffer, palette: palette)
+        Table(
+            columns: columns, rows: rows.map { Table.Row([$0.name, "\($0.value)", $0.other, ""], role: $0.role) },
+            selected: selected
+        )
+        .render(in: area, buffer: &buffer, palette: palette)
         let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
         for (index, row) in rows.enumerated() where area.y + 1 + index < area.bottom {
             let (values, maximum) = Self.scaled(Self.resample(row.series, width: spark.width), baseline: baseline)
             Sparkline(values: values, maximum: maximum)
-                .render(in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
+                .render(
+                    in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
         }
     }
 
@@ -100,7 +115,8 @@ struct SparkTable {
         guard width > 0 else { return [] }
         guard series.count > width else { return series.map(Double.init) }
         return (0..<width).map { bucket in
-            let from = bucket * series.count / width, to = (bucket + 1) * series.count / width
+            let from = bucket * series.count / width
+            let to = (bucket + 1) * series.count / width
             let slice = series[from..<max(to, from + 1)]
             return Double(slice.reduce(0, +)) / Double(slice.count)
         }

@@ -18,8 +18,9 @@ func renderSubscriber(_ state: AppState, in area: Rect, buffer: inout Buffer, pa
         return
     }
     let header = SubscriberHeader(report: report)
-    let layout = SubscriberLayout(headerRows: header.lines(width: inner.width).count,
-                                  timelineRows: timelineBarRows(report), in: inner)
+    let layout = SubscriberLayout(
+        headerRows: header.lines(width: inner.width).count,
+        timelineRows: timelineBarRows(report), in: inner)
     header.render(in: layout.header, buffer: &buffer, palette: palette)
     renderTimelineBar(report, in: layout.timeline, buffer: &buffer, palette: palette)
     renderLists(state.subscriber, report, in: layout.lists, buffer: &buffer, palette: palette)
@@ -68,8 +69,9 @@ struct SubscriberHeader {
         let r = report
         func dated(_ t: Instant) -> String { "\(t.isoDate) (\(r.fromAsOf(t)))" }
         var fields = [
-            Field(label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
-                  ownRow: true),
+            Field(
+                label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
+                ownRow: true)
         ]
         if r.timeline.isFamilyShared {
             // A support agent must see at once that this is not the customer's own purchase.
@@ -104,8 +106,11 @@ struct SubscriberHeader {
         if let increase = r.priceIncrease {
             fields.append(Field(label: "Price rise", value: increase == "pending" ? "pending consent" : increase))
         }
-        fields.append(Field(label: "Paid periods", value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
-                            + (r.billingFailures == 1 ? "" : "s")))
+        fields.append(
+            Field(
+                label: "Paid periods",
+                value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
+                    + (r.billingFailures == 1 ? "" : "s")))
         // What the customer paid, per currency (never summed across currencies), and the paid
         // service that sets the 85 % proceeds rate; only when something is priced, so an unpriced
         // (v1) subscriber's header keeps its rows for the lists.
@@ -115,10 +120,13 @@ struct SubscriberHeader {
         }
         fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
         let flags = r.flags.map { flag in
-            "\(flag.offer.rawValue) by \(clean(flag.operatorName)) \(flag.at.isoDate)" + (flag.note.map { " “\(clean($0))”" } ?? "")
+            "\(flag.offer.rawValue) by \(clean(flag.operatorName)) \(flag.at.isoDate)"
+                + (flag.note.map { " “\(clean($0))”" } ?? "")
         }
-        fields.append(Field(label: "Flags", value: flags.isEmpty ? "none" : flags.joined(separator: " · "),
-                            role: flags.isEmpty ? .muted : .accent))
+        fields.append(
+            Field(
+                label: "Flags", value: flags.isEmpty ? "none" : flags.joined(separator: " · "),
+                role: flags.isEmpty ? .muted : .accent))
         return fields
     }
 
@@ -189,8 +197,9 @@ struct SubscriberHeader {
 
     private func draw(_ field: Field, at position: Position, width: Int, buffer: inout Buffer, palette: Palette) {
         let x = buffer.set(string: field.label.padded(toWidth: Self.labelWidth), at: position, style: palette[.muted])
-        buffer.set(string: field.value.truncated(toWidth: width - Self.labelWidth), at: Position(x: x, y: position.y),
-                   style: palette[field.role], maxWidth: width - Self.labelWidth)
+        buffer.set(
+            string: field.value.truncated(toWidth: width - Self.labelWidth), at: Position(x: x, y: position.y),
+            style: palette[field.role], maxWidth: width - Self.labelWidth)
     }
 }
 
@@ -215,11 +224,13 @@ private func timelineBarRows(_ report: SubscriberReport) -> Int {
 private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let y = area.y
     guard let first = report.segments.first?.from, let last = report.segments.last?.to else {
-        buffer.set(string: "No period started by \(report.asOf.isoDate).", at: Position(x: area.x, y: y), style: palette[.muted],
-                   maxWidth: area.width)
+        buffer.set(
+            string: "No period started by \(report.asOf.isoDate).", at: Position(x: area.x, y: y), style: palette[.muted],
+            maxWidth: area.width)
         return
     }
-    let left = first.isoDate + " ", right = " " + last.isoDate
+    let left = first.isoDate + " "
+    let right = " " + last.isoDate
     var x = buffer.set(string: left, at: Position(x: area.x, y: y), style: palette[.muted])
     let barWidth = max(0, area.right - x - right.displayWidth)
     let segments = report.segments.map {
@@ -231,15 +242,18 @@ private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer
 
     // The legend: the six kinds any bar can show, then the other offer kinds this one shows.
     var entries: [(String, ThemeRole)] = [("trial", .freeTrial), ("paid", .standard)]
-    let offers: [(OfferKind, String)] = [(.introductory, "intro"), (.promotional, "promo"), (.offerCode, "offer code"),
-                                          (.winBack, "win-back")]
+    let offers: [(OfferKind, String)] = [
+        (.introductory, "intro"), (.promotional, "promo"), (.offerCode, "offer code"),
+        (.winBack, "win-back"),
+    ]
     for (offer, name) in offers where report.segments.contains(where: { $0.kind == .period(offer) }) {
         entries.append((name, role(for: offer)))
     }
     entries += [("grace", .gracePeriod), ("retry", .billingRetry), ("refund", .refund), ("gap", .gap)]
     x = area.x
     for (name, entryRole) in entries where x < area.right {
-        x = buffer.set(string: TimelineBar.glyph(for: entryRole, palette: palette), at: Position(x: x, y: y + 1), style: palette[entryRole])
+        x = buffer.set(
+            string: TimelineBar.glyph(for: entryRole, palette: palette), at: Position(x: x, y: y + 1), style: palette[entryRole])
         x = buffer.set(string: " \(name)  ", at: Position(x: x, y: y + 1), style: palette[.muted], maxWidth: area.right - x)
     }
 }
@@ -248,8 +262,10 @@ private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer
 
 /// The periods (oldest first) above the events (newest first), each with a title that gives the
 /// cursor's position; the focused list gets two thirds of the rows, the other at least one row.
-private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
-                         palette: Palette) {
+private func renderLists(
+    _ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
+    palette: Palette
+) {
     guard area.height >= 6 else { return }
     // Each list needs a title and a header row over its rows; the focused one gets the room the
     // other does not need, the other at least a third (and one row of its own) when both overflow.
@@ -269,40 +285,56 @@ private func renderLists(_ pane: SubscriberPane, _ report: SubscriberReport, in 
     let periodRows = periods.enumerated().map { index, period in
         var cells = [clean(period.transactionId), period.start.isoDate, period.end.isoDate]
         if wide { cells = ["\(index + 1)"] + cells + [clean(period.productId)] }
-        cells += [period.offerKind.rawValue, period.periodClass.rawValue,
-                  period.isRefunded ? "refund" : period.isSharingRevoked ? "revoked"
-                    : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free")]
+        cells += [
+            period.offerKind.rawValue, period.periodClass.rawValue,
+            period.isRefunded
+                ? "refund"
+                : period.isSharingRevoked
+                    ? "revoked"
+                    : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free"),
+        ]
         if wide { cells.append(priceText(report.money[index])) }
         return Table.Row(cells, role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
-    var periodColumns: [Table.Column] = [.init("Transaction", width: .fixed(16)), .init("Start", width: .fixed(10)),
-                                         .init("End", width: .fixed(10))]
+    var periodColumns: [Table.Column] = [
+        .init("Transaction", width: .fixed(16)), .init("Start", width: .fixed(10)),
+        .init("End", width: .fixed(10)),
+    ]
     if wide {
         periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
     }
     periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(7))]
     if wide { periodColumns.append(.init("Price", width: .fixed(14), alignment: .right)) }
-    renderList(title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
-               rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
+    renderList(
+        title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
+        rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
 
     let eventRows = report.events.reversed().map { event in
-        Table.Row([wide ? event.at.iso8601 : String(event.at.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " "),
-                   event.type.rawValue, event.expirationReason?.rawValue ?? "", clean(event.productId)])
+        Table.Row([
+            wide ? event.at.iso8601 : String(event.at.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " "),
+            event.type.rawValue, event.expirationReason?.rawValue ?? "", clean(event.productId),
+        ])
     }
-    let eventColumns: [Table.Column] = [.init("At", width: .fixed(wide ? 20 : 16)), .init("Event", width: .fixed(15)),
-                                        .init("Reason", width: .fixed(wide ? 18 : 13)), .init("Product", width: .fill())]
-    renderList(title: "Events", focused: pane.focus == .events, cursor: pane.shownEventRow, columns: eventColumns,
-               rows: Array(eventRows), in: eventsArea, buffer: &buffer, palette: palette)
+    let eventColumns: [Table.Column] = [
+        .init("At", width: .fixed(wide ? 20 : 16)), .init("Event", width: .fixed(15)),
+        .init("Reason", width: .fixed(wide ? 18 : 13)), .init("Product", width: .fill()),
+    ]
+    renderList(
+        title: "Events", focused: pane.focus == .events, cursor: pane.shownEventRow, columns: eventColumns,
+        rows: Array(eventRows), in: eventsArea, buffer: &buffer, palette: palette)
 }
 
 /// A title row ("▸ Periods 3/7" when focused), then the table scrolled to keep the cursor in view;
 /// the cursor is highlighted only in the focused list.
-private func renderList(title: String, focused: Bool, cursor: Int, columns: [Table.Column], rows: [Table.Row],
-                        in area: Rect, buffer: inout Buffer, palette: Palette) {
+private func renderList(
+    title: String, focused: Bool, cursor: Int, columns: [Table.Column], rows: [Table.Row],
+    in area: Rect, buffer: inout Buffer, palette: Palette
+) {
     guard area.height >= 2 else { return }
     let position = rows.isEmpty ? "none" : "\(cursor + 1)/\(rows.count)"
-    let x = buffer.set(string: (focused ? "▸ " : "  ") + title + " ", at: Position(x: area.x, y: area.y),
-                       style: palette[focused ? .title : .muted])
+    let x = buffer.set(
+        string: (focused ? "▸ " : "  ") + title + " ", at: Position(x: area.x, y: area.y),
+        style: palette[focused ? .title : .muted])
     buffer.set(string: position, at: Position(x: x, y: area.y), style: palette[focused ? .accent : .muted])
     let tableArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
     let visible = max(1, tableArea.height - 1)

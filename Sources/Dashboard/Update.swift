@@ -164,8 +164,15 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
 /// `esc`: a dialog or overlay, then a filter, then exactly what was entered last (a pane, a
 /// drill-down, a search), as it was. The command line never gets here.
 private func back(_ state: inout AppState) -> [Effect] {
-    if state.confirmation != nil { state.confirmation = nil; state.notice = "nothing changed"; return [] }
-    if state.overlay != nil { state.overlay = nil; return [] }
+    if state.confirmation != nil {
+        state.confirmation = nil
+        state.notice = "nothing changed"
+        return []
+    }
+    if state.overlay != nil {
+        state.overlay = nil
+        return []
+    }
     if state.pane == .offers, state.offers.filter != nil {
         state.offers.filter = nil
         state.offers.refreshShown()
@@ -382,8 +389,9 @@ private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect
     state.subscribers.selected = target
     let scope = state.subscribersScope
     let query = { (offset: Int) -> Effect in
-        .loadSubscribers(offset: offset, limit: SubscribersPane.pageSize, asOf: asOf, scope: scope, filter: pane.filter,
-                         population: pane.view.queriedPopulation, sort: pane.view.sort)
+        .loadSubscribers(
+            offset: offset, limit: SubscribersPane.pageSize, asOf: asOf, scope: scope, filter: pane.filter,
+            population: pane.view.queriedPopulation, sort: pane.view.sort)
     }
     if target < pane.first || target >= loadedEnd {
         let start = max(0, min(target - SubscribersPane.pageSize / 2, last + 1 - SubscribersPane.pageSize))
@@ -402,14 +410,15 @@ private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect
 
 private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     if state.storeWatch.stale.contains(pane) { return refresh(&state, pane) }
-    let empty: Bool = switch pane {
-    case .subscribers: state.subscribers.rows.isEmpty && !state.subscribers.complete
-    case .subscriber: state.subscriber.report == nil
-    case .cohorts: state.cohorts.grid == nil
-    case .statesEvents: state.statesEvents.figures == nil
-    case .offers: state.offers.board == nil
-    case .money: state.money.figures == nil
-    }
+    let empty: Bool =
+        switch pane {
+        case .subscribers: state.subscribers.rows.isEmpty && !state.subscribers.complete
+        case .subscriber: state.subscriber.report == nil
+        case .cohorts: state.cohorts.grid == nil
+        case .statesEvents: state.statesEvents.figures == nil
+        case .offers: state.offers.board == nil
+        case .money: state.money.figures == nil
+        }
     return empty ? load(&state, pane) : []
 }
 
@@ -450,8 +459,9 @@ func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, va
 func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
     let view = state.subscribers.view
     var effects: [Effect] = [
-        .loadSubscribers(offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.subscribersScope, filter: view.filter,
-                         population: view.queriedPopulation, sort: view.sort),
+        .loadSubscribers(
+            offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.subscribersScope, filter: view.filter,
+            population: view.queriedPopulation, sort: view.sort),
         .countSubscribers(asOf: asOf, scope: state.subscribersScope, filter: view.filter, population: view.queriedPopulation),
     ]
     if let population = view.population {

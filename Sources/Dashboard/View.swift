@@ -37,7 +37,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     if state.pane == .subscribers, let population = state.subscribers.view.queriedPopulation {
         // A drill-down shows where it came from.
 
-        crumbs.append(population.isCohort ? Pane.cohorts.title : population.isOfferUse ? Pane.money.title : Pane.statesEvents.title)
+        crumbs.append(
+            population.isCohort ? Pane.cohorts.title : population.isOfferUse ? Pane.money.title : Pane.statesEvents.title)
     }
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
@@ -80,18 +81,22 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         switch state.storeWatch.importActivity {
         case .idle: break
         case .running:
-            buffer.set(string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
-                       maxWidth: rows[3].width)
+            buffer.set(
+                string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
+                maxWidth: rows[3].width)
         case .interrupted(let pending):
-            buffer.set(string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "
-                       + "run `subdash import` again", at: statusRow, style: palette[.warning], maxWidth: rows[3].width)
+            buffer.set(
+                string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "
+                    + "run `subdash import` again", at: statusRow, style: palette[.warning], maxWidth: rows[3].width)
         }
     }
     if let label = state.storeLabel, state.commandLine == nil {
         // Which store this is (the demo's path), at the right where the row has room for it.
         let text = clean(label)
         let x = rows[3].right - text.displayWidth
-        if x >= rows[3].x, (0..<text.displayWidth + 1).allSatisfy({ x + $0 - 1 < rows[3].x || buffer[x + $0 - 1, rows[3].y].symbol == " " }) {
+        if x >= rows[3].x,
+            (0..<text.displayWidth + 1).allSatisfy({ x + $0 - 1 < rows[3].x || buffer[x + $0 - 1, rows[3].y].symbol == " " })
+        {
             buffer.set(string: text, at: Position(x: x, y: rows[3].y), style: palette[.muted])
         }
     }
@@ -144,7 +149,8 @@ func placeholder(_ text: String, in area: Rect, buffer: inout Buffer, palette: P
 /// Pane 1's title: which list is shown (everyone, a drill-down, a search in either), and the
 /// cursor's position in it.
 func subscribersTitle(_ state: AppState) -> String {
-    let pane = state.subscribers, view = pane.view
+    let pane = state.subscribers
+    let view = pane.view
     // The position first: a long list description is what gets cut at 80 columns.
     var title = "Subscribers"
     if let count = pane.count {
@@ -155,7 +161,8 @@ func subscribersTitle(_ state: AppState) -> String {
     if let population = view.population, !view.searchesEveryone {
         title += "\(population)"
         if let size = pane.populationSize {
-            title += size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
+            title +=
+                size.figure == size.subscriptions ? " (\(size.figure))" : " (\(size.figure), \(size.subscriptions) subscriptions)"
         }
         // A drill-down counts purchased subscriptions, as the reports do, unless `o` says otherwise.
         if view.ownership != .purchased { title += " · \(view.ownership.title)" }
@@ -173,7 +180,8 @@ func subscribersTitle(_ state: AppState) -> String {
 private let subscriberColumns: [Table.Column] = [
     .init("Subscription", width: .fixed(16)), .init("User", width: .fill(1)), .init("Email", width: .fill(2)),
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
-    .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)), .init("Flg", width: .fixed(3), alignment: .right),
+    .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
+    .init("Flg", width: .fixed(3), alignment: .right),
     .init("Fam", width: .fixed(3)),
 ]
 
@@ -182,7 +190,9 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
-        let text = pane.loading || (pane.count ?? 0) > 0 ? "Loading…"
+        let text =
+            pane.loading || (pane.count ?? 0) > 0
+            ? "Loading…"
             : pane.filter.map { "Nobody matches \"\(clean($0))\" (esc goes back)." } ?? "No subscribers."
         placeholder(text, in: inner, buffer: &buffer, palette: palette)
         return
@@ -192,13 +202,18 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let cursor = pane.selected - pane.first
     let first = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
     let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
-        Table.Row([clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
-                   clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
-                   row.flagCount > 0 ? "\(row.flagCount)" : "", row.ownership == .familyShared ? "yes" : ""],
-                  isMarked: state.marks.contains(row.id))
+        Table.Row(
+            [
+                clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
+                clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
+                row.flagCount > 0 ? "\(row.flagCount)" : "", row.ownership == .familyShared ? "yes" : "",
+            ],
+            isMarked: state.marks.contains(row.id))
     }
     let sort = pane.view.sort
-    let shownSort = sort == SubscriberSort() ? nil
+    let shownSort =
+        sort == SubscriberSort()
+        ? nil
         : Table.Sort(column: SubscriberSort.Column.allCases.firstIndex(of: sort.column) ?? 0, ascending: sort.ascending)
     Table(columns: subscriberColumns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
         .render(in: inner, buffer: &buffer, palette: palette)
@@ -244,9 +259,11 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
     }
     let average = grid.average
-    HeatGrid(rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
-             columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
-             selected: (state.cohorts.row - first, state.cohorts.column)).render(in: inner, buffer: &buffer, palette: palette)
+    HeatGrid(
+        rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
+        columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
+        selected: (state.cohorts.row - first, state.cohorts.column)
+    ).render(in: inner, buffer: &buffer, palette: palette)
 }
 
 // MARK: - Help overlay
@@ -259,8 +276,10 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
     for binding in offered.filter({ $0.panes != nil }) + offered.filter({ $0.panes == nil }) {
         let key = binding.description
         if seen.insert(key).inserted {
-            let chords = KeyBindings.all.filter { $0.description == key && $0.isOffered(on: state.pane, readOnly: state.readOnly) }
-                .map(\.chord.description).joined(separator: " ")
+            let chords = KeyBindings.all.filter {
+                $0.description == key && $0.isOffered(on: state.pane, readOnly: state.readOnly)
+            }
+            .map(\.chord.description).joined(separator: " ")
             lines.append((chords, key))
         }
     }
@@ -278,12 +297,15 @@ private func renderHelp(_ state: AppState, in area: Rect, buffer: inout Buffer, 
         let room = max(1, inner.height - 1)
         let first = min(state.helpScroll, max(0, lines.count - room))
         let below = lines.count - first - room
-        lines = Array(lines[first..<min(lines.count, first + room)])
+        lines =
+            Array(lines[first..<min(lines.count, first + room)])
             + [("j/k", below > 0 ? "\(below) more below" : "end of the list (k scrolls back)")]
     }
     for (index, line) in lines.enumerated() {
         let y = inner.y + index
-        buffer.set(string: line.0, at: Position(x: inner.x, y: y), style: palette[.dialog].patched(with: palette[.helpKey]), maxWidth: 14)
+        buffer.set(
+            string: line.0, at: Position(x: inner.x, y: y), style: palette[.dialog].patched(with: palette[.helpKey]), maxWidth: 14
+        )
         buffer.set(string: line.1, at: Position(x: inner.x + 15, y: y), style: palette[.dialog], maxWidth: inner.width - 15)
     }
 }

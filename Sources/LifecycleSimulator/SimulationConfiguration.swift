@@ -21,8 +21,10 @@ public struct SimulationConfiguration: Sendable, Equatable {
     /// depend on the number of threads.
     public var subscribersPerChunk = 64
 
-    public init(seed: UInt64 = 1, subscribers: Int, start: Month = Month(year: 2024, month: 1), months: Int = 24,
-                format: PayloadVersions = .v2, gzip: Bool = false, maxFileBytes: Int = 64 << 20) {
+    public init(
+        seed: UInt64 = 1, subscribers: Int, start: Month = Month(year: 2024, month: 1), months: Int = 24,
+        format: PayloadVersions = .v2, gzip: Bool = false, maxFileBytes: Int = 64 << 20
+    ) {
         self.seed = seed
         self.subscribers = subscribers
         self.start = start

@@ -18,8 +18,9 @@ public struct Simulator: Sendable {
         self.configuration = configuration
         model = configuration.model
         // Valid from a year before the range to five years after it.
-        chain = try TestCertificateChain(seed: configuration.seed, validFrom: model.start.adding(days: -365),
-                                         validUntil: model.horizon.adding(days: 5 * 365))
+        chain = try TestCertificateChain(
+            seed: configuration.seed, validFrom: model.start.adding(days: -365),
+            validUntil: model.horizon.adding(days: 5 * 365))
         v2Encoder = V2NotificationEncoder(jws: try CompactJWS(chain: chain), priceIncreaseDate: model.priceIncreaseDate)
     }
 
@@ -49,12 +50,15 @@ public struct Simulator: Sendable {
     /// Appends one subscription's documents (in delivery order) to `delivery`.
     private func render(_ life: SubscriberLifecycle, rng: SplitMix64, into delivery: inout Delivery) {
         var rng = rng
-        var v1Docs: [[UInt8]] = [], v2Docs: [[UInt8]] = []
+        var v1Docs: [[UInt8]] = []
+        var v2Docs: [[UInt8]] = []
         for n in life.notifications {
             if n.instant < model.v2From {
-                for (type, body) in zip(V1NotificationEncoder.notificationTypes(for: n.kind).filter {
-                    life.environment != .sandbox || V1NotificationEncoder.sandboxTypes.contains($0)
-                }, V1NotificationEncoder.bodies(for: n, of: life)) {
+                for (type, body) in zip(
+                    V1NotificationEncoder.notificationTypes(for: n.kind).filter {
+                        life.environment != .sandbox || V1NotificationEncoder.sandboxTypes.contains($0)
+                    }, V1NotificationEncoder.bodies(for: n, of: life))
+                {
                     v1Docs.append(body)
                     delivery.manifest.notificationTypes["v1 " + type, default: 0] += 1
                 }
@@ -73,8 +77,10 @@ public struct Simulator: Sendable {
     }
 
     /// Delivery messiness: now and then a document arrives after the next one, or twice.
-    private func deliver(_ documents: [[UInt8]], into out: inout [UInt8], rng: inout SplitMix64, retries: Bool,
-                         manifest: inout SimulationManifest, count: WritableKeyPath<SimulationManifest.Documents, Int>) {
+    private func deliver(
+        _ documents: [[UInt8]], into out: inout [UInt8], rng: inout SplitMix64, retries: Bool,
+        manifest: inout SimulationManifest, count: WritableKeyPath<SimulationManifest.Documents, Int>
+    ) {
         var order = Array(documents.indices)
         var i = 0
         while i + 1 < order.count {
@@ -108,28 +114,34 @@ public struct Simulator: Sendable {
     }
 
     private func emptyManifest() -> SimulationManifest {
-        SimulationManifest(seed: configuration.seed, subscribers: configuration.subscribers, start: configuration.start.description,
-                           months: configuration.months, format: configuration.format, gzip: configuration.gzip,
-                           horizon: model.horizon.iso8601, switchMonth: configuration.switchMonth?.description)
+        SimulationManifest(
+            seed: configuration.seed, subscribers: configuration.subscribers, start: configuration.start.description,
+            months: configuration.months, format: configuration.format, gzip: configuration.gzip,
+            horizon: model.horizon.iso8601, switchMonth: configuration.switchMonth?.description)
     }
 
     /// Writes everything into `directory` (created if needed; must not already hold output).
     /// `progress` is called with the number of subscribers done.
     @discardableResult
-    public func generate(into directory: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                         progress: ((Int) -> Void)? = nil) throws -> SimulationManifest {
+    public func generate(
+        into directory: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        progress: ((Int) -> Void)? = nil
+    ) throws -> SimulationManifest {
         let fm = FileManager.default
         try fm.createDirectory(at: directory, withIntermediateDirectories: true)
-        for name in ["manifest.json", "v1", "v2", "test-root.pem"] where fm.fileExists(atPath: directory.appendingPathComponent(name).path) {
+        for name in ["manifest.json", "v1", "v2", "test-root.pem"]
+        where fm.fileExists(atPath: directory.appendingPathComponent(name).path) {
             throw SimulationError("\(directory.path) already holds generated output (\(name)); choose an empty directory")
         }
         try Data(chain.rootPEM().utf8 + [0x0A]).write(to: directory.appendingPathComponent("test-root.pem"))
 
         let gzip = configuration.gzip
-        let v1Writer = NotificationFileWriter(directory: directory.appendingPathComponent("v1"), gzip: gzip,
-                                              maxFileBytes: configuration.maxFileBytes)
-        let v2Writer = NotificationFileWriter(directory: directory.appendingPathComponent("v2"), gzip: gzip,
-                                              maxFileBytes: configuration.maxFileBytes)
+        let v1Writer = NotificationFileWriter(
+            directory: directory.appendingPathComponent("v1"), gzip: gzip,
+            maxFileBytes: configuration.maxFileBytes)
+        let v2Writer = NotificationFileWriter(
+            directory: directory.appendingPathComponent("v2"), gzip: gzip,
+            maxFileBytes: configuration.maxFileBytes)
         let perChunk = max(1, configuration.subscribersPerChunk)
         let chunkCount = (configuration.subscribers + perChunk - 1) / perChunk
         let batch = max(1, threads) * 4

@@ -58,13 +58,16 @@ public final class GroupCommitter: @unchecked Sendable {
 
     /// Commits what is waiting, derives it, and stops the thread. Idempotent.
     public func stop() {
-        condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
         done.wait()
     }
 
     private func run() {
         defer { done.leave() }
-        var needsDerivation = true   // what an earlier run left pending
+        var needsDerivation = true  // what an earlier run left pending
         while true {
             condition.lock()
             while queue.isEmpty && !stopped && !needsDerivation { condition.wait() }

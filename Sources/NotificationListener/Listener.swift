@@ -45,8 +45,10 @@ public struct NotificationListener: Sendable {
     /// The app's shared secret: v1 notifications whose password matches are trusted as Apple's.
     let sharedSecret: String?
 
-    public init(database: AppDatabase, verifier: any SignatureVerifier, sharedSecret: String? = nil,
-                configuration: ListenerConfiguration, log: RequestLog) {
+    public init(
+        database: AppDatabase, verifier: any SignatureVerifier, sharedSecret: String? = nil,
+        configuration: ListenerConfiguration, log: RequestLog
+    ) {
         self.database = database
         self.verifier = verifier
         self.sharedSecret = sharedSecret
@@ -63,13 +65,15 @@ public struct NotificationListener: Sendable {
         }
         defer { committer.stop() }
         let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: sharedSecret, report: { _ in })
-        let responder = NotificationResponder(configuration: configuration, importer: importer, committer: committer,
-                                              database: database, log: log)
+        let responder = NotificationResponder(
+            configuration: configuration, importer: importer, committer: committer,
+            database: database, log: log)
         var logger = Logger(label: "subdash.listen")
         logger.logLevel = .error
         let headerTimeout = TimeAmount.seconds(Int64(configuration.headerTimeoutSeconds))
-        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [HeaderTimeoutHandler(timeout: headerTimeout)],
-                                               idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))
+        var http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HeaderTimeoutHandler(timeout: headerTimeout)],
+            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))
         http1.httpDecoder = .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
         var server = HTTPServerBuilder.http1(configuration: http1)
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
@@ -78,9 +82,10 @@ public struct NotificationListener: Sendable {
         let app = Application(
             responder: responder,
             server: server,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                 serverName: "subdash", backlog: 256,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "subdash", backlog: 256,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 onRunning(configuration.host, port)

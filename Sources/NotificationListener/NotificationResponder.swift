@@ -22,8 +22,9 @@ struct NotificationResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let arrived = Date()
         let started = ContinuousClock.now
-        var entry = RequestLog.Entry(time: RequestLog.timestamp(arrived), method: request.method.rawValue,
-                                     path: request.uri.path, outcome: "", status: 0, ms: 0)
+        var entry = RequestLog.Entry(
+            time: RequestLog.timestamp(arrived), method: request.method.rawValue,
+            path: request.uri.path, outcome: "", status: 0, ms: 0)
         let response = await answer(request, entry: &entry)
         let elapsed = ContinuousClock.now - started
         entry.status = response.status.code

@@ -45,13 +45,15 @@ public final class RequestLog: @unchecked Sendable {
     public func write(_ entry: Entry) {
         guard var data = try? encoder.encode(entry) else { return }
         data.append(0x0A)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         handle.write(data)
     }
 
     /// A line of text (startup, shutdown), not a request.
     public func note(_ text: String) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         handle.write(Data((text + "\n").utf8))
     }
 

@@ -7,12 +7,14 @@ extension Importer {
     /// The importer for App Store documents: `DocumentReader` cuts files into documents (JSON,
     /// arrays, NDJSON, gzip, customer CSVs), `PayloadDecoder` decodes them, v2 signatures through
     /// `verifier`. A document over `maxDocumentBytes` is rejected on its own with its size.
-    public static func appStore(database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = Importer.defaultBatchSize,
-                                maxDocumentBytes: Int = DocumentReader.defaultSizeLimit, sharedSecret: String? = nil,
-                                documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
-                                cacheMegabytes: Int = Importer.defaultCacheMegabytes,
-                                report: @escaping @Sendable (String) -> Void,
-                                progress: (@Sendable (Int, Double) -> Void)? = nil) -> Importer {
+    public static func appStore(
+        database: AppDatabase, verifier: any SignatureVerifier, batchSize: Int = Importer.defaultBatchSize,
+        maxDocumentBytes: Int = DocumentReader.defaultSizeLimit, sharedSecret: String? = nil,
+        documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+        cacheMegabytes: Int = Importer.defaultCacheMegabytes,
+        report: @escaping @Sendable (String) -> Void,
+        progress: (@Sendable (Int, Double) -> Void)? = nil
+    ) -> Importer {
         let reader = DocumentReader(sizeLimit: maxDocumentBytes)
         let decoder = PayloadDecoder(verifier: verifier, sharedSecret: sharedSecret)
         return Importer(

@@ -63,11 +63,14 @@ public final class Importer: Sendable {
     ///   - report: receives a line per rejected document (`file:line 3: reason`), the first few of
     ///     each reason only; then one line per reason with how many more it rejected.
     ///   - progress: receives (documents so far, seconds) after each batch.
-    public init(database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
-                batchSize: Int = Importer.defaultBatchSize, batchBytes: Int = Importer.defaultBatchBytes, documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
-                cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
-                isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
-                report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil) {
+    public init(
+        database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
+        batchSize: Int = Importer.defaultBatchSize, batchBytes: Int = Importer.defaultBatchBytes,
+        documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
+        cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+        isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
+        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil
+    ) {
         self.database = database
         self.open = open
         self.decode = decode
@@ -128,8 +131,9 @@ public final class Importer: Sendable {
             return try importEntries(entries)
         } catch {
             let committed = (try? database.documentOutcomes(after: mark)) ?? [:]
-            throw ImportError.stopped(reason: "\(error)", applied: committed["applied", default: 0],
-                                      rejected: committed["rejected", default: 0])
+            throw ImportError.stopped(
+                reason: "\(error)", applied: committed["applied", default: 0],
+                rejected: committed["rejected", default: 0])
         }
     }
 
@@ -221,7 +225,9 @@ public final class Importer: Sendable {
                 let stream = StreamChunks(reading: documents, capacity: 4 * batchSize, byteCapacity: 4 * batchBytes)
                 // On every way out the reading thread stops, rather than wait for room forever.
                 defer { stream.stop() }
-                while let (chunk, full) = stream.take(max: batchSize, maxBytes: batchBytes, pause: Self.streamPause, latency: Self.streamLatency) {
+                while let (chunk, full) = stream.take(
+                    max: batchSize, maxBytes: batchBytes, pause: Self.streamPause, latency: Self.streamLatency)
+                {
                     summary.documents += chunk.count
                     pending += chunk.map { (($0.location.map { "\(name):\($0)" } ?? name), $0) }
                     try flush()
@@ -248,8 +254,12 @@ public final class Importer: Sendable {
         try database.rebuildPending()
         trace.rebuild = seconds(since: t2)
         if ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil {
-            FileHandle.standardError.write(Data(String(format: "trace: decode %.2f s, waiting for writes %.2f s, writing %.2f s, rebuild %.2f s\n",
-                trace.decode, trace.waitWrite, writes.busy, trace.rebuild).utf8))
+            FileHandle.standardError.write(
+                Data(
+                    String(
+                        format: "trace: decode %.2f s, waiting for writes %.2f s, writing %.2f s, rebuild %.2f s\n",
+                        trace.decode, trace.waitWrite, writes.busy, trace.rebuild
+                    ).utf8))
         }
         summary.subscriptionsTouched = touched.count
         summary.seconds = seconds(since: started)
@@ -289,18 +299,21 @@ public final class Importer: Sendable {
         } else {
             switch decode(raw.bytes ?? Data(), sha) {
             case .success(let facts):
-                return IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount,
-                                        body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
+                return IncomingDocument(
+                    sha256: sha, source: source, byteCount: raw.byteCount,
+                    body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
             case .failure(let rejection):
                 reason = rejection.reason
             }
         }
         let short = raw.bytes.flatMap { $0.count <= Self.rejectedPrefixBytes ? SecretRedaction.redacted($0) : nil }
-        var document = IncomingDocument(sha256: sha, source: source, byteCount: raw.byteCount, body: short,
-                                        content: .rejected(reason: reason))
+        var document = IncomingDocument(
+            sha256: sha, source: source, byteCount: raw.byteCount, body: short,
+            content: .rejected(reason: reason))
         if short == nil, let bytes = raw.bytes {
             // Kept as is, uncompressed: a prefix, shorter than the document's byteCount.
-            document.archived = ArchivedBody(data: SecretRedaction.redacted(Data(bytes.prefix(Self.rejectedPrefixBytes))), encoding: nil)
+            document.archived = ArchivedBody(
+                data: SecretRedaction.redacted(Data(bytes.prefix(Self.rejectedPrefixBytes))), encoding: nil)
         }
         return document
     }
@@ -339,10 +352,16 @@ public final class Importer: Sendable {
     public static func walk(_ paths: [String]) throws -> [InputEntry] {
         var entries: [InputEntry] = []
         for path in paths {
-            if path == "-" { entries.append(.file(path)); continue }
+            if path == "-" {
+                entries.append(.file(path))
+                continue
+            }
             var info = stat()
             guard stat(path, &info) == 0 else {
-                if lstat(path, &info) == 0 { entries.append(.skipped(path, reason: "a symbolic link to nothing")); continue }
+                if lstat(path, &info) == 0 {
+                    entries.append(.skipped(path, reason: "a symbolic link to nothing"))
+                    continue
+                }
                 throw ImportError.rejected("\(path): no such file or directory")
             }
             switch info.st_mode & S_IFMT {
@@ -391,7 +410,8 @@ public final class Importer: Sendable {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 if isLink {
-                    found.append(.skipped(full, reason: "a symbolic link to a directory (name it on the command line to read it)"))
+                    found.append(
+                        .skipped(full, reason: "a symbolic link to a directory (name it on the command line to read it)"))
                 } else {
                     walkDirectory(full, into: &found)
                 }
@@ -406,13 +426,14 @@ public final class Importer: Sendable {
 
     /// "a FIFO, not a regular file", for a skipped entry.
     static func kind(of mode: mode_t) -> String {
-        let kind = switch mode & S_IFMT {
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "a special file"
-        }
+        let kind =
+            switch mode & S_IFMT {
+            case S_IFIFO: "a FIFO"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFSOCK: "a socket"
+            default: "a special file"
+            }
         return kind + ", not a regular file"
     }
 
@@ -444,14 +465,20 @@ final class WriteLane: Sendable {
         DispatchQueue(label: "subdash.import.write").async { [self] in
             var started = DispatchTime.now()
             let result = Result {
-                try database.applyStream(documentsPerTransaction: documentsPerTransaction, next: {
-                    let chunk = chunks.receive()
-                    started = DispatchTime.now()
-                    return chunk
-                }, onChunk: { r in
-                    let spent = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                    state.withLock { $0.results.add(r); $0.busy += spent }
-                })
+                try database.applyStream(
+                    documentsPerTransaction: documentsPerTransaction,
+                    next: {
+                        let chunk = chunks.receive()
+                        started = DispatchTime.now()
+                        return chunk
+                    },
+                    onChunk: { r in
+                        let spent = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                        state.withLock {
+                            $0.results.add(r)
+                            $0.busy += spent
+                        }
+                    })
             }
             state.withLock { $0.outcome = result }
             // A writer that stopped early takes no more chunks: the decoder is told at its next send.
@@ -506,8 +533,9 @@ struct StreamChunks {
     private let arrivals: BlockingChannel<Arrival>
 
     init(reading documents: AnyIterator<SourceDocument>, capacity: Int, byteCapacity: Int) {
-        let arrivals = BlockingChannel<Arrival>(capacity: capacity, weightLimit: byteCapacity,
-                                                weight: { $0.document.bytes?.count ?? 0 })
+        let arrivals = BlockingChannel<Arrival>(
+            capacity: capacity, weightLimit: byteCapacity,
+            weight: { $0.document.bytes?.count ?? 0 })
         self.arrivals = arrivals
         // The reading thread alone uses the iterator from here on.
         nonisolated(unsafe) let source = documents

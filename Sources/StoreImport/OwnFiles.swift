@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Files an import must not read as App Store documents: the store being written (and its
@@ -9,7 +10,10 @@ import Glibc
 struct OwnFiles {
     private var identities: Set<FileIdentity> = []
 
-    private struct FileIdentity: Hashable { var device: UInt64; var inode: UInt64 }
+    private struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
 
     init(storePath: String?) {
         guard let storePath else { return }
@@ -23,7 +27,8 @@ struct OwnFiles {
         guard path != "-" else { return nil }
         if let id = Self.identity(path), identities.contains(id) { return "the store this import writes to" }
         // Files beside the store created after the import began (a new -wal) are its own too.
-        for suffix in ["-wal", "-shm", "-journal", "-import.lock", "-write.lock", "-write-turn.lock"] where path.hasSuffix(suffix) {
+        for suffix in ["-wal", "-shm", "-journal", "-import.lock", "-write.lock", "-write-turn.lock"] where path.hasSuffix(suffix)
+        {
             if let id = Self.identity(String(path.dropLast(suffix.count))), identities.contains(id) {
                 return "the store this import writes to"
             }

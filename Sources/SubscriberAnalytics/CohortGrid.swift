@@ -32,8 +32,9 @@ public struct CohortGrid: Sendable, Equatable {
 
     /// Sums of started, retained and ended over the months shown, with the same product.
     public var average: Row {
-        var row = Row(month: cohorts.first?.month ?? asOf.month, started: 0,
-                      retained: Array(repeating: 0, count: periods), ended: Array(repeating: 0, count: periods))
+        var row = Row(
+            month: cohorts.first?.month ?? asOf.month, started: 0,
+            retained: Array(repeating: 0, count: periods), ended: Array(repeating: 0, count: periods))
         for c in cohorts {
             row.started += c.started
             for k in 0..<periods {
@@ -50,8 +51,10 @@ extension SubscriberAnalytics {
     ///   - from: first cohort month (default: the first cohort in the store).
     ///   - to: last cohort month (default: the as-of month).
     ///   - duration: only members whose first paid product bills for this duration.
-    public func cohorts(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
-                        duration: BillingDuration? = nil, scope: ReportScope = ReportScope()) throws -> CohortGrid {
+    public func cohorts(
+        asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil,
+        duration: BillingDuration? = nil, scope: ReportScope = ReportScope()
+    ) throws -> CohortGrid {
         precondition(periods >= 1)
         // Each member passed step 0 (its first paid start), steps 1…k−1 (paid periods 2…k started)
         // and, once ended with n paid periods, step −n, by as-of: the store sums them per cohort month.
@@ -62,7 +65,9 @@ extension SubscriberAnalytics {
         }
         var steps: [Int: [Int: Int]] = [:]
         var firstMonth: Int?
-        for cell in try database.cohortSteps(asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products) {
+        for cell in try database.cohortSteps(
+            asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products)
+        {
             steps[cell.cohortMonth, default: [:]][cell.step] = cell.count
             if cell.step == 0 { firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth) }
         }
@@ -71,8 +76,9 @@ extension SubscriberAnalytics {
         var grid = CohortGrid(asOf: asOf, periods: periods, duration: duration, cohorts: [])
         guard firstIndex <= lastIndex else { return grid }
         for m in firstIndex...lastIndex {
-            var row = CohortGrid.Row(month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
-                                     ended: Array(repeating: 0, count: periods))
+            var row = CohortGrid.Row(
+                month: Month(index: m), started: 0, retained: Array(repeating: 0, count: periods),
+                ended: Array(repeating: 0, count: periods))
             if let passed = steps[m] {
                 row.started = passed[0] ?? 0
                 for k in 1...periods {

@@ -36,7 +36,9 @@ public struct CurrencyRates: Sendable, Hashable {
                 throw AnalyticsError("\(at): rate `\(fields[fields.count - 1])` is not a positive decimal number")
             }
             if fields.count == 3 {
-                guard let month = Month(parsing: fields[1]) else { throw AnalyticsError("\(at): month `\(fields[1])` is not YYYY-MM") }
+                guard let month = Month(parsing: fields[1]) else {
+                    throw AnalyticsError("\(at): month `\(fields[1])` is not YYYY-MM")
+                }
                 monthly[currency, default: [:]][month] = rate
             } else {
                 undated[currency] = rate
@@ -48,10 +50,12 @@ public struct CurrencyRates: Sendable, Hashable {
     static func parseRate(_ text: String) -> Rate? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 6,
-              whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            whole.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
         let fraction = parts.count == 2 ? String(parts[1]) : ""
         guard fraction.count <= 12, fraction.allSatisfy({ $0.isASCII && $0.isNumber }), !(parts.count == 2 && fraction.isEmpty),
-              let numerator = Int64(whole + fraction), numerator > 0 else { return nil }
+            let numerator = Int64(whole + fraction), numerator > 0
+        else { return nil }
         var denominator: Int64 = 1
         for _ in 0..<fraction.count { denominator *= 10 }
         return Rate(numerator: numerator, denominator: denominator)
@@ -68,7 +72,9 @@ public struct CurrencyRates: Sendable, Hashable {
     /// currency without a rate.
     public func convert(_ amount: Int64, _ currency: String, month: Month) throws -> Int64 {
         guard let r = rate(currency, month: month) else {
-            throw AnalyticsError("no rate for \(currency) in \(month) (add a `\(currency),rate` or `\(currency),\(month),rate` row to the rates file)")
+            throw AnalyticsError(
+                "no rate for \(currency) in \(month) (add a `\(currency),rate` or `\(currency),\(month),rate` row to the rates file)"
+            )
         }
         return MoneyMath.scaled(amount, by: r.numerator, over: r.denominator)
     }

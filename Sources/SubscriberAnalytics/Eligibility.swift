@@ -36,8 +36,10 @@ extension SubscriberAnalytics {
     /// service by state; the runs ended in the 180 days before `asOf` decide win-back; the billing
     /// failures of the 365 days before `asOf` add service by failures. Repeated texts (products,
     /// reasons) are shared, so a million-subscriber list stays small in memory.
-    public func eligibility(asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
-                            limit: Int? = nil) throws -> [EligibleSubscriber] {
+    public func eligibility(
+        asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
+        limit: Int? = nil
+    ) throws -> [EligibleSubscriber] {
         try eligibility(asOf: asOf, offers: offer.map { [$0] } ?? OfferFlagKind.allCases, scope: scope, limit: limit)
     }
 
@@ -45,14 +47,18 @@ extension SubscriberAnalytics {
     /// then id; `limit` keeps the first rows of each offer. Each offer's list is the one the call
     /// for every offer gives, so lists read a few offers at a time add up to it (the dashboard
     /// streams them this way).
-    public func eligibility(asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
-                            limit: Int? = nil) throws -> [EligibleSubscriber] {
+    public func eligibility(
+        asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
+        limit: Int? = nil
+    ) throws -> [EligibleSubscriber] {
         let wanted = Set(kinds)
         var byKind: [OfferFlagKind: [EligibleSubscriber]] = [:]
         var texts = SharedTexts()
         func add(_ kind: OfferFlagKind, _ id: String, _ product: String, _ detail: String) {
-            byKind[kind, default: []].append(EligibleSubscriber(offer: kind, originalTransactionId: id,
-                                                                productId: texts[product], detail: texts[detail]))
+            byKind[kind, default: []].append(
+                EligibleSubscriber(
+                    offer: kind, originalTransactionId: id,
+                    productId: texts[product], detail: texts[detail]))
         }
         // Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
         var purchased = scope
@@ -61,8 +67,9 @@ extension SubscriberAnalytics {
             // Live segments: the segment covering as-of, in any state but `expired`.
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
                 try reads.forEachLiveSegment { row in
-                    let live = LiveSegment(state: row.state, autoRenew: row.autoRenew, paidPeriods: row.paidPeriods,
-                                           periodDays: row.periodDays)
+                    let live = LiveSegment(
+                        state: row.state, autoRenew: row.autoRenew, paidPeriods: row.paidPeriods,
+                        periodDays: row.periodDays)
                     for kind in kinds {
                         if let detail = live.reason(for: kind) { add(kind, row.originalTransactionId, row.productId, detail) }
                     }
@@ -72,17 +79,22 @@ extension SubscriberAnalytics {
             // in (asOf − 180 days, asOf], and no later run started by asOf.
             if wanted.contains(.winBackOffer) {
                 try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays) { row in
-                    add(.winBackOffer, row.originalTransactionId, row.productId, "ended \(row.expirationReason) \(row.endedAt.isoDate)")
+                    add(
+                        .winBackOffer, row.originalTransactionId, row.productId,
+                        "ended \(row.expirationReason) \(row.endedAt.isoDate)")
                 }
             }
             // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
             // by state (grace or retry, above).
             if wanted.contains(.service) {
                 let inByState = Set((byKind[.service] ?? []).map(\.originalTransactionId))
-                try reads.forEachRepeatedFailures(windowDays: OfferEligibility.serviceFailureWindowDays,
-                                                  minimum: OfferEligibility.serviceMinimumBillingFailures) { row in
+                try reads.forEachRepeatedFailures(
+                    windowDays: OfferEligibility.serviceFailureWindowDays,
+                    minimum: OfferEligibility.serviceMinimumBillingFailures
+                ) { row in
                     guard !inByState.contains(row.originalTransactionId) else { return }
-                    add(.service, row.originalTransactionId, row.productId,
+                    add(
+                        .service, row.originalTransactionId, row.productId,
                         "\(row.failures) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
                 }
             }
@@ -128,7 +140,8 @@ private struct LiveSegment {
             return "auto-renew off, \(state.rawValue)"
         case .upgrade:
             guard isActive, let days = periodDays, days < OfferEligibility.upgradeMaximumPeriodDays,
-                  paidPeriods >= OfferEligibility.upgradeMinimumPaidPeriods else { return nil }
+                paidPeriods >= OfferEligibility.upgradeMinimumPaidPeriods
+            else { return nil }
             return "\(paidPeriods) paid periods of \(Int(days.rounded())) days"
         case .loyalty:
             guard isActive, paidPeriods >= OfferEligibility.loyaltyMinimumPaidPeriods, autoRenew else { return nil }

@@ -36,16 +36,20 @@ extension SubscriberAnalytics {
     }
 
     /// Events per UTC day in [from, to) (for sparklines), one array per type, `days` long.
-    public func dailyEvents(from: Instant, days: Int, asOf: Instant, scope: ReportScope = ReportScope()) throws -> [EventType: [Int]] {
+    public func dailyEvents(from: Instant, days: Int, asOf: Instant, scope: ReportScope = ReportScope()) throws -> [EventType:
+        [Int]]
+    {
         var result: [EventType: [Int]] = [:]
         let to = min(from.adding(days: Int64(days)).milliseconds, asOf.milliseconds + 1)
         guard from.milliseconds < to else { return result }
         let first = AppDatabase.day(of: from)
         // Days counted from `from`: UTC days when it is a midnight, else a scan of the events.
-        let rows = first * Instant.millisecondsPerDay == from.milliseconds
+        let rows =
+            first * Instant.millisecondsPerDay == from.milliseconds
             ? try database.eventCountsByDay(from: from.milliseconds, upper: to, scope: scope.rows)
-            : try database.eventCountsByDay(scanning: from.milliseconds, upper: to, origin: from.milliseconds, firstDay: first,
-                                            scope: scope.rows)
+            : try database.eventCountsByDay(
+                scanning: from.milliseconds, upper: to, origin: from.milliseconds, firstDay: first,
+                scope: scope.rows)
         for row in rows {
             guard let type = EventType(rawValue: row.type) else { continue }
             let day = Int(row.day - first)

@@ -28,8 +28,10 @@ public struct LTVReport: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
-    public func ltv(asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil, scope: ReportScope = ReportScope(),
-                    rates: CurrencyRates? = nil) throws -> LTVReport {
+    public func ltv(
+        asOf: Instant, periods: Int = 12, from: Month? = nil, to: Month? = nil, scope: ReportScope = ReportScope(),
+        rates: CurrencyRates? = nil
+    ) throws -> LTVReport {
         precondition(periods >= 1)
         // Every member's counted paid periods (as cohorts count them) with their price, in order.
         var members: [Member] = []
@@ -49,25 +51,35 @@ extension SubscriberAnalytics {
             }
             members[members.count - 1].prices.append(price.flatMap { p in currency.map { (p, $0) } })
         }
-        var unpriced = 0, mixed = 0
+        var unpriced = 0
+        var mixed = 0
         var groups: [String: [Int: [Member]]] = [:]
         var firstMonth: Int?
         for member in members {
             firstMonth = min(firstMonth ?? member.month, member.month)
             let currencies = Set(member.prices.compactMap { $0?.1 })
-            guard let currency = member.prices.lazy.compactMap({ $0?.1 }).first else { unpriced += 1; continue }
-            guard currencies.count == 1 else { mixed += 1; continue }
+            guard let currency = member.prices.lazy.compactMap({ $0?.1 }).first else {
+                unpriced += 1
+                continue
+            }
+            guard currencies.count == 1 else {
+                mixed += 1
+                continue
+            }
             groups[currency, default: [:]][member.month, default: []].append(member)
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex
-        var report = LTVReport(asOf: asOf, periods: periods, currency: rates?.target, mixedCurrency: mixed, unpriced: unpriced,
-                               cohorts: [], average: [])
+        var report = LTVReport(
+            asOf: asOf, periods: periods, currency: rates?.target, mixedCurrency: mixed, unpriced: unpriced,
+            cohorts: [], average: [])
         guard firstIndex <= lastIndex else { return report }
         for m in firstIndex...lastIndex {
             for currency in groups.keys.sorted() {
-                report.cohorts.append(Self.ltvRow(groups[currency]![m] ?? [], month: Month(index: m), currency: currency,
-                                                  periods: periods))
+                report.cohorts.append(
+                    Self.ltvRow(
+                        groups[currency]![m] ?? [], month: Month(index: m), currency: currency,
+                        periods: periods))
             }
         }
         for currency in groups.keys.sorted() {

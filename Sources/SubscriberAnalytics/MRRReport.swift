@@ -34,15 +34,19 @@ public struct MRRReport: Sendable, Equatable {
 extension SubscriberAnalytics {
     /// MRR at `asOf`: every purchased subscription on a charged period there (or in its grace
     /// period after one), its price made monthly by its billing length.
-    public func mrr(asOf: Instant, by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
-                    rates: CurrencyRates? = nil) throws -> MRRReport {
+    public func mrr(
+        asOf: Instant, by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
+        rates: CurrencyRates? = nil
+    ) throws -> MRRReport {
         try mrr(at: [asOf], by: by, scope: scope, rates: rates)[0]
     }
 
     /// MRR at each of `instants` (a report each, in order), from one statement: what the Money
     /// pane's 30-day change and monthly sparkline read.
-    public func mrr(at instants: [Instant], by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
-                    rates: CurrencyRates? = nil) throws -> [MRRReport] {
+    public func mrr(
+        at instants: [Instant], by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
+        rates: CurrencyRates? = nil
+    ) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
         // Counted per UTC day and month by the store: the cost does not grow with its history.
@@ -51,14 +55,20 @@ extension SubscriberAnalytics {
         var unpriced = [Int](repeating: 0, count: instants.count)
         for (sample, covering) in counts.enumerated() {
             for (money, count) in covering {
-                guard let price = money.price, let currency = money.currency else { unpriced[sample] += count; continue }
-                var twelfths = money.monthlyTwelfths
-                if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] { twelfths = d.monthlyTwelfths }
-                let group: String? = switch by {
-                case nil: nil
-                case .product: money.productId
-                case .currency: currency
+                guard let price = money.price, let currency = money.currency else {
+                    unpriced[sample] += count
+                    continue
                 }
+                var twelfths = money.monthlyTwelfths
+                if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] {
+                    twelfths = d.monthlyTwelfths
+                }
+                let group: String? =
+                    switch by {
+                    case nil: nil
+                    case .product: money.productId
+                    case .currency: currency
+                    }
                 let key = MRRRowKey(key: group, currency: currency)
                 sums[sample][key, default: (0, 0)].subscriptions += count
                 sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
@@ -71,7 +81,9 @@ extension SubscriberAnalytics {
                 var currency = key.currency
                 if let rates {
                     guard let rate = rates.rate(key.currency, month: asOf.month) else {
-                        throw AnalyticsError("no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)")
+                        throw AnalyticsError(
+                            "no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)"
+                        )
                     }
                     amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
                     currency = rates.target
@@ -100,14 +112,15 @@ extension ReportJSON {
         o["by"] = r.by.map { .string($0.rawValue) } ?? .null
         o["currency"] = r.currency.map(JSONValue.string) ?? .null
         o["unpriced"] = .int(r.unpriced)
-        o["rows"] = .array(r.rows.map { row in
-            var x = JSONObject()
-            x["key"] = row.key.map(JSONValue.string) ?? .null
-            x["currency"] = .string(row.currency)
-            x["subscriptions"] = .int(row.subscriptions)
-            x["mrr"] = amount(row.mrr)
-            return .object(x)
-        })
+        o["rows"] = .array(
+            r.rows.map { row in
+                var x = JSONObject()
+                x["key"] = row.key.map(JSONValue.string) ?? .null
+                x["currency"] = .string(row.currency)
+                x["subscriptions"] = .int(row.subscriptions)
+                x["mrr"] = amount(row.mrr)
+                return .object(x)
+            })
         return JSONValue.object(o).text
     }
 }

@@ -33,12 +33,15 @@ public struct OfferConversionReport: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
-    public func offerConversion(from: Instant, to: Instant, asOf: Instant,
-                                scope: ReportScope = ReportScope()) throws -> OfferConversionReport {
+    public func offerConversion(
+        from: Instant, to: Instant, asOf: Instant,
+        scope: ReportScope = ReportScope()
+    ) throws -> OfferConversionReport {
         var rows: [Key: OfferConversionReport.Row] = [:]
         var paidAfterConversion: [Key: [(paid: Int, ended: Bool)]] = [:]
-        let uses = try database.offerUses(from: from.milliseconds, upper: min(to, asOf.adding(milliseconds: 1)).milliseconds,
-                                          asOf: asOf.milliseconds, scope: scope.rows)
+        let uses = try database.offerUses(
+            from: from.milliseconds, upper: min(to, asOf.adding(milliseconds: 1)).milliseconds,
+            asOf: asOf.milliseconds, scope: scope.rows)
         for r in uses.counts {
             guard let kind = OfferKind(rawValue: r.offerKind) else { continue }
             let key = Key(kind: kind, identifier: r.offerIdentifier)
@@ -61,7 +64,7 @@ extension SubscriberAnalytics {
         let sorted = rows.values.sorted { a, b in
             if a.offerKind != b.offerKind { return order[a.offerKind]! < order[b.offerKind]! }
             switch (a.offerIdentifier, b.offerIdentifier) {
-            case let (x?, y?): return x < y
+            case (let x?, let y?): return x < y
             case (nil, .some): return true
             default: return false
             }
@@ -73,7 +76,8 @@ extension SubscriberAnalytics {
     /// their run has ended (the cohort rule: retained at k with at least k+1, ended at k with
     /// exactly k, censored otherwise).
     static func retention(_ members: [(paid: Int, ended: Bool)], periods: Int) -> [Double?] {
-        var retained = [Int](repeating: 0, count: periods), ended = [Int](repeating: 0, count: periods)
+        var retained = [Int](repeating: 0, count: periods)
+        var ended = [Int](repeating: 0, count: periods)
         for m in members {
             for k in 1...periods where m.paid >= k + 1 { retained[k - 1] += 1 }
             if m.ended, m.paid >= 1, m.paid <= periods { ended[m.paid - 1] += 1 }
@@ -93,22 +97,23 @@ extension ReportJSON {
         o["from"] = .string(r.from.iso8601)
         o["to"] = .string(r.to.iso8601)
         o["asOf"] = .string(r.asOf.iso8601)
-        o["offers"] = .array(r.offers.map { row in
-            var x = JSONObject()
-            x["offerKind"] = .string(row.offerKind.rawValue)
-            x["offerIdentifier"] = row.offerIdentifier.map(JSONValue.string) ?? .null
-            x["started"] = .int(row.started)
-            x["converted"] = .int(row.converted)
-            x["lapsed"] = .int(row.lapsed)
-            x["switched"] = .int(row.switched)
-            x["pending"] = .int(row.pending)
-            x["rate"] = row.rate.map(JSONValue.double) ?? .null
-            var retention = JSONObject()
-            retention["3"] = row.retention3.map(JSONValue.double) ?? .null
-            retention["6"] = row.retention6.map(JSONValue.double) ?? .null
-            x["retention"] = .object(retention)
-            return .object(x)
-        })
+        o["offers"] = .array(
+            r.offers.map { row in
+                var x = JSONObject()
+                x["offerKind"] = .string(row.offerKind.rawValue)
+                x["offerIdentifier"] = row.offerIdentifier.map(JSONValue.string) ?? .null
+                x["started"] = .int(row.started)
+                x["converted"] = .int(row.converted)
+                x["lapsed"] = .int(row.lapsed)
+                x["switched"] = .int(row.switched)
+                x["pending"] = .int(row.pending)
+                x["rate"] = row.rate.map(JSONValue.double) ?? .null
+                var retention = JSONObject()
+                retention["3"] = row.retention3.map(JSONValue.double) ?? .null
+                retention["6"] = row.retention6.map(JSONValue.double) ?? .null
+                x["retention"] = .object(retention)
+                return .object(x)
+            })
         return JSONValue.object(o).text
     }
 }

@@ -29,8 +29,9 @@ extension SubscriberAnalytics {
         var report = RecoveryReport(from: from, to: to, asOf: asOf)
         let upper = min(to.milliseconds, asOf.milliseconds + 1)
         guard from.milliseconds < upper else { return report }
-        let counts = try database.recoveryCounts(from: from.milliseconds, upper: upper, asOf: asOf.milliseconds,
-                                                 withinDays: RecoveryReport.dayThresholds, scope: scope.rows)
+        let counts = try database.recoveryCounts(
+            from: from.milliseconds, upper: upper, asOf: asOf.milliseconds,
+            withinDays: RecoveryReport.dayThresholds, scope: scope.rows)
         report.failures = counts.failures
         report.recovered = counts.recovered
         report.expired = counts.expired

@@ -34,12 +34,16 @@ public struct RefundRateReport: Sendable, Equatable {
 }
 
 extension SubscriberAnalytics {
-    public func refundRate(from: Instant, to: Instant, asOf: Instant, by: RefundGrouping = .month,
-                           scope: ReportScope = ReportScope()) throws -> RefundRateReport {
+    public func refundRate(
+        from: Instant, to: Instant, asOf: Instant, by: RefundGrouping = .month,
+        scope: ReportScope = ReportScope()
+    ) throws -> RefundRateReport {
         let upper = min(to, asOf.adding(milliseconds: 1))
-        var rows = try database.refundCounts(from: from.milliseconds, upper: upper.milliseconds, asOf: asOf.milliseconds,
-                                             byMonth: by == .month, scope: scope.rows)
-            .map { RefundRateReport.Row(key: $0.key, charged: $0.charged, refunded: $0.refunded) }
+        var rows = try database.refundCounts(
+            from: from.milliseconds, upper: upper.milliseconds, asOf: asOf.milliseconds,
+            byMonth: by == .month, scope: scope.rows
+        )
+        .map { RefundRateReport.Row(key: $0.key, charged: $0.charged, refunded: $0.refunded) }
         if by == .month {
             let byMonth = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })
             rows = []

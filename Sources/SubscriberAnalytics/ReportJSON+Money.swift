@@ -12,19 +12,20 @@ extension ReportJSON {
         o["by"] = r.by.map { .string($0.rawValue) } ?? .null
         o["currency"] = r.currency.map(JSONValue.string) ?? .null
         o["unpriced"] = .int(r.unpriced)
-        o["rows"] = .array(r.rows.map { row in
-            var x = JSONObject()
-            x["key"] = row.key.map(JSONValue.string) ?? .null
-            x["currency"] = .string(row.currency)
-            x["charged"] = .int(row.charged)
-            x["gross"] = amount(row.gross)
-            x["refunded"] = .int(row.refunded)
-            x["refunds"] = amount(row.refunds)
-            x["upgradeCredits"] = amount(row.upgradeCredits)
-            x["net"] = amount(row.net)
-            x["proceeds"] = amount(row.proceeds)
-            return .object(x)
-        })
+        o["rows"] = .array(
+            r.rows.map { row in
+                var x = JSONObject()
+                x["key"] = row.key.map(JSONValue.string) ?? .null
+                x["currency"] = .string(row.currency)
+                x["charged"] = .int(row.charged)
+                x["gross"] = amount(row.gross)
+                x["refunded"] = .int(row.refunded)
+                x["refunds"] = amount(row.refunds)
+                x["upgradeCredits"] = amount(row.upgradeCredits)
+                x["net"] = amount(row.net)
+                x["proceeds"] = amount(row.proceeds)
+                return .object(x)
+            })
         return JSONValue.object(o).text
     }
 
@@ -34,14 +35,15 @@ extension ReportJSON {
         o["to"] = .string(r.to.iso8601)
         o["asOf"] = .string(r.asOf.iso8601)
         o["by"] = .string(r.by.rawValue)
-        o["rows"] = .array(r.rows.map { row in
-            var x = JSONObject()
-            x["key"] = .string(row.key)
-            x["charged"] = .int(row.charged)
-            x["refunded"] = .int(row.refunded)
-            x["rate"] = row.rate.map(JSONValue.double) ?? .null
-            return .object(x)
-        })
+        o["rows"] = .array(
+            r.rows.map { row in
+                var x = JSONObject()
+                x["key"] = .string(row.key)
+                x["charged"] = .int(row.charged)
+                x["refunded"] = .int(row.refunded)
+                x["rate"] = row.rate.map(JSONValue.double) ?? .null
+                return .object(x)
+            })
         return JSONValue.object(o).text
     }
 }

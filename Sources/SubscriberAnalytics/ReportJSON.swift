@@ -33,15 +33,16 @@ public enum ReportJSON {
         var o = JSONObject()
         o["asOf"] = .string(g.asOf.iso8601)
         o["periods"] = .int(g.periods)
-        o["cohorts"] = .array(g.cohorts.map { c in
-            var r = JSONObject()
-            r["month"] = .string(c.month.description)
-            r["started"] = .int(c.started)
-            r["retained"] = .array(c.retained.map(JSONValue.int))
-            r["ended"] = .array(c.ended.map(JSONValue.int))
-            r["rate"] = rates(c)
-            return .object(r)
-        })
+        o["cohorts"] = .array(
+            g.cohorts.map { c in
+                var r = JSONObject()
+                r["month"] = .string(c.month.description)
+                r["started"] = .int(c.started)
+                r["retained"] = .array(c.retained.map(JSONValue.int))
+                r["ended"] = .array(c.ended.map(JSONValue.int))
+                r["rate"] = rates(c)
+                return .object(r)
+            })
         let avg = g.average
         var a = JSONObject()
         a["retained"] = .array(avg.retained.map(JSONValue.int))
@@ -85,34 +86,37 @@ public enum ReportJSON {
         o["billingFailures"] = .int(r.billingFailures)
         // Only when there are any, so the usual report keeps its shape.
         if r.unverifiedDocuments > 0 { o["unverifiedDocuments"] = .int(r.unverifiedDocuments) }
-        o["periods"] = .array(zip(r.timeline.periods, r.money).map { p, m in
-            var x = JSONObject()
-            x["transactionId"] = .string(p.transactionId)
-            x["productId"] = .string(p.productId)
-            x["start"] = .string(p.start.iso8601)
-            x["end"] = .string(p.end.iso8601)
-            x["offerKind"] = .string(p.offerKind.rawValue)
-            x["class"] = .string(p.periodClass.rawValue)
-            x["refunded"] = .bool(p.isRefunded)
-            x["price"] = m.price.map(amount) ?? .null
-            x["currency"] = m.price == nil ? .null : opt(m.currency)
-            x["refundAmount"] = m.refundAmount.map(amount) ?? .null
-            x["upgradeCredit"] = m.upgradeCredit.map(amount) ?? .null
-            return .object(x)
-        })
-        o["events"] = .array(r.events.map { e in
-            var x = JSONObject()
-            x["at"] = .string(e.at.iso8601)
-            x["type"] = .string(e.type.rawValue)
-            return .object(x)
-        })
-        o["flags"] = .array(r.flags.map { f in
-            var x = JSONObject()
-            x["offer"] = .string(f.offer.rawValue)
-            x["at"] = .string(f.at.iso8601)
-            x["note"] = opt(f.note)
-            return .object(x)
-        })
+        o["periods"] = .array(
+            zip(r.timeline.periods, r.money).map { p, m in
+                var x = JSONObject()
+                x["transactionId"] = .string(p.transactionId)
+                x["productId"] = .string(p.productId)
+                x["start"] = .string(p.start.iso8601)
+                x["end"] = .string(p.end.iso8601)
+                x["offerKind"] = .string(p.offerKind.rawValue)
+                x["class"] = .string(p.periodClass.rawValue)
+                x["refunded"] = .bool(p.isRefunded)
+                x["price"] = m.price.map(amount) ?? .null
+                x["currency"] = m.price == nil ? .null : opt(m.currency)
+                x["refundAmount"] = m.refundAmount.map(amount) ?? .null
+                x["upgradeCredit"] = m.upgradeCredit.map(amount) ?? .null
+                return .object(x)
+            })
+        o["events"] = .array(
+            r.events.map { e in
+                var x = JSONObject()
+                x["at"] = .string(e.at.iso8601)
+                x["type"] = .string(e.type.rawValue)
+                return .object(x)
+            })
+        o["flags"] = .array(
+            r.flags.map { f in
+                var x = JSONObject()
+                x["offer"] = .string(f.offer.rawValue)
+                x["at"] = .string(f.at.iso8601)
+                x["note"] = opt(f.note)
+                return .object(x)
+            })
         var paid = JSONObject()
         for currency in r.paid.keys.sorted() { paid[currency] = amount(r.paid[currency]!) }
         o["paid"] = .object(paid)

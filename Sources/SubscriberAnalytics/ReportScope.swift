@@ -37,8 +37,10 @@ public struct ReportScope: Sendable, Hashable {
     public var ownership: OwnershipFilter
     public var productId: String?
 
-    public init(environment: EnvironmentFilter = .production, ownership: OwnershipFilter = .purchased,
-                productId: String? = nil) {
+    public init(
+        environment: EnvironmentFilter = .production, ownership: OwnershipFilter = .purchased,
+        productId: String? = nil
+    ) {
         self.environment = environment
         self.ownership = ownership
         self.productId = productId
@@ -49,4 +51,3 @@ public struct ReportScope: Sendable, Hashable {
         RowScope(environments: environment.environments, ownerships: ownership.ownerships, productId: productId)
     }
 }
-

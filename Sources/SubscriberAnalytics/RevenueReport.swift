@@ -49,25 +49,32 @@ public struct RevenueReport: Sendable, Equatable {
 
 extension SubscriberAnalytics {
     /// Revenue with each amount's instant in [from, to) and at or before `asOf`.
-    public func revenue(from: Instant, to: Instant, asOf: Instant, by: RevenueGrouping? = nil, scope: ReportScope = ReportScope(),
-                        rates: CurrencyRates? = nil, smallBusiness: Bool = false) throws -> RevenueReport {
+    public func revenue(
+        from: Instant, to: Instant, asOf: Instant, by: RevenueGrouping? = nil, scope: ReportScope = ReportScope(),
+        rates: CurrencyRates? = nil, smallBusiness: Bool = false
+    ) throws -> RevenueReport {
         let upper = min(to, asOf.adding(milliseconds: 1))
         var rows: [RowKey: RevenueReport.Row] = [:]
         var unpriced = 0
-        let grouping: MoneyGrouping? = switch by {
-        case nil: nil
-        case .month: .month
-        case .product: .product
-        case .storefront: .storefront
-        case .currency: .currency
-        }
+        let grouping: MoneyGrouping? =
+            switch by {
+            case nil: nil
+            case .month: .month
+            case .product: .product
+            case .storefront: .storefront
+            case .currency: .currency
+            }
         // The month is only needed to pick a dated rate (or as the key).
-        let groups = try database.moneyAmounts(from: from.milliseconds, upper: upper.milliseconds, by: grouping, withMonth: rates != nil,
-                                               proceedsRatePercent: smallBusiness ? 85 : nil,
-                                               scope: scope.rows)
+        let groups = try database.moneyAmounts(
+            from: from.milliseconds, upper: upper.milliseconds, by: grouping, withMonth: rates != nil,
+            proceedsRatePercent: smallBusiness ? 85 : nil,
+            scope: scope.rows)
         for group in groups {
             let count = group.count
-            guard let amount = group.amount, let currency = group.currency else { unpriced += count; continue }
+            guard let amount = group.amount, let currency = group.currency else {
+                unpriced += count
+                continue
+            }
             var value = amount
             var rowCurrency = currency
             if let rates, let month = group.month {

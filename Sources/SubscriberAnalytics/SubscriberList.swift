@@ -15,24 +15,31 @@ extension SubscriberAnalytics {
     /// product at as-of…), so `scope.productId` then narrows only through the population.
     /// Sorting by anything but the id sorts the whole list before the page is cut: over a search or a
     /// drill-down that is a few rows, over every subscriber of a large store it reads them all.
-    public func subscriberList(offset: Int, limit: Int, asOf: Instant, scope: ReportScope = ReportScope(),
-                               matching filter: String? = nil,
-                               population: SubscriberPopulation? = nil,
-                               sort: SubscriberSort = SubscriberSort()) throws -> [SubscriberRow] {
-        try database.subscriberList(offset: offset, limit: limit, asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
-                                    population: population?.members(asOf: asOf), sort: sort)
+    public func subscriberList(
+        offset: Int, limit: Int, asOf: Instant, scope: ReportScope = ReportScope(),
+        matching filter: String? = nil,
+        population: SubscriberPopulation? = nil,
+        sort: SubscriberSort = SubscriberSort()
+    ) throws -> [SubscriberRow] {
+        try database.subscriberList(
+            offset: offset, limit: limit, asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
+            population: population?.members(asOf: asOf), sort: sort)
     }
 
     /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through.
-    public func subscriberCount(asOf: Instant, scope: ReportScope = ReportScope(), matching filter: String? = nil,
-                                population: SubscriberPopulation? = nil) throws -> Int {
+    public func subscriberCount(
+        asOf: Instant, scope: ReportScope = ReportScope(), matching filter: String? = nil,
+        population: SubscriberPopulation? = nil
+    ) throws -> Int {
         if filter == nil, population == nil {
             // Every subscriber: counted per day by the store, not row by row.
-            return try database.subscriptionsBegun(by: asOf, environments: scope.environment.environments,
-                                                   ownerships: scope.ownership.ownerships, productId: scope.productId)
+            return try database.subscriptionsBegun(
+                by: asOf, environments: scope.environment.environments,
+                ownerships: scope.ownership.ownerships, productId: scope.productId)
         }
-        return try database.subscriberCount(asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
-                                            population: population?.members(asOf: asOf))
+        return try database.subscriberCount(
+            asOf: asOf.milliseconds, scope: scope.rows, matching: filter,
+            population: population?.members(asOf: asOf))
     }
 }
 

@@ -28,7 +28,8 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cohortStarted(let month, let duration): "cohort \(Self.cohort(month, duration)) · started"
-        case .cohortRetained(let month, let period, let duration): "cohort \(Self.cohort(month, duration)) · retained at P\(period)"
+        case .cohortRetained(let month, let period, let duration):
+            "cohort \(Self.cohort(month, duration)) · retained at P\(period)"
         case .cohortEnded(let month, let period, let duration): "cohort \(Self.cohort(month, duration)) · ended by P\(period)"
         case .states(let states):
             if Set(states) == Set(SubscriptionState.allCases) {
@@ -39,7 +40,8 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
                 "state " + states.map(\.rawValue).joined(separator: ", ")
             }
         case .events(let type, let from, let to):
-            from.month.start == from && from.month.end == to ? "\(type.rawValue) in \(from.month)"
+            from.month.start == from && from.month.end == to
+                ? "\(type.rawValue) in \(from.month)"
                 : "\(type.rawValue) in [\(from.isoDate), \(to.isoDate))"
         case .offerUses(let kind, let identifier, let from, let to):
             "\(kind.rawValue)\(identifier.map { " \($0)" } ?? "") uses started in [\(from.isoDate), \(to.isoDate))"
@@ -82,7 +84,9 @@ public struct PopulationSize: Hashable, Sendable {
 
 extension SubscriberAnalytics {
     /// The size of `population` at `asOf`.
-    public func size(of population: SubscriberPopulation, asOf: Instant, scope: ReportScope = ReportScope()) throws -> PopulationSize {
+    public func size(of population: SubscriberPopulation, asOf: Instant, scope: ReportScope = ReportScope()) throws
+        -> PopulationSize
+    {
         let count = try database.count(of: population.members(asOf: asOf), asOf: asOf.milliseconds, scope: scope.rows)
         return PopulationSize(figure: count.members, subscriptions: count.subscriptions)
     }
@@ -95,8 +99,10 @@ extension SubscriberPopulation {
         let upper = { (to: Instant) in min(to.milliseconds, asOf.milliseconds + 1) }
         return switch self {
         case .cohortStarted(let month, let duration): .cohort(month: month.index, billingDays: duration?.days, .started)
-        case .cohortRetained(let month, let k, let duration): .cohort(month: month.index, billingDays: duration?.days, .retained(period: k))
-        case .cohortEnded(let month, let k, let duration): .cohort(month: month.index, billingDays: duration?.days, .ended(period: k))
+        case .cohortRetained(let month, let k, let duration):
+            .cohort(month: month.index, billingDays: duration?.days, .retained(period: k))
+        case .cohortEnded(let month, let k, let duration):
+            .cohort(month: month.index, billingDays: duration?.days, .ended(period: k))
         case .states(let states): .states(states)
         case .events(let type, let from, let to): .events(type, from: from.milliseconds, upper: upper(to))
         case .offerUses(let kind, let identifier, let from, let to):

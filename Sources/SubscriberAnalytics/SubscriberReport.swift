@@ -75,8 +75,10 @@ public enum AccessEnd: Sendable, Equatable {
 extension SubscriberReport {
     /// How far `t` lies from as-of, in whole days (whole hours under a day): "in 10 days", "3 h ago".
     public func fromAsOf(_ t: Instant) -> String {
-        let delta = t.milliseconds - asOf.milliseconds, size = abs(delta)
-        let days = size / Instant.millisecondsPerDay, hours = size / Instant.millisecondsPerHour
+        let delta = t.milliseconds - asOf.milliseconds
+        let size = abs(delta)
+        let days = size / Instant.millisecondsPerDay
+        let hours = size / Instant.millisecondsPerHour
         let amount = days > 0 ? "\(days) day\(days == 1 ? "" : "s")" : hours > 0 ? "\(hours) h" : nil
         guard let amount else { return "now" }
         return delta > 0 ? "in " + amount : amount + " ago"
@@ -107,11 +109,12 @@ extension SubscriberAnalytics {
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
-        let priceIncrease: String? = switch timeline.priceIncreaseStatus(asOf: asOf) {
-        case 0: "pending"
-        case 1: "accepted"
-        default: nil
-        }
+        let priceIncrease: String? =
+            switch timeline.priceIncreaseStatus(asOf: asOf) {
+            case 0: "pending"
+            case 1: "accepted"
+            default: nil
+            }
         let failure = timeline.billingFailure(at: asOf)
         var accessEnd: AccessEnd?
         if failure == nil {

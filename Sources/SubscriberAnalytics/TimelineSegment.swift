@@ -52,7 +52,8 @@ public struct TimelineSegment: Hashable, Sendable {
                 let kind = Kind.period(OfferKind(rawValue: interval.state.rawValue) ?? .standard)
                 var cursor = interval.from
                 for period in timeline.periods where period.isRefunded && period.start < to && interval.from < period.end {
-                    let start = max(period.start, interval.from), end = min(period.end, to)
+                    let start = max(period.start, interval.from)
+                    let end = min(period.end, to)
                     append(cursor, start, kind)
                     append(start, end, .refund)
                     cursor = end

@@ -48,8 +48,9 @@ public final class AppDatabase: Sendable {
         let stored = try storedSchemaVersion(db)
         let unknown = try db.tableExists("grdb_migrations") ? try migrator.hasBeenSuperseded(db) : false
         guard unknown || stored > schemaVersion else { return }
-        throw StoreError("\(path) was written by a newer version of subdash (store schema version \(stored); this subdash "
-            + "reads versions up to \(schemaVersion)): upgrade subdash to open it; nothing was read or written")
+        throw StoreError(
+            "\(path) was written by a newer version of subdash (store schema version \(stored); this subdash "
+                + "reads versions up to \(schemaVersion)): upgrade subdash to open it; nothing was read or written")
     }
 
     /// Opens the store at `path` in WAL mode, creating it (private to the user: it holds customer
@@ -96,8 +97,9 @@ public final class AppDatabase: Sendable {
                 // A store from an earlier version: brought up to date once (a write), then read as usual.
                 try reader.close()
                 guard StoreFiles.canWrite(path: path) else {
-                    throw StoreError("\(path) was written by an earlier version of subdash and cannot be brought up to date "
-                        + "here (it or its directory is read-only): open it once where it can be written")
+                    throw StoreError(
+                        "\(path) was written by an earlier version of subdash and cannot be brought up to date "
+                            + "here (it or its directory is read-only): open it once where it can be written")
                 }
                 _ = try open(path: path)
                 return try open(path: path, readOnly: true)
@@ -105,17 +107,22 @@ public final class AppDatabase: Sendable {
             return try AppDatabase(readOnlyWriter: reader, path: path)
         }
         let created = !FileManager.default.fileExists(atPath: path)
-        let pool = try StoreFiles.creatingPrivate(path: path, created: created) { try DatabasePool(path: path, configuration: config) }
+        let pool = try StoreFiles.creatingPrivate(path: path, created: created) {
+            try DatabasePool(path: path, configuration: config)
+        }
         return try AppDatabase(pool, path: path)
     }
 
     /// A read-only pool; in a directory that cannot be written (where SQLite cannot create the
     /// `-shm` file a WAL store is read through) and with no writer's `-wal` beside it, the file
     /// is opened immutable: nobody can be writing it there.
-    private static func readOnlyWriter(path: String, configuration: Configuration, directoryWritable: Bool?) throws -> any DatabaseWriter {
+    private static func readOnlyWriter(path: String, configuration: Configuration, directoryWritable: Bool?) throws
+        -> any DatabaseWriter
+    {
         let fm = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
-        let directoryWritable = directoryWritable
+        let directoryWritable =
+            directoryWritable
             ?? (fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) && !StoreFiles.onReadOnlyFileSystem(path))
         if directoryWritable || fm.fileExists(atPath: path + "-shm") || fm.fileExists(atPath: path + "-wal") {
             return try DatabasePool(path: path, configuration: configuration)
@@ -139,7 +146,8 @@ public final class AppDatabase: Sendable {
     }
 
     /// The path of the store: `--db PATH`, else `$SUBDASH_DB`, else `./subdash.sqlite`.
-    public static func resolvePath(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func resolvePath(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String
+    {
         if let option, !option.isEmpty { return option }
         if let env = environment["SUBDASH_DB"], !env.isEmpty { return env }
         return "subdash.sqlite"

@@ -68,7 +68,8 @@ public struct ArchiveCodec: Sendable {
         case "zlib": restored = Self.zlibDecompress(stored.data, originalCount: originalCount)
         case "zstd":
             guard zstdAvailable else {
-                throw StoreError("""
+                throw StoreError(
+                    """
                     this document is archived compressed with zstd, and the zstd library could not be loaded \
                     (\(Self.zstdUnavailableReason ?? "disabled")); install it (Debian and Ubuntu: apt-get install libzstd1) \
                     to read it. Nothing in the store was changed.
@@ -125,8 +126,9 @@ public struct ArchiveCodec: Sendable {
         var output = Data(count: Int(capacity))
         let status = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                compress2(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &capacity,
-                          source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count), zlibLevel)
+                compress2(
+                    out.baseAddress!.assumingMemoryBound(to: Bytef.self), &capacity,
+                    source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count), zlibLevel)
             }
         }
         guard status == Z_OK else { return nil }
@@ -140,8 +142,9 @@ public struct ArchiveCodec: Sendable {
         var output = Data(count: max(originalCount, 1))
         let status = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                uncompress(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
-                           source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count))
+                uncompress(
+                    out.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
+                    source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(input.count))
             }
         }
         guard status == Z_OK, Int(length) == originalCount else { return nil }
@@ -174,29 +177,40 @@ extension AppDatabase {
     /// them (unknown sha256, or a document too large to keep).
     public func archivedBody(sha256: String) throws -> Data? {
         try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT body, bodyEncoding, byteCount FROM document WHERE sha256 = ?",
-                                             arguments: [sha256]),
-                  let data = row["body"] as Data? else { return nil }
-            return try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT body, bodyEncoding, byteCount FROM document WHERE sha256 = ?",
+                    arguments: [sha256]),
+                let data = row["body"] as Data?
+            else { return nil }
+            return try ArchiveCodec.restore(
+                ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
         }
     }
 
     /// Every archived document in sha256 order, with its bytes as they arrived (or why they cannot
     /// be had), read in pages so memory stays bounded by the largest document.
-    public func forEachArchivedDocument(_ body: (_ sha256: String, _ source: String, _ bytes: Result<Data, StoreError>?) throws -> Void) throws {
+    public func forEachArchivedDocument(
+        _ body: (_ sha256: String, _ source: String, _ bytes: Result<Data, StoreError>?) throws -> Void
+    ) throws {
         var after = ""
         let page = 256
         while true {
             let rows = try writer.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT sha256, source, body, bodyEncoding, byteCount FROM document WHERE sha256 > ? ORDER BY sha256 LIMIT ?
-                    """, arguments: [after, page])
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT sha256, source, body, bodyEncoding, byteCount FROM document WHERE sha256 > ? ORDER BY sha256 LIMIT ?
+                        """, arguments: [after, page])
             }
             for row in rows {
                 let sha: String = row["sha256"]
                 let bytes: Result<Data, StoreError>? = (row["body"] as Data?).map { data in
-                    Result { try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"]) }
-                        .mapError { $0 as? StoreError ?? StoreError("\($0)") }
+                    Result {
+                        try ArchiveCodec.restore(
+                            ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+                    }
+                    .mapError { $0 as? StoreError ?? StoreError("\($0)") }
                 }
                 try body(sha, row["source"], bytes)
                 after = sha

@@ -19,8 +19,10 @@ extension String: SQLiteBindable {
     func bind(to statement: OpaquePointer, at index: Int32) {
         var text = self
         text.withUTF8 { utf8 in
-            _ = sqlite3_bind_text(statement, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-                .assumingMemoryBound(to: CChar.self), Int32(utf8.count), transient)
+            _ = sqlite3_bind_text(
+                statement, index,
+                UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: CChar.self), Int32(utf8.count), transient)
         }
     }
 }
@@ -44,8 +46,9 @@ extension Double: SQLiteBindable {
 extension Data: SQLiteBindable {
     func bind(to statement: OpaquePointer, at index: Int32) {
         withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
-                                  Int32(bytes.count), transient)
+            _ = sqlite3_bind_blob(
+                statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                Int32(bytes.count), transient)
         }
     }
 }
@@ -66,8 +69,9 @@ extension Statement {
             index += 1
             value.bind(to: handle, at: index)
         }
-        precondition(index == sqlite3_bind_parameter_count(handle),
-                     "\(index) values bound to \(sqlite3_bind_parameter_count(handle)) parameters: \(sql)")
+        precondition(
+            index == sqlite3_bind_parameter_count(handle),
+            "\(index) values bound to \(sqlite3_bind_parameter_count(handle)) parameters: \(sql)")
         return handle
     }
 
@@ -104,17 +108,23 @@ struct ColumnReader {
 
 extension Statement {
     /// Runs a query with `values` bound and calls `row` for each result row.
-    func forEachRow<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value,
-                                                row: (ColumnReader) throws -> Void) throws {
+    func forEachRow<each Value: SQLiteBindable>(
+        _ db: Database, _ values: repeat each Value,
+        row: (ColumnReader) throws -> Void
+    ) throws {
         let handle = bind(repeat each values)
-        defer { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
         let reader = ColumnReader(statement: handle)
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
             }
             try row(reader)
         }

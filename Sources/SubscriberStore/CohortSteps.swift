@@ -29,36 +29,42 @@ extension AppDatabase {
     /// - Parameters:
     ///   - environments: the stored environment values counted.
     ///   - firstPaidProductIds: only members whose first paid product is one of these; nil: every product.
-    public func cohortSteps(asOf: Instant, environments: [StoreEnvironment],
-                            firstPaidProductIds: [String]?) throws -> [CohortStepCount] {
+    public func cohortSteps(
+        asOf: Instant, environments: [StoreEnvironment],
+        firstPaidProductIds: [String]?
+    ) throws -> [CohortStepCount] {
         if let ids = firstPaidProductIds, ids.isEmpty { return [] }
         let day = Self.day(of: asOf)
         let month = asOf.month.index
         let monthFirstDay = Self.day(of: Month(index: month).start)
         let environment = "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         var products = ""
-        var arguments: StatementArguments = ["asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay,
-                                             "month": month, "monthFirstDay": monthFirstDay]
+        var arguments: StatementArguments = [
+            "asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay,
+            "month": month, "monthFirstDay": monthFirstDay,
+        ]
         if let ids = firstPaidProductIds {
             products = " AND firstPaidProductId IN (" + ids.indices.map { ":p\($0)" }.joined(separator: ", ") + ")"
             for (i, id) in ids.enumerated() { arguments += ["p\(i)": id] }
         }
         var sums: [Int: [Int: Int]] = [:]
         try writer.read { db in
-            let counted = try Row.fetchAll(db, sql: """
-                SELECT cohortMonth, step, SUM(count) FROM cohortStepMonth
-                WHERE \(environment) AND month < :month\(products) GROUP BY 1, 2
-                UNION ALL
-                SELECT cohortMonth, step, SUM(count) FROM cohortStepDay
-                WHERE \(environment) AND day >= :monthFirstDay AND day < :day\(products) GROUP BY 1, 2
-                UNION ALL
-                SELECT cohortMonth, 0, COUNT(*) FROM run INDEXED BY run_cohort
-                WHERE \(environment) AND firstPaidStart >= :dayStart AND firstPaidStart <= :asOf\(products) GROUP BY 1
-                UNION ALL
-                SELECT cohortMonth, -paidPeriodCount, COUNT(*) FROM run INDEXED BY run_cohortEnd
-                WHERE \(environment) AND endedAt >= :dayStart AND endedAt <= :asOf AND firstPaidStart IS NOT NULL
-                  AND paidPeriodCount > 0\(products) GROUP BY 1, 2
-                """, arguments: arguments)
+            let counted = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT cohortMonth, step, SUM(count) FROM cohortStepMonth
+                    WHERE \(environment) AND month < :month\(products) GROUP BY 1, 2
+                    UNION ALL
+                    SELECT cohortMonth, step, SUM(count) FROM cohortStepDay
+                    WHERE \(environment) AND day >= :monthFirstDay AND day < :day\(products) GROUP BY 1, 2
+                    UNION ALL
+                    SELECT cohortMonth, 0, COUNT(*) FROM run INDEXED BY run_cohort
+                    WHERE \(environment) AND firstPaidStart >= :dayStart AND firstPaidStart <= :asOf\(products) GROUP BY 1
+                    UNION ALL
+                    SELECT cohortMonth, -paidPeriodCount, COUNT(*) FROM run INDEXED BY run_cohortEnd
+                    WHERE \(environment) AND endedAt >= :dayStart AND endedAt <= :asOf AND firstPaidStart IS NOT NULL
+                      AND paidPeriodCount > 0\(products) GROUP BY 1, 2
+                    """, arguments: arguments)
             for row in counted {
                 let (cohort, step, count): (Int, Int, Int) = (row[0], row[1], row[2])
                 sums[cohort, default: [:]][step, default: 0] += count
@@ -66,21 +72,25 @@ extension AppDatabase {
             // Paid periods starting on as-of's day by as-of: their place in the run is the number
             // of its counted periods started before them, plus one for each started with them.
             let ownerships = "ownership IN (" + Ownership.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
-            let started = try Row.fetchAll(db, sql: """
-                SELECT r.cohortMonth,
-                       (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
-                          AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start < s.start),
-                       (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
-                          AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start = s.start)
-                FROM segment s INDEXED BY segment_start
-                JOIN run r ON r.originalTransactionId = s.originalTransactionId AND r.runIndex = s.runIndex
-                WHERE s.\(environment) AND s.\(ownerships) AND s.start >= :dayStart AND s.start <= :asOf
-                  AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
-                """, arguments: arguments)
+            let started = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.cohortMonth,
+                           (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
+                              AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start < s.start),
+                           (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
+                              AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start = s.start)
+                    FROM segment s INDEXED BY segment_start
+                    JOIN run r ON r.originalTransactionId = s.originalTransactionId AND r.runIndex = s.runIndex
+                    WHERE s.\(environment) AND s.\(ownerships) AND s.start >= :dayStart AND s.start <= :asOf
+                      AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
+                    """, arguments: arguments)
             for row in started {
                 let (cohort, before, here): (Int, Int, Int) = (row[0], row[1], row[2])
                 guard here > 0 else { continue }
-                for index in (before + 1)...(before + here) where index >= 2 { sums[cohort, default: [:]][index - 1, default: 0] += 1 }
+                for index in (before + 1)...(before + here) where index >= 2 {
+                    sums[cohort, default: [:]][index - 1, default: 0] += 1
+                }
             }
         }
         return sums.sorted { $0.key < $1.key }.flatMap { cohort, steps in

@@ -13,7 +13,9 @@ extension AppDatabase {
     public func documentOutcomes(after mark: Int64) throws -> [String: Int] {
         try writer.read { db in
             var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT outcome, COUNT(*) FROM document WHERE id > ? GROUP BY outcome", arguments: [mark]) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT outcome, COUNT(*) FROM document WHERE id > ? GROUP BY outcome", arguments: [mark])
+            {
                 counts[row[0] as String] = row[1] as Int
             }
             return counts

@@ -21,8 +21,10 @@ public enum DerivedIndexes {
     public static let deferFrom = 50_000
 
     /// The tables `Materializer` writes.
-    static let derivedTables = ["subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney",
-                                "offerUse", "subscriberSearch"]
+    static let derivedTables = [
+        "subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney",
+        "offerUse", "subscriberSearch",
+    ]
 
     /// Page cache while the indexes are built, in KiB: SQLite's sorter holds this much of each
     /// index's keys in memory before it writes a sorted run to a temporary file.
@@ -41,17 +43,22 @@ public enum DerivedIndexes {
 
     /// How many indexes (declared ones, not primary keys) the derived tables have in `db`.
     private static func count(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
-            """) ?? 0
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
+                """) ?? 0
     }
 
     /// The deferrable indexes present in `db`.
     static func deferrable(_ db: Database) throws -> [String: String] {
         var found: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: """
-            SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
-            """) {
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tableList))
+                """)
+        {
             let name: String = row["name"]
             let lead = try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [name])
             if lead != "originalTransactionId" { found[name] = row["sql"] }

@@ -29,11 +29,25 @@ enum FactRank {
 
     static func contentHash(of t: TransactionFact) -> String {
         var h = FNV()
-        h.add(t.transactionId); h.add(t.originalTransactionId); h.add(t.webOrderLineItemId); h.add(t.productId)
-        h.add(t.subscriptionGroupIdentifier); h.add(t.purchaseDate.milliseconds); h.add(t.originalPurchaseDate?.milliseconds)
-        h.add(t.expiresDate?.milliseconds); h.add(t.revocationDate?.milliseconds); h.add(t.revocationReason.map(Int64.init))
-        h.add(t.isUpgraded ? 1 : 0); h.add(t.offerType.map(Int64.init)); h.add(t.offerDiscountType); h.add(t.offerIdentifier)
-        h.add(t.appAccountToken); h.add(t.environment.rawValue); h.add(t.price); h.add(t.currency); h.add(t.inAppOwnershipType)
+        h.add(t.transactionId)
+        h.add(t.originalTransactionId)
+        h.add(t.webOrderLineItemId)
+        h.add(t.productId)
+        h.add(t.subscriptionGroupIdentifier)
+        h.add(t.purchaseDate.milliseconds)
+        h.add(t.originalPurchaseDate?.milliseconds)
+        h.add(t.expiresDate?.milliseconds)
+        h.add(t.revocationDate?.milliseconds)
+        h.add(t.revocationReason.map(Int64.init))
+        h.add(t.isUpgraded ? 1 : 0)
+        h.add(t.offerType.map(Int64.init))
+        h.add(t.offerDiscountType)
+        h.add(t.offerIdentifier)
+        h.add(t.appAccountToken)
+        h.add(t.environment.rawValue)
+        h.add(t.price)
+        h.add(t.currency)
+        h.add(t.inAppOwnershipType)
         h.add(t.signedDate?.milliseconds)
         // Added later: hashed only when present, so the rank of a fact without them is unchanged.
         if let s = t.storefront { h.add(s) }
@@ -44,10 +58,16 @@ enum FactRank {
 
     static func contentHash(of r: RenewalFact) -> String {
         var h = FNV()
-        h.add(r.productId); h.add(r.autoRenewProductId); h.add(r.autoRenewStatus.map { $0 ? 1 : 0 })
-        h.add(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }); h.add(r.gracePeriodExpiresDate?.milliseconds)
-        h.add(r.expirationIntent.map(Int64.init)); h.add(r.priceIncreaseStatus.map(Int64.init)); h.add(r.transactionId)
-        h.add(r.environment.rawValue); h.add(r.isV1 ? 1 : 0)
+        h.add(r.productId)
+        h.add(r.autoRenewProductId)
+        h.add(r.autoRenewStatus.map { $0 ? 1 : 0 })
+        h.add(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 })
+        h.add(r.gracePeriodExpiresDate?.milliseconds)
+        h.add(r.expirationIntent.map(Int64.init))
+        h.add(r.priceIncreaseStatus.map(Int64.init))
+        h.add(r.transactionId)
+        h.add(r.environment.rawValue)
+        h.add(r.isV1 ? 1 : 0)
         return h.hex
     }
 }
@@ -62,15 +82,26 @@ struct FNV {
     }
 
     mutating func add(_ s: String?) {
-        guard let s else { byte(0xfe); byte(0x1f); return }
+        guard let s else {
+            byte(0xfe)
+            byte(0x1f)
+            return
+        }
         for b in s.utf8 { byte(b) }
         byte(0x1f)
     }
 
     mutating func add(_ v: Int64?) {
-        guard let v else { byte(0xfe); byte(0x1f); return }
+        guard let v else {
+            byte(0xfe)
+            byte(0x1f)
+            return
+        }
         var x = UInt64(bitPattern: v)
-        for _ in 0..<8 { byte(UInt8(x & 0xff)); x >>= 8 }
+        for _ in 0..<8 {
+            byte(UInt8(x & 0xff))
+            x >>= 8
+        }
         byte(0x1f)
     }
 

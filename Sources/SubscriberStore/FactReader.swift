@@ -11,60 +11,69 @@ struct FactReader {
     /// data (not vouched for by the shared secret) cannot add a period to it or change its state.
     func facts(of originalTransactionId: String) throws -> SubscriptionFacts {
         var facts = SubscriptionFacts(originalTransactionId: originalTransactionId)
-        let signed = try db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
-                OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
-            """)
+        let signed = try db.cachedStatement(
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
+                    OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+                """)
         let hasSigned = try Bool.fetchOne(signed, arguments: [originalTransactionId]) ?? false
         let verifiedOnly = hasSigned ? 1 : 2
-        let transactions = try db.cachedStatement(sql: """
-            SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
-                   purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
-                   offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                   inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
-            FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
-            """)
+        let transactions = try db.cachedStatement(
+            sql: """
+                SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
+                       purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
+                       offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
+                       inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
+                FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
+                """)
         try transactions.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.transactions.append(TransactionFact(
-                transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
-                productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
-                purchaseDate: Instant(milliseconds: c.int64(5)),
-                originalPurchaseDate: c.optionalInt64(6).map(Instant.init(milliseconds:)),
-                expiresDate: c.optionalInt64(7).map(Instant.init(milliseconds:)),
-                revocationDate: c.optionalInt64(8).map(Instant.init(milliseconds:)), revocationReason: c.optionalInt(9),
-                revocationType: c.optionalText(21), isUpgraded: c.bool(10), offerType: c.optionalInt(11), offerDiscountType: c.optionalText(12),
-                offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
-                environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
-                currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
-                signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
-                revocationPercentage: c.optionalInt(22)))
+            facts.transactions.append(
+                TransactionFact(
+                    transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
+                    productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
+                    purchaseDate: Instant(milliseconds: c.int64(5)),
+                    originalPurchaseDate: c.optionalInt64(6).map(Instant.init(milliseconds:)),
+                    expiresDate: c.optionalInt64(7).map(Instant.init(milliseconds:)),
+                    revocationDate: c.optionalInt64(8).map(Instant.init(milliseconds:)), revocationReason: c.optionalInt(9),
+                    revocationType: c.optionalText(21), isUpgraded: c.bool(10), offerType: c.optionalInt(11),
+                    offerDiscountType: c.optionalText(12),
+                    offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
+                    environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
+                    currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
+                    signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
+                    revocationPercentage: c.optionalInt(22)))
         }
-        let renewals = try db.cachedStatement(sql: """
-            SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
-                   expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
-            FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
-            """)
+        let renewals = try db.cachedStatement(
+            sql: """
+                SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
+                       expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
+                FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
+                """)
         try renewals.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.renewals.append(RenewalFact(
-                originalTransactionId: originalTransactionId, instant: Instant(milliseconds: c.int64(0)),
-                productId: c.optionalText(1), autoRenewProductId: c.optionalText(2), autoRenewStatus: c.optionalBool(3),
-                isInBillingRetryPeriod: c.optionalBool(4),
-                gracePeriodExpiresDate: c.optionalInt64(5).map(Instant.init(milliseconds:)), expirationIntent: c.optionalInt(6),
-                priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
-                environment: StoreEnvironment(rawValue: c.text(9)) ?? .production, isV1: c.bool(10)))
+            facts.renewals.append(
+                RenewalFact(
+                    originalTransactionId: originalTransactionId, instant: Instant(milliseconds: c.int64(0)),
+                    productId: c.optionalText(1), autoRenewProductId: c.optionalText(2), autoRenewStatus: c.optionalBool(3),
+                    isInBillingRetryPeriod: c.optionalBool(4),
+                    gracePeriodExpiresDate: c.optionalInt64(5).map(Instant.init(milliseconds:)),
+                    expirationIntent: c.optionalInt(6),
+                    priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
+                    environment: StoreEnvironment(rawValue: c.text(9)) ?? .production, isV1: c.bool(10)))
         }
-        let notifications = try db.cachedStatement(sql: """
-            SELECT notificationId, format, notificationType, subtype, instant, transactionId, environment, status,
-                   autoRenewStatus, bundleId
-            FROM notification WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, notificationId
-            """)
+        let notifications = try db.cachedStatement(
+            sql: """
+                SELECT notificationId, format, notificationType, subtype, instant, transactionId, environment, status,
+                       autoRenewStatus, bundleId
+                FROM notification WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, notificationId
+                """)
         try notifications.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.notifications.append(NotificationFact(
-                notificationId: c.text(0), format: PayloadFormat(rawValue: c.text(1)) ?? .v2Notification,
-                notificationType: c.text(2), subtype: c.optionalText(3), instant: Instant(milliseconds: c.int64(4)),
-                originalTransactionId: originalTransactionId, transactionId: c.optionalText(5),
-                environment: StoreEnvironment(rawValue: c.text(6)) ?? .production, status: c.optionalInt(7),
-                autoRenewStatus: c.optionalBool(8), bundleId: c.optionalText(9)))
+            facts.notifications.append(
+                NotificationFact(
+                    notificationId: c.text(0), format: PayloadFormat(rawValue: c.text(1)) ?? .v2Notification,
+                    notificationType: c.text(2), subtype: c.optionalText(3), instant: Instant(milliseconds: c.int64(4)),
+                    originalTransactionId: originalTransactionId, transactionId: c.optionalText(5),
+                    environment: StoreEnvironment(rawValue: c.text(6)) ?? .production, status: c.optionalInt(7),
+                    autoRenewStatus: c.optionalBool(8), bundleId: c.optionalText(9)))
         }
         return facts
     }

@@ -47,7 +47,8 @@ public struct BatchResult: Sendable, Equatable {
 
     public static func == (a: BatchResult, b: BatchResult) -> Bool {
         a.applied == b.applied && a.duplicates == b.duplicates && a.rejected == b.rejected && a.unverified == b.unverified
-            && a.touchedSubscriptions == b.touchedSubscriptions && a.rejections.map { "\($0.source): \($0.reason)" } == b.rejections.map { "\($0.source): \($0.reason)" }
+            && a.touchedSubscriptions == b.touchedSubscriptions
+            && a.rejections.map { "\($0.source): \($0.reason)" } == b.rejections.map { "\($0.source): \($0.reason)" }
     }
 
     public mutating func add(_ other: BatchResult) {
@@ -124,23 +125,27 @@ extension AppDatabase {
     /// memory of documents in flight small; large transactions write each dirty page once for
     /// many chunks. `onChunk` receives each chunk's result. Derived rows are not rebuilt: call
     /// `rebuildPending()` after.
-    public func applyStream(documentsPerTransaction: Int, next: () throws -> [IncomingDocument]?,
-                            onChunk: (BatchResult) -> Void) throws {
+    public func applyStream(
+        documentsPerTransaction: Int, next: () throws -> [IncomingDocument]?,
+        onChunk: (BatchResult) -> Void
+    ) throws {
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         try writer.writeWithoutTransaction { db in
             var versions = WrittenVersions()
             var chunk = try next()
             while chunk != nil {
-                try longWrite(turn) { try db.inTransaction {
-                    var written = 0
-                    while let documents = chunk {
-                        onChunk(try FactWriter(db).apply(documents, written: &versions))
-                        written += documents.count
-                        chunk = try next()
-                        if written >= documentsPerTransaction { break }
+                try longWrite(turn) {
+                    try db.inTransaction {
+                        var written = 0
+                        while let documents = chunk {
+                            onChunk(try FactWriter(db).apply(documents, written: &versions))
+                            written += documents.count
+                            chunk = try next()
+                            if written >= documentsPerTransaction { break }
+                        }
+                        return .commit
                     }
-                    return .commit
-                } }
+                }
             }
         }
     }
@@ -160,8 +165,10 @@ extension AppDatabase {
     /// that the rebuild itself does not read are dropped first and built again, sorted, in the
     /// transaction of the last chunk (see ``DerivedIndexes``).
     @discardableResult
-    public func rebuildPending(chunk: Int = 2000, deferIndexesFrom: Int = DerivedIndexes.deferFrom,
-                               progress: ((Int) -> Void)? = nil) throws -> Int {
+    public func rebuildPending(
+        chunk: Int = 2000, deferIndexesFrom: Int = DerivedIndexes.deferFrom,
+        progress: ((Int) -> Void)? = nil
+    ) throws -> Int {
         guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
         let ids = try pool.read { db in
             try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1")
@@ -190,20 +197,22 @@ extension AppDatabase {
             // subscribers: 243 → 227 s, one run each, within this machine's noise.)
             let restart = (k + 1) % Self.walRestartEvery == 0
             if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
-            try longWrite(turn) { try pool.write { db in
-                let materializer = Materializer(db)
-                let unchanged = try Int.fetchOne(db, sql: "PRAGMA data_version") == startVersion
-                if unchanged, case .success(let timelines) = derived {
-                    try materializer.store(timelines)
-                } else {
-                    try materializer.rebuild(ids)
+            try longWrite(turn) {
+                try pool.write { db in
+                    let materializer = Materializer(db)
+                    let unchanged = try Int.fetchOne(db, sql: "PRAGMA data_version") == startVersion
+                    if unchanged, case .success(let timelines) = derived {
+                        try materializer.store(timelines)
+                    } else {
+                        try materializer.rebuild(ids)
+                    }
+                    let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
+                    for id in ids { try delete.run(db, id) }
+                    // With the last pending rows gone, the indexes are whole again in the same
+                    // commit: a store never has an index missing and nothing pending.
+                    if k + 1 == chunks.count { try DerivedIndexes.buildMissing(db) }
                 }
-                let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-                for id in ids { try delete.run(db, id) }
-                // With the last pending rows gone, the indexes are whole again in the same
-                // commit: a store never has an index missing and nothing pending.
-                if k + 1 == chunks.count { try DerivedIndexes.buildMissing(db) }
-            } }
+            }
             if restart {
                 _ = try pool.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
                 if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
@@ -220,8 +229,9 @@ extension AppDatabase {
         var total = 0
         while true {
             let done = try writer.write { db -> Int in
-                let ids = try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?",
-                                              arguments: [chunk])
+                let ids = try String.fetchAll(
+                    db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?",
+                    arguments: [chunk])
                 try Materializer(db).rebuild(ids)
                 let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
                 for id in ids { try delete.run(db, id) }
@@ -260,17 +270,20 @@ struct FactWriter {
         // transaction are reduced to the one that ranks highest before anything is written, which
         // is what writing them one by one would leave (the store keeps the highest rank).
         var winners = RankedTransactions()
-        let insertDocument = try db.cachedStatement(sql: """
-            INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
-            """)
+        let insertDocument = try db.cachedStatement(
+            sql: """
+                INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
+                """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
-        let subscriptionsWithToken = try db.cachedStatement(sql: """
-            SELECT DISTINCT originalTransactionId FROM "transaction" WHERE appAccountToken = ?
-            """)
-        let replaceDocument = try db.cachedStatement(sql: """
-            UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
-            """)
+        let subscriptionsWithToken = try db.cachedStatement(
+            sql: """
+                SELECT DISTINCT originalTransactionId FROM "transaction" WHERE appAccountToken = ?
+                """)
+        let replaceDocument = try db.cachedStatement(
+            sql: """
+                UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
+                """)
         let setOutcome = try db.cachedStatement(sql: "UPDATE document SET outcome = ? WHERE sha256 = ?")
 
         // Keys in order: the sha256 index (and a v1 notification's id, the same digest) and the
@@ -287,13 +300,15 @@ struct FactWriter {
                 signedHere.formUnion(facts.originalTransactionIds)
             }
         }
-        let signedInStore = try db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ? AND isV1 = 0)
-                OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND signedDate IS NOT NULL)
-            """)
-        let listUnverified = try db.cachedStatement(sql: """
-            INSERT INTO unverifiedDocument (originalTransactionId, documentSha256) VALUES (?, ?) ON CONFLICT DO NOTHING
-            """)
+        let signedInStore = try db.cachedStatement(
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ? AND isV1 = 0)
+                    OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND signedDate IS NOT NULL)
+                """)
+        let listUnverified = try db.cachedStatement(
+            sql: """
+                INSERT INTO unverifiedDocument (originalTransactionId, documentSha256) VALUES (?, ?) ON CONFLICT DO NOTHING
+                """)
         // Indices are sorted, not the documents: moving whole documents about costs a retain and
         // release of each of their facts (a few percent of a v1 import's CPU on this thread).
         let ordered = documents.indices.sorted { (documents[$0].sha256, $0) < (documents[$1].sha256, $1) }
@@ -301,15 +316,18 @@ struct FactWriter {
             let doc = documents[index]
             switch doc.content {
             case .rejected(let reason):
-                try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                                   doc.archived?.data, doc.archived?.encoding)
+                try insertDocument.run(
+                    db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
+                    doc.archived?.data, doc.archived?.encoding)
                 result.rejected += 1
             case .facts(let facts):
                 if let documentApp = facts.app, facts.isSigned {
                     if let storeApp = app, !storeApp.matches(documentApp) {
-                        let reason = "for the app \(documentApp), but this store holds \(storeApp) (one app per store: use another --db)"
-                        try insertDocument.run(db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                                               doc.archived?.data, doc.archived?.encoding)
+                        let reason =
+                            "for the app \(documentApp), but this store holds \(storeApp) (one app per store: use another --db)"
+                        try insertDocument.run(
+                            db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
+                            doc.archived?.data, doc.archived?.encoding)
                         result.rejected += 1
                         result.rejections.append((doc.source, reason))
                         continue
@@ -326,15 +344,18 @@ struct FactWriter {
                     // when the subscription already has signed data.
                     var signed = facts.originalTransactionIds.contains { signedHere.contains($0) }
                     if !signed {
-                        signed = try facts.originalTransactionIds.contains { try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true }
+                        signed = try facts.originalTransactionIds.contains {
+                            try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true
+                        }
                     }
                     if signed {
                         result.unverified += 1
                         countedUnverified = true
                     }
                 }
-                try insertDocument.run(db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
-                                       doc.byteCount, doc.archived?.data, doc.archived?.encoding)
+                try insertDocument.run(
+                    db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
+                    doc.byteCount, doc.archived?.data, doc.archived?.encoding)
                 if db.changesCount == 0 {
                     let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
                     if previous != "rejected" {
@@ -382,16 +403,18 @@ struct FactWriter {
 
     private func writeNotifications(_ notifications: [NotificationFact], document: String, unverified: Bool) throws -> Int {
         guard !notifications.isEmpty else { return 0 }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO notification (notificationId, format, notificationType, subtype, instant, originalTransactionId,
-                transactionId, environment, status, autoRenewStatus, bundleId, documentSha256, unverified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO notification (notificationId, format, notificationType, subtype, instant, originalTransactionId,
+                    transactionId, environment, status, autoRenewStatus, bundleId, documentSha256, unverified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
+                """)
         var inserted = 0
         for n in notifications {
-            try statement.run(db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
-                                              n.instant.milliseconds, n.originalTransactionId, n.transactionId,
-                                  n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document, unverified)
+            try statement.run(
+                db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
+                n.instant.milliseconds, n.originalTransactionId, n.transactionId,
+                n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document, unverified)
             inserted += db.changesCount
         }
         return inserted
@@ -399,30 +422,32 @@ struct FactWriter {
 
     private func writeTransactions(_ transactions: [(TransactionFact, String)]) throws {
         guard !transactions.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
-                subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
-                revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
-                environment, price, currency, inAppOwnershipType, signedDate, storefront, revocationType,
-                revocationPercentage, rank, unverified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(transactionId) DO UPDATE SET
-                originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
-                productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
-                purchaseDate = excluded.purchaseDate, originalPurchaseDate = excluded.originalPurchaseDate,
-                expiresDate = excluded.expiresDate, revocationDate = excluded.revocationDate,
-                revocationReason = excluded.revocationReason, isUpgraded = excluded.isUpgraded,
-                offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
-                offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
-                environment = excluded.environment, price = excluded.price, currency = excluded.currency,
-                inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate,
-                storefront = excluded.storefront, revocationType = excluded.revocationType,
-                revocationPercentage = excluded.revocationPercentage, rank = excluded.rank,
-                unverified = excluded.unverified
-            WHERE excluded.rank > "transaction".rank
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO "transaction" (transactionId, originalTransactionId, webOrderLineItemId, productId,
+                    subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
+                    revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
+                    environment, price, currency, inAppOwnershipType, signedDate, storefront, revocationType,
+                    revocationPercentage, rank, unverified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(transactionId) DO UPDATE SET
+                    originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
+                    productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
+                    purchaseDate = excluded.purchaseDate, originalPurchaseDate = excluded.originalPurchaseDate,
+                    expiresDate = excluded.expiresDate, revocationDate = excluded.revocationDate,
+                    revocationReason = excluded.revocationReason, isUpgraded = excluded.isUpgraded,
+                    offerType = excluded.offerType, offerDiscountType = excluded.offerDiscountType,
+                    offerIdentifier = excluded.offerIdentifier, appAccountToken = excluded.appAccountToken,
+                    environment = excluded.environment, price = excluded.price, currency = excluded.currency,
+                    inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate,
+                    storefront = excluded.storefront, revocationType = excluded.revocationType,
+                    revocationPercentage = excluded.revocationPercentage, rank = excluded.rank,
+                    unverified = excluded.unverified
+                WHERE excluded.rank > "transaction".rank
+                """)
         for (t, rank) in transactions {
-            try statement.run(db, t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
+            try statement.run(
+                db, t.transactionId, t.originalTransactionId, t.webOrderLineItemId, t.productId, t.subscriptionGroupIdentifier,
                 t.purchaseDate.milliseconds, t.originalPurchaseDate?.milliseconds, t.expiresDate?.milliseconds,
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
@@ -433,16 +458,18 @@ struct FactWriter {
 
     private func writeRenewals(_ renewals: [(RenewalFact, Bool)]) throws {
         guard !renewals.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO renewalFact (originalTransactionId, instant, contentHash, productId, autoRenewProductId,
-                autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate, expirationIntent, priceIncreaseStatus,
-                transactionId, environment, isV1, unverified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (originalTransactionId, instant, contentHash) DO UPDATE SET unverified = 0
-            WHERE excluded.unverified = 0 AND renewalFact.unverified = 1
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO renewalFact (originalTransactionId, instant, contentHash, productId, autoRenewProductId,
+                    autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate, expirationIntent, priceIncreaseStatus,
+                    transactionId, environment, isV1, unverified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (originalTransactionId, instant, contentHash) DO UPDATE SET unverified = 0
+                WHERE excluded.unverified = 0 AND renewalFact.unverified = 1
+                """)
         for (r, unverified) in renewals {
-            try statement.run(db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
+            try statement.run(
+                db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
                 r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
                 r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1, unverified)
         }
@@ -450,10 +477,11 @@ struct FactWriter {
 
     private func writeCustomers(_ customers: [CustomerFact]) throws {
         guard !customers.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES (?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES (?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """)
         for c in customers {
             try statement.run(db, c.userId ?? "", c.email ?? "", c.appAccountToken ?? "", c.originalTransactionId ?? "")
         }
@@ -510,14 +538,22 @@ private struct DerivedChunk {
 /// with a hash of the version's content, so the same id and rank is the same version. Kept as
 /// 128-bit digests (about 22 bytes a version in memory).
 struct WrittenVersions {
-    private struct Key: Hashable { var a: Int; var b: Int }
+    private struct Key: Hashable {
+        var a: Int
+        var b: Int
+    }
     private var keys = Set<Key>()
 
     /// Records the version; false when it was written before.
     mutating func insert(_ transactionId: String, rank: String) -> Bool {
-        var first = Hasher(), second = Hasher()
-        first.combine(0 as UInt8); first.combine(transactionId); first.combine(rank)
-        second.combine(1 as UInt8); second.combine(transactionId); second.combine(rank)
+        var first = Hasher()
+        var second = Hasher()
+        first.combine(0 as UInt8)
+        first.combine(transactionId)
+        first.combine(rank)
+        second.combine(1 as UInt8)
+        second.combine(transactionId)
+        second.combine(rank)
         return keys.insert(Key(a: first.finalize(), b: second.finalize())).inserted
     }
 }

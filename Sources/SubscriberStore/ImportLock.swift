@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Held by every import for as long as it runs: a read lock on the whole of `STORE-import.lock`
@@ -23,7 +24,10 @@ public final class ImportLock: Sendable {
         guard fd >= 0 else { return nil }
         var request = Self.wholeFile(F_RDLCK)
         while fcntl(fd, Self.setLockWaiting, &request) != 0 {
-            guard errno == EINTR else { close(fd); return nil }
+            guard errno == EINTR else {
+                close(fd)
+                return nil
+            }
         }
         descriptor = Mutex(fd)
     }

@@ -31,7 +31,9 @@ struct Materializer {
             // A subscription seen for the first time has no derived rows to delete: six index
             // seeks saved per new subscription. (Derived rows never exist without their
             // `subscription` row: insert writes it first, delete removes all together.)
-            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil { try delete(d.originalTransactionId, &counts) }
+            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil {
+                try delete(d.originalTransactionId, &counts)
+            }
             guard !d.timeline.periods.isEmpty else { continue }
             try insert(d.timeline, &counts)
             try insertMoney(d.timeline, priceTable: priceTable, &counts)
@@ -59,14 +61,16 @@ struct Materializer {
 
         func write(_ db: Database) throws {
             let columns = keyColumns + countColumns
-            let add = try db.cachedStatement(sql: """
-                INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
-                ON CONFLICT DO UPDATE SET \(countColumns.map { "\($0) = \($0) + excluded.\($0)" }.joined(separator: ", "))
-                """)
-            let removeEmpty = try db.cachedStatement(sql: """
-                DELETE FROM \(table) WHERE \(keyColumns.map { "\($0) = ?" }.joined(separator: " AND "))
-                    AND \(countColumns.map { "\($0) = 0" }.joined(separator: " AND "))
-                """)
+            let add = try db.cachedStatement(
+                sql: """
+                    INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+                    ON CONFLICT DO UPDATE SET \(countColumns.map { "\($0) = \($0) + excluded.\($0)" }.joined(separator: ", "))
+                    """)
+            let removeEmpty = try db.cachedStatement(
+                sql: """
+                    DELETE FROM \(table) WHERE \(keyColumns.map { "\($0) = ?" }.joined(separator: " AND "))
+                        AND \(countColumns.map { "\($0) = 0" }.joined(separator: " AND "))
+                    """)
             for (key, change) in changes where change.contains(where: { $0 != 0 }) {
                 try add.execute(arguments: StatementArguments(key + change.map(\.databaseValue)))
                 if change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
@@ -76,31 +80,42 @@ struct Materializer {
 
     /// What `store` changes in the tables of counts.
     struct Counts {
-        var segmentDays = CountChanges(table: "segmentDay", keyColumns: ["environment", "ownership", "day", "productId", "state"],
-                                       countColumns: ["starts", "ends"])
-        var runEndDays = CountChanges(table: "runEndDay",
-                                      keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
-                                      countColumns: ["count"])
-        var eventDays = CountChanges(table: "eventDay",
-                                     keyColumns: ["environment", "ownership", "day", "productId", "type", "expirationReason"],
-                                     countColumns: ["count"])
-        var productDurations = CountChanges(table: "productDuration", keyColumns: ["productId", "billingDays"],
-                                            countColumns: ["count"])
-        var subscriptionStartDays = CountChanges(table: "subscriptionStartDay",
-                                                 keyColumns: ["environment", "ownership", "day", "productId"], countColumns: ["count"])
-        var cohortStepDays = CountChanges(table: "cohortStepDay",
-                                          keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "step"],
-                                          countColumns: ["count"])
-        var cohortStepMonths = CountChanges(table: "cohortStepMonth",
-                                            keyColumns: ["environment", "month", "firstPaidProductId", "cohortMonth", "step"],
-                                            countColumns: ["count"])
-        var mrrDays = CountChanges(table: "mrrDay",
-                                   keyColumns: ["environment", "day", "offerKind", "productId", "currency", "price", "monthlyTwelfths"],
-                                   countColumns: ["starts", "ends"])
-        var mrrMonths = CountChanges(table: "mrrMonth",
-                                     keyColumns: ["environment", "month", "offerKind", "productId", "currency", "price",
-                                                  "monthlyTwelfths"],
-                                     countColumns: ["starts", "ends"])
+        var segmentDays = CountChanges(
+            table: "segmentDay", keyColumns: ["environment", "ownership", "day", "productId", "state"],
+            countColumns: ["starts", "ends"])
+        var runEndDays = CountChanges(
+            table: "runEndDay",
+            keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
+            countColumns: ["count"])
+        var eventDays = CountChanges(
+            table: "eventDay",
+            keyColumns: ["environment", "ownership", "day", "productId", "type", "expirationReason"],
+            countColumns: ["count"])
+        var productDurations = CountChanges(
+            table: "productDuration", keyColumns: ["productId", "billingDays"],
+            countColumns: ["count"])
+        var subscriptionStartDays = CountChanges(
+            table: "subscriptionStartDay",
+            keyColumns: ["environment", "ownership", "day", "productId"], countColumns: ["count"])
+        var cohortStepDays = CountChanges(
+            table: "cohortStepDay",
+            keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "step"],
+            countColumns: ["count"])
+        var cohortStepMonths = CountChanges(
+            table: "cohortStepMonth",
+            keyColumns: ["environment", "month", "firstPaidProductId", "cohortMonth", "step"],
+            countColumns: ["count"])
+        var mrrDays = CountChanges(
+            table: "mrrDay",
+            keyColumns: ["environment", "day", "offerKind", "productId", "currency", "price", "monthlyTwelfths"],
+            countColumns: ["starts", "ends"])
+        var mrrMonths = CountChanges(
+            table: "mrrMonth",
+            keyColumns: [
+                "environment", "month", "offerKind", "productId", "currency", "price",
+                "monthlyTwelfths",
+            ],
+            countColumns: ["starts", "ends"])
 
         /// An interval MRR counts (a charged period, or a grace period after one) stored (+1) or
         /// removed (-1): its start and its end, by day and by month. An empty one covers no instant.
@@ -120,15 +135,22 @@ struct Materializer {
         }
 
         /// An event stored or removed.
-        mutating func event(environment: String, ownership: String, at: Int64, productId: String, type: String,
-                            expirationReason: String?, _ sign: Int) {
-            eventDays.add([environment.databaseValue, ownership.databaseValue, Self.day(at), productId.databaseValue, type.databaseValue,
-                           (expirationReason ?? "").databaseValue], sign)
+        mutating func event(
+            environment: String, ownership: String, at: Int64, productId: String, type: String,
+            expirationReason: String?, _ sign: Int
+        ) {
+            eventDays.add(
+                [
+                    environment.databaseValue, ownership.databaseValue, Self.day(at), productId.databaseValue, type.databaseValue,
+                    (expirationReason ?? "").databaseValue,
+                ], sign)
         }
 
         /// A segment stored (+1) or removed (-1): its start day, and its end day unless open-ended.
-        mutating func segment(environment: String, ownership: String, start: Int64, end: Int64, productId: String,
-                              state: String, _ sign: Int) {
+        mutating func segment(
+            environment: String, ownership: String, start: Int64, end: Int64, productId: String,
+            state: String, _ sign: Int
+        ) {
             let (env, owner) = (environment.databaseValue, ownership.databaseValue)
             segmentDays.add([env, owner, Self.day(start), productId.databaseValue, state.databaseValue], sign)
             guard end != AppDatabase.openEnd else { return }
@@ -136,30 +158,39 @@ struct Materializer {
         }
 
         /// A run stored or removed; only runs with a paid period are cohort members.
-        mutating func run(environment: String, endedAt: Int64, firstPaidProductId: String?, cohortMonth: Int?,
-                          paidPeriodCount: Int, _ sign: Int) {
+        mutating func run(
+            environment: String, endedAt: Int64, firstPaidProductId: String?, cohortMonth: Int?,
+            paidPeriodCount: Int, _ sign: Int
+        ) {
             guard let firstPaidProductId, let cohortMonth else { return }
-            runEndDays.add([environment.databaseValue, Self.day(endedAt), firstPaidProductId.databaseValue,
-                            cohortMonth.databaseValue, paidPeriodCount.databaseValue], sign)
+            runEndDays.add(
+                [
+                    environment.databaseValue, Self.day(endedAt), firstPaidProductId.databaseValue,
+                    cohortMonth.databaseValue, paidPeriodCount.databaseValue,
+                ], sign)
         }
 
         /// A subscription stored or removed: counted on the day of its first start.
         mutating func subscription(environment: String, ownership: String, firstStart: Int64, productId: String, _ sign: Int) {
-            subscriptionStartDays.add([environment.databaseValue, ownership.databaseValue, Self.day(firstStart), productId.databaseValue],
-                                      sign)
+            subscriptionStartDays.add(
+                [environment.databaseValue, ownership.databaseValue, Self.day(firstStart), productId.databaseValue],
+                sign)
         }
 
         /// A cohort member's steps, stored or removed: its first paid start (step 0), the start of
         /// each paid period after the first (step k for paid period k+1) and its end (step −n, ended
         /// with n paid periods), each counted on its day and its month.
-        mutating func cohortSteps(environment: String, firstPaidStart: Int64?, firstPaidProductId: String?,
-                                  paidPeriodStarts: [Int64], endedAt: Int64, _ sign: Int) {
+        mutating func cohortSteps(
+            environment: String, firstPaidStart: Int64?, firstPaidProductId: String?,
+            paidPeriodStarts: [Int64], endedAt: Int64, _ sign: Int
+        ) {
             guard let firstPaidStart, let firstPaidProductId else { return }
             let (env, product) = (environment.databaseValue, firstPaidProductId.databaseValue)
             let cohortMonth = Instant(milliseconds: firstPaidStart).month.index.databaseValue
             func add(_ at: Int64, _ step: Int) {
                 let instant = Instant(milliseconds: at)
-                cohortStepDays.add([env, AppDatabase.day(of: instant).databaseValue, product, cohortMonth, step.databaseValue], sign)
+                cohortStepDays.add(
+                    [env, AppDatabase.day(of: instant).databaseValue, product, cohortMonth, step.databaseValue], sign)
                 cohortStepMonths.add([env, instant.month.index.databaseValue, product, cohortMonth, step.databaseValue], sign)
             }
             add(firstPaidStart, 0)
@@ -197,63 +228,81 @@ struct Materializer {
         for table in Self.tables where !["subscription", "segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
-        let subscriptions = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM subscription WHERE originalTransactionId = ? RETURNING environment, ownership, firstStart, productId
-            """), arguments: [id])
+        let subscriptions = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM subscription WHERE originalTransactionId = ? RETURNING environment, ownership, firstStart, productId
+                    """), arguments: [id])
         while let row = try subscriptions.next() {
             counts.subscription(environment: row[0], ownership: row[1], firstStart: row[2], productId: row[3], -1)
         }
-        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays, runIndex, start, countsForRetention
-            """), arguments: [id])
+        let periods = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays, runIndex, start, countsForRetention
+                    """), arguments: [id])
         // The paid periods counted for retention, per run: the cohort steps the runs are removed with.
         var paidStarts: [Int: [Int64]] = [:]
         while let row = try periods.next() {
             counts.period(productId: row[0], billingDays: row[1], -1)
             if row[4] as Bool { paidStarts[row[2], default: []].append(row[3]) }
         }
-        let segments = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM segment WHERE originalTransactionId = ?
-            RETURNING environment, start, "end", productId, state, ownership
-            """), arguments: [id])
+        let segments = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM segment WHERE originalTransactionId = ?
+                    RETURNING environment, start, "end", productId, state, ownership
+                    """), arguments: [id])
         while let row = try segments.next() {
-            counts.segment(environment: row[0], ownership: row[5], start: row[1], end: row[2], productId: row[3],
-                           state: row[4], -1)
+            counts.segment(
+                environment: row[0], ownership: row[5], start: row[1], end: row[2], productId: row[3],
+                state: row[4], -1)
         }
-        let events = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM event WHERE originalTransactionId = ?
-            RETURNING environment, at, productId, type, expirationReason, ownership
-            """), arguments: [id])
+        let events = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM event WHERE originalTransactionId = ?
+                    RETURNING environment, at, productId, type, expirationReason, ownership
+                    """), arguments: [id])
         while let row = try events.next() {
-            counts.event(environment: row[0], ownership: row[5], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
+            counts.event(
+                environment: row[0], ownership: row[5], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
         }
-        let runs = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM run WHERE originalTransactionId = ?
-            RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount, runIndex, firstPaidStart
-            """), arguments: [id])
+        let runs = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM run WHERE originalTransactionId = ?
+                    RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount, runIndex, firstPaidStart
+                    """), arguments: [id])
         while let row = try runs.next() {
-            counts.run(environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
-                       paidPeriodCount: row[4], -1)
-            counts.cohortSteps(environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
-                               paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
+            counts.run(
+                environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
+                paidPeriodCount: row[4], -1)
+            counts.cohortSteps(
+                environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
+                paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
         }
     }
 
     /// Removes the money rows of a subscription, and what they added to the MRR counts.
     private func deleteMoney(_ id: String, _ counts: inout Counts) throws {
-        let graces = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT f.environment, f.at, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
-                m.monthlyTwelfths
-            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-            WHERE f.originalTransactionId = ? AND f.graceEnd IS NOT NULL
-            """), arguments: [id])
+        let graces = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT f.environment, f.at, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
+                        m.monthlyTwelfths
+                    FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                    WHERE f.originalTransactionId = ? AND f.graceEnd IS NOT NULL
+                    """), arguments: [id])
         while let row = try graces.next() {
             counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
         }
-        let periods = try Row.fetchCursor(db.cachedStatement(sql: """
-            DELETE FROM periodMoney WHERE originalTransactionId = ?
-            RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths
-            """), arguments: [id])
+        let periods = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM periodMoney WHERE originalTransactionId = ?
+                    RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths
+                    """), arguments: [id])
         while let row = try periods.next() {
             counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
         }
@@ -264,35 +313,40 @@ struct Materializer {
     private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts) throws {
         guard !t.periods.isEmpty else { return }
         let env = t.environment.rawValue
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
-                start, "end", price, currency, priceSource, proceedsRate, isPaid, refundAt, refundAmount, creditAt,
-                upgradeCredit, monthlyTwelfths)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let use = try db.cachedStatement(sql: """
-            INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
-                runIndex, nextStart, nextIsStandard, runEndedAt, paidFromNext, lastPaidStart)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
+                    start, "end", price, currency, priceSource, proceedsRate, isPaid, refundAt, refundAmount, creditAt,
+                    upgradeCredit, monthlyTwelfths)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        let use = try db.cachedStatement(
+            sql: """
+                INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
+                    runIndex, nextStart, nextIsStandard, runEndedAt, paidFromNext, lastPaidStart)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for (i, u) in t.offerUses.enumerated() {
             // The run's paid periods as `period.countsForRetention` marks them: those from the next
             // period on, and the last start (offer retention reads them instead of the periods).
             let counted = t.periods.filter { $0.runIndex == u.runIndex && $0.isPaid && !$0.isCutByUpgrade }.map(\.start)
             let fromNext = u.nextStart.map { next in counted.filter { $0 >= next }.count } ?? 0
-            try use.run(db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
-                        u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
-                        t.runs[u.runIndex].endedAt.milliseconds, fromNext,
-                        u.nextStart == nil ? nil : counted.max()?.milliseconds)
+            try use.run(
+                db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
+                u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
+                t.runs[u.runIndex].endedAt.milliseconds, fromNext,
+                u.nextStart == nil ? nil : counted.max()?.milliseconds)
         }
         var keys: [String: MRRKey] = [:]
         for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
-            try statement.run(db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
+            try statement.run(
+                db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                 p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
                 m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
                 m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
-            let key = MRRKey(offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
-                             monthlyTwelfths: m.monthlyTwelfths)
+            let key = MRRKey(
+                offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
+                monthlyTwelfths: m.monthlyTwelfths)
             keys[p.transactionId] = key
             counts.mrrInterval(environment: env, key: key, start: p.start.milliseconds, end: p.end.milliseconds, 1)
         }
@@ -310,92 +364,115 @@ struct Materializer {
         let owner = t.ownership.rawValue
         let last = t.periods[t.periods.count - 1]
         let lastEvent = t.events.last
-        try db.cachedStatement(sql: """
-            INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
-                lastEventType, dataHorizon, ownership)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run(db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
-                t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
-                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
-        counts.subscription(environment: env, ownership: owner, firstStart: t.periods[0].start.milliseconds,
-                            productId: last.productId, 1)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                    runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
+                    lastEventType, dataHorizon, ownership)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).run(
+            db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
+            t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
+            lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
+        counts.subscription(
+            environment: env, ownership: owner, firstStart: t.periods[0].start.milliseconds,
+            productId: last.productId, 1)
 
         // The ids pane 1 shows and searches (after `subscription`: the customer is linked through its token).
-        try db.cachedStatement(sql: """
-            INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
-            SELECT s.originalTransactionId, \(AppDatabase.customerSQL("userId")), \(AppDatabase.customerSQL("email")),
-                COALESCE(NULLIF(s.appAccountToken, ''), \(AppDatabase.customerSQL("appAccountToken")))
-            FROM subscription s WHERE s.originalTransactionId = ?
-            """).run(db, id)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+                SELECT s.originalTransactionId, \(AppDatabase.customerSQL("userId")), \(AppDatabase.customerSQL("email")),
+                    COALESCE(NULLIF(s.appAccountToken, ''), \(AppDatabase.customerSQL("appAccountToken")))
+                FROM subscription s WHERE s.originalTransactionId = ?
+                """
+        ).run(db, id)
 
-        let period = try db.cachedStatement(sql: """
-            INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention, billingDays)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let product = try db.cachedStatement(sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        let period = try db.cachedStatement(
+            sql: """
+                INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                    offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention, billingDays)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        let product = try db.cachedStatement(
+            sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
         var products = Set<String>()
         for p in t.periods where products.insert(p.productId).inserted { try product.run(db, env, p.productId) }
         for p in t.periods {
             // Only standard periods tell a product's billing duration (an offer can run for another length).
-            let billingDays = p.offerKind == .standard
+            let billingDays =
+                p.offerKind == .standard
                 ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
-            try period.run(db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
+            try period.run(
+                db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
                 p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
                 p.countsForRetention, billingDays)
             counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 
-        let run = try db.cachedStatement(sql: """
-            INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, firstPaidStart,
-                cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart, ownership)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let run = try db.cachedStatement(
+            sql: """
+                INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, firstPaidStart,
+                    cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart, ownership)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for (i, r) in t.runs.enumerated() {
-            try run.run(db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
+            try run.run(
+                db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                 r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
                 r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
-            counts.run(environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
-                       cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
-            counts.cohortSteps(environment: env, firstPaidStart: r.firstPaidStart?.milliseconds,
-                               firstPaidProductId: r.firstPaidProductId, paidPeriodStarts: r.paidPeriodStarts.map(\.milliseconds),
-                               endedAt: r.endedAt.milliseconds, 1)
+            counts.run(
+                environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
+                cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
+            counts.cohortSteps(
+                environment: env, firstPaidStart: r.firstPaidStart?.milliseconds,
+                firstPaidProductId: r.firstPaidProductId, paidPeriodStarts: r.paidPeriodStarts.map(\.milliseconds),
+                endedAt: r.endedAt.milliseconds, 1)
         }
 
-        let segment = try db.cachedStatement(sql: """
-            INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
-                paidPeriods, periodDays, graceEnd, ownership)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let segment = try db.cachedStatement(
+            sql: """
+                INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
+                    paidPeriods, periodDays, graceEnd, ownership)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for s in Self.segments(of: t) {
             let end = s.end?.milliseconds ?? AppDatabase.openEnd
-            try segment.run(db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
-                            s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
-            counts.segment(environment: env, ownership: owner, start: s.start.milliseconds, end: end, productId: s.productId, state: s.state.rawValue, 1)
+            try segment.run(
+                db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
+                s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
+            counts.segment(
+                environment: env, ownership: owner, start: s.start.milliseconds, end: end, productId: s.productId,
+                state: s.state.rawValue, 1)
         }
 
-        let event = try db.cachedStatement(sql: """
-            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId,
-                ownership)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let event = try db.cachedStatement(
+            sql: """
+                INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId,
+                    ownership)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for e in t.events {
-            try event.run(db, id, env, e.at.milliseconds, e.type.rawValue, e.productId, e.expirationReason?.rawValue,
-                          e.transactionId, owner)
-            counts.event(environment: env, ownership: owner, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
-                         expirationReason: e.expirationReason?.rawValue, 1)
+            try event.run(
+                db, id, env, e.at.milliseconds, e.type.rawValue, e.productId, e.expirationReason?.rawValue,
+                e.transactionId, owner)
+            counts.event(
+                environment: env, ownership: owner, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
+                expirationReason: e.expirationReason?.rawValue, 1)
         }
 
-        let failure = try db.cachedStatement(sql: """
-            INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
-                windowEnd, recoveryStart, ownership)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """)
+        let failure = try db.cachedStatement(
+            sql: """
+                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
+                    windowEnd, recoveryStart, ownership)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
         for f in t.billingFailures {
-            try failure.run(db, id, env, f.at.milliseconds, f.transactionId, f.productId,
-                                            f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
-                                            f.windowEnd.milliseconds, f.recoveryStart?.milliseconds, owner)
+            try failure.run(
+                db, id, env, f.at.milliseconds, f.transactionId, f.productId,
+                f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
+                f.windowEnd.milliseconds, f.recoveryStart?.milliseconds, owner)
         }
     }
 
@@ -416,8 +493,14 @@ struct Materializer {
         var cuts = Set<Instant>()
         for s in t.stateIntervals { cuts.insert(s.from) }
         for a in t.autoRenewIntervals { cuts.insert(a.from) }
-        for p in t.periods { cuts.insert(p.start); cuts.insert(p.end) }
-        for f in t.billingFailures { cuts.insert(f.at); cuts.insert(f.windowEnd) }
+        for p in t.periods {
+            cuts.insert(p.start)
+            cuts.insert(p.end)
+        }
+        for f in t.billingFailures {
+            cuts.insert(f.at)
+            cuts.insert(f.windowEnd)
+        }
         let first = t.periods[0].start
         let points = cuts.filter { $0 >= first }.sorted()
         var result: [Segment] = []
@@ -438,14 +521,17 @@ struct Materializer {
                 start: at, end: i + 1 < points.count ? points[i + 1] : nil, state: interval.state,
                 productId: interval.productId, autoRenew: t.autoRenew(at: at) ?? false, runIndex: runIndex,
                 paidPeriods: t.runs.isEmpty ? 0 : t.runs[runIndex].paidPeriods(asOf: at),
-                periodDays: covering.map { Double($0.expiresDate.milliseconds - $0.start.milliseconds) / Double(Instant.millisecondsPerDay) },
+                periodDays: covering.map {
+                    Double($0.expiresDate.milliseconds - $0.start.milliseconds) / Double(Instant.millisecondsPerDay)
+                },
                 graceEnd: grace)
             // Merge with the previous segment when nothing differs but the start.
             if var previous = result.last, previous.end == at,
-               previous.state == segment.state, previous.productId == segment.productId,
-               previous.autoRenew == segment.autoRenew, previous.runIndex == segment.runIndex,
-               previous.paidPeriods == segment.paidPeriods, previous.periodDays == segment.periodDays,
-               previous.graceEnd == segment.graceEnd {
+                previous.state == segment.state, previous.productId == segment.productId,
+                previous.autoRenew == segment.autoRenew, previous.runIndex == segment.runIndex,
+                previous.paidPeriods == segment.paidPeriods, previous.periodDays == segment.periodDays,
+                previous.graceEnd == segment.graceEnd
+            {
                 previous.end = segment.end
                 result[result.count - 1] = previous
             } else {

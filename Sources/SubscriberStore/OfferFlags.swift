@@ -48,8 +48,10 @@ public struct OfferFlagWrite: Equatable, Sendable {
     /// The operator confirmed replacing flags the subscriptions already have.
     public var replace: Bool
 
-    public init(offer: OfferFlagKind, ids: [String], clear: Bool = false, operatorName: String, note: String? = nil,
-                replace: Bool = false) {
+    public init(
+        offer: OfferFlagKind, ids: [String], clear: Bool = false, operatorName: String, note: String? = nil,
+        replace: Bool = false
+    ) {
         self.offer = offer
         self.ids = ids
         self.clear = clear
@@ -76,33 +78,39 @@ extension AppDatabase {
             throw StoreError(OperatorIdentity.missingMessage)
         }
         // An import may be writing: this write goes between its transactions, in its turn.
-        return try WriterTurn.shortWrite(storePath: path) { try writer.write { db in
-            let log = try db.cachedStatement(sql: """
-                INSERT INTO offerFlagLog (originalTransactionId, offer, action, note, operator, at) VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            let set = try db.cachedStatement(sql: replace ? """
-                INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(originalTransactionId, offer) DO UPDATE SET note = excluded.note, operator = excluded.operator,
-                    at = excluded.at
-                WHERE offerFlag.note IS NOT excluded.note OR offerFlag.operator IS NOT excluded.operator
-                """ : """
-                INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(originalTransactionId, offer) DO NOTHING
-                """)
-            let remove = try db.cachedStatement(sql: "DELETE FROM offerFlag WHERE originalTransactionId = ? AND offer = ?")
-            var changed = 0
-            for id in Set(originalTransactionIds).sorted() {
-                if clear {
-                    try remove.execute(arguments: [id, offer.rawValue])
-                } else {
-                    try set.execute(arguments: [id, offer.rawValue, note, operatorName, at.milliseconds])
+        return try WriterTurn.shortWrite(storePath: path) {
+            try writer.write { db in
+                let log = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO offerFlagLog (originalTransactionId, offer, action, note, operator, at) VALUES (?, ?, ?, ?, ?, ?)
+                        """)
+                let set = try db.cachedStatement(
+                    sql: replace
+                        ? """
+                        INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(originalTransactionId, offer) DO UPDATE SET note = excluded.note, operator = excluded.operator,
+                            at = excluded.at
+                        WHERE offerFlag.note IS NOT excluded.note OR offerFlag.operator IS NOT excluded.operator
+                        """
+                        : """
+                        INSERT INTO offerFlag (originalTransactionId, offer, note, operator, at) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(originalTransactionId, offer) DO NOTHING
+                        """)
+                let remove = try db.cachedStatement(sql: "DELETE FROM offerFlag WHERE originalTransactionId = ? AND offer = ?")
+                var changed = 0
+                for id in Set(originalTransactionIds).sorted() {
+                    if clear {
+                        try remove.execute(arguments: [id, offer.rawValue])
+                    } else {
+                        try set.execute(arguments: [id, offer.rawValue, note, operatorName, at.milliseconds])
+                    }
+                    guard db.changesCount > 0 else { continue }
+                    changed += 1
+                    try log.execute(arguments: [id, offer.rawValue, clear ? "clear" : "set", note, operatorName, at.milliseconds])
                 }
-                guard db.changesCount > 0 else { continue }
-                changed += 1
-                try log.execute(arguments: [id, offer.rawValue, clear ? "clear" : "set", note, operatorName, at.milliseconds])
+                return changed
             }
-            return changed
-        } }
+        }
     }
 
     /// Current flags, newest first, optionally of one offer kind or one subscription.
@@ -110,12 +118,19 @@ extension AppDatabase {
         try writer.read { db in
             var sql = "SELECT originalTransactionId, offer, note, operator, at FROM offerFlag WHERE 1"
             var arguments: StatementArguments = []
-            if let offer { sql += " AND offer = ?"; arguments += [offer.rawValue] }
-            if let originalTransactionId { sql += " AND originalTransactionId = ?"; arguments += [originalTransactionId] }
+            if let offer {
+                sql += " AND offer = ?"
+                arguments += [offer.rawValue]
+            }
+            if let originalTransactionId {
+                sql += " AND originalTransactionId = ?"
+                arguments += [originalTransactionId]
+            }
             sql += " ORDER BY at DESC, originalTransactionId, offer"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                OfferFlag(originalTransactionId: row[0], offer: OfferFlagKind(rawValue: row[1]) ?? .service, note: row[2],
-                          operatorName: row[3], at: Instant(milliseconds: row[4]))
+                OfferFlag(
+                    originalTransactionId: row[0], offer: OfferFlagKind(rawValue: row[1]) ?? .service, note: row[2],
+                    operatorName: row[3], at: Instant(milliseconds: row[4]))
             }
         }
     }
@@ -126,18 +141,27 @@ extension AppDatabase {
         try writer.read { db in
             var sql = "SELECT id, originalTransactionId, offer, action, note, operator, at FROM offerFlagLog WHERE 1"
             var arguments: StatementArguments = []
-            if let originalTransactionId { sql += " AND originalTransactionId = ?"; arguments += [originalTransactionId] }
-            if let offer { sql += " AND offer = ?"; arguments += [offer.rawValue] }
+            if let originalTransactionId {
+                sql += " AND originalTransactionId = ?"
+                arguments += [originalTransactionId]
+            }
+            if let offer {
+                sql += " AND offer = ?"
+                arguments += [offer.rawValue]
+            }
             sql += " ORDER BY id"
             var isSet = Set<String>()
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                var change = OfferFlagChange(id: row[0], originalTransactionId: row[1], offer: OfferFlagKind(rawValue: row[2]) ?? .service,
-                                             action: OfferFlagChange.Action(rawValue: row[3]) ?? .set, note: row[4],
-                                             operatorName: row[5], at: Instant(milliseconds: row[6]))
+                var change = OfferFlagChange(
+                    id: row[0], originalTransactionId: row[1], offer: OfferFlagKind(rawValue: row[2]) ?? .service,
+                    action: OfferFlagChange.Action(rawValue: row[3]) ?? .set, note: row[4],
+                    operatorName: row[5], at: Instant(milliseconds: row[6]))
                 let key = change.originalTransactionId + "\u{0}" + change.offer.rawValue
                 switch change.action {
                 case .set: change.kind = isSet.insert(key).inserted ? .set : .changed
-                case .clear: change.kind = .cleared; isSet.remove(key)
+                case .clear:
+                    change.kind = .cleared
+                    isSet.remove(key)
                 }
                 return change
             }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who a flag change is written as in the audit log.
@@ -8,8 +9,10 @@ public enum OperatorIdentity {
     /// `--operator NAME`, else `$USER`, else the login name of the user running subdash (from the
     /// password database: `$USER` is empty under cron, `env -i` and some containers); nil when
     /// none of them names anyone, and then nothing may be written.
-    public static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                               loginName: () -> String? = OperatorIdentity.loginName) -> String? {
+    public static func resolve(
+        option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        loginName: () -> String? = OperatorIdentity.loginName
+    ) -> String? {
         for candidate in [option, environment["USER"]] {
             if let name = candidate?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty { return name }
         }
@@ -24,5 +27,6 @@ public enum OperatorIdentity {
     }
 
     /// Why a write was refused when no identity was found.
-    public static let missingMessage = "no operator identity: $USER is empty and the user id has no login name; pass --operator NAME"
+    public static let missingMessage =
+        "no operator identity: $USER is empty and the user id has no login name; pass --operator NAME"
 }

@@ -11,12 +11,15 @@ public enum PriceTableStore {
     /// The table as stored (empty when none was imported).
     public static func load(_ db: Database) throws -> PriceTable {
         var rows: [PriceTableRow] = []
-        let statement = try db.cachedStatement(sql: """
-            SELECT line, productId, storefront, currency, price, validFrom FROM priceTableRow ORDER BY line
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT line, productId, storefront, currency, price, validFrom FROM priceTableRow ORDER BY line
+                """)
         try statement.forEachRow(db) { c in
-            rows.append(PriceTableRow(line: Int(c.int64(0)), productId: c.text(1), storefront: c.text(2),
-                                      currency: c.text(3), price: c.int64(4), validFrom: Instant(milliseconds: c.int64(5))))
+            rows.append(
+                PriceTableRow(
+                    line: Int(c.int64(0)), productId: c.text(1), storefront: c.text(2),
+                    currency: c.text(3), price: c.int64(4), validFrom: Instant(milliseconds: c.int64(5))))
         }
         return PriceTable(rows: rows)
     }
@@ -26,7 +29,8 @@ public enum PriceTableStore {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
         while lines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeLast() }
         guard let first = lines.first,
-              first.trimmingCharacters(in: .whitespaces).lowercased() == header.lowercased() else {
+            first.trimmingCharacters(in: .whitespaces).lowercased() == header.lowercased()
+        else {
             throw StoreError("\(source):1: the first line must be the header `\(header)`")
         }
         var rows: [PriceTableRow] = []
@@ -49,8 +53,10 @@ public enum PriceTableStore {
             guard let validFrom = UTCCalendar.parseDate(fields[4]) else {
                 throw StoreError("\(at): validFrom `\(fields[4])` is not a date (YYYY-MM-DD)")
             }
-            rows.append(PriceTableRow(line: i + 1, productId: product, storefront: storefront, currency: currency,
-                                      price: price, validFrom: validFrom))
+            rows.append(
+                PriceTableRow(
+                    line: i + 1, productId: product, storefront: storefront, currency: currency,
+                    price: price, validFrom: validFrom))
         }
         return rows
     }
@@ -61,18 +67,20 @@ public enum PriceTableStore {
     public static func replace(in store: AppDatabase, with rows: [PriceTableRow]) throws -> Int {
         try store.writer.write { db in
             try db.execute(sql: "DELETE FROM priceTableRow")
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO priceTableRow (line, productId, storefront, currency, price, validFrom) VALUES (?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO priceTableRow (line, productId, storefront, currency, price, validFrom) VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             for r in rows {
                 try insert.run(db, r.line, r.productId, r.storefront, r.currency, r.price, r.validFrom.milliseconds)
             }
-            try db.execute(sql: """
-                INSERT INTO pendingSubscription
-                SELECT DISTINCT originalTransactionId FROM periodMoney
-                WHERE offerKind = 'standard' AND (priceSource IS NULL OR priceSource = 'table')
-                ON CONFLICT DO NOTHING
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO pendingSubscription
+                    SELECT DISTINCT originalTransactionId FROM periodMoney
+                    WHERE offerKind = 'standard' AND (priceSource IS NULL OR priceSource = 'table')
+                    ON CONFLICT DO NOTHING
+                    """)
         }
         return try store.rebuildPending()
     }
@@ -89,7 +97,8 @@ public enum Milliunits {
     public static func parse(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCII),
-              whole.allSatisfy(\.isNumber), whole.count <= 12, let units = Int64(whole) else { return nil }
+            whole.allSatisfy(\.isNumber), whole.count <= 12, let units = Int64(whole)
+        else { return nil }
         var fraction: Int64 = 0
         if parts.count == 2 {
             let f = parts[1]

@@ -11,230 +11,232 @@ extension AppDatabase {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 facts, archive, customers, flags") { db in
             // Every imported document, once per sha256 of its bytes.
-            try db.execute(sql: """
-                -- A rowid table: bodies are large, and appending them in arrival order keeps the b-tree
-                -- compact (a WITHOUT ROWID table keyed by a random hash would scatter them).
-                CREATE TABLE document (
-                    id INTEGER PRIMARY KEY,
-                    sha256 TEXT NOT NULL UNIQUE,
-                    source TEXT NOT NULL,
-                    format TEXT,
-                    outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'duplicate', 'rejected')),
-                    reason TEXT,
-                    byteCount INTEGER NOT NULL,
-                    body BLOB
-                );
+            try db.execute(
+                sql: """
+                    -- A rowid table: bodies are large, and appending them in arrival order keeps the b-tree
+                    -- compact (a WITHOUT ROWID table keyed by a random hash would scatter them).
+                    CREATE TABLE document (
+                        id INTEGER PRIMARY KEY,
+                        sha256 TEXT NOT NULL UNIQUE,
+                        source TEXT NOT NULL,
+                        format TEXT,
+                        outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'duplicate', 'rejected')),
+                        reason TEXT,
+                        byteCount INTEGER NOT NULL,
+                        body BLOB
+                    );
 
-                CREATE TABLE notification (
-                    notificationId TEXT PRIMARY KEY NOT NULL,
-                    format TEXT NOT NULL,
-                    notificationType TEXT NOT NULL,
-                    subtype TEXT,
-                    instant INTEGER NOT NULL,
-                    originalTransactionId TEXT,
-                    transactionId TEXT,
-                    environment TEXT NOT NULL,
-                    status INTEGER,
-                    autoRenewStatus INTEGER,
-                    bundleId TEXT,
-                    documentSha256 TEXT NOT NULL
-                );
-                CREATE INDEX notification_subscription ON notification(originalTransactionId, instant);
-                CREATE INDEX notification_instant ON notification(instant);
+                    CREATE TABLE notification (
+                        notificationId TEXT PRIMARY KEY NOT NULL,
+                        format TEXT NOT NULL,
+                        notificationType TEXT NOT NULL,
+                        subtype TEXT,
+                        instant INTEGER NOT NULL,
+                        originalTransactionId TEXT,
+                        transactionId TEXT,
+                        environment TEXT NOT NULL,
+                        status INTEGER,
+                        autoRenewStatus INTEGER,
+                        bundleId TEXT,
+                        documentSha256 TEXT NOT NULL
+                    );
+                    CREATE INDEX notification_subscription ON notification(originalTransactionId, instant);
+                    CREATE INDEX notification_instant ON notification(instant);
 
-                CREATE TABLE "transaction" (
-                    transactionId TEXT PRIMARY KEY NOT NULL,
-                    originalTransactionId TEXT NOT NULL,
-                    webOrderLineItemId TEXT,
-                    productId TEXT NOT NULL,
-                    subscriptionGroupIdentifier TEXT,
-                    purchaseDate INTEGER NOT NULL,
-                    originalPurchaseDate INTEGER,
-                    expiresDate INTEGER,
-                    revocationDate INTEGER,
-                    revocationReason INTEGER,
-                    isUpgraded INTEGER NOT NULL,
-                    offerType INTEGER,
-                    offerDiscountType TEXT,
-                    offerIdentifier TEXT,
-                    appAccountToken TEXT,
-                    environment TEXT NOT NULL,
-                    price INTEGER,
-                    currency TEXT,
-                    inAppOwnershipType TEXT,
-                    signedDate INTEGER,
-                    -- Which version of a transaction wins, independent of arrival order (FactRank).
-                    rank TEXT NOT NULL
-                );
-                CREATE INDEX transaction_subscription ON "transaction"(originalTransactionId);
-                CREATE INDEX transaction_webOrderLineItem ON "transaction"(webOrderLineItemId) WHERE webOrderLineItemId IS NOT NULL;
-                CREATE INDEX transaction_appAccountToken ON "transaction"(appAccountToken) WHERE appAccountToken IS NOT NULL;
-                CREATE INDEX transaction_purchaseDate ON "transaction"(purchaseDate);
-                CREATE INDEX transaction_revocationDate ON "transaction"(revocationDate) WHERE revocationDate IS NOT NULL;
+                    CREATE TABLE "transaction" (
+                        transactionId TEXT PRIMARY KEY NOT NULL,
+                        originalTransactionId TEXT NOT NULL,
+                        webOrderLineItemId TEXT,
+                        productId TEXT NOT NULL,
+                        subscriptionGroupIdentifier TEXT,
+                        purchaseDate INTEGER NOT NULL,
+                        originalPurchaseDate INTEGER,
+                        expiresDate INTEGER,
+                        revocationDate INTEGER,
+                        revocationReason INTEGER,
+                        isUpgraded INTEGER NOT NULL,
+                        offerType INTEGER,
+                        offerDiscountType TEXT,
+                        offerIdentifier TEXT,
+                        appAccountToken TEXT,
+                        environment TEXT NOT NULL,
+                        price INTEGER,
+                        currency TEXT,
+                        inAppOwnershipType TEXT,
+                        signedDate INTEGER,
+                        -- Which version of a transaction wins, independent of arrival order (FactRank).
+                        rank TEXT NOT NULL
+                    );
+                    CREATE INDEX transaction_subscription ON "transaction"(originalTransactionId);
+                    CREATE INDEX transaction_webOrderLineItem ON "transaction"(webOrderLineItemId) WHERE webOrderLineItemId IS NOT NULL;
+                    CREATE INDEX transaction_appAccountToken ON "transaction"(appAccountToken) WHERE appAccountToken IS NOT NULL;
+                    CREATE INDEX transaction_purchaseDate ON "transaction"(purchaseDate);
+                    CREATE INDEX transaction_revocationDate ON "transaction"(revocationDate) WHERE revocationDate IS NOT NULL;
 
-                CREATE TABLE renewalFact (
-                    originalTransactionId TEXT NOT NULL,
-                    instant INTEGER NOT NULL,
-                    contentHash TEXT NOT NULL,
-                    productId TEXT,
-                    autoRenewProductId TEXT,
-                    autoRenewStatus INTEGER,
-                    isInBillingRetryPeriod INTEGER,
-                    gracePeriodExpiresDate INTEGER,
-                    expirationIntent INTEGER,
-                    priceIncreaseStatus INTEGER,
-                    transactionId TEXT,
-                    environment TEXT NOT NULL,
-                    isV1 INTEGER NOT NULL,
-                    PRIMARY KEY (originalTransactionId, instant, contentHash)
-                ) WITHOUT ROWID;
-                CREATE INDEX renewalFact_instant ON renewalFact(instant);
+                    CREATE TABLE renewalFact (
+                        originalTransactionId TEXT NOT NULL,
+                        instant INTEGER NOT NULL,
+                        contentHash TEXT NOT NULL,
+                        productId TEXT,
+                        autoRenewProductId TEXT,
+                        autoRenewStatus INTEGER,
+                        isInBillingRetryPeriod INTEGER,
+                        gracePeriodExpiresDate INTEGER,
+                        expirationIntent INTEGER,
+                        priceIncreaseStatus INTEGER,
+                        transactionId TEXT,
+                        environment TEXT NOT NULL,
+                        isV1 INTEGER NOT NULL,
+                        PRIMARY KEY (originalTransactionId, instant, contentHash)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX renewalFact_instant ON renewalFact(instant);
 
-                -- Customers from CSV: each row links any of its ids to the others.
-                CREATE TABLE customer (
-                    userId TEXT NOT NULL DEFAULT '',
-                    email TEXT NOT NULL DEFAULT '',
-                    appAccountToken TEXT NOT NULL DEFAULT '',
-                    originalTransactionId TEXT NOT NULL DEFAULT '',
-                    PRIMARY KEY (userId, email, appAccountToken, originalTransactionId)
-                ) WITHOUT ROWID;
-                CREATE INDEX customer_email ON customer(email COLLATE NOCASE) WHERE email <> '';
-                CREATE INDEX customer_appAccountToken ON customer(appAccountToken) WHERE appAccountToken <> '';
-                CREATE INDEX customer_originalTransactionId ON customer(originalTransactionId) WHERE originalTransactionId <> '';
+                    -- Customers from CSV: each row links any of its ids to the others.
+                    CREATE TABLE customer (
+                        userId TEXT NOT NULL DEFAULT '',
+                        email TEXT NOT NULL DEFAULT '',
+                        appAccountToken TEXT NOT NULL DEFAULT '',
+                        originalTransactionId TEXT NOT NULL DEFAULT '',
+                        PRIMARY KEY (userId, email, appAccountToken, originalTransactionId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX customer_email ON customer(email COLLATE NOCASE) WHERE email <> '';
+                    CREATE INDEX customer_appAccountToken ON customer(appAccountToken) WHERE appAccountToken <> '';
+                    CREATE INDEX customer_originalTransactionId ON customer(originalTransactionId) WHERE originalTransactionId <> '';
 
-                -- Offer flags operators set: the current ones, and an append-only log of every change.
-                CREATE TABLE offerFlag (
-                    originalTransactionId TEXT NOT NULL,
-                    offer TEXT NOT NULL CHECK (offer IN ('winBack', 'retention', 'upgrade', 'loyalty', 'service')),
-                    note TEXT,
-                    operator TEXT NOT NULL,
-                    at INTEGER NOT NULL,
-                    PRIMARY KEY (originalTransactionId, offer)
-                ) WITHOUT ROWID;
-                CREATE INDEX offerFlag_offer ON offerFlag(offer, at);
-                CREATE TABLE offerFlagLog (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    originalTransactionId TEXT NOT NULL,
-                    offer TEXT NOT NULL,
-                    action TEXT NOT NULL CHECK (action IN ('set', 'clear')),
-                    note TEXT,
-                    operator TEXT NOT NULL,
-                    at INTEGER NOT NULL
-                );
-                CREATE INDEX offerFlagLog_subscription ON offerFlagLog(originalTransactionId, id);
-                CREATE TRIGGER offerFlagLog_noUpdate BEFORE UPDATE ON offerFlagLog
-                    BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
-                CREATE TRIGGER offerFlagLog_noDelete BEFORE DELETE ON offerFlagLog
-                    BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
-                """)
+                    -- Offer flags operators set: the current ones, and an append-only log of every change.
+                    CREATE TABLE offerFlag (
+                        originalTransactionId TEXT NOT NULL,
+                        offer TEXT NOT NULL CHECK (offer IN ('winBack', 'retention', 'upgrade', 'loyalty', 'service')),
+                        note TEXT,
+                        operator TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        PRIMARY KEY (originalTransactionId, offer)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX offerFlag_offer ON offerFlag(offer, at);
+                    CREATE TABLE offerFlagLog (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        originalTransactionId TEXT NOT NULL,
+                        offer TEXT NOT NULL,
+                        action TEXT NOT NULL CHECK (action IN ('set', 'clear')),
+                        note TEXT,
+                        operator TEXT NOT NULL,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX offerFlagLog_subscription ON offerFlagLog(originalTransactionId, id);
+                    CREATE TRIGGER offerFlagLog_noUpdate BEFORE UPDATE ON offerFlagLog
+                        BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
+                    CREATE TRIGGER offerFlagLog_noDelete BEFORE DELETE ON offerFlagLog
+                        BEGIN SELECT RAISE(ABORT, 'the offer flag log is append-only'); END;
+                    """)
         }
         migrator.registerMigration("v1 derived rows") { db in
             // Rows derived from each subscription's facts (docs/metrics.md), rebuilt for every
             // subscription an import touches (`rebuildPending`). `end` of an open-ended row is `openEnd`.
-            try db.execute(sql: """
-                CREATE TABLE subscription (
-                    originalTransactionId TEXT PRIMARY KEY NOT NULL,
-                    environment TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    firstStart INTEGER NOT NULL,
-                    latestStart INTEGER NOT NULL,
-                    periodCount INTEGER NOT NULL,
-                    runCount INTEGER NOT NULL,
-                    billingFailureCount INTEGER NOT NULL,
-                    autoRenewProductId TEXT,
-                    priceIncreaseStatus INTEGER,
-                    appAccountToken TEXT,
-                    lastEventAt INTEGER,
-                    lastEventType TEXT,
-                    dataHorizon INTEGER
-                ) WITHOUT ROWID;
-                CREATE INDEX subscription_product ON subscription(productId);
+            try db.execute(
+                sql: """
+                    CREATE TABLE subscription (
+                        originalTransactionId TEXT PRIMARY KEY NOT NULL,
+                        environment TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        firstStart INTEGER NOT NULL,
+                        latestStart INTEGER NOT NULL,
+                        periodCount INTEGER NOT NULL,
+                        runCount INTEGER NOT NULL,
+                        billingFailureCount INTEGER NOT NULL,
+                        autoRenewProductId TEXT,
+                        priceIncreaseStatus INTEGER,
+                        appAccountToken TEXT,
+                        lastEventAt INTEGER,
+                        lastEventType TEXT,
+                        dataHorizon INTEGER
+                    ) WITHOUT ROWID;
+                    CREATE INDEX subscription_product ON subscription(productId);
 
-                CREATE TABLE period (
-                    transactionId TEXT PRIMARY KEY NOT NULL,
-                    originalTransactionId TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    runIndex INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    start INTEGER NOT NULL,
-                    "end" INTEGER NOT NULL,
-                    offerKind TEXT NOT NULL,
-                    class TEXT NOT NULL,
-                    isPaid INTEGER NOT NULL,
-                    isRefunded INTEGER NOT NULL,
-                    isCutByUpgrade INTEGER NOT NULL,
-                    -- paid and not cut by an upgrade: what retention counts.
-                    countsForRetention INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start);
+                    CREATE TABLE period (
+                        transactionId TEXT PRIMARY KEY NOT NULL,
+                        originalTransactionId TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        runIndex INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        "end" INTEGER NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        class TEXT NOT NULL,
+                        isPaid INTEGER NOT NULL,
+                        isRefunded INTEGER NOT NULL,
+                        isCutByUpgrade INTEGER NOT NULL,
+                        -- paid and not cut by an upgrade: what retention counts.
+                        countsForRetention INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start);
 
-                CREATE TABLE run (
-                    originalTransactionId TEXT NOT NULL,
-                    runIndex INTEGER NOT NULL,
-                    environment TEXT NOT NULL,
-                    start INTEGER NOT NULL,
-                    endedAt INTEGER NOT NULL,
-                    expirationReason TEXT NOT NULL,
-                    firstPaidStart INTEGER,
-                    cohortMonth INTEGER,
-                    firstPaidProductId TEXT,
-                    paidPeriodCount INTEGER NOT NULL,
-                    lastPaidStart INTEGER,
-                    PRIMARY KEY (originalTransactionId, runIndex)
-                ) WITHOUT ROWID;
-                CREATE INDEX run_cohort ON run(environment, firstPaidStart) WHERE firstPaidStart IS NOT NULL;
-                CREATE INDEX run_ended ON run(environment, endedAt);
+                    CREATE TABLE run (
+                        originalTransactionId TEXT NOT NULL,
+                        runIndex INTEGER NOT NULL,
+                        environment TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        endedAt INTEGER NOT NULL,
+                        expirationReason TEXT NOT NULL,
+                        firstPaidStart INTEGER,
+                        cohortMonth INTEGER,
+                        firstPaidProductId TEXT,
+                        paidPeriodCount INTEGER NOT NULL,
+                        lastPaidStart INTEGER,
+                        PRIMARY KEY (originalTransactionId, runIndex)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX run_cohort ON run(environment, firstPaidStart) WHERE firstPaidStart IS NOT NULL;
+                    CREATE INDEX run_ended ON run(environment, endedAt);
 
-                -- The subscription's life cut at every change of state, product, auto-renew status and at
-                -- every period start: "what is true at t" is one row with start <= t < end.
-                CREATE TABLE segment (
-                    originalTransactionId TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    start INTEGER NOT NULL,
-                    "end" INTEGER NOT NULL,
-                    state TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    autoRenew INTEGER NOT NULL,
-                    runIndex INTEGER NOT NULL,
-                    -- paid periods of the run started at or before `start`
-                    paidPeriods INTEGER NOT NULL,
-                    -- length in days of the period covering the segment, null outside periods
-                    periodDays REAL,
-                    graceEnd INTEGER,
-                    PRIMARY KEY (originalTransactionId, start)
-                ) WITHOUT ROWID;
-                CREATE INDEX segment_end ON segment(environment, "end", start, state, productId);
+                    -- The subscription's life cut at every change of state, product, auto-renew status and at
+                    -- every period start: "what is true at t" is one row with start <= t < end.
+                    CREATE TABLE segment (
+                        originalTransactionId TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        "end" INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        autoRenew INTEGER NOT NULL,
+                        runIndex INTEGER NOT NULL,
+                        -- paid periods of the run started at or before `start`
+                        paidPeriods INTEGER NOT NULL,
+                        -- length in days of the period covering the segment, null outside periods
+                        periodDays REAL,
+                        graceEnd INTEGER,
+                        PRIMARY KEY (originalTransactionId, start)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX segment_end ON segment(environment, "end", start, state, productId);
 
-                CREATE TABLE event (
-                    originalTransactionId TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    at INTEGER NOT NULL,
-                    type TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    expirationReason TEXT,
-                    transactionId TEXT
-                );
-                CREATE INDEX event_at ON event(environment, at, type, productId);
-                CREATE INDEX event_subscription ON event(originalTransactionId, at);
+                    CREATE TABLE event (
+                        originalTransactionId TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        type TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        expirationReason TEXT,
+                        transactionId TEXT
+                    );
+                    CREATE INDEX event_at ON event(environment, at, type, productId);
+                    CREATE INDEX event_subscription ON event(originalTransactionId, at);
 
-                CREATE TABLE billingFailure (
-                    originalTransactionId TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    at INTEGER NOT NULL,
-                    transactionId TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    graceEnd INTEGER,
-                    retryEnd INTEGER NOT NULL,
-                    windowEnd INTEGER NOT NULL,
-                    recoveryStart INTEGER,
-                    PRIMARY KEY (originalTransactionId, transactionId)
-                ) WITHOUT ROWID;
-                CREATE INDEX billingFailure_at ON billingFailure(environment, at);
+                    CREATE TABLE billingFailure (
+                        originalTransactionId TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        transactionId TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        graceEnd INTEGER,
+                        retryEnd INTEGER NOT NULL,
+                        windowEnd INTEGER NOT NULL,
+                        recoveryStart INTEGER,
+                        PRIMARY KEY (originalTransactionId, transactionId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX billingFailure_at ON billingFailure(environment, at);
 
-                -- Subscriptions whose facts changed and whose derived rows are not rebuilt yet. Written in
-                -- the same transaction as the facts, so a crash between the two never loses a rebuild.
-                CREATE TABLE pendingSubscription (originalTransactionId TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
-                """)
+                    -- Subscriptions whose facts changed and whose derived rows are not rebuilt yet. Written in
+                    -- the same transaction as the facts, so a crash between the two never loses a rebuild.
+                    CREATE TABLE pendingSubscription (originalTransactionId TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                    """)
         }
         migrator.registerMigration("v2 compressed archive") { db in
             // NULL: the body is stored as it arrived; 'zstd' or 'zlib': compressed (ArchiveCodec). Either way the
@@ -244,36 +246,39 @@ extension AppDatabase {
         migrator.registerMigration("v3 covering cohort index") { db in
             // The cohort grid reads every run with a paid start: with the columns it needs in the
             // index, it never visits the table (100,000 subscribers: 0.40 → 0.11 s for the query).
-            try db.execute(sql: """
-                DROP INDEX run_cohort;
-                CREATE INDEX run_cohort ON run(environment, firstPaidStart, cohortMonth, lastPaidStart, paidPeriodCount,
-                    endedAt, firstPaidProductId, runIndex, originalTransactionId) WHERE firstPaidStart IS NOT NULL;
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX run_cohort;
+                    CREATE INDEX run_cohort ON run(environment, firstPaidStart, cohortMonth, lastPaidStart, paidPeriodCount,
+                        endedAt, firstPaidProductId, runIndex, originalTransactionId) WHERE firstPaidStart IS NOT NULL;
+                    """)
         }
         migrator.registerMigration("v4 covering event and segment indexes") { db in
             // One month of events and the live segments behind eligibility read only these indexes
             // (1,000,000 subscribers: `report events` for a month looked up 170,000 table rows for
             // their expiration reason; eligibility looked up every segment covering as-of).
-            try db.execute(sql: """
-                DROP INDEX event_at;
-                CREATE INDEX event_at ON event(environment, at, type, productId, expirationReason);
-                DROP INDEX segment_end;
-                CREATE INDEX segment_end ON segment(environment, "end", start, state, productId, autoRenew, paidPeriods,
-                    periodDays);
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX event_at;
+                    CREATE INDEX event_at ON event(environment, at, type, productId, expirationReason);
+                    DROP INDEX segment_end;
+                    CREATE INDEX segment_end ON segment(environment, "end", start, state, productId, autoRenew, paidPeriods,
+                        periodDays);
+                    """)
         }
         migrator.registerMigration("v5 product list") { db in
             // The products periods have had, per environment, kept by the materialiser: the
             // dashboard's `:product` completion read them with a scan of every period (2.7 s at
             // 1,000,000 subscribers, at every start).
-            try db.execute(sql: """
-                CREATE TABLE product (
-                    environment TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    PRIMARY KEY (environment, productId)
-                ) WITHOUT ROWID;
-                INSERT OR IGNORE INTO product SELECT DISTINCT environment, productId FROM period;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE product (
+                        environment TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        PRIMARY KEY (environment, productId)
+                    ) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO product SELECT DISTINCT environment, productId FROM period;
+                    """)
         }
         migrator.registerMigration("v6 segment starts and ends by day") { db in
             // States at an instant counted every segment ending after it: at 1,000,000 subscribers,
@@ -284,27 +289,28 @@ extension AppDatabase {
             // materialiser keeps them, summed per batch (triggers cost 30 µs a segment, a tenth
             // of an import); a row whose counts fall to zero is removed, so the table depends only
             // on the segments, not on the order of imports. Segments are never updated in place.
-            try db.execute(sql: """
-                CREATE TABLE segmentDay (
-                    environment TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    starts INTEGER NOT NULL,
-                    ends INTEGER NOT NULL,
-                    PRIMARY KEY (environment, day, productId, state)
-                ) WITHOUT ROWID;
-                CREATE INDEX segment_start ON segment(environment, start, state, productId);
-                CREATE TRIGGER segment_noUpdate BEFORE UPDATE ON segment
-                BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
-                INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
-                    SELECT environment, day, productId, state, SUM(starts), SUM(ends) FROM (
-                        SELECT environment, ((start - ((start % 86400000) + 86400000) % 86400000) / 86400000) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
-                        UNION ALL
-                        SELECT environment, (("end" - (("end" % 86400000) + 86400000) % 86400000) / 86400000), productId, state, 0, 1 FROM segment
-                        WHERE "end" <> 253402300800000)
-                    GROUP BY 1, 2, 3, 4;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE segmentDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, productId, state)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX segment_start ON segment(environment, start, state, productId);
+                    CREATE TRIGGER segment_noUpdate BEFORE UPDATE ON segment
+                    BEGIN SELECT RAISE(ABORT, 'segments are replaced, never updated (segmentDay counts them)'); END;
+                    INSERT INTO segmentDay (environment, day, productId, state, starts, ends)
+                        SELECT environment, day, productId, state, SUM(starts), SUM(ends) FROM (
+                            SELECT environment, ((start - ((start % 86400000) + 86400000) % 86400000) / 86400000) AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                            UNION ALL
+                            SELECT environment, (("end" - (("end" % 86400000) + 86400000) % 86400000) / 86400000), productId, state, 0, 1 FROM segment
+                            WHERE "end" <> 253402300800000)
+                        GROUP BY 1, 2, 3, 4;
+                    """)
         }
         migrator.registerMigration("v7 settled runs by day") { db in
             // The cohort grid read every run with a paid period (1,050,000 at 1,000,000 subscribers,
@@ -313,55 +319,58 @@ extension AppDatabase {
             // counts of such runs per day of their end, kept by the materialiser, stand for all runs
             // ended before as-of's day; only the runs ending from that day on (the live ones) are
             // read one by one, from an index by end that holds what the grid needs.
-            try db.execute(sql: """
-                CREATE TABLE runEndDay (
-                    environment TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    firstPaidProductId TEXT NOT NULL,
-                    cohortMonth INTEGER NOT NULL,
-                    paidPeriodCount INTEGER NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount)
-                ) WITHOUT ROWID;
-                CREATE INDEX run_cohortEnd ON run(environment, endedAt, firstPaidStart, cohortMonth, lastPaidStart,
-                    paidPeriodCount, firstPaidProductId) WHERE firstPaidStart IS NOT NULL;
-                CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
-                BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (runEndDay counts them)'); END;
-                INSERT INTO runEndDay (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count)
-                    SELECT environment, ((endedAt - ((endedAt % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
-                    FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE runEndDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        paidPeriodCount INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX run_cohortEnd ON run(environment, endedAt, firstPaidStart, cohortMonth, lastPaidStart,
+                        paidPeriodCount, firstPaidProductId) WHERE firstPaidStart IS NOT NULL;
+                    CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
+                    BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (runEndDay counts them)'); END;
+                    INSERT INTO runEndDay (environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count)
+                        SELECT environment, ((endedAt - ((endedAt % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*)
+                        FROM run WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5;
+                    """)
         }
         migrator.registerMigration("v8 covering period index") { db in
             // A cohort grid as of a day in mid-history counts, for each run alive then, its paid
             // periods started by that day: with `countsForRetention` in the index, no period row
             // is read (1,000,000 subscribers, as of 2025-01-01: 142,000 runs).
-            try db.execute(sql: """
-                DROP INDEX period_subscription;
-                CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start, countsForRetention);
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX period_subscription;
+                    CREATE INDEX period_subscription ON period(originalTransactionId, runIndex, start, countsForRetention);
+                    """)
         }
         migrator.registerMigration("v9 events by day") { db in
             // A month of events read every event of the month from `event_at` (1,000,000
             // subscribers: 0.37 s; two months for the States & Events pane). Counted per UTC day,
             // kept by the materialiser, whole days are a sum; only a range's partial first and last
             // days are read from the index. No expiration reason is stored as ''.
-            try db.execute(sql: """
-                CREATE TABLE eventDay (
-                    environment TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    expirationReason TEXT NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, day, productId, type, expirationReason)
-                ) WITHOUT ROWID;
-                CREATE TRIGGER event_noUpdate BEFORE UPDATE ON event
-                BEGIN SELECT RAISE(ABORT, 'events are replaced, never updated (eventDay counts them)'); END;
-                INSERT INTO eventDay (environment, day, productId, type, expirationReason, count)
-                    SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), productId, type, COALESCE(expirationReason, ''), COUNT(*)
-                    FROM event GROUP BY 1, 2, 3, 4, 5;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE eventDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        expirationReason TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, productId, type, expirationReason)
+                    ) WITHOUT ROWID;
+                    CREATE TRIGGER event_noUpdate BEFORE UPDATE ON event
+                    BEGIN SELECT RAISE(ABORT, 'events are replaced, never updated (eventDay counts them)'); END;
+                    INSERT INTO eventDay (environment, day, productId, type, expirationReason, count)
+                        SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), productId, type, COALESCE(expirationReason, ''), COUNT(*)
+                        FROM event GROUP BY 1, 2, 3, 4, 5;
+                    """)
         }
         migrator.registerMigration("v10 billing durations") { db in
             // A cohort grid for one billing duration (weekly, monthly, yearly mixed in one row make
@@ -371,61 +380,63 @@ extension AppDatabase {
             // materialiser, so the choice costs a read of a few rows. Lengths round to the nearest of
             // 7, 30.4375, 60.875, 91.3125, 182.625 and 365.25 days (halfway: the shorter), kept as
             // 7, 30, 61, 91, 183, 365.
-            try db.execute(sql: """
-                ALTER TABLE period ADD COLUMN billingDays INTEGER;
-                UPDATE period SET billingDays = CASE
-                        WHEN t.expiresDate - period.start <= 1617300000 THEN 7
-                        WHEN t.expiresDate - period.start <= 3944700000 THEN 30
-                        WHEN t.expiresDate - period.start <= 6574500000 THEN 61
-                        WHEN t.expiresDate - period.start <= 11834100000 THEN 91
-                        WHEN t.expiresDate - period.start <= 23668200000 THEN 183
-                        ELSE 365 END
-                    FROM "transaction" t
-                    WHERE t.transactionId = period.transactionId AND period.offerKind = 'standard'
-                      AND t.expiresDate IS NOT NULL;
-                CREATE TABLE productDuration (
-                    productId TEXT NOT NULL,
-                    billingDays INTEGER NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (productId, billingDays)
-                ) WITHOUT ROWID;
-                INSERT INTO productDuration (productId, billingDays, count)
-                    SELECT productId, billingDays, COUNT(*) FROM period WHERE billingDays IS NOT NULL GROUP BY 1, 2;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE period ADD COLUMN billingDays INTEGER;
+                    UPDATE period SET billingDays = CASE
+                            WHEN t.expiresDate - period.start <= 1617300000 THEN 7
+                            WHEN t.expiresDate - period.start <= 3944700000 THEN 30
+                            WHEN t.expiresDate - period.start <= 6574500000 THEN 61
+                            WHEN t.expiresDate - period.start <= 11834100000 THEN 91
+                            WHEN t.expiresDate - period.start <= 23668200000 THEN 183
+                            ELSE 365 END
+                        FROM "transaction" t
+                        WHERE t.transactionId = period.transactionId AND period.offerKind = 'standard'
+                          AND t.expiresDate IS NOT NULL;
+                    CREATE TABLE productDuration (
+                        productId TEXT NOT NULL,
+                        billingDays INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (productId, billingDays)
+                    ) WITHOUT ROWID;
+                    INSERT INTO productDuration (productId, billingDays, count)
+                        SELECT productId, billingDays, COUNT(*) FROM period WHERE billingDays IS NOT NULL GROUP BY 1, 2;
+                    """)
         }
         migrator.registerMigration("v11 subscriber search") { db in
             // What pane 1 shows and searches besides the ids: each subscription's user id, email and
             // appAccountToken (the customer `customerSQL` picks), kept by the materialiser. Declared
             // NOCASE so a prefix is an index range whatever case it was typed in (an appAccountToken
             // pasted upper-case, as `UUID().uuidString` prints it, matches the stored lower-case one).
-            try db.execute(sql: """
-                CREATE TABLE subscriberSearch (
-                    originalTransactionId TEXT PRIMARY KEY NOT NULL,
-                    userId TEXT COLLATE NOCASE,
-                    email TEXT COLLATE NOCASE,
-                    appAccountToken TEXT COLLATE NOCASE
-                ) WITHOUT ROWID;
-                INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
-                    SELECT s.originalTransactionId,
-                        (SELECT NULLIF(c.userId, '') FROM customer c
-                         WHERE c.originalTransactionId = s.originalTransactionId
-                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
-                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
-                        (SELECT NULLIF(c.email, '') FROM customer c
-                         WHERE c.originalTransactionId = s.originalTransactionId
-                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
-                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
-                        COALESCE(NULLIF(s.appAccountToken, ''),
-                        (SELECT NULLIF(c.appAccountToken, '') FROM customer c
-                         WHERE c.originalTransactionId = s.originalTransactionId
-                            OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
-                         ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1))
-                    FROM subscription s;
-                CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
-                CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
-                CREATE INDEX subscriberSearch_appAccountToken ON subscriberSearch(appAccountToken)
-                    WHERE appAccountToken IS NOT NULL;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE subscriberSearch (
+                        originalTransactionId TEXT PRIMARY KEY NOT NULL,
+                        userId TEXT COLLATE NOCASE,
+                        email TEXT COLLATE NOCASE,
+                        appAccountToken TEXT COLLATE NOCASE
+                    ) WITHOUT ROWID;
+                    INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+                        SELECT s.originalTransactionId,
+                            (SELECT NULLIF(c.userId, '') FROM customer c
+                             WHERE c.originalTransactionId = s.originalTransactionId
+                                OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                             ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                            (SELECT NULLIF(c.email, '') FROM customer c
+                             WHERE c.originalTransactionId = s.originalTransactionId
+                                OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                             ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1),
+                            COALESCE(NULLIF(s.appAccountToken, ''),
+                            (SELECT NULLIF(c.appAccountToken, '') FROM customer c
+                             WHERE c.originalTransactionId = s.originalTransactionId
+                                OR (c.appAccountToken <> '' AND c.appAccountToken = s.appAccountToken)
+                             ORDER BY c.userId = '', c.email = '', c.userId, c.email LIMIT 1))
+                        FROM subscription s;
+                    CREATE INDEX subscriberSearch_userId ON subscriberSearch(userId) WHERE userId IS NOT NULL;
+                    CREATE INDEX subscriberSearch_email ON subscriberSearch(email) WHERE email IS NOT NULL;
+                    CREATE INDEX subscriberSearch_appAccountToken ON subscriberSearch(appAccountToken)
+                        WHERE appAccountToken IS NOT NULL;
+                    """)
         }
         migrator.registerMigration("v12 family sharing") { db in
             // Family Sharing (docs/metrics.md "Family Sharing"): every derived row says whose
@@ -438,62 +449,64 @@ extension AppDatabase {
             if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
                 try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
             }
-            try db.execute(sql: """
-                ALTER TABLE subscription ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
-                ALTER TABLE segment ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
-                ALTER TABLE event ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
-                ALTER TABLE billingFailure ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
-                ALTER TABLE run ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
-                CREATE INDEX subscription_ownership ON subscription(ownership, originalTransactionId);
+            try db.execute(
+                sql: """
+                    ALTER TABLE subscription ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                    ALTER TABLE segment ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                    ALTER TABLE event ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                    ALTER TABLE billingFailure ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                    ALTER TABLE run ADD COLUMN ownership TEXT NOT NULL DEFAULT 'purchased';
+                    CREATE INDEX subscription_ownership ON subscription(ownership, originalTransactionId);
 
-                DROP INDEX segment_end;
-                CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
-                    paidPeriods, periodDays);
-                DROP INDEX segment_start;
-                CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId);
-                DROP INDEX event_at;
-                CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason);
-                DROP INDEX billingFailure_at;
-                CREATE INDEX billingFailure_at ON billingFailure(environment, ownership, at);
-                DROP INDEX run_ended;
-                CREATE INDEX run_ended ON run(environment, ownership, endedAt);
+                    DROP INDEX segment_end;
+                    CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                        paidPeriods, periodDays);
+                    DROP INDEX segment_start;
+                    CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId);
+                    DROP INDEX event_at;
+                    CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason);
+                    DROP INDEX billingFailure_at;
+                    CREATE INDEX billingFailure_at ON billingFailure(environment, ownership, at);
+                    DROP INDEX run_ended;
+                    CREATE INDEX run_ended ON run(environment, ownership, endedAt);
 
-                CREATE TABLE segmentDayByOwnership (
-                    environment TEXT NOT NULL,
-                    ownership TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    starts INTEGER NOT NULL,
-                    ends INTEGER NOT NULL,
-                    PRIMARY KEY (environment, ownership, day, productId, state)
-                ) WITHOUT ROWID;
-                INSERT INTO segmentDayByOwnership SELECT environment, 'purchased', day, productId, state, starts, ends
-                    FROM segmentDay;
-                DROP TABLE segmentDay;
-                ALTER TABLE segmentDayByOwnership RENAME TO segmentDay;
+                    CREATE TABLE segmentDayByOwnership (
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, ownership, day, productId, state)
+                    ) WITHOUT ROWID;
+                    INSERT INTO segmentDayByOwnership SELECT environment, 'purchased', day, productId, state, starts, ends
+                        FROM segmentDay;
+                    DROP TABLE segmentDay;
+                    ALTER TABLE segmentDayByOwnership RENAME TO segmentDay;
 
-                CREATE TABLE eventDayByOwnership (
-                    environment TEXT NOT NULL,
-                    ownership TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    expirationReason TEXT NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, ownership, day, productId, type, expirationReason)
-                ) WITHOUT ROWID;
-                INSERT INTO eventDayByOwnership SELECT environment, 'purchased', day, productId, type, expirationReason, count
-                    FROM eventDay;
-                DROP TABLE eventDay;
-                ALTER TABLE eventDayByOwnership RENAME TO eventDay;
-                """)
+                    CREATE TABLE eventDayByOwnership (
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        expirationReason TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, ownership, day, productId, type, expirationReason)
+                    ) WITHOUT ROWID;
+                    INSERT INTO eventDayByOwnership SELECT environment, 'purchased', day, productId, type, expirationReason, count
+                        FROM eventDay;
+                    DROP TABLE eventDay;
+                    ALTER TABLE eventDayByOwnership RENAME TO eventDay;
+                    """)
             // `runEndDay` counts cohort members only: runs with a paid period, which a
             // family-shared subscription never has, so it needs no ownership.
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
-                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
-                """)
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                        SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'FAMILY_SHARED'
+                    """)
         }
         migrator.registerMigration("v13 money") { db in
             // Money (docs/metrics.md "Money"): the transaction fields a price and a refund need, the
@@ -503,80 +516,84 @@ extension AppDatabase {
             if try !db.columns(in: "transaction").contains(where: { $0.name == "revocationType" }) {
                 try db.execute(sql: #"ALTER TABLE "transaction" ADD COLUMN revocationType TEXT"#)
             }
-            try db.execute(sql: """
-                ALTER TABLE "transaction" ADD COLUMN storefront TEXT;
-                ALTER TABLE "transaction" ADD COLUMN revocationPercentage INTEGER;
+            try db.execute(
+                sql: """
+                    ALTER TABLE "transaction" ADD COLUMN storefront TEXT;
+                    ALTER TABLE "transaction" ADD COLUMN revocationPercentage INTEGER;
 
-                -- `subdash prices import`: rows in file order (`line`), price in milliunits.
-                CREATE TABLE priceTableRow (
-                    line INTEGER PRIMARY KEY NOT NULL,
-                    productId TEXT NOT NULL,
-                    storefront TEXT NOT NULL,
-                    currency TEXT NOT NULL,
-                    price INTEGER NOT NULL CHECK (price >= 0),
-                    validFrom INTEGER NOT NULL
-                );
+                    -- `subdash prices import`: rows in file order (`line`), price in milliunits.
+                    CREATE TABLE priceTableRow (
+                        line INTEGER PRIMARY KEY NOT NULL,
+                        productId TEXT NOT NULL,
+                        storefront TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        price INTEGER NOT NULL CHECK (price >= 0),
+                        validFrom INTEGER NOT NULL
+                    );
 
-                -- One row per charged period (free and family-shared periods are never charged).
-                -- price and currency are null when the period is unpriced; refundAt / creditAt are
-                -- the instants its refund and upgrade credit count at.
-                CREATE TABLE periodMoney (
-                    transactionId TEXT PRIMARY KEY NOT NULL,
-                    originalTransactionId TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    storefront TEXT,
-                    offerKind TEXT NOT NULL,
-                    start INTEGER NOT NULL,
-                    "end" INTEGER NOT NULL,
-                    price INTEGER,
-                    currency TEXT,
-                    -- 'transaction', 'table' or null (unpriced)
-                    priceSource TEXT,
-                    -- proceeds rate in percent: 70, or 85 after a year of paid service
-                    proceedsRate INTEGER NOT NULL,
-                    isPaid INTEGER NOT NULL,
-                    refundAt INTEGER,
-                    refundAmount INTEGER,
-                    creditAt INTEGER,
-                    upgradeCredit INTEGER,
-                    -- the MRR multiplier as a fraction of 12 months: 52 (weekly, ×52/12), 12, 6, 4, 2, 1
-                    monthlyTwelfths INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE INDEX periodMoney_start ON periodMoney(environment, start, currency, productId, price,
-                    proceedsRate, storefront, isPaid, refundAt);
-                CREATE INDEX periodMoney_refund ON periodMoney(environment, refundAt, currency, productId, refundAmount,
-                    proceedsRate, storefront) WHERE refundAt IS NOT NULL;
-                CREATE INDEX periodMoney_credit ON periodMoney(environment, creditAt, currency, productId, upgradeCredit,
-                    proceedsRate, storefront) WHERE creditAt IS NOT NULL;
-                CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
-                    price, monthlyTwelfths);
-                CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
+                    -- One row per charged period (free and family-shared periods are never charged).
+                    -- price and currency are null when the period is unpriced; refundAt / creditAt are
+                    -- the instants its refund and upgrade credit count at.
+                    CREATE TABLE periodMoney (
+                        transactionId TEXT PRIMARY KEY NOT NULL,
+                        originalTransactionId TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        storefront TEXT,
+                        offerKind TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        "end" INTEGER NOT NULL,
+                        price INTEGER,
+                        currency TEXT,
+                        -- 'transaction', 'table' or null (unpriced)
+                        priceSource TEXT,
+                        -- proceeds rate in percent: 70, or 85 after a year of paid service
+                        proceedsRate INTEGER NOT NULL,
+                        isPaid INTEGER NOT NULL,
+                        refundAt INTEGER,
+                        refundAmount INTEGER,
+                        creditAt INTEGER,
+                        upgradeCredit INTEGER,
+                        -- the MRR multiplier as a fraction of 12 months: 52 (weekly, ×52/12), 12, 6, 4, 2, 1
+                        monthlyTwelfths INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX periodMoney_start ON periodMoney(environment, start, currency, productId, price,
+                        proceedsRate, storefront, isPaid, refundAt);
+                    CREATE INDEX periodMoney_refund ON periodMoney(environment, refundAt, currency, productId, refundAmount,
+                        proceedsRate, storefront) WHERE refundAt IS NOT NULL;
+                    CREATE INDEX periodMoney_credit ON periodMoney(environment, creditAt, currency, productId, upgradeCredit,
+                        proceedsRate, storefront) WHERE creditAt IS NOT NULL;
+                    CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
+                        price, monthlyTwelfths);
+                    CREATE INDEX periodMoney_subscription ON periodMoney(originalTransactionId);
 
-                -- Offer uses (docs/metrics.md "Offer conversion"): the next period of the run (its start,
-                -- whether standard), and when the run ends; the outcome at any as-of follows from them.
-                CREATE TABLE offerUse (
-                    originalTransactionId TEXT NOT NULL,
-                    useIndex INTEGER NOT NULL,
-                    environment TEXT NOT NULL,
-                    offerKind TEXT NOT NULL,
-                    offerIdentifier TEXT,
-                    productId TEXT NOT NULL,
-                    start INTEGER NOT NULL,
-                    runIndex INTEGER NOT NULL,
-                    nextStart INTEGER,
-                    nextIsStandard INTEGER NOT NULL,
-                    runEndedAt INTEGER NOT NULL,
-                    PRIMARY KEY (originalTransactionId, useIndex)
-                ) WITHOUT ROWID;
-                CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
-                    nextIsStandard, runEndedAt, runIndex, originalTransactionId);
-                -- MRR in grace: the failures whose retry window is still open at as-of.
-                CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
-                """)
+                    -- Offer uses (docs/metrics.md "Offer conversion"): the next period of the run (its start,
+                    -- whether standard), and when the run ends; the outcome at any as-of follows from them.
+                    CREATE TABLE offerUse (
+                        originalTransactionId TEXT NOT NULL,
+                        useIndex INTEGER NOT NULL,
+                        environment TEXT NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        offerIdentifier TEXT,
+                        productId TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        runIndex INTEGER NOT NULL,
+                        nextStart INTEGER,
+                        nextIsStandard INTEGER NOT NULL,
+                        runEndedAt INTEGER NOT NULL,
+                        PRIMARY KEY (originalTransactionId, useIndex)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                        nextIsStandard, runEndedAt, runIndex, originalTransactionId);
+                    -- MRR in grace: the failures whose retry window is still open at as-of.
+                    CREATE INDEX billingFailure_window ON billingFailure(environment, windowEnd, at, graceEnd, transactionId);
+                    """)
             // Stores from before: every subscription is marked for a rebuild, which derives its
             // money rows from its facts once every migration is done (as v12 does).
-            try db.execute(sql: "INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription")
+            try db.execute(
+                sql:
+                    "INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription"
+            )
         }
         migrator.registerMigration("v14 unverified documents and the store's app") { db in
             // Unsigned v1 data never changes a subscription that has signed data: its facts are
@@ -589,18 +606,19 @@ extension AppDatabase {
             where try !db.columns(in: table).contains(where: { $0.name == "unverified" }) {
                 try db.execute(sql: "ALTER TABLE \"\(table)\" ADD COLUMN unverified INTEGER NOT NULL DEFAULT 0")
             }
-            try db.execute(sql: """
-                CREATE TABLE unverifiedDocument (
-                    originalTransactionId TEXT NOT NULL,
-                    documentSha256 TEXT NOT NULL REFERENCES document(sha256) ON DELETE CASCADE,
-                    PRIMARY KEY (originalTransactionId, documentSha256)
-                ) WITHOUT ROWID;
-                CREATE TABLE storeApp (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    bundleId TEXT NOT NULL,
-                    appAppleId INTEGER
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE unverifiedDocument (
+                        originalTransactionId TEXT NOT NULL,
+                        documentSha256 TEXT NOT NULL REFERENCES document(sha256) ON DELETE CASCADE,
+                        PRIMARY KEY (originalTransactionId, documentSha256)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE storeApp (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        bundleId TEXT NOT NULL,
+                        appAppleId INTEGER
+                    );
+                    """)
         }
         migrator.registerMigration("v15 cohort steps and subscription starts by day") { db in
             // The cohort grid read every run alive at as-of one by one (at the horizon, every live
@@ -611,70 +629,72 @@ extension AppDatabase {
             // materialiser, give the grid as whole months plus the days of as-of's month; only
             // what happens on as-of's own day up to as-of is read from the indexes. Rows whose
             // count falls to zero are removed, so the tables depend only on the runs and periods.
-            try db.execute(sql: """
-                CREATE TABLE cohortStepDay (
-                    environment TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    firstPaidProductId TEXT NOT NULL,
-                    cohortMonth INTEGER NOT NULL,
-                    step INTEGER NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, step)
-                ) WITHOUT ROWID;
-                CREATE TABLE cohortStepMonth (
-                    environment TEXT NOT NULL,
-                    month INTEGER NOT NULL,
-                    firstPaidProductId TEXT NOT NULL,
-                    cohortMonth INTEGER NOT NULL,
-                    step INTEGER NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, month, firstPaidProductId, cohortMonth, step)
-                ) WITHOUT ROWID;
-                INSERT INTO cohortStepDay (environment, day, firstPaidProductId, cohortMonth, step, count)
-                    SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, step, COUNT(*) FROM (
-                        SELECT environment, firstPaidStart AS at, firstPaidProductId, cohortMonth, 0 AS step
-                        FROM run WHERE firstPaidStart IS NOT NULL
-                        UNION ALL
-                        SELECT environment, endedAt, firstPaidProductId, cohortMonth, -paidPeriodCount
-                        FROM run WHERE firstPaidStart IS NOT NULL AND paidPeriodCount > 0
-                        UNION ALL
-                        SELECT environment, start, firstPaidProductId, cohortMonth, step FROM (
-                            SELECT r.environment, p.start, r.firstPaidProductId, r.cohortMonth,
-                                   ROW_NUMBER() OVER (PARTITION BY p.originalTransactionId, p.runIndex ORDER BY p.start) - 1 AS step
-                            FROM period p JOIN run r ON r.originalTransactionId = p.originalTransactionId
-                                AND r.runIndex = p.runIndex
-                            WHERE p.countsForRetention AND r.firstPaidStart IS NOT NULL)
-                        WHERE step > 0)
-                    GROUP BY 1, 2, 3, 4, 5;
-                INSERT INTO cohortStepMonth (environment, month, firstPaidProductId, cohortMonth, step, count)
-                    SELECT environment, ((CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
-                        + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1), firstPaidProductId, cohortMonth, step, SUM(count)
-                    FROM cohortStepDay GROUP BY 1, 2, 3, 4, 5;
-                CREATE TRIGGER period_noUpdate BEFORE UPDATE OF originalTransactionId, runIndex, start, countsForRetention
-                    ON period
-                BEGIN SELECT RAISE(ABORT, 'periods are replaced, never updated (cohortStepDay counts them)'); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE cohortStepDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        step INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, step)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE cohortStepMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        step INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, firstPaidProductId, cohortMonth, step)
+                    ) WITHOUT ROWID;
+                    INSERT INTO cohortStepDay (environment, day, firstPaidProductId, cohortMonth, step, count)
+                        SELECT environment, ((at - ((at % 86400000) + 86400000) % 86400000) / 86400000), firstPaidProductId, cohortMonth, step, COUNT(*) FROM (
+                            SELECT environment, firstPaidStart AS at, firstPaidProductId, cohortMonth, 0 AS step
+                            FROM run WHERE firstPaidStart IS NOT NULL
+                            UNION ALL
+                            SELECT environment, endedAt, firstPaidProductId, cohortMonth, -paidPeriodCount
+                            FROM run WHERE firstPaidStart IS NOT NULL AND paidPeriodCount > 0
+                            UNION ALL
+                            SELECT environment, start, firstPaidProductId, cohortMonth, step FROM (
+                                SELECT r.environment, p.start, r.firstPaidProductId, r.cohortMonth,
+                                       ROW_NUMBER() OVER (PARTITION BY p.originalTransactionId, p.runIndex ORDER BY p.start) - 1 AS step
+                                FROM period p JOIN run r ON r.originalTransactionId = p.originalTransactionId
+                                    AND r.runIndex = p.runIndex
+                                WHERE p.countsForRetention AND r.firstPaidStart IS NOT NULL)
+                            WHERE step > 0)
+                        GROUP BY 1, 2, 3, 4, 5;
+                    INSERT INTO cohortStepMonth (environment, month, firstPaidProductId, cohortMonth, step, count)
+                        SELECT environment, ((CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
+                            + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1), firstPaidProductId, cohortMonth, step, SUM(count)
+                        FROM cohortStepDay GROUP BY 1, 2, 3, 4, 5;
+                    CREATE TRIGGER period_noUpdate BEFORE UPDATE OF originalTransactionId, runIndex, start, countsForRetention
+                        ON period
+                    BEGIN SELECT RAISE(ABORT, 'periods are replaced, never updated (cohortStepDay counts them)'); END;
+                    """)
             // Pane 1's title counts the subscriptions begun by as-of: every subscription's row was
             // read for it (the dashboard's first frame waited 376 ms at 100,000 subscribers). The
             // same count per day of the first start, kept by the materialiser, is a sum of a few
             // thousand rows; the subscriptions begun on as-of's day are read from the segments
             // starting that day (a subscription's first segment starts with it).
-            try db.execute(sql: """
-                CREATE TABLE subscriptionStartDay (
-                    environment TEXT NOT NULL,
-                    ownership TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    productId TEXT NOT NULL,
-                    count INTEGER NOT NULL,
-                    PRIMARY KEY (environment, ownership, day, productId)
-                ) WITHOUT ROWID;
-                INSERT INTO subscriptionStartDay (environment, ownership, day, productId, count)
-                    SELECT environment, ownership, ((firstStart - ((firstStart % 86400000) + 86400000) % 86400000) / 86400000), productId, COUNT(*) FROM subscription
-                    GROUP BY 1, 2, 3, 4;
-                CREATE TRIGGER subscription_noUpdate BEFORE UPDATE OF environment, ownership, firstStart, productId
-                    ON subscription
-                BEGIN SELECT RAISE(ABORT, 'subscriptions are replaced, never updated (subscriptionStartDay counts them)'); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE subscriptionStartDay (
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, ownership, day, productId)
+                    ) WITHOUT ROWID;
+                    INSERT INTO subscriptionStartDay (environment, ownership, day, productId, count)
+                        SELECT environment, ownership, ((firstStart - ((firstStart % 86400000) + 86400000) % 86400000) / 86400000), productId, COUNT(*) FROM subscription
+                        GROUP BY 1, 2, 3, 4;
+                    CREATE TRIGGER subscription_noUpdate BEFORE UPDATE OF environment, ownership, firstStart, productId
+                        ON subscription
+                    BEGIN SELECT RAISE(ABORT, 'subscriptions are replaced, never updated (subscriptionStartDay counts them)'); END;
+                    """)
         }
         migrator.registerMigration("v16 MRR by day and month, paid periods after an offer") { db in
             // MRR at an instant read every period ending after it (at 100,000 subscribers, a year of
@@ -684,99 +704,102 @@ extension AppDatabase {
             // materialiser like `segmentDay`: MRR at t is a sum over the months and days before t's
             // day plus the few intervals starting or ending on that day (`mrrCounts`). Money rows
             // are replaced, never updated.
-            try db.execute(sql: """
-                CREATE TABLE mrrDay (
-                    environment TEXT NOT NULL,
-                    day INTEGER NOT NULL,
-                    offerKind TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    -- '' and 0 when unpriced
-                    currency TEXT NOT NULL,
-                    price INTEGER NOT NULL,
-                    monthlyTwelfths INTEGER NOT NULL,
-                    starts INTEGER NOT NULL,
-                    ends INTEGER NOT NULL,
-                    PRIMARY KEY (environment, day, offerKind, productId, currency, price, monthlyTwelfths)
-                ) WITHOUT ROWID;
-                CREATE TABLE mrrMonth (
-                    environment TEXT NOT NULL,
-                    month INTEGER NOT NULL,
-                    offerKind TEXT NOT NULL,
-                    productId TEXT NOT NULL,
-                    currency TEXT NOT NULL,
-                    price INTEGER NOT NULL,
-                    monthlyTwelfths INTEGER NOT NULL,
-                    starts INTEGER NOT NULL,
-                    ends INTEGER NOT NULL,
-                    PRIMARY KEY (environment, month, offerKind, productId, currency, price, monthlyTwelfths)
-                ) WITHOUT ROWID;
-                -- Grace periods ending on an instant's day: by the end MRR gives them.
-                CREATE INDEX billingFailure_graceClosed ON billingFailure(environment, MIN(windowEnd, graceEnd))
-                    WHERE graceEnd IS NOT NULL;
-                CREATE TRIGGER periodMoney_noUpdate BEFORE UPDATE ON periodMoney
-                BEGIN SELECT RAISE(ABORT, 'money rows are replaced, never updated (mrrDay counts them)'); END;
-                -- The money rows already stored, counted: each interval's start and end by UTC day
-                -- (rounded down), an unpriced period as currency '' and price 0.
-                INSERT INTO mrrDay (environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
-                    SELECT environment, (t - ((t % 86400000) + 86400000) % 86400000) / 86400000, offerKind, productId,
-                        CASE WHEN price IS NULL OR currency IS NULL THEN '' ELSE currency END,
-                        CASE WHEN price IS NULL OR currency IS NULL THEN 0 ELSE price END,
-                        monthlyTwelfths, SUM(starts), SUM(ends)
-                    FROM (
-                        SELECT environment, start AS t, offerKind, productId, currency, price, monthlyTwelfths,
-                            1 AS starts, 0 AS ends
-                        FROM periodMoney WHERE start < "end"
-                        UNION ALL
-                        SELECT environment, "end", offerKind, productId, currency, price, monthlyTwelfths, 0, 1
-                        FROM periodMoney WHERE start < "end"
-                        UNION ALL
-                        SELECT f.environment, f.at, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, 1, 0
-                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd)
-                        UNION ALL
-                        SELECT f.environment, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
-                            m.monthlyTwelfths, 0, 1
-                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-                        WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
-                    GROUP BY 1, 2, 3, 4, 5, 6, 7;
-                -- The same by month (months since January 1970).
-                INSERT INTO mrrMonth (environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
-                    SELECT environment,
-                        (CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
-                            + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1,
-                        offerKind, productId, currency, price, monthlyTwelfths, SUM(starts), SUM(ends)
-                    FROM mrrDay GROUP BY 1, 2, 3, 4, 5, 6, 7;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE mrrDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        -- '' and 0 when unpriced
+                        currency TEXT NOT NULL,
+                        price INTEGER NOT NULL,
+                        monthlyTwelfths INTEGER NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, offerKind, productId, currency, price, monthlyTwelfths)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE mrrMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        price INTEGER NOT NULL,
+                        monthlyTwelfths INTEGER NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, offerKind, productId, currency, price, monthlyTwelfths)
+                    ) WITHOUT ROWID;
+                    -- Grace periods ending on an instant's day: by the end MRR gives them.
+                    CREATE INDEX billingFailure_graceClosed ON billingFailure(environment, MIN(windowEnd, graceEnd))
+                        WHERE graceEnd IS NOT NULL;
+                    CREATE TRIGGER periodMoney_noUpdate BEFORE UPDATE ON periodMoney
+                    BEGIN SELECT RAISE(ABORT, 'money rows are replaced, never updated (mrrDay counts them)'); END;
+                    -- The money rows already stored, counted: each interval's start and end by UTC day
+                    -- (rounded down), an unpriced period as currency '' and price 0.
+                    INSERT INTO mrrDay (environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                        SELECT environment, (t - ((t % 86400000) + 86400000) % 86400000) / 86400000, offerKind, productId,
+                            CASE WHEN price IS NULL OR currency IS NULL THEN '' ELSE currency END,
+                            CASE WHEN price IS NULL OR currency IS NULL THEN 0 ELSE price END,
+                            monthlyTwelfths, SUM(starts), SUM(ends)
+                        FROM (
+                            SELECT environment, start AS t, offerKind, productId, currency, price, monthlyTwelfths,
+                                1 AS starts, 0 AS ends
+                            FROM periodMoney WHERE start < "end"
+                            UNION ALL
+                            SELECT environment, "end", offerKind, productId, currency, price, monthlyTwelfths, 0, 1
+                            FROM periodMoney WHERE start < "end"
+                            UNION ALL
+                            SELECT f.environment, f.at, m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, 1, 0
+                            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                            WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd)
+                            UNION ALL
+                            SELECT f.environment, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
+                                m.monthlyTwelfths, 0, 1
+                            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                            WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
+                        GROUP BY 1, 2, 3, 4, 5, 6, 7;
+                    -- The same by month (months since January 1970).
+                    INSERT INTO mrrMonth (environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                        SELECT environment,
+                            (CAST(strftime('%Y', day * 86400, 'unixepoch') AS INTEGER) - 1970) * 12
+                                + CAST(strftime('%m', day * 86400, 'unixepoch') AS INTEGER) - 1,
+                            offerKind, productId, currency, price, monthlyTwelfths, SUM(starts), SUM(ends)
+                        FROM mrrDay GROUP BY 1, 2, 3, 4, 5, 6, 7;
+                    """)
             // The retention of converted offer uses counted each one's paid periods from the
             // conversion with a subquery per use. Each use now keeps that count and its run's last
             // paid start in the index by start, so at any as-of on or after that start (at the data
             // horizon: every use) the count is read there; only an as-of in mid-run counts periods.
-            try db.execute(sql: """
-                ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER;
-                UPDATE offerUse SET
-                    paidFromNext = (SELECT COUNT(*) FROM period p
-                                    WHERE p.originalTransactionId = offerUse.originalTransactionId
-                                      AND p.runIndex = offerUse.runIndex AND p.countsForRetention
-                                      AND p.start >= offerUse.nextStart),
-                    lastPaidStart = (SELECT MAX(p.start) FROM period p
-                                     WHERE p.originalTransactionId = offerUse.originalTransactionId
-                                       AND p.runIndex = offerUse.runIndex AND p.countsForRetention)
-                    WHERE nextStart IS NOT NULL;
-                DROP INDEX offerUse_start;
-                CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
-                    nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE offerUse ADD COLUMN paidFromNext INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE offerUse ADD COLUMN lastPaidStart INTEGER;
+                    UPDATE offerUse SET
+                        paidFromNext = (SELECT COUNT(*) FROM period p
+                                        WHERE p.originalTransactionId = offerUse.originalTransactionId
+                                          AND p.runIndex = offerUse.runIndex AND p.countsForRetention
+                                          AND p.start >= offerUse.nextStart),
+                        lastPaidStart = (SELECT MAX(p.start) FROM period p
+                                         WHERE p.originalTransactionId = offerUse.originalTransactionId
+                                           AND p.runIndex = offerUse.runIndex AND p.countsForRetention)
+                        WHERE nextStart IS NOT NULL;
+                    DROP INDEX offerUse_start;
+                    CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                        nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId);
+                    """)
         }
         return migrator
     }
 
     /// The UTC day number of `instant` as `segmentDay` counts it (rounded down).
     public static func day(of instant: Instant) -> Int64 {
-        let ms = instant.milliseconds, day = Instant.millisecondsPerDay
+        let ms = instant.milliseconds
+        let day = Instant.millisecondsPerDay
         return ms >= 0 ? ms / day : -((-ms + day - 1) / day)
     }
 
     /// The `end` stored for rows that never end.
-    public static let openEnd: Int64 = 253_402_300_800_000 // 10000-01-01
+    public static let openEnd: Int64 = 253_402_300_800_000  // 10000-01-01
 }

@@ -12,10 +12,11 @@ enum StoreApp {
 
     /// Records the app, or fills in an Apple id the first record lacked.
     static func record(_ app: AppIdentity, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO storeApp (id, bundleId, appAppleId) VALUES (1, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET appAppleId = COALESCE(storeApp.appAppleId, excluded.appAppleId)
-            """, arguments: [app.bundleId, app.appAppleId])
+        try db.execute(
+            sql: """
+                INSERT INTO storeApp (id, bundleId, appAppleId) VALUES (1, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET appAppleId = COALESCE(storeApp.appAppleId, excluded.appAppleId)
+                """, arguments: [app.bundleId, app.appAppleId])
     }
 }
 
@@ -40,11 +41,13 @@ extension AppDatabase {
     /// because it has signed data (0 for a subscription with none: its unsigned data applies).
     public func unverifiedDocumentCount(originalTransactionId: String) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT CASE WHEN EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
-                                 OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
-                       THEN (SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?1) ELSE 0 END
-                """, arguments: [originalTransactionId]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT CASE WHEN EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
+                                     OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+                           THEN (SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?1) ELSE 0 END
+                    """, arguments: [originalTransactionId]) ?? 0
         }
     }
 }

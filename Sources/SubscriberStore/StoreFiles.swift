@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The files subdash writes hold customer emails and ids: they are created private to the user
@@ -55,7 +56,8 @@ public enum StoreFiles {
         guard others != 0 else { return nil }
         let mode = String(info.st_mode & 0o777, radix: 8)
         let who = info.st_mode & 0o007 != 0 ? "everyone" : "its group"
-        return "warning: \(path) (mode \(mode)) can be read by \(who) and holds customer emails; `chmod 600 \(path)` makes it private"
+        return
+            "warning: \(path) (mode \(mode)) can be read by \(who) and holds customer emails; `chmod 600 \(path)` makes it private"
     }
 
     /// Whether subdash could write to the store at `path` and create files beside it.

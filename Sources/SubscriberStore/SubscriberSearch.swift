@@ -36,7 +36,8 @@ extension AppDatabase {
             range("subscriberSearch", "appAccountToken"),
         ]
         if query.count >= 3 {
-            branches.append("""
+            branches.append(
+                """
                 SELECT * FROM (SELECT originalTransactionId FROM subscriberSearch
                     WHERE instr(originalTransactionId, ?4) OR instr(lower(userId), ?4) OR instr(lower(email), ?4)
                        OR instr(lower(appAccountToken), ?4)

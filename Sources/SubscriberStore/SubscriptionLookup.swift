@@ -31,15 +31,19 @@ extension AppDatabase {
     /// The customer ids linked to a subscription (directly or through its appAccountToken).
     public func customer(of originalTransactionId: String) throws -> (userId: String?, email: String?, appAccountToken: String?) {
         try writer.read { db in
-            let token = try String.fetchOne(db, sql: """
-                SELECT appAccountToken FROM "transaction" WHERE originalTransactionId = ? AND appAccountToken IS NOT NULL
-                ORDER BY purchaseDate DESC LIMIT 1
-                """, arguments: [originalTransactionId])
-            let row = try Row.fetchOne(db, sql: """
-                SELECT NULLIF(userId, ''), NULLIF(email, ''), NULLIF(appAccountToken, '') FROM customer
-                WHERE originalTransactionId = ?1 OR (appAccountToken <> '' AND appAccountToken = ?2)
-                ORDER BY userId = '', email = '', userId, email LIMIT 1
-                """, arguments: [originalTransactionId, token])
+            let token = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT appAccountToken FROM "transaction" WHERE originalTransactionId = ? AND appAccountToken IS NOT NULL
+                    ORDER BY purchaseDate DESC LIMIT 1
+                    """, arguments: [originalTransactionId])
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT NULLIF(userId, ''), NULLIF(email, ''), NULLIF(appAccountToken, '') FROM customer
+                    WHERE originalTransactionId = ?1 OR (appAccountToken <> '' AND appAccountToken = ?2)
+                    ORDER BY userId = '', email = '', userId, email LIMIT 1
+                    """, arguments: [originalTransactionId, token])
             return (row?[0], row?[1], (row?[2] as String?) ?? token)
         }
     }

@@ -10,8 +10,10 @@ extension AppDatabase {
     /// the segments starting then, since a subscription's first segment starts with its first period.
     ///
     /// - Parameter productId: only subscriptions whose latest product is this one.
-    public func subscriptionsBegun(by asOf: Instant, environments: [StoreEnvironment], ownerships: [Ownership],
-                                   productId: String? = nil) throws -> Int {
+    public func subscriptionsBegun(
+        by asOf: Instant, environments: [StoreEnvironment], ownerships: [Ownership],
+        productId: String? = nil
+    ) throws -> Int {
         let day = Self.day(of: asOf)
         let environment = "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         let ownership = "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
@@ -22,15 +24,21 @@ extension AppDatabase {
             arguments += ["product": productId]
         }
         return try writer.read { db in
-            let before = try Int.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(count), 0) FROM subscriptionStartDay
-                WHERE \(environment) AND \(ownership) AND day < :day\(product)
-                """, arguments: arguments) ?? 0
-            let today = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM segment g INDEXED BY segment_start
-                JOIN subscription s ON s.originalTransactionId = g.originalTransactionId AND s.firstStart = g.start
-                WHERE g.\(environment) AND g.\(ownership) AND g.start >= :dayStart AND g.start <= :asOf\(product.isEmpty ? "" : " AND s.productId = :product")
-                """, arguments: arguments) ?? 0
+            let before =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COALESCE(SUM(count), 0) FROM subscriptionStartDay
+                        WHERE \(environment) AND \(ownership) AND day < :day\(product)
+                        """, arguments: arguments) ?? 0
+            let today =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM segment g INDEXED BY segment_start
+                        JOIN subscription s ON s.originalTransactionId = g.originalTransactionId AND s.firstStart = g.start
+                        WHERE g.\(environment) AND g.\(ownership) AND g.start >= :dayStart AND g.start <= :asOf\(product.isEmpty ? "" : " AND s.productId = :product")
+                        """, arguments: arguments) ?? 0
             return before + today
         }
     }

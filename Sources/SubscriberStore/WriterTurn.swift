@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Takes turns at writing the store between processes, so an import does not starve other
@@ -18,7 +19,9 @@ public final class WriterTurn: @unchecked Sendable {
     private let turn: Int32
 
     /// The lock files of the store at `storePath`.
-    public static func paths(forStore storePath: String) -> [String] { [storePath + "-write.lock", storePath + "-write-turn.lock"] }
+    public static func paths(forStore storePath: String) -> [String] {
+        [storePath + "-write.lock", storePath + "-write-turn.lock"]
+    }
 
     /// How long a writer waits for others before it goes on regardless (SQLite's busy timeout
     /// still guards the store then).
@@ -34,7 +37,10 @@ public final class WriterTurn: @unchecked Sendable {
         let a = open(paths[0], flags, StoreFiles.privateMode)
         guard a >= 0 else { return nil }
         let t = open(paths[1], flags, StoreFiles.privateMode)
-        guard t >= 0 else { close(a); return nil }
+        guard t >= 0 else {
+            close(a)
+            return nil
+        }
         announce = a
         turn = t
     }

@@ -33,14 +33,16 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     /// v2 `revocationPercentage` in thousandths of a percent (50000 = 50 %), with `REFUND_PRORATED`.
     public var revocationPercentage: Int?
 
-    public init(transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
-                productId: String, subscriptionGroupIdentifier: String? = nil, purchaseDate: Instant,
-                originalPurchaseDate: Instant? = nil, expiresDate: Instant?, revocationDate: Instant? = nil,
-                revocationReason: Int? = nil, revocationType: String? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
-                offerDiscountType: String? = nil, offerIdentifier: String? = nil, appAccountToken: String? = nil,
-                environment: StoreEnvironment = .production, price: Int64? = nil, currency: String? = nil,
-                inAppOwnershipType: String? = nil, signedDate: Instant? = nil, storefront: String? = nil,
-                revocationPercentage: Int? = nil) {
+    public init(
+        transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
+        productId: String, subscriptionGroupIdentifier: String? = nil, purchaseDate: Instant,
+        originalPurchaseDate: Instant? = nil, expiresDate: Instant?, revocationDate: Instant? = nil,
+        revocationReason: Int? = nil, revocationType: String? = nil, isUpgraded: Bool = false, offerType: Int? = nil,
+        offerDiscountType: String? = nil, offerIdentifier: String? = nil, appAccountToken: String? = nil,
+        environment: StoreEnvironment = .production, price: Int64? = nil, currency: String? = nil,
+        inAppOwnershipType: String? = nil, signedDate: Instant? = nil, storefront: String? = nil,
+        revocationPercentage: Int? = nil
+    ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.webOrderLineItemId = webOrderLineItemId
@@ -110,10 +112,12 @@ public struct RenewalFact: Hashable, Sendable, Codable {
     /// `true` for v1 facts: their auto-renew status is "as sent", not "as of the instant".
     public var isV1: Bool
 
-    public init(originalTransactionId: String, instant: Instant, productId: String? = nil,
-                autoRenewProductId: String? = nil, autoRenewStatus: Bool? = nil, isInBillingRetryPeriod: Bool? = nil,
-                gracePeriodExpiresDate: Instant? = nil, expirationIntent: Int? = nil, priceIncreaseStatus: Int? = nil,
-                transactionId: String? = nil, environment: StoreEnvironment = .production, isV1: Bool = false) {
+    public init(
+        originalTransactionId: String, instant: Instant, productId: String? = nil,
+        autoRenewProductId: String? = nil, autoRenewStatus: Bool? = nil, isInBillingRetryPeriod: Bool? = nil,
+        gracePeriodExpiresDate: Instant? = nil, expirationIntent: Int? = nil, priceIncreaseStatus: Int? = nil,
+        transactionId: String? = nil, environment: StoreEnvironment = .production, isV1: Bool = false
+    ) {
         self.originalTransactionId = originalTransactionId
         self.instant = instant
         self.productId = productId
@@ -148,10 +152,12 @@ public struct NotificationFact: Hashable, Sendable, Codable {
     public var autoRenewStatus: Bool?
     public var bundleId: String?
 
-    public init(notificationId: String, format: PayloadFormat, notificationType: String, subtype: String? = nil,
-                instant: Instant, originalTransactionId: String? = nil, transactionId: String? = nil,
-                environment: StoreEnvironment = .production, status: Int? = nil, autoRenewStatus: Bool? = nil,
-                bundleId: String? = nil) {
+    public init(
+        notificationId: String, format: PayloadFormat, notificationType: String, subtype: String? = nil,
+        instant: Instant, originalTransactionId: String? = nil, transactionId: String? = nil,
+        environment: StoreEnvironment = .production, status: Int? = nil, autoRenewStatus: Bool? = nil,
+        bundleId: String? = nil
+    ) {
         self.notificationId = notificationId
         self.format = format
         self.notificationType = notificationType
@@ -176,7 +182,8 @@ public struct CustomerFact: Hashable, Sendable, Codable {
     public var appAccountToken: String?
     public var originalTransactionId: String?
 
-    public init(userId: String? = nil, email: String? = nil, appAccountToken: String? = nil, originalTransactionId: String? = nil) {
+    public init(userId: String? = nil, email: String? = nil, appAccountToken: String? = nil, originalTransactionId: String? = nil)
+    {
         self.userId = userId
         self.email = email
         self.appAccountToken = appAccountToken
@@ -197,8 +204,10 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// as Apple's like signed data.
     public var sharedSecretMatched = false
 
-    public init(format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],
-                renewals: [RenewalFact] = [], customers: [CustomerFact] = []) {
+    public init(
+        format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],
+        renewals: [RenewalFact] = [], customers: [CustomerFact] = []
+    ) {
         self.format = format
         self.notifications = notifications
         self.transactions = transactions
@@ -240,8 +249,10 @@ public struct SubscriptionFacts: Hashable, Sendable {
     public var renewals: [RenewalFact]
     public var notifications: [NotificationFact]
 
-    public init(originalTransactionId: String, transactions: [TransactionFact] = [], renewals: [RenewalFact] = [],
-                notifications: [NotificationFact] = []) {
+    public init(
+        originalTransactionId: String, transactions: [TransactionFact] = [], renewals: [RenewalFact] = [],
+        notifications: [NotificationFact] = []
+    ) {
         self.originalTransactionId = originalTransactionId
         self.transactions = transactions
         self.renewals = renewals

@@ -41,7 +41,10 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
         return String(format: "%04d-%02d-%02d %02d:%02d", c.year, c.month, c.day, c.hour, c.minute) + seconds + " UTC"
     }
 
-    public var month: Month { let c = UTCCalendar.components(of: self); return Month(year: c.year, month: c.month) }
+    public var month: Month {
+        let c = UTCCalendar.components(of: self)
+        return Month(year: c.year, month: c.month)
+    }
 
     public var description: String { iso8601 }
 
@@ -55,9 +58,15 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
         }
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
-        if let d = f.date(from: s) { self.init(d); return }
+        if let d = f.date(from: s) {
+            self.init(d)
+            return
+        }
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = f.date(from: s) { self.init(d); return }
+        if let d = f.date(from: s) {
+            self.init(d)
+            return
+        }
         return nil
     }
 }
@@ -96,7 +105,10 @@ public enum UTCCalendar {
         let ms = instant.milliseconds
         var days = ms / Instant.millisecondsPerDay
         var rem = ms % Instant.millisecondsPerDay
-        if rem < 0 { rem += Instant.millisecondsPerDay; days -= 1 }
+        if rem < 0 {
+            rem += Instant.millisecondsPerDay
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(days)
         let secs = Int(rem / 1000)
         return Components(year: y, month: m, day: d, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60)
@@ -111,8 +123,9 @@ public enum UTCCalendar {
     public static func parseDate(_ s: String) -> Instant? {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), d >= 1, d <= Month(year: y, month: m).dayCount else { return nil }
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            (1...12).contains(m), d >= 1, d <= Month(year: y, month: m).dayCount
+        else { return nil }
         return instant(year: y, month: m, day: d)
     }
 }
@@ -122,13 +135,17 @@ public struct Month: Hashable, Comparable, Sendable, Codable, CustomStringConver
     public var year: Int
     public var month: Int
 
-    public init(year: Int, month: Int) { self.year = year; self.month = month }
+    public init(year: Int, month: Int) {
+        self.year = year
+        self.month = month
+    }
 
     /// Parses `YYYY-MM`.
     public init?(parsing s: String) {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), (1...12).contains(m) else { return nil }
+            let y = Int(parts[0]), let m = Int(parts[1]), (1...12).contains(m)
+        else { return nil }
         self.init(year: y, month: m)
     }
 
@@ -147,8 +164,9 @@ public struct Month: Hashable, Comparable, Sendable, Codable, CustomStringConver
     public var end: Instant { next.start }
 
     public var dayCount: Int {
-        Int(UTCCalendar.daysFromCivil(year: next.year, month: next.month, day: 1)
-            - UTCCalendar.daysFromCivil(year: year, month: month, day: 1))
+        Int(
+            UTCCalendar.daysFromCivil(year: next.year, month: next.month, day: 1)
+                - UTCCalendar.daysFromCivil(year: year, month: month, day: 1))
     }
 
     public func adding(months n: Int) -> Month { Month(index: index + n) }

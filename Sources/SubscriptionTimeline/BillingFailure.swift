@@ -22,8 +22,10 @@ public struct BillingFailure: Hashable, Sendable, Codable {
     public var recoveryTransactionId: String?
     public var recoveryStart: Instant?
 
-    public init(at: Instant, periodIndex: Int, transactionId: String, productId: String, gracePeriodExpiresDate: Instant?,
-                retryEnd: Instant, windowEnd: Instant, recoveryTransactionId: String? = nil, recoveryStart: Instant? = nil) {
+    public init(
+        at: Instant, periodIndex: Int, transactionId: String, productId: String, gracePeriodExpiresDate: Instant?,
+        retryEnd: Instant, windowEnd: Instant, recoveryTransactionId: String? = nil, recoveryStart: Instant? = nil
+    ) {
         self.at = at
         self.periodIndex = periodIndex
         self.transactionId = transactionId

@@ -40,17 +40,23 @@ extension SubscriptionTimeline {
         var i = 0
         while i < periods.count {
             let p = periods[i]
-            guard p.offerKind != .standard else { i += 1; continue }
+            guard p.offerKind != .standard else {
+                i += 1
+                continue
+            }
             var last = i
             while last + 1 < periods.count, periods[last + 1].runIndex == p.runIndex,
-                  periods[last + 1].offerKind == p.offerKind, periods[last + 1].offerIdentifier == p.offerIdentifier {
+                periods[last + 1].offerKind == p.offerKind, periods[last + 1].offerIdentifier == p.offerIdentifier
+            {
                 last += 1
             }
             let run = runs[p.runIndex]
             let next = last < run.lastPeriod ? periods[last + 1] : nil
-            uses.append(OfferUse(offerKind: p.offerKind, offerIdentifier: p.offerIdentifier, productId: p.productId,
-                                 start: p.start, runIndex: p.runIndex, lastPeriod: last, nextStart: next?.start,
-                                 nextIsStandard: next?.offerKind == .standard, lapsedAt: next == nil ? run.endedAt : nil))
+            uses.append(
+                OfferUse(
+                    offerKind: p.offerKind, offerIdentifier: p.offerIdentifier, productId: p.productId,
+                    start: p.start, runIndex: p.runIndex, lastPeriod: last, nextStart: next?.start,
+                    nextIsStandard: next?.offerKind == .standard, lapsedAt: next == nil ? run.endedAt : nil))
             i = last + 1
         }
         return uses

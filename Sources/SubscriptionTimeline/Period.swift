@@ -41,11 +41,13 @@ public struct Period: Hashable, Sendable, Codable {
     /// v2 `offerIdentifier`; v1 `promotional_offer_id` or `offer_code_ref_name`.
     public var offerIdentifier: String?
 
-    public init(transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
-                expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
-                isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
-                currency: String? = nil, storefront: String? = nil, revocationType: String? = nil,
-                revocationPercentage: Int? = nil, offerIdentifier: String? = nil, isSharingRevoked: Bool = false) {
+    public init(
+        transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
+        expiresDate: Instant, revocationDate: Instant? = nil, offerKind: OfferKind, isFree: Bool, isRefunded: Bool,
+        isPaid: Bool, isCutByUpgrade: Bool, periodClass: PeriodClass, runIndex: Int, price: Int64? = nil,
+        currency: String? = nil, storefront: String? = nil, revocationType: String? = nil,
+        revocationPercentage: Int? = nil, offerIdentifier: String? = nil, isSharingRevoked: Bool = false
+    ) {
         self.transactionId = transactionId
         self.webOrderLineItemId = webOrderLineItemId
         self.productId = productId

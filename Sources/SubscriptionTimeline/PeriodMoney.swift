@@ -70,7 +70,8 @@ extension SubscriptionTimeline {
                 transactionId: p.transactionId, isCharged: charged, price: nil, currency: nil, priceSource: nil,
                 refundAt: nil, refundAmount: nil, creditAt: nil, upgradeCredit: nil, paidServiceBefore: before[i],
                 proceedsRate: before[i] >= PaidService.year ? 85 : 70,
-                monthlyTwelfths: BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).monthlyTwelfths)
+                monthlyTwelfths: BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds)
+                    .monthlyTwelfths)
             // A family member pays nothing, not even a free trial's zero: the purchaser is charged.
             if isFamilyShared { return m }
             if p.isFree {
@@ -82,7 +83,8 @@ extension SubscriptionTimeline {
             if let price = p.price, let currency = p.currency {
                 (m.price, m.currency, m.priceSource) = (price, currency, .transaction)
             } else if p.offerKind == .standard,
-                      let row = priceTable.price(productId: p.productId, storefront: p.storefront, at: p.start) {
+                let row = priceTable.price(productId: p.productId, storefront: p.storefront, at: p.start)
+            {
                 (m.price, m.currency, m.priceSource) = (row.price, row.currency, .table)
             }
             if p.isRefunded, let r = p.revocationDate {
@@ -150,8 +152,9 @@ extension SubscriptionTimeline {
         let p = periods[i]
         var from = p.start
         if p.periodClass == .billingRecovery, i > 0,
-           let f = billingFailures.first(where: { $0.periodIndex == i - 1 }),
-           let grace = f.gracePeriodExpiresDate, p.start < grace {
+            let f = billingFailures.first(where: { $0.periodIndex == i - 1 }),
+            let grace = f.gracePeriodExpiresDate, p.start < grace
+        {
             from = min(f.at, p.start)
         }
         var to = p.expiresDate

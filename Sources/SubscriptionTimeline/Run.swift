@@ -25,8 +25,10 @@ public struct Run: Hashable, Sendable, Codable {
     /// far was cut by an upgrade.
     public var paidPeriodStarts: [Instant]
 
-    public init(firstPeriod: Int, lastPeriod: Int, start: Instant, endedAt: Instant, expirationReason: ExpirationReason,
-                firstPaidStart: Instant?, firstPaidProductId: String?, paidPeriodStarts: [Instant]) {
+    public init(
+        firstPeriod: Int, lastPeriod: Int, start: Instant, endedAt: Instant, expirationReason: ExpirationReason,
+        firstPaidStart: Instant?, firstPaidProductId: String?, paidPeriodStarts: [Instant]
+    ) {
         self.firstPeriod = firstPeriod
         self.lastPeriod = lastPeriod
         self.start = start
@@ -47,7 +49,8 @@ public struct Run: Hashable, Sendable, Codable {
     /// Paid periods started on or before `asOf` (`paidPeriods` of docs/metrics.md, "Retention
     /// cohorts").
     public func paidPeriods(asOf: Instant) -> Int {
-        var lo = 0, hi = paidPeriodStarts.count
+        var lo = 0
+        var hi = paidPeriodStarts.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if paidPeriodStarts[mid] <= asOf { lo = mid + 1 } else { hi = mid }

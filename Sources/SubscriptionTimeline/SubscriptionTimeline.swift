@@ -43,12 +43,14 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     /// "Which data, read when", per subscription).
     public var dataHorizon: Instant?
 
-    public init(originalTransactionId: String, environment: StoreEnvironment = .production,
-                ownership: Ownership = .purchased, periods: [Period] = [],
-                runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
-                stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
-                autoRenewProductIds: [TimedValue<String>] = [], priceIncreaseStatuses: [TimedValue<Int>] = [],
-                appAccountToken: String? = nil, dataHorizon: Instant? = nil) {
+    public init(
+        originalTransactionId: String, environment: StoreEnvironment = .production,
+        ownership: Ownership = .purchased, periods: [Period] = [],
+        runs: [Run] = [], billingFailures: [BillingFailure] = [], events: [TimelineEvent] = [],
+        stateIntervals: [StateInterval] = [], autoRenewIntervals: [AutoRenewInterval] = [],
+        autoRenewProductIds: [TimedValue<String>] = [], priceIncreaseStatuses: [TimedValue<Int>] = [],
+        appAccountToken: String? = nil, dataHorizon: Instant? = nil
+    ) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
         self.ownership = ownership
@@ -174,7 +176,8 @@ extension SubscriptionTimeline {
 /// Index of the last element whose key is at or before `t` in an array sorted by that key; -1 when
 /// none is.
 func lastIndex<Element>(in array: [Element], atOrBefore t: Instant, key: (Element) -> Instant) -> Int {
-    var lo = 0, hi = array.count
+    var lo = 0
+    var hi = array.count
     while lo < hi {
         let mid = (lo + hi) / 2
         if key(array[mid]) <= t { lo = mid + 1 } else { hi = mid }

@@ -32,7 +32,8 @@ extension TimelineDerivation {
             }
             let t = changes[c].at
             let before = status
-            var toggledOn = false, toggledOff = false
+            var toggledOn = false
+            var toggledOff = false
             while c < changes.count, changes[c].at == t {
                 let ch = changes[c]
                 if ch.isToggle && ch.isOn != before {

@@ -5,7 +5,8 @@ import SubscriptionModel
 extension TimelineDerivation {
     func environment() -> StoreEnvironment {
         if let e = firstPeriodEnvironment { return e }
-        let all = facts.transactions.map(\.environment) + facts.renewals.map(\.environment)
+        let all =
+            facts.transactions.map(\.environment) + facts.renewals.map(\.environment)
             + facts.notifications.map(\.environment)
         return all.min { $0.rawValue < $1.rawValue } ?? .production
     }
@@ -48,7 +49,10 @@ extension TimelineDerivation {
         func see(_ t: Instant?) { if let t, h.map({ t > $0 }) ?? true { h = t } }
         for n in facts.notifications { see(n.instant) }
         for r in facts.renewals { see(r.instant) }
-        for t in facts.transactions { see(t.purchaseDate); see(t.revocationDate) }
+        for t in facts.transactions {
+            see(t.purchaseDate)
+            see(t.revocationDate)
+        }
         return h
     }
 }

@@ -80,13 +80,14 @@ struct TimelineDerivation {
             let revoked = f.revocationDate != nil && !cut
             let shared = ownership == .familyShared
             let refunded = revoked && !shared
-            periods.append(Period(
-                transactionId: f.transactionId, webOrderLineItemId: f.webOrderLineItemId, productId: f.productId,
-                start: f.purchaseDate, end: end, expiresDate: f.expiresDate ?? end, revocationDate: f.revocationDate,
-                offerKind: f.offerKind, isFree: f.isFree, isRefunded: refunded, isPaid: !f.isFree && !refunded && !shared,
-                isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency,
-                storefront: f.storefront, revocationType: f.revocationType, revocationPercentage: f.revocationPercentage,
-                offerIdentifier: f.offerIdentifier, isSharingRevoked: revoked && shared))
+            periods.append(
+                Period(
+                    transactionId: f.transactionId, webOrderLineItemId: f.webOrderLineItemId, productId: f.productId,
+                    start: f.purchaseDate, end: end, expiresDate: f.expiresDate ?? end, revocationDate: f.revocationDate,
+                    offerKind: f.offerKind, isFree: f.isFree, isRefunded: refunded, isPaid: !f.isFree && !refunded && !shared,
+                    isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency,
+                    storefront: f.storefront, revocationType: f.revocationType, revocationPercentage: f.revocationPercentage,
+                    offerIdentifier: f.offerIdentifier, isSharingRevoked: revoked && shared))
         }
         periodIds = periods.enumerated().map { ($0.element.transactionId, $0.offset) }.sorted { $0.id < $1.id }
         failureOfPeriod = Array(repeating: nil, count: periods.count)
@@ -104,7 +105,8 @@ struct TimelineDerivation {
     /// before its instant.
     func period(for transactionId: String?, at instant: Instant) -> Int? {
         if let id = transactionId {
-            var lo = 0, hi = periodIds.count
+            var lo = 0
+            var hi = periodIds.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if periodIds[mid].id < id { lo = mid + 1 } else { hi = mid }
@@ -136,7 +138,8 @@ struct TimelineDerivation {
         for note in facts.notifications where note.format != .v1Notification {
             if note.notificationType == "EXPIRED" && note.subtype == "BILLING_RETRY" { retryGaveUp.append(note.instant) }
             guard note.notificationType == "DID_FAIL_TO_RENEW" || note.status == 3 || note.status == 4,
-                  let p = period(for: note.transactionId, at: note.instant) else { continue }
+                let p = period(for: note.transactionId, at: note.instant)
+            else { continue }
             failed[p] = true
         }
         for r in facts.renewals where r.isInBillingRetryPeriod == true || r.gracePeriodExpiresDate != nil {
@@ -163,9 +166,10 @@ struct TimelineDerivation {
             let windowEnd = p + 1 < n ? min(retryEnd, periods[p + 1].start) : retryEnd
             let graceExpires = grace[p].flatMap { $0.expires > t ? $0.expires : nil }
             failureOfPeriod[p] = failures.count
-            failures.append(BillingFailure(
-                at: t, periodIndex: p, transactionId: period.transactionId, productId: period.productId,
-                gracePeriodExpiresDate: graceExpires, retryEnd: retryEnd, windowEnd: windowEnd))
+            failures.append(
+                BillingFailure(
+                    at: t, periodIndex: p, transactionId: period.transactionId, productId: period.productId,
+                    gracePeriodExpiresDate: graceExpires, retryEnd: retryEnd, windowEnd: windowEnd))
         }
     }
 
@@ -225,10 +229,11 @@ struct TimelineDerivation {
                 if firstPaid == nil { firstPaid = i }
                 if periods[i].countsForRetention { paidStarts.append(periods[i].start) }
             }
-            runs.append(Run(
-                firstPeriod: first, lastPeriod: last, start: periods[first].start, endedAt: endedAt,
-                expirationReason: .other, firstPaidStart: firstPaid.map { periods[$0].start },
-                firstPaidProductId: firstPaid.map { periods[$0].productId }, paidPeriodStarts: paidStarts))
+            runs.append(
+                Run(
+                    firstPeriod: first, lastPeriod: last, start: periods[first].start, endedAt: endedAt,
+                    expirationReason: .other, firstPaidStart: firstPaid.map { periods[$0].start },
+                    firstPaidProductId: firstPaid.map { periods[$0].productId }, paidPeriodStarts: paidStarts))
             first = last + 1
         }
     }
@@ -274,8 +279,10 @@ struct TimelineDerivation {
         }
     }
 
-    func latestIntent(_ intents: [(at: Instant, reason: ExpirationReason)], from start: Instant,
-                      before end: Instant?) -> ExpirationReason? {
+    func latestIntent(
+        _ intents: [(at: Instant, reason: ExpirationReason)], from start: Instant,
+        before end: Instant?
+    ) -> ExpirationReason? {
         let i = end.map { lastIndex(in: intents, atOrBefore: $0.adding(milliseconds: -1)) { $0.at } } ?? intents.count - 1
         return i >= 0 && intents[i].at >= start ? intents[i].reason : nil
     }
@@ -301,22 +308,38 @@ struct TimelineDerivation {
     mutating func collectEvents() {
         var keyed = events.map { (event: $0, period: latestPeriod(startedAtOrBefore: $0.at) ?? 0) }
         for (i, p) in periods.enumerated() {
-            keyed.append((TimelineEvent(at: p.start, type: EventType(p.periodClass), productId: p.productId,
-                                        transactionId: p.transactionId), i))
+            keyed.append(
+                (
+                    TimelineEvent(
+                        at: p.start, type: EventType(p.periodClass), productId: p.productId,
+                        transactionId: p.transactionId), i
+                ))
             if p.isRefunded, let r = p.revocationDate {
                 let at = max(r, p.start)
-                keyed.append((TimelineEvent(at: at, type: .refund, productId: productId(at: at, fallback: i),
-                                            transactionId: p.transactionId), i))
+                keyed.append(
+                    (
+                        TimelineEvent(
+                            at: at, type: .refund, productId: productId(at: at, fallback: i),
+                            transactionId: p.transactionId), i
+                    ))
             }
         }
         for f in failures {
-            keyed.append((TimelineEvent(at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
-                                        transactionId: f.transactionId), f.periodIndex))
+            keyed.append(
+                (
+                    TimelineEvent(
+                        at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
+                        transactionId: f.transactionId), f.periodIndex
+                ))
         }
         for run in runs {
-            keyed.append((TimelineEvent(at: run.endedAt, type: .expiration,
-                                        productId: productId(at: run.endedAt, fallback: run.lastPeriod),
-                                        expirationReason: run.expirationReason), run.lastPeriod))
+            keyed.append(
+                (
+                    TimelineEvent(
+                        at: run.endedAt, type: .expiration,
+                        productId: productId(at: run.endedAt, fallback: run.lastPeriod),
+                        expirationReason: run.expirationReason), run.lastPeriod
+                ))
         }
         keyed.sort { a, b in
             if a.event.at != b.event.at { return a.event.at < b.event.at }

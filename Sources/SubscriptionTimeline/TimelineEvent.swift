@@ -14,8 +14,10 @@ public struct TimelineEvent: Hashable, Sendable, Codable {
     /// The period a period-start or refund event is about, the failed period of a billing issue.
     public var transactionId: String?
 
-    public init(at: Instant, type: EventType, productId: String, expirationReason: ExpirationReason? = nil,
-                transactionId: String? = nil) {
+    public init(
+        at: Instant, type: EventType, productId: String, expirationReason: ExpirationReason? = nil,
+        transactionId: String? = nil
+    ) {
         self.at = at
         self.type = type
         self.productId = productId

@@ -20,7 +20,10 @@ enum TransactionMerge {
         var result: [TransactionFact] = []
         result.reserveCapacity(sorted.count)
         for f in sorted {
-            guard result.last?.transactionId == f.transactionId else { result.append(f); continue }
+            guard result.last?.transactionId == f.transactionId else {
+                result.append(f)
+                continue
+            }
             // The price is what was charged, whichever copy tells it (v2 copies come first).
             let i = result.count - 1
             if result[i].price == nil, let price = f.price, let currency = f.currency {
@@ -35,7 +38,7 @@ enum TransactionMerge {
     /// A strict total order on versions of one transaction, best first.
     static func isPreferred(_ a: TransactionFact, over b: TransactionFact) -> Bool {
         switch (ownDate(a), ownDate(b)) {
-        case let (x?, y?) where x != y: return x > y
+        case (let x?, let y?) where x != y: return x > y
         case (.some, nil): return true
         case (nil, .some): return false
         default: break
@@ -67,7 +70,7 @@ enum TransactionMerge {
 
     private static func order<T: Comparable>(_ a: T?, _ b: T?) -> Int {
         switch (a, b) {
-        case let (x?, y?): return x < y ? -1 : (x == y ? 0 : 1)
+        case (let x?, let y?): return x < y ? -1 : (x == y ? 0 : 1)
         case (nil, .some): return -1
         case (.some, nil): return 1
         case (nil, nil): return 0

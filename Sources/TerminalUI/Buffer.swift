@@ -141,12 +141,17 @@ public struct Buffer: Hashable, Sendable {
             var x = 0
             while x < width {
                 let i = y * width + x
-                guard !sameSize || cells[i] != old.cells[i] else { x += 1; continue }
+                guard !sameSize || cells[i] != old.cells[i] else {
+                    x += 1
+                    continue
+                }
                 var start = x
                 if cells[i].isContinuation && start > 0 { start -= 1 }
                 var end = x + 1
-                while end < width, !sameSize || cells[y * width + end] != old.cells[y * width + end]
-                    || cells[y * width + end].isContinuation {
+                while end < width,
+                    !sameSize || cells[y * width + end] != old.cells[y * width + end]
+                        || cells[y * width + end].isContinuation
+                {
                     end += 1
                 }
                 runs.append(BufferRun(x: start, y: y, cells: Array(cells[(y * width + start)..<(y * width + end)])))
@@ -162,5 +167,9 @@ public struct BufferRun: Hashable, Sendable {
     public var x: Int
     public var y: Int
     public var cells: [Cell]
-    public init(x: Int, y: Int, cells: [Cell]) { self.x = x; self.y = y; self.cells = cells }
+    public init(x: Int, y: Int, cells: [Cell]) {
+        self.x = x
+        self.y = y
+        self.cells = cells
+    }
 }

@@ -65,11 +65,15 @@ public enum ColorSupport: Int, Comparable, CaseIterable, Hashable, Sendable {
 
     /// The nearest of the 16 ANSI colours (xterm values), by squared RGB distance.
     public static func nearest16(red: UInt8, green: UInt8, blue: UInt8) -> NamedColor {
-        NamedColor.allCases.min { distance($0.rgbComponents, (red, green, blue)) < distance($1.rgbComponents, (red, green, blue)) }!
+        NamedColor.allCases.min {
+            distance($0.rgbComponents, (red, green, blue)) < distance($1.rgbComponents, (red, green, blue))
+        }!
     }
 
     private static func distance(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8)) -> Int {
-        let dr = Int(a.0) - Int(b.0), dg = Int(a.1) - Int(b.1), db = Int(a.2) - Int(b.2)
+        let dr = Int(a.0) - Int(b.0)
+        let dg = Int(a.1) - Int(b.1)
+        let db = Int(a.2) - Int(b.2)
         return dr * dr + dg * dg + db * db
     }
 }

@@ -33,7 +33,7 @@ public enum DisplayWidth {
 
     private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
-        if (0x1160...0x11FF).contains(value) || (0xD7B0...0xD7FF).contains(value) { return true } // Hangul medial/final jamo
+        if (0x1160...0x11FF).contains(value) || (0xD7B0...0xD7FF).contains(value) { return true }  // Hangul medial/final jamo
         if value == 0x200B { return true }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return value != 0x00AD
@@ -52,7 +52,8 @@ public enum DisplayWidth {
     ]
 
     private static func isWide(_ value: UInt32) -> Bool {
-        var low = 0, high = wideRanges.count - 1
+        var low = 0
+        var high = wideRanges.count - 1
         while low <= high {
             let mid = (low + high) / 2
             let range = wideRanges[mid]
@@ -72,7 +73,8 @@ extension String {
         if displayWidth <= width { return self }
         let room = width - ellipsis.displayWidth
         guard room >= 0 else { return "" }
-        var result = "", used = 0
+        var result = ""
+        var used = 0
         for character in self {
             let w = DisplayWidth.of(character)
             if used + w > room { break }
@@ -89,7 +91,8 @@ extension String {
         if displayWidth <= width { return self }
         let room = width - ellipsis.displayWidth
         guard room >= 0 else { return "" }
-        var kept: [Character] = [], used = 0
+        var kept: [Character] = []
+        var used = 0
         for character in reversed() {
             let w = DisplayWidth.of(character)
             if used + w > room { break }

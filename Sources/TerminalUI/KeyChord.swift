@@ -49,13 +49,16 @@ public struct KeyChord: Hashable, Sendable, CustomStringConvertible {
             if rest.count == 1, let c = rest.lowercased().first, c.isASCII, c.isLetter || "\\]^_".contains(c) {
                 return KeyEvent(.ctrl(c))
             }
-            throw KeyChordError(text: text, reason: "\"\(token)\" is not a control key (ctrl-a…ctrl-z, ctrl-space, ctrl-\\, ctrl-], ctrl-^, ctrl-_)")
+            throw KeyChordError(
+                text: text,
+                reason: "\"\(token)\" is not a control key (ctrl-a…ctrl-z, ctrl-space, ctrl-\\, ctrl-], ctrl-^, ctrl-_)")
         }
         if lower.hasPrefix("shift-") {
             let rest = String(token.dropFirst("shift-".count))
             if rest.lowercased() == "tab" { return KeyEvent(.backTab) }
             if rest.count == 1, let c = rest.first, c.isLetter { return KeyEvent(.char(Character(c.uppercased()))) }
-            throw KeyChordError(text: text, reason: "\"\(token)\" cannot be told apart by a terminal (only shift-tab and shift-letter)")
+            throw KeyChordError(
+                text: text, reason: "\"\(token)\" cannot be told apart by a terminal (only shift-tab and shift-letter)")
         }
         throw KeyChordError(text: text, reason: "unknown key \"\(token)\"")
     }

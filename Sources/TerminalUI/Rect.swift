@@ -2,14 +2,20 @@
 public struct Position: Hashable, Sendable {
     public var x: Int
     public var y: Int
-    public init(x: Int, y: Int) { self.x = x; self.y = y }
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
 }
 
 /// A size in cells.
 public struct Size: Hashable, Sendable {
     public var width: Int
     public var height: Int
-    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// A rectangle of cells. Empty when either side is 0.
@@ -43,8 +49,10 @@ public struct Rect: Hashable, Sendable {
 
     /// The part of both rectangles (empty when they do not meet).
     public func intersection(_ other: Rect) -> Rect {
-        let left = max(x, other.x), top = max(y, other.y)
-        let right = min(self.right, other.right), bottom = min(self.bottom, other.bottom)
+        let left = max(x, other.x)
+        let top = max(y, other.y)
+        let right = min(self.right, other.right)
+        let bottom = min(self.bottom, other.bottom)
         return Rect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
@@ -66,7 +74,8 @@ public struct Rect: Hashable, Sendable {
 
     /// A rectangle of `size` centred in this one (clipped to it).
     public func centered(_ size: Size) -> Rect {
-        let w = min(size.width, width), h = min(size.height, height)
+        let w = min(size.width, width)
+        let h = min(size.height, height)
         return Rect(x: x + (width - w) / 2, y: y + (height - h) / 2, width: w, height: h)
     }
 }

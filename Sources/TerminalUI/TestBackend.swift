@@ -62,17 +62,22 @@ public final class TestBackend: TerminalBackend {
     /// other `unknown`. Continuation cells repeat their lead's character.
     public func styleMap(_ legend: [Character: Style], plain: Character = ".", unknown: Character = "?") -> [String] {
         var byStyle: [Style: Character] = [:]
-        for (character, style) in legend.sorted(by: { $0.key < $1.key }) where byStyle[style] == nil { byStyle[style] = character }
+        for (character, style) in legend.sorted(by: { $0.key < $1.key }) where byStyle[style] == nil {
+            byStyle[style] = character
+        }
         return (0..<screen.height).map { y in
-            String((0..<screen.width).map { x -> Character in
-                let style = screen[x, y].style
-                return byStyle[style] ?? (style == .plain ? plain : unknown)
-            })
+            String(
+                (0..<screen.width).map { x -> Character in
+                    let style = screen[x, y].style
+                    return byStyle[style] ?? (style == .plain ? plain : unknown)
+                })
         }
     }
 
     /// ``styleMap(_:plain:unknown:)`` with the legend given as roles of a palette.
-    public func styleMap(palette: Palette, roles: [Character: ThemeRole], plain: Character = ".", unknown: Character = "?") -> [String] {
+    public func styleMap(palette: Palette, roles: [Character: ThemeRole], plain: Character = ".", unknown: Character = "?")
+        -> [String]
+    {
         styleMap(roles.mapValues { palette[$0] }, plain: plain, unknown: unknown)
     }
 }

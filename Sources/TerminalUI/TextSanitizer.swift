@@ -13,7 +13,10 @@ public enum TextSanitizer {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var output = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard needsEscape(scalar) else { output.append(scalar); continue }
+            guard needsEscape(scalar) else {
+                output.append(scalar)
+                continue
+            }
             let hex = String(scalar.value, radix: 16)
             let shown = scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex.uppercased() + "}"
             output.append(contentsOf: shown.unicodeScalars)
@@ -72,8 +75,8 @@ public enum TextSanitizer {
     private static func skipEscape(_ s: [Unicode.Scalar], from start: Int) -> Int {
         guard start < s.count else { return start }
         switch s[start].value {
-        case 0x5B: return skipControlSequence(s, from: start + 1)                  // CSI
-        case 0x5D, 0x50, 0x58, 0x5E, 0x5F: return skipString(s, from: start + 1)   // OSC, DCS, SOS, PM, APC
+        case 0x5B: return skipControlSequence(s, from: start + 1)  // CSI
+        case 0x5D, 0x50, 0x58, 0x5E, 0x5F: return skipString(s, from: start + 1)  // OSC, DCS, SOS, PM, APC
         default:
             // Intermediates, then one final character.
             var i = start

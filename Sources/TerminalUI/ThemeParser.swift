@@ -79,7 +79,8 @@ public enum ThemeParser {
     /// Parses the inside of a value's quotes into a spec.
     static func parseSpec(_ value: String) -> Result<StyleSpec, Problem> {
         var spec = StyleSpec()
-        var sawForeground = false, sawBackground = false
+        var sawForeground = false
+        var sawBackground = false
         for word in value.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
             if let attribute = attribute(named: word) {
                 spec.attributes.insert(attribute)
@@ -90,7 +91,13 @@ public enum ThemeParser {
                 }
                 switch colours(String(word.dropFirst(3))) {
                 case .success(let list):
-                    if isBackground { spec.background = list; sawBackground = true } else { spec.foreground = list; sawForeground = true }
+                    if isBackground {
+                        spec.background = list
+                        sawBackground = true
+                    } else {
+                        spec.foreground = list
+                        sawForeground = true
+                    }
                 case .failure(let problem): return .failure(problem)
                 }
             } else if word.hasPrefix("mono=") {
@@ -100,7 +107,11 @@ public enum ThemeParser {
                 if names != "none" {
                     for part in names.split(separator: "+", omittingEmptySubsequences: false) {
                         guard let attribute = attribute(named: String(part)) else {
-                            return .failure(Problem(message: "unknown attribute \"\(part)\" in mono= (use bold, dim, italic, underline, reverse or none)"))
+                            return .failure(
+                                Problem(
+                                    message:
+                                        "unknown attribute \"\(part)\" in mono= (use bold, dim, italic, underline, reverse or none)"
+                                ))
                         }
                         attributes.insert(attribute)
                     }
@@ -109,11 +120,17 @@ public enum ThemeParser {
             } else if looksLikeColour(word) {
                 if sawForeground { return .failure(Problem(message: "foreground given twice")) }
                 switch colours(word) {
-                case .success(let list): spec.foreground = list; sawForeground = true
+                case .success(let list):
+                    spec.foreground = list
+                    sawForeground = true
                 case .failure(let problem): return .failure(problem)
                 }
             } else {
-                return .failure(Problem(message: "unknown word \"\(word)\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"))
+                return .failure(
+                    Problem(
+                        message:
+                            "unknown word \"\(word)\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"
+                    ))
             }
         }
         return .success(spec)
@@ -185,7 +202,8 @@ public enum ThemeParser {
     }
 
     private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
         var previous = Array(0...b.count)

@@ -45,7 +45,8 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     @discardableResult
     public func send(_ value: Element) -> Bool {
         let w = weight(value)
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while isFull(adding: w) && !cancelled && !closed { condition.wait() }
         guard !cancelled && !closed else { return false }
         buffer.append(value)
@@ -57,7 +58,8 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     /// The oldest value, waiting for one until `deadline` (forever without one); nil when the
     /// channel is closed and empty, cancelled, or the deadline passed.
     public func receive(before deadline: Date? = nil) -> Element? {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while buffer.count == head && !closed && !cancelled {
             if let deadline {
                 if !condition.wait(until: deadline) && buffer.count == head { return nil }
@@ -72,7 +74,8 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     /// Every waiting value at once; with `waiting`, first waits until there is at least one (or the
     /// channel is closed or cancelled).
     public func receiveAll(waiting: Bool) -> [Element] {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while waiting && buffer.count == head && !closed && !cancelled { condition.wait() }
         let values = Array(buffer[head...])
         buffer.removeAll(keepingCapacity: true)
@@ -84,7 +87,10 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
 
     /// No more values: receivers get those waiting, then nil. Idempotent.
     public func close() {
-        condition.withLock { closed = true; condition.broadcast() }
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
     }
 
     /// The receiver has stopped: waiting values are dropped and every `send` returns false.

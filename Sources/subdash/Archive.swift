@@ -27,9 +27,12 @@ struct Archive: AsyncParsableCommand {
             let db: AppDatabase
             do { db = try store.open(readOnly: true) } catch let e as CLIError { e.exit() }
             let directory = URL(fileURLWithPath: out, isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            var written = 0, missing = 0, failed = 0
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            var written = 0
+            var missing = 0
+            var failed = 0
             try db.forEachArchivedDocument { sha, source, bytes in
                 switch bytes {
                 case nil:
@@ -40,15 +43,19 @@ struct Archive: AsyncParsableCommand {
                     printError("\(sha) (\(source)): \(error)")
                 case .success(let data)?:
                     let file = directory.appendingPathComponent(sha)
-                    guard FileManager.default.createFile(atPath: file.path, contents: data,
-                                                         attributes: [.posixPermissions: 0o600]) else {
+                    guard
+                        FileManager.default.createFile(
+                            atPath: file.path, contents: data,
+                            attributes: [.posixPermissions: 0o600])
+                    else {
                         throw CLIError("cannot write \(file.path)")
                     }
                     written += 1
                 }
             }
-            printError("exported \(written) document\(written == 1 ? "" : "s") to \(directory.path)"
-                       + (missing > 0 ? "; \(missing) not archived" : "") + (failed > 0 ? "; \(failed) unreadable" : ""))
+            printError(
+                "exported \(written) document\(written == 1 ? "" : "s") to \(directory.path)"
+                    + (missing > 0 ? "; \(missing) not archived" : "") + (failed > 0 ? "; \(failed) unreadable" : ""))
             if failed > 0 { throw CLIError("\(failed) archived document\(failed == 1 ? "" : "s") could not be read", code: 1) }
         }
     }

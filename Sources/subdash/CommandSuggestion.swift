@@ -32,7 +32,8 @@ enum CommandSuggestion {
 
     /// Levenshtein distance, with a swap of two neighbouring letters counted as one edit (`reprot`).
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        let a = Array(a.lowercased())
+        let b = Array(b.lowercased())
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in 0...a.count { d[i][0] = i }

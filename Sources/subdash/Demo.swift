@@ -41,7 +41,10 @@ struct Demo: AsyncParsableCommand {
 
 /// A store built from SampleData in `$XDG_CACHE_HOME/subdash` (or `~/.cache/subdash`).
 enum DemoStore {
-    struct Built { var path: String; var summary: ImportSummary? }
+    struct Built {
+        var path: String
+        var summary: ImportSummary?
+    }
 
     static func locateSampleData() -> String? {
         let fm = FileManager.default
@@ -52,8 +55,9 @@ enum DemoStore {
             candidates.append(dir.appendingPathComponent("SampleData").path)
             dir = dir.deletingLastPathComponent()
         }
-        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("SampleData").path)
+        candidates.append(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("SampleData").path)
         return candidates.first { fm.fileExists(atPath: $0 + "/generated") }
     }
 
@@ -93,8 +97,9 @@ enum DemoStore {
         let rootPEM = try String(contentsOfFile: root + "/generated/test-root.pem", encoding: .utf8)
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [rootPEM])
         // The simulated v1 notifications carry the simulator's shared secret: trusted like the v2 ones.
-        let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: SimulationConfiguration.sharedSecret,
-                                         report: report)
+        let importer = Importer.appStore(
+            database: database, verifier: verifier, sharedSecret: SimulationConfiguration.sharedSecret,
+            report: report)
         var inputs = [root + "/generated"]
         if fm.fileExists(atPath: root + "/customers.csv") { inputs.append(root + "/customers.csv") }
         let summary = try importer.importPaths(inputs)

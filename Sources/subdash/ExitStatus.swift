@@ -11,6 +11,7 @@ enum ExitStatus {
     static let fatal: Int32 = 3
 
     /// The lines `--help` and the README show.
-    static let help = "Exit status: 0 done; 1 done except what was named (documents rejected, ids not found); "
+    static let help =
+        "Exit status: 0 done; 1 done except what was named (documents rejected, ids not found); "
         + "2 usage error; 3 fatal: the store could not be opened or written (missing, from a newer subdash, disk full)."
 }

@@ -32,16 +32,22 @@ struct APIOptions: ParsableArguments {
     func client(onRetry: @escaping @Sendable (String) -> Void) throws -> AppStoreServerClient {
         do {
             let env = ProcessInfo.processInfo.environment
-            var sources = [CredentialSources(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey,
-                                             environment: sandbox ? .sandbox : nil),
-                           try CredentialSources.fromEnvironment(env)]
+            var sources = [
+                CredentialSources(
+                    issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey,
+                    environment: sandbox ? .sandbox : nil),
+                try CredentialSources.fromEnvironment(env),
+            ]
             if let path = config ?? ConfigFile.defaultPath(environment: env),
-               config != nil || FileManager.default.fileExists(atPath: path) {
+                config != nil || FileManager.default.fileExists(atPath: path)
+            {
                 sources.append(try CredentialSources.fromConfig(try ConfigFile(contentsOf: path), path: path))
             }
             let merged = CredentialSources.merged(sources)
             let credentials = try merged.credentials()
-            let base = apiBase ?? env["SUBDASH_API_BASE"].flatMap { $0.isEmpty ? nil : $0 } ?? (merged.environment ?? .production).baseURL
+            let base =
+                apiBase ?? env["SUBDASH_API_BASE"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? (merged.environment ?? .production).baseURL
             return AppStoreServerClient(credentials: credentials, baseURL: base, onRetry: onRetry)
         } catch {
             throw CLIError(error.message, code: 2)
@@ -81,8 +87,9 @@ final class FetchRun {
         try? await client.shutdown()
         progress.clear()
         let t = totals
-        printError("\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected; "
-                   + "\(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched")
+        printError(
+            "\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected; "
+                + "\(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched")
         if case .failure(let error) = outcome {
             if let error = error as? AppStoreAPIError { throw CLIError(error.message) }
             throw error
@@ -91,11 +98,16 @@ final class FetchRun {
     }
 
     /// Runs `body`, then `finish`.
-    static func run(store: StoreOptions, verification: VerificationOptions, api: APIOptions,
-                    _ body: (FetchRun) async throws -> Void) async throws {
+    static func run(
+        store: StoreOptions, verification: VerificationOptions, api: APIOptions,
+        _ body: (FetchRun) async throws -> Void
+    ) async throws {
         let run = try FetchRun(store: store, verification: verification, api: api)
         let outcome: Result<Void, any Error>
-        do { try await body(run); outcome = .success(()) } catch { outcome = .failure(error) }
+        do {
+            try await body(run)
+            outcome = .success(())
+        } catch { outcome = .failure(error) }
         try await run.finish(outcome)
     }
 }
@@ -181,15 +193,19 @@ extension Fetch {
                 }
                 let oldest = Instant(Date()).adding(days: -180)
                 if start < oldest {
-                    printError("fetch notifications: Apple keeps 180 days; starting at \(oldest.iso8601) instead of \(start.iso8601)")
+                    printError(
+                        "fetch notifications: Apple keeps 180 days; starting at \(oldest.iso8601) instead of \(start.iso8601)")
                     start = oldest
                 }
                 guard start < until else {
                     throw CLIError("--since \(start.iso8601) is not before --until \(until.iso8601)", code: 2)
                 }
                 var notifications = 0
-                try await run.client.notificationHistory(startMilliseconds: start.milliseconds, endMilliseconds: until.milliseconds) { body, page in
-                    notifications += try run.store(body, source: "api:notification-history \(start.iso8601) page \(page)").notifications
+                try await run.client.notificationHistory(
+                    startMilliseconds: start.milliseconds, endMilliseconds: until.milliseconds
+                ) { body, page in
+                    notifications += try run.store(body, source: "api:notification-history \(start.iso8601) page \(page)")
+                        .notifications
                     run.progress.show("fetch notifications: page \(page), \(notifications) notifications")
                 }
             }
@@ -219,15 +235,17 @@ extension Fetch {
                     do {
                         body = try await run.client.testNotificationStatus(token)
                     } catch let error as AppStoreAPIError where error.message.contains("404") {
-                        body = nil   // not sent yet
+                        body = nil  // not sent yet
                     }
                     if let body, let attempts = TestNotificationStatus(body), !attempts.results.isEmpty {
                         _ = try run.store(body, source: "api:test-notification")
                         run.progress.clear()
-                        print("test notification \(attempts.notificationUUID ?? "?"): \(attempts.results.joined(separator: ", "))")
+                        print(
+                            "test notification \(attempts.notificationUUID ?? "?"): \(attempts.results.joined(separator: ", "))")
                         if attempts.results.last != "SUCCESS" {
-                            throw CLIError("Apple could not deliver the test notification (\(attempts.results.last ?? "?")): "
-                                           + "check the server URL in App Store Connect, TLS, and that `subdash listen` is reachable")
+                            throw CLIError(
+                                "Apple could not deliver the test notification (\(attempts.results.last ?? "?")): "
+                                    + "check the server URL in App Store Connect, TLS, and that `subdash listen` is reachable")
                         }
                         return
                     }
@@ -255,7 +273,8 @@ struct TestNotificationStatus {
         if let jws = object["signedPayload"] as? String {
             let parts = jws.split(separator: ".")
             if parts.count == 3, let data = Data(base64URL: String(parts[1])),
-               let payload = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                let payload = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            {
                 notificationUUID = payload["notificationUUID"] as? String
             }
         }

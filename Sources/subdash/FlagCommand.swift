@@ -15,14 +15,16 @@ struct FlagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flag",
         abstract: "Flag subscribers for an offer (or clear the flag), with an audit log entry each.",
-        discussion: "Each ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
+        discussion:
+            "Each ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "Subscribers to flag.") var ids: [String]
     @Option(help: "The offer (any case).") var offer: OfferFlagKind
     @Option(help: "A note kept with the flag.") var note: String?
     @Flag(help: "Remove the flag instead of setting it.") var clear = false
-    @Option(name: .customLong("operator"), help: "Who sets the flag (default: $USER, else the login name).") var operatorName: String?
+    @Option(name: .customLong("operator"), help: "Who sets the flag (default: $USER, else the login name).") var operatorName:
+        String?
     @Flag(help: "Replace a flag a subscriber already has (its note, operator and date); without it the earlier flag is kept.")
     var replace = false
 
@@ -40,11 +42,16 @@ struct FlagCommand: AsyncParsableCommand {
             switch found.count {
             case 0: problems.append("no subscription matches \(id)")
             case 1: targets.append(found[0])
-            default: problems.append("\(id) matches \(found.count) subscriptions (\(found.prefix(5).joined(separator: ", "))); use an originalTransactionId")
+            default:
+                problems.append(
+                    "\(id) matches \(found.count) subscriptions (\(found.prefix(5).joined(separator: ", "))); use an originalTransactionId"
+                )
             }
         }
         for p in problems { printError("subdash flag: \(p)") }
-        guard let who = OperatorIdentity.resolve(option: operatorName) else { throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage) }
+        guard let who = OperatorIdentity.resolve(option: operatorName) else {
+            throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage)
+        }
         // Flags already there are kept unless --replace: say whose they are.
         var kept = 0
         if !clear {
@@ -52,10 +59,14 @@ struct FlagCommand: AsyncParsableCommand {
                 guard let earlier = try db.flags(offer: offer, originalTransactionId: id).first else { continue }
                 let noteText = earlier.note.map { " (note: \($0))" } ?? ""
                 if replace {
-                    printError("subdash flag: \(id): replacing the \(offer.rawValue) flag set by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText)")
+                    printError(
+                        "subdash flag: \(id): replacing the \(offer.rawValue) flag set by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText)"
+                    )
                 } else {
                     kept += 1
-                    printError("subdash flag: \(id): already flagged for \(offer.rawValue) by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText); kept (--replace changes it)")
+                    printError(
+                        "subdash flag: \(id): already flagged for \(offer.rawValue) by \(earlier.operatorName) on \(earlier.at.iso8601)\(noteText); kept (--replace changes it)"
+                    )
                 }
             }
         }
@@ -69,8 +80,11 @@ struct FlagCommand: AsyncParsableCommand {
         let verb = clear ? "cleared \(offer.rawValue) on" : "flagged for \(offer.rawValue):"
         let unchanged = Set(targets).count - changed
         var detail = ""
-        if kept > 0 { detail = " (\(kept) already flagged: kept\(unchanged > kept ? ", \(unchanged - kept) unchanged" : ""))" }
-        else if unchanged > 0 { detail = " (\(unchanged) unchanged)" }
+        if kept > 0 {
+            detail = " (\(kept) already flagged: kept\(unchanged > kept ? ", \(unchanged - kept) unchanged" : ""))"
+        } else if unchanged > 0 {
+            detail = " (\(unchanged) unchanged)"
+        }
         printOutput("\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(who)\(detail)")
         if !problems.isEmpty { throw ExitCode(1) }
     }

@@ -45,17 +45,23 @@ struct Flags: AsyncParsableCommand {
         do { db = try store.open(readOnly: true) } catch let e as CLIError { e.exit() }
         if log { return try printLog(db) }
         let rows = try db.flags(offer: offer).map {
-            Row(originalTransactionId: $0.originalTransactionId, offer: $0.offer.rawValue, note: $0.note,
+            Row(
+                originalTransactionId: $0.originalTransactionId, offer: $0.offer.rawValue, note: $0.note,
                 operator: $0.operatorName, at: $0.at.iso8601)
         }
         switch format {
         case .json:
             print(JSONValue.array(rows.map(\.json)).text)
         case .csv:
-            printCSV(CSV.render(header: ["originalTransactionId", "offer", "note", "operator", "at"],
-                             rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))
+            printCSV(
+                CSV.render(
+                    header: ["originalTransactionId", "offer", "note", "operator", "at"],
+                    rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))
         case .table:
-            if rows.isEmpty { printOutput("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")"); return }
+            if rows.isEmpty {
+                printOutput("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")")
+                return
+            }
             var table = TextTable(headers: ["subscription", "offer", "operator", "at", "note"])
             table.rows = rows.map { [$0.originalTransactionId, $0.offer, $0.operator, $0.at, $0.note ?? ""] }
             table.footer = ["\(rows.count) flag\(rows.count == 1 ? "" : "s")", "", "", "", ""]
@@ -67,25 +73,41 @@ struct Flags: AsyncParsableCommand {
         let changes = try db.flagLog(originalTransactionId: subscription, offer: offer)
         switch format {
         case .json:
-            print(JSONValue.array(changes.map { change in
-                var o = JSONObject()
-                o["at"] = .string(change.at.iso8601)
-                o["originalTransactionId"] = .string(change.originalTransactionId)
-                o["offer"] = .string(change.offer.rawValue)
-                o["action"] = .string(change.kind.rawValue)
-                o["operator"] = .string(change.operatorName)
-                o["note"] = change.note.map(JSONValue.string) ?? .null
-                return .object(o)
-            }).text)
+            print(
+                JSONValue.array(
+                    changes.map { change in
+                        var o = JSONObject()
+                        o["at"] = .string(change.at.iso8601)
+                        o["originalTransactionId"] = .string(change.originalTransactionId)
+                        o["offer"] = .string(change.offer.rawValue)
+                        o["action"] = .string(change.kind.rawValue)
+                        o["operator"] = .string(change.operatorName)
+                        o["note"] = change.note.map(JSONValue.string) ?? .null
+                        return .object(o)
+                    }
+                ).text)
         case .csv:
-            printCSV(CSV.render(header: ["at", "originalTransactionId", "offer", "action", "operator", "note"],
-                             rows: changes.map { [$0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
-                                                  $0.operatorName, $0.note ?? ""] }))
+            printCSV(
+                CSV.render(
+                    header: ["at", "originalTransactionId", "offer", "action", "operator", "note"],
+                    rows: changes.map {
+                        [
+                            $0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
+                            $0.operatorName, $0.note ?? "",
+                        ]
+                    }))
         case .table:
-            if changes.isEmpty { print("no flag changes in the audit log"); return }
+            if changes.isEmpty {
+                print("no flag changes in the audit log")
+                return
+            }
             var table = TextTable(headers: ["at", "subscription", "offer", "action", "operator", "note"])
-            table.rows = changes.map { [$0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
-                                        $0.operatorName, $0.note ?? ""] }
+            table.rows = changes.map {
+                [
+                    $0.at.iso8601, $0.originalTransactionId, $0.offer.rawValue, $0.kind.rawValue,
+                    $0.operatorName, $0.note ?? "",
+                ]
+            }
             table.footer = ["\(changes.count) change\(changes.count == 1 ? "" : "s")", "", "", "", "", ""]
             print(table.render())
         }

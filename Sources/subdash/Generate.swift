@@ -36,7 +36,9 @@ struct Generate: ParsableCommand {
     @ArgumentParser.Flag(help: "gzip the NDJSON files.")
     var gzip = false
 
-    @Option(name: .customLong("max-file-mb"), help: ArgumentHelp("Start a new file before one passes this size.", visibility: .hidden))
+    @Option(
+        name: .customLong("max-file-mb"), help: ArgumentHelp("Start a new file before one passes this size.", visibility: .hidden)
+    )
     var maxFileMB: Int = 64
 
     @Option(help: "Output directory (created; must not already hold generated output).")
@@ -70,7 +72,8 @@ struct Generate: ParsableCommand {
         }
         if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
         let seconds = Date().timeIntervalSince(began)
-        print("""
+        print(
+            """
             Generated \(subscribers) subscribers (\(manifest.transactions) transactions) in \(String(format: "%.1f", seconds)) s: \
             \(manifest.documents.v1) v1 and \(manifest.documents.v2) v2 documents \
             (\(manifest.duplicates) duplicate, \(manifest.outOfOrder) out of order) in \(manifest.files.count) files under \(out)

@@ -25,8 +25,10 @@ struct Import: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var verification: VerificationOptions
     @OptionGroup var app: AppTrustOptions
-    @Option(name: .customLong("max-document-bytes"),
-            help: "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
+    @Option(
+        name: .customLong("max-document-bytes"),
+        help:
+            "A document larger than this many bytes is rejected on its own (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Documents decoded per chunk.", visibility: .hidden))
     var batchSize = Importer.defaultBatchSize
@@ -61,10 +63,11 @@ struct Import: AsyncParsableCommand {
                 FileHandleOutput.progress("importing: \(count) documents, \(rate)/s")
             }
         }
-        let importer = Importer.appStore(database: database, verifier: verifier, batchSize: batchSize,
-                                         maxDocumentBytes: maxDocumentBytes, sharedSecret: secret,
-                                         documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
-                                         report: report, progress: progress)
+        let importer = Importer.appStore(
+            database: database, verifier: verifier, batchSize: batchSize,
+            maxDocumentBytes: maxDocumentBytes, sharedSecret: secret,
+            documentsPerTransaction: documentsPerTransaction, cacheMegabytes: cacheMegabytes,
+            report: report, progress: progress)
         let summary: ImportSummary
         do {
             summary = try importer.importPaths(paths)

@@ -22,9 +22,10 @@ struct Keys: ParsableCommand {
     static func table(_ bindings: [KeyBinding] = KeyBindings.all) -> TextTable {
         var table = TextTable(headers: ["key", "pane", "what it does"])
         table.rows = bindings.map { binding in
-            let panes = binding.panes.map { panes in
-                panes.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue + 1) \($0.title)" }.joined(separator: ", ")
-            } ?? "all"
+            let panes =
+                binding.panes.map { panes in
+                    panes.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue + 1) \($0.title)" }.joined(separator: ", ")
+                } ?? "all"
             return [binding.chord.description, panes, binding.description + (binding.writes ? " (writes)" : "")]
         }
         return table

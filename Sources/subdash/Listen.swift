@@ -29,8 +29,11 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "Append the request log to this file instead of stderr.") var log: String?
     @Option(name: .customLong("max-connections"), help: "Connections served at once.") var maxConnections = 256
     @Option(name: .customLong("body-timeout"), help: "Seconds a request's body may take to arrive.") var bodyTimeout = 10
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay silent (headers included).") var idleTimeout = 30
-    @Option(name: .customLong("header-timeout"), help: "Seconds a request's headers may take to arrive (from the connection or the previous response).")
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay silent (headers included).") var idleTimeout =
+        30
+    @Option(
+        name: .customLong("header-timeout"),
+        help: "Seconds a request's headers may take to arrive (from the connection or the previous response).")
     var headerTimeout = 10
 
     func validate() throws {
@@ -62,15 +65,17 @@ struct Listen: AsyncParsableCommand {
         configuration.headerTimeoutSeconds = headerTimeout
         configuration.tlsCertificatePath = tlsCert
         configuration.tlsKeyPath = tlsKey
-        let listener = NotificationListener(database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
-                                            configuration: configuration, log: requestLog)
+        let listener = NotificationListener(
+            database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
+            configuration: configuration, log: requestLog)
         let scheme = tlsCert == nil ? "http" : "https"
         let storePath = database.path ?? "memory"
         let unverified = verification.noVerify ? " (signatures NOT verified: --no-verify)" : ""
         let servedPath = path
         do {
             try await listener.run { host, port in
-                printError("subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), store \(storePath)\(unverified)")
+                printError(
+                    "subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), store \(storePath)\(unverified)")
             }
         } catch let error as ListenerError {
             throw CLIError(error.message)

@@ -43,7 +43,9 @@ struct RevenueReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revenue",
         abstract: "Gross, refunds, upgrade credits, net and estimated proceeds in [from, to), per currency.",
-        discussion: "Each amount counts at its own instant: a charge at its period's start, a refund at its revocation, an upgrade credit at the cut. Proceeds are an estimate: tax is not removed (docs/metrics.md, \"Money\").")
+        discussion:
+            "Each amount counts at its own instant: a charge at its period's start, a refund at its revocation, an upgrade credit at the cut. Proceeds are an estimate: tax is not removed (docs/metrics.md, \"Money\")."
+    )
     @OptionGroup var options: ReportOptions
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
@@ -57,17 +59,23 @@ struct RevenueReportCommand: AsyncParsableCommand {
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rates = try conversion.load()
         let r = try moneyReport {
-            try analytics.revenue(from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope,
-                                  rates: rates, smallBusiness: smallBusiness)
+            try analytics.revenue(
+                from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope,
+                rates: rates, smallBusiness: smallBusiness)
         }
-        emit(options.format, json: { ReportJSON.revenue(r) }, csv: {
-            CSV.render(header: ["key", "currency", "charged", "gross", "refunded", "refunds", "upgradeCredits", "net", "proceeds"],
-                       rows: r.rows.map {
-                           [$0.key ?? "", $0.currency, "\($0.charged)", MoneyFormat.plain($0.gross), "\($0.refunded)",
+        emit(
+            options.format, json: { ReportJSON.revenue(r) },
+            csv: {
+                CSV.render(
+                    header: ["key", "currency", "charged", "gross", "refunded", "refunds", "upgradeCredits", "net", "proceeds"],
+                    rows: r.rows.map {
+                        [
+                            $0.key ?? "", $0.currency, "\($0.charged)", MoneyFormat.plain($0.gross), "\($0.refunded)",
                             MoneyFormat.plain($0.refunds), MoneyFormat.plain($0.upgradeCredits), MoneyFormat.plain($0.net),
-                            MoneyFormat.plain($0.proceeds)]
-                       })
-        }, table: { MoneyTables.revenue(r) })
+                            MoneyFormat.plain($0.proceeds),
+                        ]
+                    })
+            }, table: { MoneyTables.revenue(r) })
     }
 }
 
@@ -86,10 +94,13 @@ struct RefundsReportCommand: AsyncParsableCommand {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let r = try analytics.refundRate(from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope)
-        emit(options.format, json: { ReportJSON.refunds(r) }, csv: {
-            CSV.render(header: ["key", "charged", "refunded", "rate"],
-                       rows: r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", $0.rate.map { "\($0)" } ?? ""] })
-        }, table: { MoneyTables.refunds(r) })
+        emit(
+            options.format, json: { ReportJSON.refunds(r) },
+            csv: {
+                CSV.render(
+                    header: ["key", "charged", "refunded", "rate"],
+                    rows: r.rows.map { [$0.key, "\($0.charged)", "\($0.refunded)", $0.rate.map { "\($0)" } ?? ""] })
+            }, table: { MoneyTables.refunds(r) })
     }
 }
 
@@ -99,7 +110,9 @@ struct MRRReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mrr",
         abstract: "Monthly recurring revenue at as-of, per currency.",
-        discussion: "Every purchased subscription on a charged period at as-of (or in grace after one), its price made monthly by its billing length: a week × 52/12, a year / 12 (docs/metrics.md, \"Money\"). Free trials and billing retry add nothing.")
+        discussion:
+            "Every purchased subscription on a charged period at as-of (or in grace after one), its price made monthly by its billing length: a week × 52/12, a year / 12 (docs/metrics.md, \"Money\"). Free trials and billing retry add nothing."
+    )
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
@@ -110,10 +123,13 @@ struct MRRReportCommand: AsyncParsableCommand {
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rates = try conversion.load()
         let r = try moneyReport { try analytics.mrr(asOf: at, by: by, scope: options.scope, rates: rates) }
-        emit(options.format, json: { ReportJSON.mrr(r) }, csv: {
-            CSV.render(header: ["key", "currency", "subscriptions", "mrr"],
-                       rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })
-        }, table: { MoneyTables.mrr(r) })
+        emit(
+            options.format, json: { ReportJSON.mrr(r) },
+            csv: {
+                CSV.render(
+                    header: ["key", "currency", "subscriptions", "mrr"],
+                    rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })
+            }, table: { MoneyTables.mrr(r) })
     }
 }
 
@@ -131,15 +147,22 @@ struct OffersReportCommand: AsyncParsableCommand {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let r = try analytics.offerConversion(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
-        emit(options.format, json: { ReportJSON.offers(r) }, csv: {
-            CSV.render(header: ["offerKind", "offerIdentifier", "started", "converted", "lapsed", "switched", "pending", "rate",
-                                "retention3", "retention6"],
-                       rows: r.offers.map {
-                           [$0.offerKind.rawValue, $0.offerIdentifier ?? "", "\($0.started)", "\($0.converted)", "\($0.lapsed)",
+        emit(
+            options.format, json: { ReportJSON.offers(r) },
+            csv: {
+                CSV.render(
+                    header: [
+                        "offerKind", "offerIdentifier", "started", "converted", "lapsed", "switched", "pending", "rate",
+                        "retention3", "retention6",
+                    ],
+                    rows: r.offers.map {
+                        [
+                            $0.offerKind.rawValue, $0.offerIdentifier ?? "", "\($0.started)", "\($0.converted)", "\($0.lapsed)",
                             "\($0.switched)", "\($0.pending)", $0.rate.map { "\($0)" } ?? "", $0.retention3.map { "\($0)" } ?? "",
-                            $0.retention6.map { "\($0)" } ?? ""]
-                       })
-        }, table: { MoneyTables.offers(r) })
+                            $0.retention6.map { "\($0)" } ?? "",
+                        ]
+                    })
+            }, table: { MoneyTables.offers(r) })
     }
 }
 
@@ -167,16 +190,20 @@ struct LTVReportCommand: AsyncParsableCommand {
         let r = try moneyReport {
             try analytics.ltv(asOf: at, periods: periods, from: from, to: to, scope: options.scope, rates: rates)
         }
-        emit(options.format, json: { ReportJSON.ltv(r) }, csv: {
-            var rows: [[String]] = []
-            for c in r.cohorts + r.average {
-                for k in 0..<r.periods {
-                    rows.append([c.month?.description ?? "average", c.currency, "\(c.started)", "\(k + 1)",
-                                 c.rate[k].map { "\($0)" } ?? "",
-                                 c.ltv[k].map { MoneyFormat.plain(Int64($0.rounded(.toNearestOrAwayFromZero))) } ?? ""])
+        emit(
+            options.format, json: { ReportJSON.ltv(r) },
+            csv: {
+                var rows: [[String]] = []
+                for c in r.cohorts + r.average {
+                    for k in 0..<r.periods {
+                        rows.append([
+                            c.month?.description ?? "average", c.currency, "\(c.started)", "\(k + 1)",
+                            c.rate[k].map { "\($0)" } ?? "",
+                            c.ltv[k].map { MoneyFormat.plain(Int64($0.rounded(.toNearestOrAwayFromZero))) } ?? "",
+                        ])
+                    }
                 }
-            }
-            return CSV.render(header: ["month", "currency", "started", "period", "rate", "ltv"], rows: rows)
-        }, table: { MoneyTables.ltv(r) })
+                return CSV.render(header: ["month", "currency", "started", "period", "rate", "ltv"], rows: rows)
+            }, table: { MoneyTables.ltv(r) })
     }
 }

@@ -20,14 +20,17 @@ struct OpenDashboard: ParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Open the store read-only: no flag can be set or cleared.")
     var readOnly = false
 
-    @Option(name: .customLong("operator"), help: "Who flag changes are written as in the audit log (default: $USER, else the login name).")
+    @Option(
+        name: .customLong("operator"),
+        help: "Who flag changes are written as in the audit log (default: $USER, else the login name).")
     var operatorName: String?
 
     @Flag(help: "Write the details of every failure (SQLite's message included) to standard error; redirect it: 2>FILE.")
     var debug = false
 
-    @Option(name: .customLong("export-dir"),
-            help: "Where ctrl-s writes CSV files (default: $XDG_DOWNLOAD_DIR, else your home directory).")
+    @Option(
+        name: .customLong("export-dir"),
+        help: "Where ctrl-s writes CSV files (default: $XDG_DOWNLOAD_DIR, else your home directory).")
     var exportDirectory: String?
 
     func run() throws { try run(storeLabel: nil) }
@@ -38,8 +41,11 @@ struct OpenDashboard: ParsableCommand {
         // nothing "as of 1970-01-01".
         let path = store.path
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(Self.noStoreMessage(path: path, fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
-                           code: ExitStatus.fatal)
+            throw CLIError(
+                Self.noStoreMessage(
+                    path: path,
+                    fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
+                code: ExitStatus.fatal)
         }
         // A store in a directory (or on a file system) that cannot be written is browsed read-only.
         let writable = StoreFiles.canWrite(path: path)
@@ -48,8 +54,9 @@ struct OpenDashboard: ParsableCommand {
         // Without a terminal on both ends curses cannot read keys (end of file comes back at once,
         // forever) or draw: refuse instead of spinning.
         guard isatty(0) != 0, isatty(1) != 0 else {
-            throw CLIError("the dashboard needs a terminal: standard \(isatty(0) == 0 ? "input" : "output") is not one "
-                + "(for scripts, use `subdash report … --db \(path)`)", code: ExitStatus.usage)
+            throw CLIError(
+                "the dashboard needs a terminal: standard \(isatty(0) == 0 ? "input" : "output") is not one "
+                    + "(for scripts, use `subdash report … --db \(path)`)", code: ExitStatus.usage)
         }
         let catalog = ThemeCatalog.standard()
         let chosenTheme: Theme
@@ -64,13 +71,15 @@ struct OpenDashboard: ParsableCommand {
         // `R` writes what Apple sends: not offered read-only.
         let (fetcher, fetchUnavailable) = readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database)
         defer { fetcher?.shutdown() }
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), themes: catalog,
-                                  exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
-                                  fetchFromApple: fetcher?.fetch)
+        let runner = EffectRunner(
+            analytics: SubscriberAnalytics(database: database), themes: catalog,
+            exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
+            fetchFromApple: fetcher?.fetch)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
-        var state = AppState(readOnly: readOnly || identity == nil, operatorName: identity ?? "",
-                             themeNames: catalog.entries().map(\.name))
+        var state = AppState(
+            readOnly: readOnly || identity == nil, operatorName: identity ?? "",
+            themeNames: catalog.entries().map(\.name))
         if !writable && !self.readOnly {
             state.readOnlyReason = "\(path) cannot be written here: it is opened read-only"
             state.notice = "read-only: " + state.readOnlyReason
@@ -80,8 +89,9 @@ struct OpenDashboard: ParsableCommand {
         }
         state.storeLabel = storeLabel
         state.appleFetchUnavailable = fetchUnavailable
-        let session = DashboardSession(backend: backend, runner: runner,
-                                       palette: chosenTheme.palette(for: backend.colorSupport), state: state)
+        let session = DashboardSession(
+            backend: backend, runner: runner,
+            palette: chosenTheme.palette(for: backend.colorSupport), state: state)
         session.run()
     }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TerminalUI
 import SubscriberAnalytics
 import TerminalUI
 
@@ -32,7 +31,9 @@ struct TextTable {
         let footer = self.footer.map { $0.map(TextSanitizer.visible) }
         let all = [headers] + rows + (footer.map { [$0] } ?? [])
         var widths = [Int](repeating: 0, count: headers.count)
-        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.displayWidth) } }
+        for row in all {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.displayWidth) }
+        }
         func line(_ row: [String]) -> String {
             var parts: [String] = []
             for (i, cell) in row.enumerated() where i < widths.count {

@@ -10,9 +10,11 @@ struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Print the figures defined in docs/metrics.md as a table, CSV or JSON.",
-        subcommands: [StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
-                      SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
-                      RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self])
+        subcommands: [
+            StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
+            SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
+            RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self,
+        ])
 }
 
 extension EnvironmentFilter: ExpressibleByArgument {}
@@ -48,8 +50,9 @@ struct ReportOptions: ParsableArguments {
         case .running:
             printError("subdash: warning: an import is running: the figures may change as it goes on")
         case .interrupted(let pending):
-            printError("subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
-                + "run `subdash import` again to bring the figures up to date")
+            printError(
+                "subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
+                    + "run `subdash import` again to bring the figures up to date")
         }
         let analytics = SubscriberAnalytics(database: database)
         if let product {
@@ -65,9 +68,10 @@ struct ReportOptions: ParsableArguments {
 
 /// `--ownership`, for the reports that can count family members (states, events, recovery).
 struct OwnershipOption: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Whose subscriptions to count.",
-        discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
+    @Option(
+        help: ArgumentHelp(
+            "Whose subscriptions to count.",
+            discussion: "familyShared: family members with access through someone else's purchase (Family Sharing)."))
     var ownership: OwnershipFilter = .purchased
 
     func scope(_ options: ReportOptions) -> ReportScope {
@@ -78,14 +82,17 @@ struct OwnershipOption: ParsableArguments {
 }
 
 /// Said by the reports about paying subscribers.
-let purchasedOnlyDiscussion = "Counts purchased subscriptions only: a family member with access through someone else's purchase (Family Sharing) pays nothing."
+let purchasedOnlyDiscussion =
+    "Counts purchased subscriptions only: a family member with access through someone else's purchase (Family Sharing) pays nothing."
 
 /// `--as-of`, defaulting to the data horizon.
 struct AsOfOption: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: ArgumentHelp(
-        "The instant figures are read at (default: the data horizon): YYYY-MM-DD (midnight UTC, so that day is not "
-            + "included) or ISO 8601 (2025-06-30T12:00:00Z, 2025-06-30T14:00:00+02:00, fractional seconds allowed).",
-        valueName: "instant"))
+    @Option(
+        name: .customLong("as-of"),
+        help: ArgumentHelp(
+            "The instant figures are read at (default: the data horizon): YYYY-MM-DD (midnight UTC, so that day is not "
+                + "included) or ISO 8601 (2025-06-30T12:00:00Z, 2025-06-30T14:00:00+02:00, fractional seconds allowed).",
+            valueName: "instant"))
     var asOf: InstantArgument?
 }
 
@@ -126,19 +133,26 @@ struct StatesReport: AsyncParsableCommand {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let counts = try analytics.states(asOf: at, scope: ownership.scope(options))
-        try emit(options.format, json: { try ReportJSON.states(counts) }, csv: {
-            CSV.render(header: ["state", "subscriptions"], rows: SubscriptionState.allCases.map { [$0.rawValue, "\(counts[$0])"] }
-                + [["active", "\(counts.active)"]])
-        }, table: {
-            var t = TextTable(headers: ["state", "subscriptions", "share"], rightAligned: [1, 2])
-            let total = counts.total
-            t.rows = SubscriptionState.allCases.map {
-                [$0.rawValue, grouped(counts[$0]), percent(total == 0 ? nil : Double(counts[$0]) / Double(total))]
-            }
-            t.rows.append(["active", grouped(counts.active), percent(total == 0 ? nil : Double(counts.active) / Double(total))])
-            t.footer = ["total", grouped(total), ""]
-            return "States as of \(at.asOfText)\n" + t.render()
-        })
+        try emit(
+            options.format, json: { try ReportJSON.states(counts) },
+            csv: {
+                CSV.render(
+                    header: ["state", "subscriptions"],
+                    rows: SubscriptionState.allCases.map { [$0.rawValue, "\(counts[$0])"] }
+                        + [["active", "\(counts.active)"]])
+            },
+            table: {
+                var t = TextTable(headers: ["state", "subscriptions", "share"], rightAligned: [1, 2])
+                let total = counts.total
+                t.rows = SubscriptionState.allCases.map {
+                    [$0.rawValue, grouped(counts[$0]), percent(total == 0 ? nil : Double(counts[$0]) / Double(total))]
+                }
+                t.rows.append([
+                    "active", grouped(counts.active), percent(total == 0 ? nil : Double(counts.active) / Double(total)),
+                ])
+                t.footer = ["total", grouped(total), ""]
+                return "States as of \(at.asOfText)\n" + t.render()
+            })
     }
 }
 
@@ -154,18 +168,23 @@ struct EventsReport: AsyncParsableCommand {
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.events(from: range.from.instant, to: range.to.instant, asOf: at,
-                                          scope: ownership.scope(options))
-        try emit(options.format, json: { try ReportJSON.events(counts) }, csv: {
-            CSV.render(header: ["event", "reason", "count"],
-                       rows: EventType.allCases.map { [$0.rawValue, "", "\(counts[$0])"] }
+        let counts = try analytics.events(
+            from: range.from.instant, to: range.to.instant, asOf: at,
+            scope: ownership.scope(options))
+        try emit(
+            options.format, json: { try ReportJSON.events(counts) },
+            csv: {
+                CSV.render(
+                    header: ["event", "reason", "count"],
+                    rows: EventType.allCases.map { [$0.rawValue, "", "\(counts[$0])"] }
                         + ExpirationReason.allCases.map { ["expiration", $0.rawValue, "\(counts[$0])"] })
-        }, table: {
-            var t = TextTable(headers: ["event", "count"], rightAligned: [1])
-            t.rows = EventType.allCases.map { [$0.rawValue, grouped(counts[$0])] }
-            t.rows += ExpirationReason.allCases.map { ["  expiration: \($0.rawValue)", grouped(counts[$0])] }
-            return "Events in [\(counts.from.asOfText), \(counts.to.asOfText)) as of \(at.asOfText)\n" + t.render()
-        })
+            },
+            table: {
+                var t = TextTable(headers: ["event", "count"], rightAligned: [1])
+                t.rows = EventType.allCases.map { [$0.rawValue, grouped(counts[$0])] }
+                t.rows += ExpirationReason.allCases.map { ["  expiration: \($0.rawValue)", grouped(counts[$0])] }
+                return "Events in [\(counts.from.asOfText), \(counts.to.asOfText)) as of \(at.asOfText)\n" + t.render()
+            })
     }
 }
 
@@ -187,9 +206,10 @@ struct CohortsReport: AsyncParsableCommand {
     @Option(help: "Paid periods to show (P1…P).") var periods = 12
     @Option(help: "First cohort month (YYYY-MM).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM).") var to: Month?
-    @Option(help: ArgumentHelp(
-        "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
-        valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
+            valueName: "duration"))
     var duration: BillingDuration?
 
     func validate() throws {
@@ -203,47 +223,59 @@ struct CohortsReport: AsyncParsableCommand {
         if let duration {
             let known = try analytics.billingDurations()
             guard known.contains(duration) else {
-                throw CLIError("no product in the store bills \(duration.adjective) (--duration "
-                    + (known.isEmpty ? "has nothing to choose from: no standard period yet)" : "takes \(known.map(\.rawValue).joined(separator: ", ")))"),
+                throw CLIError(
+                    "no product in the store bills \(duration.adjective) (--duration "
+                        + (known.isEmpty
+                            ? "has nothing to choose from: no standard period yet)"
+                            : "takes \(known.map(\.rawValue).joined(separator: ", ")))"),
                     code: 2)
             }
         }
         let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, duration: duration, scope: options.scope)
-        try emit(options.format, json: { try ReportJSON.cohorts(grid) }, csv: {
-            var rows: [[String]] = []
-            func add(_ label: String, _ c: CohortGrid.Row) {
-                let rate = c.rate
-                for k in 0..<grid.periods {
-                    rows.append([label, "\(c.started)", "\(k + 1)", "\(c.retained[k])", "\(c.ended[k])",
-                                 rate[k].map { String($0) } ?? ""])
+        try emit(
+            options.format, json: { try ReportJSON.cohorts(grid) },
+            csv: {
+                var rows: [[String]] = []
+                func add(_ label: String, _ c: CohortGrid.Row) {
+                    let rate = c.rate
+                    for k in 0..<grid.periods {
+                        rows.append([
+                            label, "\(c.started)", "\(k + 1)", "\(c.retained[k])", "\(c.ended[k])",
+                            rate[k].map { String($0) } ?? "",
+                        ])
+                    }
                 }
-            }
-            for c in grid.cohorts { add(c.month.description, c) }
-            add("average", grid.average)
-            return CSV.render(header: ["month", "started", "period", "retained", "ended", "rate"], rows: rows)
-        }, table: {
-            let shown = min(grid.periods, 6)
-            var t = TextTable(headers: ["cohort", "started"] + (1...shown).map { "P\($0)" }, rightAligned: Set(1...(shown + 1)))
-            t.rows = grid.cohorts.map { c in
-                let rate = c.rate
-                return [c.month.description, grouped(c.started)] + (0..<shown).map { percent(rate[$0]) }
-            }
-            let avg = grid.average, averageRate = avg.rate
-            t.footer = ["average", grouped(avg.started)] + (0..<shown).map { percent(averageRate[$0]) }
-            var text = "Retention by paid periods as of \(at.asOfText)"
-            if let duration { text += ", \(duration.adjective) products" }
-            text += " (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)\n"
-            text += t.render()
-            if shown < grid.periods { text += "\n(\(grid.periods - shown) more periods: use --format csv or json)" }
-            return text
-        })
+                for c in grid.cohorts { add(c.month.description, c) }
+                add("average", grid.average)
+                return CSV.render(header: ["month", "started", "period", "retained", "ended", "rate"], rows: rows)
+            },
+            table: {
+                let shown = min(grid.periods, 6)
+                var t = TextTable(
+                    headers: ["cohort", "started"] + (1...shown).map { "P\($0)" }, rightAligned: Set(1...(shown + 1)))
+                t.rows = grid.cohorts.map { c in
+                    let rate = c.rate
+                    return [c.month.description, grouped(c.started)] + (0..<shown).map { percent(rate[$0]) }
+                }
+                let avg = grid.average
+                let averageRate = avg.rate
+                t.footer = ["average", grouped(avg.started)] + (0..<shown).map { percent(averageRate[$0]) }
+                var text = "Retention by paid periods as of \(at.asOfText)"
+                if let duration { text += ", \(duration.adjective) products" }
+                text +=
+                    " (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)\n"
+                text += t.render()
+                if shown < grid.periods { text += "\n(\(grid.periods - shown) more periods: use --format csv or json)" }
+                return text
+            })
     }
 }
 
 // MARK: - recovery
 
 struct RecoveryReportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "recovery", abstract: "Billing failures in [from, to) and how they ended.")
+    static let configuration = CommandConfiguration(
+        commandName: "recovery", abstract: "Billing failures in [from, to) and how they ended.")
     @OptionGroup var options: ReportOptions
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
@@ -252,24 +284,34 @@ struct RecoveryReportCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.recovery(from: range.from.instant, to: range.to.instant, asOf: at,
-                                       scope: ownership.scope(options))
-        try emit(options.format, json: { try ReportJSON.recovery(r) }, csv: {
-            CSV.render(header: ["failures", "recovered", "expired", "pending"] + RecoveryReport.dayThresholds.map { "recoveredWithin\($0)Days" },
-                       rows: [["\(r.failures)", "\(r.recovered)", "\(r.expired)", "\(r.pending)"]
-                        + RecoveryReport.dayThresholds.map { "\(r.recoveredWithinDays[$0] ?? 0)" }])
-        }, table: {
-            func share(_ n: Int) -> String { percent(r.failures == 0 ? nil : Double(n) / Double(r.failures)) }
-            var t = TextTable(headers: ["billing failures", "count", "share"], rightAligned: [1, 2])
-            t.rows = [["recovered", grouped(r.recovered), share(r.recovered)], ["expired", grouped(r.expired), share(r.expired)],
-                      ["pending", grouped(r.pending), share(r.pending)]]
-            t.rows += RecoveryReport.dayThresholds.map { d in
-                let n = r.recoveredWithinDays[d] ?? 0
-                return ["  recovered within \(d) days", grouped(n), share(n)]
-            }
-            t.footer = ["total", grouped(r.failures), ""]
-            return "Billing failures in [\(r.from.asOfText), \(r.to.asOfText)) as of \(at.asOfText)\n" + t.render()
-        })
+        let r = try analytics.recovery(
+            from: range.from.instant, to: range.to.instant, asOf: at,
+            scope: ownership.scope(options))
+        try emit(
+            options.format, json: { try ReportJSON.recovery(r) },
+            csv: {
+                CSV.render(
+                    header: ["failures", "recovered", "expired", "pending"]
+                        + RecoveryReport.dayThresholds.map { "recoveredWithin\($0)Days" },
+                    rows: [
+                        ["\(r.failures)", "\(r.recovered)", "\(r.expired)", "\(r.pending)"]
+                            + RecoveryReport.dayThresholds.map { "\(r.recoveredWithinDays[$0] ?? 0)" }
+                    ])
+            },
+            table: {
+                func share(_ n: Int) -> String { percent(r.failures == 0 ? nil : Double(n) / Double(r.failures)) }
+                var t = TextTable(headers: ["billing failures", "count", "share"], rightAligned: [1, 2])
+                t.rows = [
+                    ["recovered", grouped(r.recovered), share(r.recovered)], ["expired", grouped(r.expired), share(r.expired)],
+                    ["pending", grouped(r.pending), share(r.pending)],
+                ]
+                t.rows += RecoveryReport.dayThresholds.map { d in
+                    let n = r.recoveredWithinDays[d] ?? 0
+                    return ["  recovered within \(d) days", grouped(n), share(n)]
+                }
+                t.footer = ["total", grouped(r.failures), ""]
+                return "Billing failures in [\(r.from.asOfText), \(r.to.asOfText)) as of \(at.asOfText)\n" + t.render()
+            })
     }
 }
 
@@ -288,32 +330,45 @@ struct SubscriberReportCommand: AsyncParsableCommand {
         let analytics = try options.analytics()
         switch try analytics.subscriber(id, asOf: asOf.asOf?.instant) {
         case .notFound(let id):
-            throw CLIError("no subscription matches \(id) (tried originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id and email)")
+            throw CLIError(
+                "no subscription matches \(id) (tried originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id and email)"
+            )
         case .ambiguous(let id, let matches):
-            throw CLIError("\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId")
+            throw CLIError(
+                "\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId"
+            )
         case .found(let report):
-            try emit(options.format, json: { try ReportJSON.subscriber(report) }, csv: {
-                // One row per period, each led by the subscriber's own fields (one flat table a
-                // spreadsheet opens); a subscriber with no period still gets its row.
-                let r = report
-                let subscriber = [r.originalTransactionId, r.userId ?? "", r.email ?? "", r.appAccountToken ?? "",
-                                  r.asOf.iso8601, r.state?.rawValue ?? "", r.autoRenew.map { $0 ? "true" : "false" } ?? "",
-                                  r.autoRenewProductId ?? "", r.inBillingRetry ? "true" : "false",
-                                  r.gracePeriodExpires?.iso8601 ?? "", r.expirationReason?.rawValue ?? "", r.priceIncrease ?? "",
-                                  "\(r.paidPeriods)", "\(r.billingFailures)"]
-                let periods = zip(r.timeline.periods, r.money).map { p, m in
-                    [p.transactionId, p.productId, p.start.iso8601, p.end.iso8601, p.offerKind.rawValue,
-                     p.periodClass.rawValue, p.isRefunded ? "true" : "false", m.price.map(MoneyFormat.plain) ?? "",
-                     m.price == nil ? "" : m.currency ?? "", m.refundAmount.map(MoneyFormat.plain) ?? "",
-                     m.upgradeCredit.map(MoneyFormat.plain) ?? ""]
-                }
-                return CSV.render(header: ["originalTransactionId", "userId", "email", "appAccountToken", "asOf", "state",
-                                           "autoRenew", "autoRenewProductId", "inBillingRetry", "gracePeriodExpires",
-                                           "expirationReason", "priceIncrease", "paidPeriods", "billingFailures", "paid",
-                                           "paidServiceDays", "transactionId", "productId", "start", "end", "offerKind", "class",
-                                           "refunded", "price", "currency", "refundAmount", "upgradeCredit"],
-                                  rows: (periods.isEmpty ? [Array(repeating: "", count: 11)] : periods).map { subscriber + $0 })
-            }, table: { SubscriberText.render(report) })
+            try emit(
+                options.format, json: { try ReportJSON.subscriber(report) },
+                csv: {
+                    // One row per period, each led by the subscriber's own fields (one flat table a
+                    // spreadsheet opens); a subscriber with no period still gets its row.
+                    let r = report
+                    let subscriber = [
+                        r.originalTransactionId, r.userId ?? "", r.email ?? "", r.appAccountToken ?? "",
+                        r.asOf.iso8601, r.state?.rawValue ?? "", r.autoRenew.map { $0 ? "true" : "false" } ?? "",
+                        r.autoRenewProductId ?? "", r.inBillingRetry ? "true" : "false",
+                        r.gracePeriodExpires?.iso8601 ?? "", r.expirationReason?.rawValue ?? "", r.priceIncrease ?? "",
+                        "\(r.paidPeriods)", "\(r.billingFailures)",
+                    ]
+                    let periods = zip(r.timeline.periods, r.money).map { p, m in
+                        [
+                            p.transactionId, p.productId, p.start.iso8601, p.end.iso8601, p.offerKind.rawValue,
+                            p.periodClass.rawValue, p.isRefunded ? "true" : "false", m.price.map(MoneyFormat.plain) ?? "",
+                            m.price == nil ? "" : m.currency ?? "", m.refundAmount.map(MoneyFormat.plain) ?? "",
+                            m.upgradeCredit.map(MoneyFormat.plain) ?? "",
+                        ]
+                    }
+                    return CSV.render(
+                        header: [
+                            "originalTransactionId", "userId", "email", "appAccountToken", "asOf", "state",
+                            "autoRenew", "autoRenewProductId", "inBillingRetry", "gracePeriodExpires",
+                            "expirationReason", "priceIncrease", "paidPeriods", "billingFailures", "paid",
+                            "paidServiceDays", "transactionId", "productId", "start", "end", "offerKind", "class",
+                            "refunded", "price", "currency", "refundAmount", "upgradeCredit",
+                        ],
+                        rows: (periods.isEmpty ? [Array(repeating: "", count: 11)] : periods).map { subscriber + $0 })
+                }, table: { SubscriberText.render(report) })
         }
     }
 }
@@ -322,7 +377,9 @@ enum SubscriberText {
     static func render(_ r: SubscriberReport) -> String {
         var lines: [String] = []
         lines.append("Subscription \(r.originalTransactionId) as of \(r.asOf.asOfText)")
-        func field(_ name: String, _ value: String?) { lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–")) }
+        func field(_ name: String, _ value: String?) {
+            lines.append("  " + name.padding(toLength: 20, withPad: " ", startingAt: 0) + (value ?? "–"))
+        }
         field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
         field("appAccountToken", r.appAccountToken)
         field("ownership", SubscriberText.ownership(r))
@@ -331,33 +388,45 @@ enum SubscriberText {
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
         field("renews to", r.autoRenewProductId)
         if let end = r.accessEnd { field(end.label, "\(end.at.iso8601) (\(r.fromAsOf(end.at)))") }
-        field("billing retry", r.billingRetrySince.map { since in
-            "since \(since.iso8601) (\(r.fromAsOf(since)))" + (r.billingRetryEnds.map { ", until \($0.iso8601) at most" } ?? "")
-        } ?? "no")
+        field(
+            "billing retry",
+            r.billingRetrySince.map { since in
+                "since \(since.iso8601) (\(r.fromAsOf(since)))"
+                    + (r.billingRetryEnds.map { ", until \($0.iso8601) at most" } ?? "")
+            } ?? "no")
         field("grace until", r.gracePeriodExpires?.iso8601)
         field("price increase", r.priceIncrease)
         field("expiration reason", r.expirationReason?.rawValue)
         field("paid periods", "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
         if r.unverifiedDocuments > 0 {
-            field("unverified", "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), not applied to a signed subscription")
+            field(
+                "unverified",
+                "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), not applied to a signed subscription"
+            )
         }
         field("paid", r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }.joined(separator: ", ").nilIfEmpty)
         field("paid service", "\(r.paidServiceDays) days")
         lines.append("")
-        var periods = TextTable(headers: ["transaction", "product", "start", "end", "offer", "class", "price", "returned"],
-                                rightAligned: [6, 7])
+        var periods = TextTable(
+            headers: ["transaction", "product", "start", "end", "offer", "class", "price", "returned"],
+            rightAligned: [6, 7])
         periods.rows = zip(r.timeline.periods, r.money).map { p, m in
             let price = m.price.map { MoneyFormat.text($0, m.currency) } ?? (m.isCharged ? "unpriced" : "–")
-            let returned = (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
+            let returned =
+                (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
                 ?? (p.isRefunded ? "refunded" : p.isSharingRevoked ? "sharing revoked" : "")
-            return [p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
-                    price, returned]
+            return [
+                p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
+                price, returned,
+            ]
         }
         lines.append(periods.render())
         lines.append("")
         var events = TextTable(headers: ["at", "event", "product"])
-        events.rows = r.events.map { [$0.at.iso8601, $0.type.rawValue + ($0.expirationReason.map { " (\($0.rawValue))" } ?? ""), $0.productId] }
+        events.rows = r.events.map {
+            [$0.at.iso8601, $0.type.rawValue + ($0.expirationReason.map { " (\($0.rawValue))" } ?? ""), $0.productId]
+        }
         lines.append(events.render())
         if !r.flags.isEmpty {
             lines.append("")
@@ -384,8 +453,9 @@ extension String {
 // MARK: - eligibility
 
 struct EligibilityReport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.",
-                                                    discussion: purchasedOnlyDiscussion)
+    static let configuration = CommandConfiguration(
+        commandName: "eligibility", abstract: "Subscribers suggested for each offer at as-of.",
+        discussion: purchasedOnlyDiscussion)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @Option(help: "Only this offer (any case).") var offer: OfferFlagKind?
@@ -394,15 +464,20 @@ struct EligibilityReport: AsyncParsableCommand {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rows = try analytics.eligibility(asOf: at, offer: offer, scope: options.scope)
-        try emit(options.format, json: { try ReportJSON.eligibility(rows, asOf: at) }, csv: {
-            CSV.render(header: ["offer", "originalTransactionId", "productId", "detail"],
-                       rows: rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] })
-        }, table: {
-            var t = TextTable(headers: ["offer", "subscription", "product", "why"])
-            t.rows = rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] }
-            let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
-            t.note = kinds.map { k in "\(k.rawValue) \(grouped(rows.filter { $0.offer == k }.count))" }.joined(separator: ", ")
-            return "Eligible as of \(at.asOfText)\n" + t.render()
-        })
+        try emit(
+            options.format, json: { try ReportJSON.eligibility(rows, asOf: at) },
+            csv: {
+                CSV.render(
+                    header: ["offer", "originalTransactionId", "productId", "detail"],
+                    rows: rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] })
+            },
+            table: {
+                var t = TextTable(headers: ["offer", "subscription", "product", "why"])
+                t.rows = rows.map { [$0.offer.rawValue, $0.originalTransactionId, $0.productId, $0.detail] }
+                let kinds = offer.map { [$0] } ?? OfferFlagKind.allCases
+                t.note = kinds.map { k in "\(k.rawValue) \(grouped(rows.filter { $0.offer == k }.count))" }.joined(
+                    separator: ", ")
+                return "Eligible as of \(at.asOfText)\n" + t.render()
+            })
     }
 }

@@ -26,7 +26,10 @@ struct StoreOptions: ParsableArguments {
 struct CLIError: Error, CustomStringConvertible {
     var message: String
     var code: Int32 = 1
-    init(_ message: String, code: Int32 = 1) { self.message = message; self.code = code }
+    init(_ message: String, code: Int32 = 1) {
+        self.message = message
+        self.code = code
+    }
     var description: String { message }
 }
 

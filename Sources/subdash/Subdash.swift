@@ -7,9 +7,11 @@ struct Subdash: AsyncParsableCommand {
         commandName: "subdash",
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
         discussion: ExitStatus.help,
-        subcommands: [OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
-                      Prices.self,
-                      Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self],
+        subcommands: [
+            OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
+            Prices.self,
+            Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self,
+        ],
         defaultSubcommand: OpenDashboard.self
     )
 
@@ -45,7 +47,7 @@ struct Subdash: AsyncParsableCommand {
         } catch let error as ValidationError {
             printError("subdash: \(error.message)")
             exit(withError: ExitCode(ExitStatus.usage))
-        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+        } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
             // `--help` and the like come back from `run` as the parser's own errors.
             exit(withError: error)
         } catch {

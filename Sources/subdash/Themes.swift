@@ -13,7 +13,9 @@ struct Themes: AsyncParsableCommand {
 
     /// Where themes are looked for; shared by the subcommands.
     struct Location: ParsableArguments {
-        @Option(name: .customLong("themes-dir"), help: "The bundled themes directory (default: the Themes/ found above the current directory or the executable).")
+        @Option(
+            name: .customLong("themes-dir"),
+            help: "The bundled themes directory (default: the Themes/ found above the current directory or the executable).")
         var themesDirectory: String?
 
         var catalog: ThemeCatalog { ThemeCatalog.standard(themesDirectory: themesDirectory) }
@@ -104,7 +106,10 @@ extension Themes {
             while true {
                 let palette = preview.theme.palette(for: backend.colorSupport)
                 terminal.draw { buffer in preview.render(into: &buffer, palette: palette, support: backend.colorSupport) }
-                guard let key = backend.readKey(timeout: .milliseconds(250)) else { preview.tick += 1; continue }
+                guard let key = backend.readKey(timeout: .milliseconds(250)) else {
+                    preview.tick += 1
+                    continue
+                }
                 switch preview.handle(key) {
                 case .quit:
                     backend.shutdown()
@@ -133,7 +138,11 @@ private func displayPath(_ path: String) -> String {
 
 /// The sample screen of `subdash themes preview`: every widget in the theme's roles.
 struct ThemePreview {
-    enum Command { case quit, load(String), redraw, none }
+    enum Command {
+        case quit
+        case load(String)
+        case redraw, none
+    }
 
     var names: [String]
     var theme: Theme
@@ -173,7 +182,10 @@ struct ThemePreview {
             let index = names.firstIndex(of: nameKey) ?? -1
             return .load(names[(index + 1) % names.count])
         case .char(":"): prompt = Prompt(prefix: ":", candidates: ["q"] + names.map { "theme " + $0 })
-        case .char("f"): dialog = Dialog(title: "Flag subscribers", message: "Flag \(max(1, marked.count)) subscribers for a win-back offer?", buttons: ["Flag", "Cancel"])
+        case .char("f"):
+            dialog = Dialog(
+                title: "Flag subscribers", message: "Flag \(max(1, marked.count)) subscribers for a win-back offer?",
+                buttons: ["Flag", "Cancel"])
         case .resize: return .redraw
         default: status = "key: \(event)"
         }
@@ -195,48 +207,62 @@ struct ThemePreview {
     func render(into buffer: inout Buffer, palette: Palette, support: ColorSupport) -> Position? {
         let area = buffer.area
         guard area.width >= 60, area.height >= 20 else {
-            buffer.set(string: "terminal too small: need 60×20, have \(area.width)×\(area.height)", at: Position(x: 0, y: 0), style: palette[.warning])
+            buffer.set(
+                string: "terminal too small: need 60×20, have \(area.width)×\(area.height)", at: Position(x: 0, y: 0),
+                style: palette[.warning])
             return nil
         }
         let rows = Layout.vertical([.fixed(1), .fixed(1), .fill(), .fixed(1), .fixed(1)]).split(area)
-        Tabs(titles: ["Subscribers", "Subscriber", "Cohorts", "States & Events", "Offers"], active: 0).render(in: rows[0], buffer: &buffer, palette: palette)
+        Tabs(titles: ["Subscribers", "Subscriber", "Cohorts", "States & Events", "Offers"], active: 0).render(
+            in: rows[0], buffer: &buffer, palette: palette)
         Breadcrumbs(["Themes", theme.name, "preview (\(support))"]).render(in: rows[1], buffer: &buffer, palette: palette)
         let columns = Layout.horizontal([.percentage(55), .fill()]).split(rows[2])
         let left = Layout.vertical([.fixed(9), .fill()]).split(columns[0])
 
         Border(title: "Subscribers", focused: true).render(in: left[0], buffer: &buffer, palette: palette)
         let table = Table(
-            columns: [.init("ID", width: .fill()), .init("State", width: .fixed(12)), .init("Plan", width: .fixed(7)),
-                      .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4))],
+            columns: [
+                .init("ID", width: .fill()), .init("State", width: .fixed(12)), .init("Plan", width: .fixed(7)),
+                .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
+            ],
             rows: Self.rows.enumerated().map { Table.Row($1, isMarked: marked.contains($0)) },
             selected: selected, sort: .init(column: 3, ascending: false), showsMarkGutter: true)
         table.render(in: Border.inner(left[0]), buffer: &buffer, palette: palette)
 
         Border(title: "Timeline").render(in: left[1], buffer: &buffer, palette: palette)
         let inner = Border.inner(left[1])
-        let bar = TimelineBar(range: 0..<100, segments: [
-            .init(start: 0, end: 10, role: .freeTrial), .init(start: 10, end: 30, role: .introductory),
-            .init(start: 30, end: 55, role: .standard), .init(start: 55, end: 60, role: .gracePeriod),
-            .init(start: 60, end: 68, role: .billingRetry), .init(start: 68, end: 72, role: .gap),
-            .init(start: 72, end: 85, role: .winBackPeriod), .init(start: 85, end: 100, role: .refund),
-        ], markers: [.init(at: 30), .init(at: 72)])
+        let bar = TimelineBar(
+            range: 0..<100,
+            segments: [
+                .init(start: 0, end: 10, role: .freeTrial), .init(start: 10, end: 30, role: .introductory),
+                .init(start: 30, end: 55, role: .standard), .init(start: 55, end: 60, role: .gracePeriod),
+                .init(start: 60, end: 68, role: .billingRetry), .init(start: 68, end: 72, role: .gap),
+                .init(start: 72, end: 85, role: .winBackPeriod), .init(start: 85, end: 100, role: .refund),
+            ], markers: [.init(at: 30), .init(at: 72)])
         bar.render(in: Rect(x: inner.x, y: inner.y, width: inner.width, height: 2), buffer: &buffer, palette: palette)
         var y = inner.y + 2
         for role in [ThemeRole.error, .warning, .success, .muted, .accent] where y < inner.bottom {
-            buffer.set(string: "\(role.rawValue): the quick brown fox", at: Position(x: inner.x, y: y), style: palette[role], maxWidth: inner.width)
+            buffer.set(
+                string: "\(role.rawValue): the quick brown fox", at: Position(x: inner.x, y: y), style: palette[role],
+                maxWidth: inner.width)
             y += 1
         }
 
         Border(title: "Cohorts").render(in: columns[1], buffer: &buffer, palette: palette)
         let right = Border.inner(columns[1])
-        HeatGrid(rowLabels: ["2025-01", "2025-02", "2025-03", "2025-04", "avg"], columnLabels: ["M1", "M2", "M3", "M4", "M5"],
-                 values: [[0.92, 0.71, 0.55, 0.41, 0.30], [0.88, 0.64, 0.47, 0.19, nil], [0.81, 0.52, 0.05, nil, nil],
-                          [0.97, nil, nil, nil, nil], [0.9, 0.62, 0.36, 0.3, 0.3]],
-                 selected: (1, 2))
-            .render(in: Rect(x: right.x, y: right.y, width: right.width, height: 6), buffer: &buffer, palette: palette)
+        HeatGrid(
+            rowLabels: ["2025-01", "2025-02", "2025-03", "2025-04", "avg"], columnLabels: ["M1", "M2", "M3", "M4", "M5"],
+            values: [
+                [0.92, 0.71, 0.55, 0.41, 0.30], [0.88, 0.64, 0.47, 0.19, nil], [0.81, 0.52, 0.05, nil, nil],
+                [0.97, nil, nil, nil, nil], [0.9, 0.62, 0.36, 0.3, 0.3],
+            ],
+            selected: (1, 2)
+        )
+        .render(in: Rect(x: right.x, y: right.y, width: right.width, height: 6), buffer: &buffer, palette: palette)
         Sparkline(values: [1, 3, 2, 5, 8, 13, 8, 5, 3, 2, 1, 0, 2, 4, 6, 9, 12, 15, 11, 7])
             .render(in: Rect(x: right.x, y: right.y + 7, width: right.width, height: 1), buffer: &buffer, palette: palette)
-        Spinner(tick: tick, label: "loading cohorts").render(in: Rect(x: right.x, y: right.y + 9, width: right.width, height: 1), buffer: &buffer, palette: palette)
+        Spinner(tick: tick, label: "loading cohorts").render(
+            in: Rect(x: right.x, y: right.y + 9, width: right.width, height: 1), buffer: &buffer, palette: palette)
 
         var cursor: Position?
         if let prompt {

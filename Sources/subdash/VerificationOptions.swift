@@ -38,10 +38,15 @@ struct VerificationOptions: ParsableArguments {
 /// Which app's documents a store takes and how unsigned v1 notifications are trusted
 /// (`--shared-secret`, `--bundle-id`, `--app-apple-id`), shared by `import` and `listen`.
 struct AppTrustOptions: ParsableArguments {
-    @Option(name: .customLong("shared-secret"),
-            help: "The app's shared secret (default: $SUBDASH_SHARED_SECRET): v1 notifications whose password matches are trusted as Apple's, others are rejected.")
+    @Option(
+        name: .customLong("shared-secret"),
+        help:
+            "The app's shared secret (default: $SUBDASH_SHARED_SECRET): v1 notifications whose password matches are trusted as Apple's, others are rejected."
+    )
     var sharedSecret: String?
-    @Option(name: .customLong("bundle-id"), help: "The app this store holds; signed documents for another app are rejected (default: the first signed document's).")
+    @Option(
+        name: .customLong("bundle-id"),
+        help: "The app this store holds; signed documents for another app are rejected (default: the first signed document's).")
     var bundleId: String?
     @Option(name: .customLong("app-apple-id"), help: "The app's Apple id, checked like --bundle-id.")
     var appAppleId: Int64?

@@ -11,7 +11,10 @@ import Testing
         #expect(facts.format == .verifyReceipt)
         #expect(facts.notifications.isEmpty)
         // latest_receipt_info wins over receipt.in_app, in its own (unsorted) order.
-        #expect(facts.transactions.map(\.transactionId) == ["1000000900000102", "1000000900000103", "1000000900000001", "1000000900000101"])
+        #expect(
+            facts.transactions.map(\.transactionId) == [
+                "1000000900000102", "1000000900000103", "1000000900000001", "1000000900000101",
+            ])
         let r = try #require(facts.renewals.first)
         // A response has no instant: its renewal facts speak at the latest purchase of the subscription.
         #expect(r.instant == utc(2024, 3, 12, 9, 28))
@@ -21,7 +24,8 @@ import Testing
     }
 
     @Test func verifyReceiptFallsBackToInApp() throws {
-        let facts = try decode(#"""
+        let facts = try decode(
+            #"""
             {"status":0,"environment":"Sandbox","receipt":{"in_app":[{"transaction_id":"5","original_transaction_id":"5",
              "product_id":"p","purchase_date_ms":"1700000000000","expires_date_ms":"1700600000000"}]}}
             """#)
@@ -30,9 +34,18 @@ import Testing
     }
 
     @Test(arguments: [
-        (21007, "verifyReceipt status 21007: this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox); the response holds no receipt to import"),
-        (21004, "verifyReceipt status 21004: the shared secret does not match the one on file for the account; the response holds no receipt to import"),
-        (21150, "verifyReceipt status 21150: internal data access error at the App Store (try again later); the response holds no receipt to import"),
+        (
+            21007,
+            "verifyReceipt status 21007: this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox); the response holds no receipt to import"
+        ),
+        (
+            21004,
+            "verifyReceipt status 21004: the shared secret does not match the one on file for the account; the response holds no receipt to import"
+        ),
+        (
+            21150,
+            "verifyReceipt status 21150: internal data access error at the App Store (try again later); the response holds no receipt to import"
+        ),
     ])
     func verifyReceiptErrorStatus(status: Int, message: String) {
         #expect(rejection(#"{"status":\#(status)}"#) == message)
@@ -73,12 +86,16 @@ import Testing
                 throw PayloadError("signature does not chain to a trusted root")
             }
         }
-        for file in ["api/StatusResponse.json", "api/TransactionHistory.json", "api/NotificationHistory.json", "v2/DID_RENEW.json"] {
+        for file in [
+            "api/StatusResponse.json", "api/TransactionHistory.json", "api/NotificationHistory.json", "v2/DID_RENEW.json",
+        ] {
             #expect(throws: PayloadError.self) { try Examples.decode(file, verifier: Refusing()) }
         }
-        #expect(rejection(#"{"signedTransactions":["a.b.c"]}"#, verifier: Refusing())
+        #expect(
+            rejection(#"{"signedTransactions":["a.b.c"]}"#, verifier: Refusing())
                 == "signedTransactions[0]: signature does not chain to a trusted root")
-        #expect(rejection(#"{"notificationHistory":[{"signedPayload":"a.b.c"}]}"#, verifier: Refusing())
+        #expect(
+            rejection(#"{"notificationHistory":[{"signedPayload":"a.b.c"}]}"#, verifier: Refusing())
                 == "notificationHistory[0].signedPayload: signature does not chain to a trusted root")
     }
 }

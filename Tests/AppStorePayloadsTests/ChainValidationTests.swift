@@ -18,42 +18,60 @@ import X509
         var root: Certificate
         var intermediate: Certificate
         var leaf: Certificate
-        var der: [[UInt8]] { get throws { try [leaf, intermediate, root].map { var s = DER.Serializer(); try s.serialize($0); return s.serializedBytes } } }
+        var der: [[UInt8]] {
+            get throws {
+                try [leaf, intermediate, root].map {
+                    var s = DER.Serializer()
+                    try s.serialize($0)
+                    return s.serializedBytes
+                }
+            }
+        }
         var rootPEM: String { get throws { try root.serializeAsPEM().pemString } }
 
-        init(rootName: String = "Test Root", intermediateOID: Bool = true, leafOID: Bool = true, intermediateIsCA: Bool = true,
-             leafValidity: (String, String) = ("2020-01-01", "2030-01-01"), leafIssuerKey: P256.Signing.PrivateKey? = nil) throws {
-            let rootKey = P256.Signing.PrivateKey(), intermediateKey = P256.Signing.PrivateKey(), leafKey = P256.Signing.PrivateKey()
+        init(
+            rootName: String = "Test Root", intermediateOID: Bool = true, leafOID: Bool = true, intermediateIsCA: Bool = true,
+            leafValidity: (String, String) = ("2020-01-01", "2030-01-01"), leafIssuerKey: P256.Signing.PrivateKey? = nil
+        ) throws {
+            let rootKey = P256.Signing.PrivateKey()
+            let intermediateKey = P256.Signing.PrivateKey()
+            let leafKey = P256.Signing.PrivateKey()
             let rootDN = try DistinguishedName { CommonName(rootName) }
             let intermediateDN = try DistinguishedName { CommonName("Test WWDR") }
             let leafDN = try DistinguishedName { CommonName("Test Receipt Signing") }
-            root = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
-                                   notValidBefore: ChainValidationTests.date("2010-01-01"), notValidAfter: ChainValidationTests.date("2040-01-01"),
-                                   issuer: rootDN, subject: rootDN, signatureAlgorithm: .ecdsaWithSHA256,
-                                   extensions: try Certificate.Extensions {
-                                       Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                                       Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                                   }, issuerPrivateKey: .init(rootKey))
-            intermediate = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
-                                           notValidBefore: ChainValidationTests.date("2015-01-01"), notValidAfter: ChainValidationTests.date("2035-01-01"),
-                                           issuer: rootDN, subject: intermediateDN, signatureAlgorithm: .ecdsaWithSHA256,
-                                           extensions: try Certificate.Extensions {
-                                               if intermediateIsCA {
-                                                   Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                                                   Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                                               } else {
-                                                   Critical(BasicConstraints.notCertificateAuthority)
-                                               }
-                                               if intermediateOID { Certificate.Extension(oid: ChainValidationTests.wwdrOID, critical: false, value: [0x05, 0x00]) }
-                                           }, issuerPrivateKey: .init(rootKey))
-            leaf = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
-                                   notValidBefore: ChainValidationTests.date(leafValidity.0), notValidAfter: ChainValidationTests.date(leafValidity.1),
-                                   issuer: intermediateDN, subject: leafDN, signatureAlgorithm: .ecdsaWithSHA256,
-                                   extensions: try Certificate.Extensions {
-                                       Critical(BasicConstraints.notCertificateAuthority)
-                                       Critical(KeyUsage(digitalSignature: true))
-                                       if leafOID { Certificate.Extension(oid: ChainValidationTests.leafOID, critical: false, value: [0x05, 0x00]) }
-                                   }, issuerPrivateKey: .init(leafIssuerKey ?? intermediateKey))
+            root = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
+                notValidBefore: ChainValidationTests.date("2010-01-01"), notValidAfter: ChainValidationTests.date("2040-01-01"),
+                issuer: rootDN, subject: rootDN, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                }, issuerPrivateKey: .init(rootKey))
+            intermediate = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
+                notValidBefore: ChainValidationTests.date("2015-01-01"), notValidAfter: ChainValidationTests.date("2035-01-01"),
+                issuer: rootDN, subject: intermediateDN, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    if intermediateIsCA {
+                        Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                        Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                    } else {
+                        Critical(BasicConstraints.notCertificateAuthority)
+                    }
+                    if intermediateOID {
+                        Certificate.Extension(oid: ChainValidationTests.wwdrOID, critical: false, value: [0x05, 0x00])
+                    }
+                }, issuerPrivateKey: .init(rootKey))
+            leaf = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
+                notValidBefore: ChainValidationTests.date(leafValidity.0),
+                notValidAfter: ChainValidationTests.date(leafValidity.1),
+                issuer: intermediateDN, subject: leafDN, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    Critical(KeyUsage(digitalSignature: true))
+                    if leafOID { Certificate.Extension(oid: ChainValidationTests.leafOID, critical: false, value: [0x05, 0x00]) }
+                }, issuerPrivateKey: .init(leafIssuerKey ?? intermediateKey))
         }
     }
 
@@ -77,15 +95,20 @@ import X509
     @Test func aChainToAnotherRootIsNotTrusted() throws {
         let chain = try Chain(rootName: "Test Root")
         let stranger = try Chain(rootName: "Test Root")  // same name, another key
-        #expect(try rejection(chain, trusting: [try stranger.rootPEM])
+        #expect(
+            try rejection(chain, trusting: [try stranger.rootPEM])
                 == "certificate chain does not chain to a trusted root (pass --trust-root PEM for sandbox or test data)")
     }
 
     @Test func missingAppleOIDsAreNamed() throws {
-        #expect(try rejection(Chain(intermediateOID: false))
-                == "intermediate certificate 'Test WWDR' lacks Apple's WWDR OID 1.2.840.113635.100.6.2.1 (not an App Store signing chain)")
-        #expect(try rejection(Chain(leafOID: false))
-                == "leaf certificate 'Test Receipt Signing' lacks Apple's receipt-signing OID 1.2.840.113635.100.6.11.1 (not an App Store signing chain)")
+        #expect(
+            try rejection(Chain(intermediateOID: false))
+                == "intermediate certificate 'Test WWDR' lacks Apple's WWDR OID 1.2.840.113635.100.6.2.1 (not an App Store signing chain)"
+        )
+        #expect(
+            try rejection(Chain(leafOID: false))
+                == "leaf certificate 'Test Receipt Signing' lacks Apple's receipt-signing OID 1.2.840.113635.100.6.11.1 (not an App Store signing chain)"
+        )
     }
 
     @Test func anExpiredLeafIsRejectedAtTheDocumentsDate() throws {
@@ -101,14 +124,17 @@ import X509
     }
 
     @Test func aLeafNotSignedByTheIntermediateIsABrokenChain() throws {
-        #expect(try rejection(Chain(leafIssuerKey: P256.Signing.PrivateKey()))
+        #expect(
+            try rejection(Chain(leafIssuerKey: P256.Signing.PrivateKey()))
                 == "certificate chain is broken: the leaf is not issued by the intermediate in x5c")
     }
 
     @Test func twoCertificatesAreNotAnAppStoreChain() throws {
         let chain = try Chain()
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [try chain.rootPEM], includeAppleRoot: false)
-        let error = #expect(throws: PayloadError.self) { try verifier.validateChain(Array(try chain.der.prefix(2)), at: Self.date("2025-06-01")) }
+        let error = #expect(throws: PayloadError.self) {
+            try verifier.validateChain(Array(try chain.der.prefix(2)), at: Self.date("2025-06-01"))
+        }
         #expect(error?.reason == "JWS x5c holds 2 certificates, expected 3 (leaf, intermediate, root)")
     }
 
@@ -131,15 +157,28 @@ import X509
     @Test func applesProductionChainIsTrustedByTheBuiltInRootInsideItsValidity() throws {
         let verifier = try AppleJWSVerifier()
         try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2026-06-01"))
-        let before = #expect(throws: PayloadError.self) { try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2025-01-01")) }
-        #expect(before?.reason.hasPrefix("leaf certificate 'Prod ECC Mac App Store and iTunes Store Receipt Signing' is not valid at signedDate 2025-01-01") == true)
-        let after = #expect(throws: PayloadError.self) { try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2028-01-01")) }
-        #expect(after?.reason.hasPrefix("leaf certificate 'Prod ECC Mac App Store and iTunes Store Receipt Signing' is not valid") == true)
+        let before = #expect(throws: PayloadError.self) {
+            try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2025-01-01"))
+        }
+        #expect(
+            before?.reason.hasPrefix(
+                "leaf certificate 'Prod ECC Mac App Store and iTunes Store Receipt Signing' is not valid at signedDate 2025-01-01"
+            ) == true)
+        let after = #expect(throws: PayloadError.self) {
+            try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2028-01-01"))
+        }
+        #expect(
+            after?.reason.hasPrefix("leaf certificate 'Prod ECC Mac App Store and iTunes Store Receipt Signing' is not valid")
+                == true)
     }
 
     @Test func applesProductionChainIsNotTrustedWithoutAppleRoot() throws {
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [try Chain().rootPEM], includeAppleRoot: false)
-        let error = #expect(throws: PayloadError.self) { try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2026-06-01")) }
-        #expect(error?.reason == "certificate chain does not chain to a trusted root (pass --trust-root PEM for sandbox or test data)")
+        let error = #expect(throws: PayloadError.self) {
+            try verifier.validateChain(try Self.appleChainDER(), at: Self.date("2026-06-01"))
+        }
+        #expect(
+            error?.reason == "certificate chain does not chain to a trusted root (pass --trust-root PEM for sandbox or test data)"
+        )
     }
 }

@@ -32,14 +32,17 @@ import Testing
         #expect(docs.count == 1)
         #expect(docs[0].location == nil)
         #expect(docs[0].rejection == nil)
-        #expect(docs[0].bytes == data.dropLast()) // the trailing newline is not part of the document
+        #expect(docs[0].bytes == data.dropLast())  // the trailing newline is not part of the document
         #expect(try decoder.decode(docs[0].bytes!).notifications[0].notificationType == "DID_RENEW")
     }
 
     @Test func aJSONArrayIsCutIntoIndexedDocuments() throws {
         let docs = documents(#" [ {"status":21007}, {"a":1} ,"x.y.z", [1,{"b":"]"}] ] "#)
         #expect(docs.map(\.location) == ["index 0", "index 1", "index 2", "index 3"])
-        #expect(docs.map { String(decoding: $0.bytes ?? Data(), as: UTF8.self) } == [#"{"status":21007}"#, #"{"a":1}"#, #""x.y.z""#, #"[1,{"b":"]"}]"#])
+        #expect(
+            docs.map { String(decoding: $0.bytes ?? Data(), as: UTF8.self) } == [
+                #"{"status":21007}"#, #"{"a":1}"#, #""x.y.z""#, #"[1,{"b":"]"}]"#,
+            ])
         #expect(documents("[]").isEmpty)
     }
 
@@ -53,11 +56,12 @@ import Testing
             """
         let docs = documents(text)
         #expect(docs.map(\.location) == ["line 1", "line 3", "line 4", "line 5"])
-        #expect(rejections(docs) == [
-            "line 1: verifyReceipt status 21007: this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox); the response holds no receipt to import",
-            "line 3: invalid JSON at byte 22: expected a value, found 'o'",
-            "line 5: unrecognised document: an object with key a is not a v1 or v2 notification, verifyReceipt response or App Store Server API response",
-        ])
+        #expect(
+            rejections(docs) == [
+                "line 1: verifyReceipt status 21007: this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox); the response holds no receipt to import",
+                "line 3: invalid JSON at byte 22: expected a value, found 'o'",
+                "line 5: unrecognised document: an object with key a is not a v1 or v2 notification, verifyReceipt response or App Store Server API response",
+            ])
     }
 
     @Test func aLineOverTheLimitIsRejectedOnItsOwn() throws {
@@ -98,10 +102,16 @@ import Testing
         #expect(reason.hasPrefix("truncated JSON: the document ends inside "))
         #expect(reason.hasSuffix("is the file cut short?)"))
 
-        #expect(rejections(documents(#"[{"a":1}, {"status":21"#)).last == "index 1: truncated file: it ends inside this element of the JSON array")
-        #expect(rejections(documents(#"[{"status":21007}"#)).last == "index 1: truncated file: it ends before the JSON array's closing ']'")
-        #expect(rejections(documents("{\"status\":21007}\n{\"status\":")).last
-                == "line 2: truncated JSON: the document ends inside an object that opened at byte 0 (10 bytes read; is the file cut short?)")
+        #expect(
+            rejections(documents(#"[{"a":1}, {"status":21"#)).last
+                == "index 1: truncated file: it ends inside this element of the JSON array")
+        #expect(
+            rejections(documents(#"[{"status":21007}"#)).last
+                == "index 1: truncated file: it ends before the JSON array's closing ']'")
+        #expect(
+            rejections(documents("{\"status\":21007}\n{\"status\":")).last
+                == "line 2: truncated JSON: the document ends inside an object that opened at byte 0 (10 bytes read; is the file cut short?)"
+        )
     }
 
     @Test func gzipIsReadTransparently() throws {
@@ -120,7 +130,8 @@ import Testing
         var gz = try Data(contentsOf: Self.fixtures.appendingPathComponent("mixed.ndjson.gz"))
         gz.removeLast(gz.count / 3)
         let docs = reader.documents(in: gz)
-        #expect(docs.last?.rejection?.reason
+        #expect(
+            docs.last?.rejection?.reason
                 == "truncated gzip file: the compressed data ends before the end of the stream (is the file cut short?)")
         #expect(docs.count >= 2)
     }
@@ -139,22 +150,29 @@ import Testing
         #expect(docs.map(\.location) == ["line 2", "line 4", "line 5", "line 6", "line 7"])
         #expect(rejections(docs) == ["line 6: the row has no value in any column", "line 7: expected 3 fields, found 2"])
         let customers = try docs.prefix(3).map { try decoder.decode($0.bytes!).customers[0] }
-        #expect(customers == [
-            CustomerFact(userId: "u-1", email: "ann@example.com", originalTransactionId: "1000000900000001"),
-            CustomerFact(userId: "u-2", email: "Doe, Jane <jane@example.com>"),
-            CustomerFact(userId: #"u-"3""#, email: "bob@example.com", originalTransactionId: "2000000900000001"),
-        ])
+        #expect(
+            customers == [
+                CustomerFact(userId: "u-1", email: "ann@example.com", originalTransactionId: "1000000900000001"),
+                CustomerFact(userId: "u-2", email: "Doe, Jane <jane@example.com>"),
+                CustomerFact(userId: #"u-"3""#, email: "bob@example.com", originalTransactionId: "2000000900000001"),
+            ])
         #expect(try decoder.decode(docs[0].bytes!).format == .customersCSV)
     }
 
     @Test func csvWithoutTheNameHintAndWithABadHeader() throws {
         let docs = documents("appAccountToken\n7E3FB20B-4CDB-47CC-936D-99D65F608138\n")
-        #expect(try decoder.decode(docs[0].bytes!).customers == [CustomerFact(appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")])
+        #expect(
+            try decoder.decode(docs[0].bytes!).customers == [
+                CustomerFact(appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+            ])
         let afterBlankLines = documents("\n\nuserId,email\nu-9,z@example.com\n")
         #expect(afterBlankLines.map(\.location) == ["line 4"])
         #expect(try decoder.decode(afterBlankLines[0].bytes!).customers == [CustomerFact(userId: "u-9", email: "z@example.com")])
         let bad = documents("\nuser,email\nu,e\n", name: "people.csv")
-        #expect(rejections(bad) == [#"line 2: unknown column "user" in the CSV header (expected any of userId, email, appAccountToken, originalTransactionId)"#])
+        #expect(
+            rejections(bad) == [
+                #"line 2: unknown column "user" in the CSV header (expected any of userId, email, appAccountToken, originalTransactionId)"#
+            ])
     }
 
     @Test func sha256OfTheDocumentBytes() {

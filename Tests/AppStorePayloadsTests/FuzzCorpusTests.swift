@@ -1,8 +1,9 @@
 import AppStorePayloads
 import Foundation
-@testable import LifecycleSimulator
 import SubscriptionModel
 import Testing
+
+@testable import LifecycleSimulator
 
 /// Thousands of mutants of every SampleData example and a signed notification: each is cut into
 /// documents and decoded with real signature verification. Every mutant must end in rejections
@@ -15,9 +16,10 @@ import Testing
             guard item.hasSuffix(".json") else { continue }
             seeds.append((item, Array(try Examples.data(item))))
         }
-        let signed = try NestedSignatureTests.sign(NestedSignatureTests.payload(
-            transactionInfo: try NestedSignatureTests.sign(NestedSignatureTests.transaction),
-            renewalInfo: try NestedSignatureTests.sign(NestedSignatureTests.renewal)))
+        let signed = try NestedSignatureTests.sign(
+            NestedSignatureTests.payload(
+                transactionInfo: try NestedSignatureTests.sign(NestedSignatureTests.transaction),
+                renewalInfo: try NestedSignatureTests.sign(NestedSignatureTests.renewal)))
         seeds.append(("signed v2", Array(#"{"signedPayload":"\#(signed)"}"#.utf8)))
         return seeds.sorted { $0.0 < $1.0 }
     }
@@ -42,7 +44,10 @@ import Testing
                     tally.mutants += 1
                     for doc in reader.documents(in: Data(mutant)) {
                         tally.documents += 1
-                        guard doc.rejection == nil, let body = doc.bytes else { tally.rejected += 1; continue }
+                        guard doc.rejection == nil, let body = doc.bytes else {
+                            tally.rejected += 1
+                            continue
+                        }
                         do {
                             _ = try decoder.decode(body)
                             tally.accepted += 1

@@ -47,14 +47,18 @@ import Testing
 
     @Test func anArrayNamesTheByteOfTheFileWhereItGoesWrong() {
         let docs = DocumentReader().documents(in: Data(#"[{"a":1} {"b":2}]"#.utf8))
-        #expect(docs.map { doc in doc.rejection.map { "\(doc.location ?? ""): \($0.reason)" } } == [
-            nil, "index 1: invalid JSON at byte 9 of the file: expected ',' or ']' after an array element",
-        ])
+        #expect(
+            docs.map { doc in doc.rejection.map { "\(doc.location ?? ""): \($0.reason)" } } == [
+                nil, "index 1: invalid JSON at byte 9 of the file: expected ',' or ']' after an array element",
+            ])
     }
 
     @Test func aGzipBombOfAnArrayIsReadWithBoundedBuffers() throws {
         let url = temporaryFile("bomb.json")
-        defer { try? FileManager.default.removeItem(at: url); try? FileManager.default.removeItem(atPath: url.path + ".gz") }
+        defer {
+            try? FileManager.default.removeItem(at: url)
+            try? FileManager.default.removeItem(atPath: url.path + ".gz")
+        }
         #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         handle.write(Data("[".utf8))
@@ -71,13 +75,17 @@ import Testing
     @Test func headerOnlyAndEmptyGzipFilesAreErrors() throws {
         let header = temporaryFile("header.ndjson.gz")
         let empty = temporaryFile("empty.ndjson.gz")
-        defer { try? FileManager.default.removeItem(at: header); try? FileManager.default.removeItem(at: empty) }
+        defer {
+            try? FileManager.default.removeItem(at: header)
+            try? FileManager.default.removeItem(at: empty)
+        }
         try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]).write(to: header)
         try Data().write(to: empty)
         let fromHeader = Array(try DocumentReader().documents(atPath: header.path))
-        #expect(fromHeader.map { $0.rejection?.reason } == [
-            "truncated gzip file: the compressed data ends before the end of the stream (is the file cut short?)",
-        ])
+        #expect(
+            fromHeader.map { $0.rejection?.reason } == [
+                "truncated gzip file: the compressed data ends before the end of the stream (is the file cut short?)"
+            ])
         let fromEmpty = Array(try DocumentReader().documents(atPath: empty.path))
         #expect(fromEmpty.map { $0.rejection?.reason } == ["empty gzip file: it holds no data at all"])
     }
@@ -122,11 +130,17 @@ import Testing
         do {
             _ = try decoder.decode(Data(text.utf8))
         } catch {
-            #expect(error.reason.hasPrefix("unified_receipt.latest_receipt_info[0].expires_date_ms: 99061218000000000 ms is in the year 314"))
+            #expect(
+                error.reason.hasPrefix(
+                    "unified_receipt.latest_receipt_info[0].expires_date_ms: 99061218000000000 ms is in the year 314"))
             #expect(error.reason.contains(", outside the plausible range 2008-07-01 to 20"))
         }
         let v2 = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#
-        #expect(throws: PayloadError("signedDate: 1 ms is in the year 1970, outside the plausible range 2008-07-01 to \(PlausibleDates.range.upperBound.isoDate)")) {
+        #expect(
+            throws: PayloadError(
+                "signedDate: 1 ms is in the year 1970, outside the plausible range 2008-07-01 to \(PlausibleDates.range.upperBound.isoDate)"
+            )
+        ) {
             try decoder.decode(Data(v2.utf8))
         }
     }

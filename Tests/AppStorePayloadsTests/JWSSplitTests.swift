@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStorePayloads
 
 @Suite struct JWSSplitTests {

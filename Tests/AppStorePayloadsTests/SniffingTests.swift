@@ -28,18 +28,27 @@ import Testing
     }
 
     @Test func unknownShapesNameTheirKeys() {
-        #expect(rejection(#"{"a":1,"b":2,"c":3}"#)
-                == "unrecognised document: an object with keys a, b, c is not a v1 or v2 notification, verifyReceipt response or App Store Server API response")
-        #expect(rejection("{}")
-                == "unrecognised document: an empty object is not a v1 or v2 notification, verifyReceipt response or App Store Server API response")
-        #expect(rejection("[1]")
-                == "unrecognised document: an array is not a v1 or v2 notification, verifyReceipt response or App Store Server API response")
-        #expect(rejection(#""hello""#) == "unrecognised document: a JSON string that is not a compact JWS (header.payload.signature)")
+        #expect(
+            rejection(#"{"a":1,"b":2,"c":3}"#)
+                == "unrecognised document: an object with keys a, b, c is not a v1 or v2 notification, verifyReceipt response or App Store Server API response"
+        )
+        #expect(
+            rejection("{}")
+                == "unrecognised document: an empty object is not a v1 or v2 notification, verifyReceipt response or App Store Server API response"
+        )
+        #expect(
+            rejection("[1]")
+                == "unrecognised document: an array is not a v1 or v2 notification, verifyReceipt response or App Store Server API response"
+        )
+        #expect(
+            rejection(#""hello""#) == "unrecognised document: a JSON string that is not a compact JWS (header.payload.signature)")
         #expect(rejection(#"{"signedPayload":42}"#) == "signedPayload: expected a compact JWS string, found 42")
     }
 
     @Test func invalidJSONSaysWhere() {
-        #expect(rejection(#"{"notification_type":"DID_RENEW",}"#) == "invalid JSON at byte 33: expected a member name in quotes, found '}'")
+        #expect(
+            rejection(#"{"notification_type":"DID_RENEW",}"#)
+                == "invalid JSON at byte 33: expected a member name in quotes, found '}'")
         #expect(rejection("{\"a\":tru}") == "invalid JSON at byte 5: expected true, found '}'")
         #expect(rejection("hello") == "invalid JSON at byte 0: expected a value, found 'h'")
         #expect(rejection(#"{"a":1} x"#) == "invalid JSON at byte 8: unexpected 'x' after the end of the document")
@@ -47,10 +56,14 @@ import Testing
     }
 
     @Test func truncatedJSONSaysSo() {
-        #expect(rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"status":0"#)
-                == "truncated JSON: the document ends inside an object that opened at byte 51 (62 bytes read; is the file cut short?)")
-        #expect(rejection(#"{"notification_type":"DID_RE"#)
-                == "truncated JSON: the document ends inside a string that opened at byte 21 (28 bytes read; is the file cut short?)")
+        #expect(
+            rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"status":0"#)
+                == "truncated JSON: the document ends inside an object that opened at byte 51 (62 bytes read; is the file cut short?)"
+        )
+        #expect(
+            rejection(#"{"notification_type":"DID_RE"#)
+                == "truncated JSON: the document ends inside a string that opened at byte 21 (28 bytes read; is the file cut short?)"
+        )
     }
 }
 

@@ -55,7 +55,10 @@ import Testing
     @Test func didRenewTakesTheLatestOfUnsortedRows() throws {
         let facts = try example("DID_RENEW")
         // The file lists JAN, MAR, TRIAL, FEB: the latest row is MAR, not the last one.
-        #expect(facts.transactions.map(\.transactionId) == ["1000000900000101", "1000000900000103", "1000000900000001", "1000000900000102"])
+        #expect(
+            facts.transactions.map(\.transactionId) == [
+                "1000000900000101", "1000000900000103", "1000000900000001", "1000000900000102",
+            ])
         let n = try #require(facts.notifications.first)
         #expect(n.instant == utc(2024, 3, 12, 9, 28))
         #expect(n.transactionId == "1000000900000103")
@@ -164,8 +167,10 @@ import Testing
 
     // MARK: - Wire quirks
 
-    static func body(type: String = "DID_CHANGE_RENEWAL_STATUS", environment: String = "PROD", autoRenew: String = "false", top: String = "",
-                     row: String = "", pending: String = #""auto_renew_status":"0""#) -> String {
+    static func body(
+        type: String = "DID_CHANGE_RENEWAL_STATUS", environment: String = "PROD", autoRenew: String = "false", top: String = "",
+        row: String = "", pending: String = #""auto_renew_status":"0""#
+    ) -> String {
         """
         {"notification_type":"\(type)","environment":"\(environment)","auto_renew_status":"\(autoRenew)",\(top)
          "unified_receipt":{"status":0,"environment":"Production",
@@ -213,24 +218,36 @@ import Testing
     }
 
     @Test func emptyStringsReadAsAbsent() throws {
-        let facts = try decode(Self.body(pending: #""auto_renew_status":"1","expiration_intent":"","grace_period_expires_date_ms":"""#))
+        let facts = try decode(
+            Self.body(pending: #""auto_renew_status":"1","expiration_intent":"","grace_period_expires_date_ms":"""#))
         #expect(facts.renewals[0].expirationIntent == nil)
         #expect(facts.renewals[0].gracePeriodExpiresDate == nil)
     }
 
     @Test func wrongTypesNameTheField() {
-        #expect(rejection(Self.body(row: #","expires_date_ms":true"#).replacingOccurrences(of: #""expires_date_ms":"1702592000000","#, with: ""))
+        #expect(
+            rejection(
+                Self.body(row: #","expires_date_ms":true"#).replacingOccurrences(
+                    of: #""expires_date_ms":"1702592000000","#, with: ""))
                 == "unified_receipt.latest_receipt_info[0].expires_date_ms: expected a millisecond string, found true")
-        #expect(rejection(Self.body(pending: #""auto_renew_status":"yes""#))
+        #expect(
+            rejection(Self.body(pending: #""auto_renew_status":"yes""#))
                 == #"unified_receipt.pending_renewal_info[0].auto_renew_status: expected "1" or "0", found "yes""#)
-        #expect(rejection(Self.body(environment: "Staging"))
+        #expect(
+            rejection(Self.body(environment: "Staging"))
                 == #"environment: expected PROD, Production or Sandbox, found "Staging""#)
-        #expect(rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":{"a":1}}}"#)
+        #expect(
+            rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":{"a":1}}}"#)
                 == "unified_receipt.latest_receipt_info: expected an array of objects, found an object")
-        #expect(rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":[{"transaction_id":"1","product_id":"p"}]}}"#)
+        #expect(
+            rejection(
+                #"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":[{"transaction_id":"1","product_id":"p"}]}}"#
+            )
                 == "unified_receipt.latest_receipt_info[0]: missing purchase_date_ms")
-        #expect(rejection(#"{"notification_type":"DID_RENEW"}"#)
-                == "DID_RENEW notification has no instant: no auto_renew_status_change_date_ms and no latest_receipt_info row with purchase_date_ms or cancellation_date_ms")
+        #expect(
+            rejection(#"{"notification_type":"DID_RENEW"}"#)
+                == "DID_RENEW notification has no instant: no auto_renew_status_change_date_ms and no latest_receipt_info row with purchase_date_ms or cancellation_date_ms"
+        )
         #expect(rejection(#"{"notification_type":7}"#) == "notification_type: expected a string, found 7")
     }
 
@@ -238,7 +255,8 @@ import Testing
         let rows = (0..<3).map { i in
             #"{"transaction_id":"\#(i)","original_transaction_id":"1","product_id":"p","purchase_date_ms":"1700000000000","expires_date_ms":\#(i == 2 ? "true" : #""1702592000000""#)}"#
         }.joined(separator: ",")
-        #expect(rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":[\#(rows)]}}"#)
+        #expect(
+            rejection(#"{"notification_type":"DID_RENEW","unified_receipt":{"latest_receipt_info":[\#(rows)]}}"#)
                 == "unified_receipt.latest_receipt_info[2].expires_date_ms: expected a millisecond string, found true")
     }
 }

@@ -23,64 +23,122 @@ struct V2Case: CustomTestStringConvertible, Sendable {
 @Suite struct V2DecodingTests {
     static let may = "2000000900000103"
     static let cases: [V2Case] = [
-        V2Case(file: "SUBSCRIBED-INITIAL_BUY", type: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: utc(2024, 3, 1, 10), status: 1,
-               transactionId: "2000000900000001", renewalAutoRenew: true),
-        V2Case(file: "SUBSCRIBED-RESUBSCRIBE", type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signedDate: utc(2024, 7, 1, 12), status: 1,
-               transactionId: "2000000900000401", renewalAutoRenew: true),
-        V2Case(file: "DID_RENEW", type: "DID_RENEW", signedDate: utc(2024, 3, 8, 10, 1), status: 1, transactionId: "2000000900000101"),
-        V2Case(file: "DID_RENEW-BILLING_RECOVERY", type: "DID_RENEW", subtype: "BILLING_RECOVERY", signedDate: utc(2024, 4, 8, 9, 58),
-               status: 1, transactionId: "2000000900000102", inBillingRetry: false),
-        V2Case(file: "DID_FAIL_TO_RENEW", type: "DID_FAIL_TO_RENEW", signedDate: utc(2024, 4, 8, 10, 2), status: 3,
-               transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
-        V2Case(file: "DID_FAIL_TO_RENEW-GRACE_PERIOD", type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", signedDate: utc(2024, 4, 8, 10, 2),
-               status: 4, transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
-        V2Case(file: "GRACE_PERIOD_EXPIRED", type: "GRACE_PERIOD_EXPIRED", signedDate: utc(2024, 4, 24, 10), status: 3,
-               transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
-        V2Case(file: "EXPIRED-VOLUNTARY", type: "EXPIRED", subtype: "VOLUNTARY", signedDate: utc(2024, 6, 8, 10), status: 2,
-               transactionId: may, renewalAutoRenew: false, expirationIntent: 1),
-        V2Case(file: "EXPIRED-BILLING_RETRY", type: "EXPIRED", subtype: "BILLING_RETRY", signedDate: utc(2024, 8, 7, 10), status: 2,
-               transactionId: may, renewalAutoRenew: false, expirationIntent: 2, inBillingRetry: false),
-        V2Case(file: "EXPIRED-PRICE_INCREASE", type: "EXPIRED", subtype: "PRICE_INCREASE", signedDate: utc(2024, 6, 8, 10), status: 2,
-               transactionId: may, expirationIntent: 3),
-        V2Case(file: "EXPIRED-PRODUCT_NOT_FOR_SALE", type: "EXPIRED", subtype: "PRODUCT_NOT_FOR_SALE", signedDate: utc(2024, 6, 8, 10),
-               status: 2, transactionId: may, expirationIntent: 4),
-        V2Case(file: "EXPIRED", type: "EXPIRED", signedDate: utc(2024, 6, 8, 10), status: 2, transactionId: may, expirationIntent: 5),
-        V2Case(file: "DID_CHANGE_RENEWAL_PREF-UPGRADE", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedDate: utc(2024, 5, 20, 18),
-               status: 1, transactionId: "2000000900000201"),
-        V2Case(file: "DID_CHANGE_RENEWAL_PREF-DOWNGRADE", type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedDate: utc(2024, 5, 12, 11, 30),
-               status: 1, transactionId: may),
-        V2Case(file: "DID_CHANGE_RENEWAL_PREF", type: "DID_CHANGE_RENEWAL_PREF", signedDate: utc(2024, 5, 14, 11, 30), status: 1, transactionId: may),
-        V2Case(file: "DID_CHANGE_RENEWAL_STATUS-AUTO_RENEW_DISABLED", type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
-               signedDate: utc(2024, 3, 20, 21, 15), status: 1, transactionId: "2000000900000101", toggle: false, renewalAutoRenew: false),
-        V2Case(file: "DID_CHANGE_RENEWAL_STATUS-AUTO_RENEW_ENABLED", type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED",
-               signedDate: utc(2024, 3, 22, 8, 40), status: 1, transactionId: "2000000900000101", toggle: true, renewalAutoRenew: true),
+        V2Case(
+            file: "SUBSCRIBED-INITIAL_BUY", type: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: utc(2024, 3, 1, 10),
+            status: 1,
+            transactionId: "2000000900000001", renewalAutoRenew: true),
+        V2Case(
+            file: "SUBSCRIBED-RESUBSCRIBE", type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signedDate: utc(2024, 7, 1, 12),
+            status: 1,
+            transactionId: "2000000900000401", renewalAutoRenew: true),
+        V2Case(
+            file: "DID_RENEW", type: "DID_RENEW", signedDate: utc(2024, 3, 8, 10, 1), status: 1, transactionId: "2000000900000101"
+        ),
+        V2Case(
+            file: "DID_RENEW-BILLING_RECOVERY", type: "DID_RENEW", subtype: "BILLING_RECOVERY",
+            signedDate: utc(2024, 4, 8, 9, 58),
+            status: 1, transactionId: "2000000900000102", inBillingRetry: false),
+        V2Case(
+            file: "DID_FAIL_TO_RENEW", type: "DID_FAIL_TO_RENEW", signedDate: utc(2024, 4, 8, 10, 2), status: 3,
+            transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
+        V2Case(
+            file: "DID_FAIL_TO_RENEW-GRACE_PERIOD", type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD",
+            signedDate: utc(2024, 4, 8, 10, 2),
+            status: 4, transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
+        V2Case(
+            file: "GRACE_PERIOD_EXPIRED", type: "GRACE_PERIOD_EXPIRED", signedDate: utc(2024, 4, 24, 10), status: 3,
+            transactionId: "2000000900000101", expirationIntent: 2, inBillingRetry: true),
+        V2Case(
+            file: "EXPIRED-VOLUNTARY", type: "EXPIRED", subtype: "VOLUNTARY", signedDate: utc(2024, 6, 8, 10), status: 2,
+            transactionId: may, renewalAutoRenew: false, expirationIntent: 1),
+        V2Case(
+            file: "EXPIRED-BILLING_RETRY", type: "EXPIRED", subtype: "BILLING_RETRY", signedDate: utc(2024, 8, 7, 10), status: 2,
+            transactionId: may, renewalAutoRenew: false, expirationIntent: 2, inBillingRetry: false),
+        V2Case(
+            file: "EXPIRED-PRICE_INCREASE", type: "EXPIRED", subtype: "PRICE_INCREASE", signedDate: utc(2024, 6, 8, 10),
+            status: 2,
+            transactionId: may, expirationIntent: 3),
+        V2Case(
+            file: "EXPIRED-PRODUCT_NOT_FOR_SALE", type: "EXPIRED", subtype: "PRODUCT_NOT_FOR_SALE",
+            signedDate: utc(2024, 6, 8, 10),
+            status: 2, transactionId: may, expirationIntent: 4),
+        V2Case(
+            file: "EXPIRED", type: "EXPIRED", signedDate: utc(2024, 6, 8, 10), status: 2, transactionId: may, expirationIntent: 5),
+        V2Case(
+            file: "DID_CHANGE_RENEWAL_PREF-UPGRADE", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE",
+            signedDate: utc(2024, 5, 20, 18),
+            status: 1, transactionId: "2000000900000201"),
+        V2Case(
+            file: "DID_CHANGE_RENEWAL_PREF-DOWNGRADE", type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE",
+            signedDate: utc(2024, 5, 12, 11, 30),
+            status: 1, transactionId: may),
+        V2Case(
+            file: "DID_CHANGE_RENEWAL_PREF", type: "DID_CHANGE_RENEWAL_PREF", signedDate: utc(2024, 5, 14, 11, 30), status: 1,
+            transactionId: may),
+        V2Case(
+            file: "DID_CHANGE_RENEWAL_STATUS-AUTO_RENEW_DISABLED", type: "DID_CHANGE_RENEWAL_STATUS",
+            subtype: "AUTO_RENEW_DISABLED",
+            signedDate: utc(2024, 3, 20, 21, 15), status: 1, transactionId: "2000000900000101", toggle: false,
+            renewalAutoRenew: false),
+        V2Case(
+            file: "DID_CHANGE_RENEWAL_STATUS-AUTO_RENEW_ENABLED", type: "DID_CHANGE_RENEWAL_STATUS",
+            subtype: "AUTO_RENEW_ENABLED",
+            signedDate: utc(2024, 3, 22, 8, 40), status: 1, transactionId: "2000000900000101", toggle: true,
+            renewalAutoRenew: true),
         V2Case(file: "OFFER_REDEEMED", type: "OFFER_REDEEMED", signedDate: utc(2024, 5, 8, 9, 59), status: 1, transactionId: may),
-        V2Case(file: "OFFER_REDEEMED-UPGRADE", type: "OFFER_REDEEMED", subtype: "UPGRADE", signedDate: utc(2024, 5, 20, 18), status: 1,
-               transactionId: "2000000900000202"),
-        V2Case(file: "OFFER_REDEEMED-DOWNGRADE", type: "OFFER_REDEEMED", subtype: "DOWNGRADE", signedDate: utc(2024, 5, 12, 11, 30),
-               status: 1, transactionId: may),
-        V2Case(file: "PRICE_INCREASE-PENDING", type: "PRICE_INCREASE", subtype: "PENDING", signedDate: utc(2024, 5, 15, 16), status: 1,
-               transactionId: may),
-        V2Case(file: "PRICE_INCREASE-ACCEPTED", type: "PRICE_INCREASE", subtype: "ACCEPTED", signedDate: utc(2024, 5, 18, 7, 45), status: 1,
-               transactionId: may),
-        V2Case(file: "REFUND", type: "REFUND", signedDate: utc(2024, 5, 21, 13, 5), status: 5, transactionId: may, renewalAutoRenew: false),
-        V2Case(file: "REFUND_DECLINED", type: "REFUND_DECLINED", signedDate: utc(2024, 5, 21, 13, 5), status: 1, transactionId: may),
+        V2Case(
+            file: "OFFER_REDEEMED-UPGRADE", type: "OFFER_REDEEMED", subtype: "UPGRADE", signedDate: utc(2024, 5, 20, 18),
+            status: 1,
+            transactionId: "2000000900000202"),
+        V2Case(
+            file: "OFFER_REDEEMED-DOWNGRADE", type: "OFFER_REDEEMED", subtype: "DOWNGRADE", signedDate: utc(2024, 5, 12, 11, 30),
+            status: 1, transactionId: may),
+        V2Case(
+            file: "PRICE_INCREASE-PENDING", type: "PRICE_INCREASE", subtype: "PENDING", signedDate: utc(2024, 5, 15, 16),
+            status: 1,
+            transactionId: may),
+        V2Case(
+            file: "PRICE_INCREASE-ACCEPTED", type: "PRICE_INCREASE", subtype: "ACCEPTED", signedDate: utc(2024, 5, 18, 7, 45),
+            status: 1,
+            transactionId: may),
+        V2Case(
+            file: "REFUND", type: "REFUND", signedDate: utc(2024, 5, 21, 13, 5), status: 5, transactionId: may,
+            renewalAutoRenew: false),
+        V2Case(
+            file: "REFUND_DECLINED", type: "REFUND_DECLINED", signedDate: utc(2024, 5, 21, 13, 5), status: 1, transactionId: may),
         V2Case(file: "REFUND_REVERSED", type: "REFUND_REVERSED", signedDate: utc(2024, 6, 2, 9), status: 1, transactionId: may),
-        V2Case(file: "CONSUMPTION_REQUEST", type: "CONSUMPTION_REQUEST", signedDate: utc(2024, 5, 19, 22, 10), status: nil, transactionId: may),
-        V2Case(file: "RENEWAL_EXTENDED", type: "RENEWAL_EXTENDED", signedDate: utc(2024, 5, 25, 12), status: 1, transactionId: may),
-        V2Case(file: "RENEWAL_EXTENSION-SUMMARY", type: "RENEWAL_EXTENSION", subtype: "SUMMARY", signedDate: utc(2024, 5, 25, 12, 30),
-               status: nil, transactionId: nil),
-        V2Case(file: "RENEWAL_EXTENSION-FAILURE", type: "RENEWAL_EXTENSION", subtype: "FAILURE", signedDate: utc(2024, 5, 25, 12, 30),
-               status: 1, transactionId: may),
-        V2Case(file: "REVOKE", type: "REVOKE", signedDate: utc(2024, 5, 27, 17, 20), status: 5, transactionId: may, renewalAutoRenew: false),
-        V2Case(file: "ONE_TIME_CHARGE", type: "ONE_TIME_CHARGE", signedDate: utc(2024, 4, 2, 14, 10), status: nil, transactionId: "2000000900000301"),
+        V2Case(
+            file: "CONSUMPTION_REQUEST", type: "CONSUMPTION_REQUEST", signedDate: utc(2024, 5, 19, 22, 10), status: nil,
+            transactionId: may),
+        V2Case(
+            file: "RENEWAL_EXTENDED", type: "RENEWAL_EXTENDED", signedDate: utc(2024, 5, 25, 12), status: 1, transactionId: may),
+        V2Case(
+            file: "RENEWAL_EXTENSION-SUMMARY", type: "RENEWAL_EXTENSION", subtype: "SUMMARY",
+            signedDate: utc(2024, 5, 25, 12, 30),
+            status: nil, transactionId: nil),
+        V2Case(
+            file: "RENEWAL_EXTENSION-FAILURE", type: "RENEWAL_EXTENSION", subtype: "FAILURE",
+            signedDate: utc(2024, 5, 25, 12, 30),
+            status: 1, transactionId: may),
+        V2Case(
+            file: "REVOKE", type: "REVOKE", signedDate: utc(2024, 5, 27, 17, 20), status: 5, transactionId: may,
+            renewalAutoRenew: false),
+        V2Case(
+            file: "ONE_TIME_CHARGE", type: "ONE_TIME_CHARGE", signedDate: utc(2024, 4, 2, 14, 10), status: nil,
+            transactionId: "2000000900000301"),
         V2Case(file: "TEST", type: "TEST", signedDate: utc(2024, 2, 29, 8), status: nil, transactionId: nil),
-        V2Case(file: "EXTERNAL_PURCHASE_TOKEN-UNREPORTED", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "UNREPORTED", signedDate: utc(2024, 6, 1),
-               status: nil, transactionId: nil),
-        V2Case(file: "EXTERNAL_PURCHASE_TOKEN-CREATED", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "CREATED", signedDate: utc(2024, 5, 1, 12),
-               status: nil, transactionId: nil),
-        V2Case(file: "EXTERNAL_PURCHASE_TOKEN-ACTIVE_TOKEN_REMINDER", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "ACTIVE_TOKEN_REMINDER",
-               signedDate: utc(2024, 6, 1, 12), status: nil, transactionId: nil),
+        V2Case(
+            file: "EXTERNAL_PURCHASE_TOKEN-UNREPORTED", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "UNREPORTED",
+            signedDate: utc(2024, 6, 1),
+            status: nil, transactionId: nil),
+        V2Case(
+            file: "EXTERNAL_PURCHASE_TOKEN-CREATED", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "CREATED",
+            signedDate: utc(2024, 5, 1, 12),
+            status: nil, transactionId: nil),
+        V2Case(
+            file: "EXTERNAL_PURCHASE_TOKEN-ACTIVE_TOKEN_REMINDER", type: "EXTERNAL_PURCHASE_TOKEN",
+            subtype: "ACTIVE_TOKEN_REMINDER",
+            signedDate: utc(2024, 6, 1, 12), status: nil, transactionId: nil),
         V2Case(file: "METADATA_UPDATE", type: "METADATA_UPDATE", signedDate: utc(2024, 5, 30, 10), status: 1, transactionId: may),
         V2Case(file: "MIGRATION", type: "MIGRATION", signedDate: utc(2024, 5, 30, 10, 5), status: 1, transactionId: may),
         V2Case(file: "PRICE_CHANGE", type: "PRICE_CHANGE", signedDate: utc(2024, 5, 30, 10, 10), status: 1, transactionId: may),
@@ -149,7 +207,9 @@ struct V2Case: CustomTestStringConvertible, Sendable {
 
     @Test func offersAndWinBack() throws {
         let promo = try Examples.decode("v2/OFFER_REDEEMED.json").transactions[0]
-        #expect(promo.offerType == 2 && promo.offerIdentifier == "retention.50off" && promo.offerKind == .promotional && promo.price == 4990)
+        #expect(
+            promo.offerType == 2 && promo.offerIdentifier == "retention.50off" && promo.offerKind == .promotional
+                && promo.price == 4990)
         let code = try Examples.decode("v2/OFFER_REDEEMED-UPGRADE.json").transactions[0]
         #expect(code.offerType == 3 && code.offerDiscountType == "PAY_UP_FRONT" && code.offerKind == .offerCode)
         let winBack = try Examples.decode("v2/SUBSCRIBED-RESUBSCRIBE.json").transactions[0]
@@ -200,7 +260,8 @@ struct V2Case: CustomTestStringConvertible, Sendable {
     }
 
     @Test func unknownTypesAndSubtypesAreKeptRaw() throws {
-        let payload = #"{"notificationType":"SOMETHING_NEW","subtype":"SHINY","notificationUUID":"u-1","signedDate":1700000000000.5,"data":{"environment":"Sandbox","status":9}}"#
+        let payload =
+            #"{"notificationType":"SOMETHING_NEW","subtype":"SHINY","notificationUUID":"u-1","signedDate":1700000000000.5,"data":{"environment":"Sandbox","status":9}}"#
         let facts = try decode(#"{"signedPayload":"\#(unsignedJWS(payload))"}"#)
         #expect(facts.notifications[0].notificationType == "SOMETHING_NEW")
         #expect(facts.notifications[0].subtype == "SHINY")
@@ -221,30 +282,42 @@ struct V2Case: CustomTestStringConvertible, Sendable {
 
     @Test func wrongTypesInSignedPartsNameTheField() {
         let transaction = #"{"transactionId":"1","originalTransactionId":"1","productId":"p","purchaseDate":"yesterday"}"#
-        let payload = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedTransactionInfo":"\#(unsignedJWS(transaction))"}}"#
-        #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(payload))"}"#)
-                == #"signedPayload.data.signedTransactionInfo.purchaseDate: expected milliseconds since 1970 (a number), found "yesterday""#)
+        let payload =
+            #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedTransactionInfo":"\#(unsignedJWS(transaction))"}}"#
+        #expect(
+            rejection(#"{"signedPayload":"\#(unsignedJWS(payload))"}"#)
+                == #"signedPayload.data.signedTransactionInfo.purchaseDate: expected milliseconds since 1970 (a number), found "yesterday""#
+        )
         let renewal = #"{"originalTransactionId":"1","signedDate":1700000000000,"autoRenewStatus":true}"#
-        let payload2 = #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedRenewalInfo":"\#(unsignedJWS(renewal))"}}"#
-        #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(payload2))"}"#)
+        let payload2 =
+            #"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":1700000000000,"data":{"signedRenewalInfo":"\#(unsignedJWS(renewal))"}}"#
+        #expect(
+            rejection(#"{"signedPayload":"\#(unsignedJWS(payload2))"}"#)
                 == "signedPayload.data.signedRenewalInfo.autoRenewStatus: expected an integer, found true")
         let noUUID = #"{"notificationType":"DID_RENEW","signedDate":1700000000000}"#
         #expect(rejection(#"{"signedPayload":"\#(unsignedJWS(noUUID))"}"#) == "signedPayload: missing notificationUUID")
     }
 
     @Test func aJWSOfGarbageSegmentsIsRejected() {
-        #expect(rejection(#"{"signedPayload":"abc.def.ghi"}"#)
+        #expect(
+            rejection(#"{"signedPayload":"abc.def.ghi"}"#)
                 == "signedPayload: the JWS payload is not JSON: invalid JSON at byte 0: expected a value, found 'u'")
         #expect(rejection(#"{"signedPayload":"@@@.###.$$$"}"#) == "signedPayload: the JWS payload is not base64url")
         #expect(rejection(#"{"signedPayload":"only.two"}"#) == "signedPayload: a JWS has 3 segments, found 2")
-        #expect(rejection("eyJhbGciOiJFUzI1NiJ9.eyJ4IjoxfQ") == "a compact JWS must be three base64url segments separated by dots; this one has 2")
-        #expect(rejection(#"{"signedPayload":"\#(unsignedJWS("[1,2]"))"}"#) == "signedPayload: the JWS payload is an array, not a JSON object")
+        #expect(
+            rejection("eyJhbGciOiJFUzI1NiJ9.eyJ4IjoxfQ")
+                == "a compact JWS must be three base64url segments separated by dots; this one has 2")
+        #expect(
+            rejection(#"{"signedPayload":"\#(unsignedJWS("[1,2]"))"}"#)
+                == "signedPayload: the JWS payload is an array, not a JSON object")
     }
 
     @Test func aDecodedPayloadNeedsSignaturesOff() {
         let decoded = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1700000000000}"#
-        #expect(rejection(decoded, verifier: Base64URLVerifier(verifiesSignatures: true))
-                == #"a decoded v2 notification (notificationType without signedPayload) has no signature to verify: import the original {"signedPayload": …} body, or pass --no-verify"#)
+        #expect(
+            rejection(decoded, verifier: Base64URLVerifier(verifiesSignatures: true))
+                == #"a decoded v2 notification (notificationType without signedPayload) has no signature to verify: import the original {"signedPayload": …} body, or pass --no-verify"#
+        )
         #expect(rejection(decoded) == nil)
     }
 }

@@ -1,7 +1,8 @@
-@testable import AppStoreServerAPI
 import Crypto
 import Foundation
 import Testing
+
+@testable import AppStoreServerAPI
 
 /// Where credentials come from, and the key file's protection.
 @Suite struct CredentialsTests {
@@ -15,7 +16,9 @@ import Testing
     @Test func aKeyFileReadableByOthersIsRefusedWithTheFix() throws {
         let path = try Self.writeKey(mode: 0o644)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: AppStoreAPIError("private key \(path) can be read by its group or others (mode 644): run `chmod 600 \(path)`")) {
+        #expect(
+            throws: AppStoreAPIError("private key \(path) can be read by its group or others (mode 644): run `chmod 600 \(path)`")
+        ) {
             try AppStoreCredentials(issuerId: "i", keyId: "k", bundleId: "b", privateKeyPath: path)
         }
         chmod(path, 0o600)
@@ -71,7 +74,10 @@ import Testing
             _ = try merged.credentials()
             Issue.record("accepted without a key")
         } catch {
-            #expect(error.message.hasPrefix("App Store Server API credentials missing: private key file (--private-key, SUBDASH_PRIVATE_KEY, private_key)"))
+            #expect(
+                error.message.hasPrefix(
+                    "App Store Server API credentials missing: private key file (--private-key, SUBDASH_PRIVATE_KEY, private_key)"
+                ))
         }
     }
 
@@ -80,4 +86,3 @@ import Testing
         #expect(ConfigFile.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/subdash/config.toml")
     }
 }
-

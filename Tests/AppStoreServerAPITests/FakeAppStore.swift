@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
-@testable import LifecycleSimulator
 import SubscriptionModel
+
+@testable import LifecycleSimulator
 
 /// An App Store Server API on loopback, in process: it checks every request's token as Apple does
 /// (ES256 signature with the key's public half, `kid`, `typ`, `iss`, `aud`, `bid`, `iat`, an `exp`
@@ -42,8 +43,9 @@ final class FakeAppStore: @unchecked Sendable {
     var now: () -> Date = Date.init
 
     static let chain = Result {
-        try TestCertificateChain(seed: 7, validFrom: UTCCalendar.instant(year: 2020, month: 1, day: 1),
-                                 validUntil: UTCCalendar.instant(year: 2040, month: 1, day: 1))
+        try TestCertificateChain(
+            seed: 7, validFrom: UTCCalendar.instant(year: 2020, month: 1, day: 1),
+            validUntil: UTCCalendar.instant(year: 2040, month: 1, day: 1))
     }
 
     static let quiet: Logger = {
@@ -66,11 +68,13 @@ final class FakeAppStore: @unchecked Sendable {
     /// Serves on a free port while `body` runs.
     func serve<T>(_ body: (String) async throws -> T) async throws -> T {
         let port = PortBox()
-        let app = Application(responder: CallbackResponder<BasicRequestContext> { request, _ in
-            await self.respond(request)
-        }, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { channel in
-            port.set(channel.localAddress?.port ?? 0)
-        }, logger: Self.quiet)
+        let app = Application(
+            responder: CallbackResponder<BasicRequestContext> { request, _ in
+                await self.respond(request)
+            }, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                port.set(channel.localAddress?.port ?? 0)
+            }, logger: Self.quiet)
         let server = Task { try await app.run() }
         defer { server.cancel() }
         let bound = try await port.wait()
@@ -85,7 +89,9 @@ final class FakeAppStore: @unchecked Sendable {
         let problem = checkToken(request.headers[.authorization])
         let path = request.uri.path
         lock.withLock {
-            seen.append(Seen(method: request.method.rawValue, path: path, query: query, body: String(buffer: body), tokenProblem: problem))
+            seen.append(
+                Seen(method: request.method.rawValue, path: path, query: query, body: String(buffer: body), tokenProblem: problem)
+            )
         }
         if let problem { return Self.json(401, #"{"errorCode":401,"errorMessage":"\#(problem)"}"#) }
         if let next = lock.withLock({ scripted.isEmpty ? nil : scripted.removeFirst() }) {
@@ -98,23 +104,38 @@ final class FakeAppStore: @unchecked Sendable {
         }
         if path.hasPrefix("/inApps/v2/history/") {
             let id = String(path.dropFirst("/inApps/v2/history/".count))
-            guard id == "1000" else { return Self.json(404, #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#) }
+            guard id == "1000" else {
+                return Self.json(404, #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#)
+            }
             let start = query["revision"].flatMap { Int($0.dropFirst(4)) } ?? 0
             let page = transactions[start..<min(start + pageSize, transactions.count)]
             let hasMore = start + pageSize < transactions.count
             let signed = page.map { "\"\(sign($0))\"" }.joined(separator: ",")
-            return Self.json(200, #"{"revision":"rev-\#(start + pageSize)","hasMore":\#(hasMore),"bundleId":"\#(Self.bundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#)
+            return Self.json(
+                200,
+                #"{"revision":"rev-\#(start + pageSize)","hasMore":\#(hasMore),"bundleId":"\#(Self.bundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#
+            )
         }
         if path == "/inApps/v1/subscriptions/1000" {
-            let renewal = sign(#"{"originalTransactionId":"1000","autoRenewProductId":"pro.monthly","productId":"pro.monthly","autoRenewStatus":0,"signedDate":1735700000000,"environment":"Production"}"#)
-            return Self.json(200, #"{"environment":"Production","bundleId":"\#(Self.bundleId)","data":[{"subscriptionGroupIdentifier":"g1","lastTransactions":[{"status":1,"originalTransactionId":"1000","signedTransactionInfo":"\#(sign(transactions.last!))","signedRenewalInfo":"\#(renewal)"}]}]}"#)
+            let renewal = sign(
+                #"{"originalTransactionId":"1000","autoRenewProductId":"pro.monthly","productId":"pro.monthly","autoRenewStatus":0,"signedDate":1735700000000,"environment":"Production"}"#
+            )
+            return Self.json(
+                200,
+                #"{"environment":"Production","bundleId":"\#(Self.bundleId)","data":[{"subscriptionGroupIdentifier":"g1","lastTransactions":[{"status":1,"originalTransactionId":"1000","signedTransactionInfo":"\#(sign(transactions.last!))","signedRenewalInfo":"\#(renewal)"}]}]}"#
+            )
         }
         if path == "/inApps/v1/notifications/history", request.method == .post {
             let start = query["paginationToken"].flatMap { Int($0.dropFirst(5)) } ?? 0
             let page = notifications[start..<min(start + pageSize, notifications.count)]
             let hasMore = start + pageSize < notifications.count
-            let entries = page.map { #"{"sendAttempts":[{"attemptDate":1735700000000,"sendAttemptResult":"SUCCESS"}],"signedPayload":"\#(sign($0))"}"# }
-            return Self.json(200, #"{"hasMore":\#(hasMore),"paginationToken":"page-\#(start + pageSize)","notificationHistory":[\#(entries.joined(separator: ","))]}"#)
+            let entries = page.map {
+                #"{"sendAttempts":[{"attemptDate":1735700000000,"sendAttemptResult":"SUCCESS"}],"signedPayload":"\#(sign($0))"}"#
+            }
+            return Self.json(
+                200,
+                #"{"hasMore":\#(hasMore),"paginationToken":"page-\#(start + pageSize)","notificationHistory":[\#(entries.joined(separator: ","))]}"#
+            )
         }
         if path == "/inApps/v1/notifications/test", request.method == .post {
             return Self.json(200, #"{"testNotificationToken":"test-token-1"}"#)
@@ -131,14 +152,16 @@ final class FakeAppStore: @unchecked Sendable {
         guard let header, header.hasPrefix("Bearer ") else { return "no bearer token" }
         let parts = header.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let headerData = Self.base64URL(parts[0]), let claimsData = Self.base64URL(parts[1]),
-              let signatureData = Self.base64URL(parts[2]),
-              let jwtHeader = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any] else { return "malformed token" }
+            let signatureData = Self.base64URL(parts[2]),
+            let jwtHeader = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
+        else { return "malformed token" }
         guard jwtHeader["alg"] as? String == "ES256" else { return "alg is not ES256" }
         guard jwtHeader["kid"] as? String == Self.keyId else { return "unknown kid" }
         guard jwtHeader["typ"] as? String == "JWT" else { return "typ is not JWT" }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-              publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else { return "bad signature" }
+            publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+        else { return "bad signature" }
         guard claims["iss"] as? String == Self.issuerId else { return "wrong iss" }
         guard claims["aud"] as? String == "appstoreconnect-v1" else { return "wrong aud" }
         guard claims["bid"] as? String == Self.bundleId else { return "wrong bid" }
@@ -157,8 +180,9 @@ final class FakeAppStore: @unchecked Sendable {
     }
 
     static func json(_ status: Int, _ body: String) -> Response {
-        Response(status: .init(code: status), headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }
 

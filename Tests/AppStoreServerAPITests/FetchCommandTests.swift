@@ -30,11 +30,15 @@ import Testing
         let fake = try FetchTests.fake(key: key)
         let paths = try Self.files(key)
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
-        let env = ["SUBDASH_ISSUER_ID": FakeAppStore.issuerId, "SUBDASH_KEY_ID": FakeAppStore.keyId,
-                   "SUBDASH_BUNDLE_ID": FakeAppStore.bundleId, "SUBDASH_PRIVATE_KEY": paths.key]
+        let env = [
+            "SUBDASH_ISSUER_ID": FakeAppStore.issuerId, "SUBDASH_KEY_ID": FakeAppStore.keyId,
+            "SUBDASH_BUNDLE_ID": FakeAppStore.bundleId, "SUBDASH_PRIVATE_KEY": paths.key,
+        ]
         let (first, second) = try await fake.serve { base in
             let args = ["fetch", "history", "1000", "--db", paths.store, "--trust-root", paths.root, "--api-base", base]
-            return (try await Self.subdashOffThread(args, environment: env), try await Self.subdashOffThread(args, environment: env))
+            return (
+                try await Self.subdashOffThread(args, environment: env), try await Self.subdashOffThread(args, environment: env)
+            )
         }
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("3 applied, 0 duplicates, 0 rejected; 1 subscription touched"))
@@ -49,8 +53,10 @@ import Testing
         let paths = try Self.files(key)
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
         chmod(paths.key, 0o640)
-        let run = try Self.subdash(["fetch", "statuses", "1000", "--db", paths.store, "--issuer-id", "i", "--key-id", "k",
-                                    "--bundle-id", "b", "--private-key", paths.key, "--api-base", "http://127.0.0.1:9"])
+        let run = try Self.subdash([
+            "fetch", "statuses", "1000", "--db", paths.store, "--issuer-id", "i", "--key-id", "k",
+            "--bundle-id", "b", "--private-key", paths.key, "--api-base", "http://127.0.0.1:9",
+        ])
         #expect(run.status == 2)
         #expect(run.stderr.contains("can be read by its group or others (mode 640): run `chmod 600"))
     }
@@ -60,9 +66,11 @@ import Testing
         let paths = try Self.files(P256.Signing.PrivateKey())
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
         let run = try await fake.serve { base in
-            try await Self.subdashOffThread(["fetch", "notifications", "--since", "2025-01-01", "--db", paths.store, "--issuer-id", FakeAppStore.issuerId,
-                              "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId, "--private-key", paths.key,
-                              "--api-base", base])
+            try await Self.subdashOffThread([
+                "fetch", "notifications", "--since", "2025-01-01", "--db", paths.store, "--issuer-id", FakeAppStore.issuerId,
+                "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId, "--private-key", paths.key,
+                "--api-base", base,
+            ])
         }
         #expect(run.status == 1)
         #expect(run.stderr.contains("401 Unauthorized: Apple refused the token"))
@@ -76,17 +84,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/subdash", withIntermediateDirectories: true)
         try """
-            [appstore]
-            issuer_id = "\(FakeAppStore.issuerId)"
-            key_id = "\(FakeAppStore.keyId)"
-            bundle_id = "\(FakeAppStore.bundleId)"
-            private_key = "../AuthKey.p8"
-            """.write(toFile: dir + "/subdash/config.toml", atomically: true, encoding: .utf8)
+        [appstore]
+        issuer_id = "\(FakeAppStore.issuerId)"
+        key_id = "\(FakeAppStore.keyId)"
+        bundle_id = "\(FakeAppStore.bundleId)"
+        private_key = "../AuthKey.p8"
+        """.write(toFile: dir + "/subdash/config.toml", atomically: true, encoding: .utf8)
         let env = ["XDG_CONFIG_HOME": dir]
         let (first, second) = try await fake.serve { base in
             let args = ["fetch", "notifications", "--db", paths.store, "--trust-root", paths.root, "--api-base", base]
-            return (try await Self.subdashOffThread(args + ["--since", "2024-12-01"], environment: env),
-                    try await Self.subdashOffThread(args, environment: env))
+            return (
+                try await Self.subdashOffThread(args + ["--since", "2024-12-01"], environment: env),
+                try await Self.subdashOffThread(args, environment: env)
+            )
         }
         #expect(first.status == 0, "\(first.stderr)")
         // Two pages (documents) holding the three notifications.
@@ -102,14 +112,17 @@ import Testing
     @Test func aTestNotificationIsRequestedPolledAndStored() async throws {
         let key = P256.Signing.PrivateKey()
         let fake = try FetchTests.fake(key: key)
-        fake.testNotification = #"{"notificationType":"TEST","notificationUUID":"uuid-test-1","signedDate":1735700000000,"data":{"bundleId":"\#(FakeAppStore.bundleId)","environment":"Production"},"version":"2.0"}"#
+        fake.testNotification =
+            #"{"notificationType":"TEST","notificationUUID":"uuid-test-1","signedDate":1735700000000,"data":{"bundleId":"\#(FakeAppStore.bundleId)","environment":"Production"},"version":"2.0"}"#
         fake.testAttempts = ["SUCCESS"]
         let paths = try Self.files(key)
         defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
         let run = try await fake.serve { base in
-            try await Self.subdashOffThread(["fetch", "test-notification", "--poll-interval", "0.1", "--db", paths.store, "--trust-root", paths.root,
-                              "--issuer-id", FakeAppStore.issuerId, "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId,
-                              "--private-key", paths.key, "--api-base", base])
+            try await Self.subdashOffThread([
+                "fetch", "test-notification", "--poll-interval", "0.1", "--db", paths.store, "--trust-root", paths.root,
+                "--issuer-id", FakeAppStore.issuerId, "--key-id", FakeAppStore.keyId, "--bundle-id", FakeAppStore.bundleId,
+                "--private-key", paths.key, "--api-base", base,
+            ])
         }
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "test notification uuid-test-1: SUCCESS\n")

@@ -1,9 +1,10 @@
 import AppStorePayloads
-@testable import AppStoreServerAPI
 import Crypto
 import Foundation
 import SubscriberStore
 import Testing
+
+@testable import AppStoreServerAPI
 
 /// The App Store Server API client against the in-process fake App Store: tokens checked as Apple
 /// checks them, signed pages, pagination, 429, 401, 404 and 500; what is fetched lands in a store
@@ -15,12 +16,14 @@ import Testing
     static func transaction(_ n: Int) -> String {
         let day: Int64 = 86_400_000
         let start = 1_735_689_600_000 + Int64(n) * 30 * day
-        return #"{"transactionId":"\#(1000 + n)","originalTransactionId":"1000","productId":"pro.monthly","purchaseDate":\#(start),"originalPurchaseDate":1735689600000,"expiresDate":\#(start + 30 * day),"signedDate":\#(start),"environment":"Production","type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED"}"#
+        return
+            #"{"transactionId":"\#(1000 + n)","originalTransactionId":"1000","productId":"pro.monthly","purchaseDate":\#(start),"originalPurchaseDate":1735689600000,"expiresDate":\#(start + 30 * day),"signedDate":\#(start),"environment":"Production","type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED"}"#
     }
 
     static func notification(_ n: Int, store: FakeAppStore) -> String {
         let signedDate = 1_735_689_600_000 + Int64(n) * 86_400_000
-        return #"{"notificationType":"DID_RENEW","notificationUUID":"uuid-\#(n)","signedDate":\#(signedDate),"data":{"environment":"Production","bundleId":"\#(FakeAppStore.bundleId)","signedTransactionInfo":"\#(store.sign(transaction(n)))"}}"#
+        return
+            #"{"notificationType":"DID_RENEW","notificationUUID":"uuid-\#(n)","signedDate":\#(signedDate),"data":{"environment":"Production","bundleId":"\#(FakeAppStore.bundleId)","signedTransactionInfo":"\#(store.sign(transaction(n)))"}}"#
     }
 
     static func fake(key: P256.Signing.PrivateKey = FetchTests.key) throws -> FakeAppStore {
@@ -31,7 +34,8 @@ import Testing
     }
 
     static func credentials(_ key: P256.Signing.PrivateKey = FetchTests.key) -> AppStoreCredentials {
-        AppStoreCredentials(issuerId: FakeAppStore.issuerId, keyId: FakeAppStore.keyId, bundleId: FakeAppStore.bundleId, privateKey: key)
+        AppStoreCredentials(
+            issuerId: FakeAppStore.issuerId, keyId: FakeAppStore.keyId, bundleId: FakeAppStore.bundleId, privateKey: key)
     }
 
     /// The requests in order, a retry of the same request counted once.
@@ -58,7 +62,9 @@ import Testing
         private var list: [Double] = []
         var all: [Double] { lock.withLock { list } }
         var policy: RetryPolicy {
-            RetryPolicy(maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, sleep: { [self] s in lock.withLock { list.append(s) } }, random: { 0.5 })
+            RetryPolicy(
+                maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, sleep: { [self] s in lock.withLock { list.append(s) } },
+                random: { 0.5 })
         }
     }
 
@@ -66,7 +72,8 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         let pages = try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
+            let client = AppStoreServerClient(
+                credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             var pages = 0
             try await client.transactionHistory("1000") { body, page in
@@ -88,7 +95,8 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
+            let client = AppStoreServerClient(
+                credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             let stored = try sink.store(try await client.subscriptionStatuses("1000"), source: "api:statuses")
             #expect(stored.rejection == nil)
@@ -101,12 +109,14 @@ import Testing
         let fake = try Self.fake()
         let (sink, database) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
+            let client = AppStoreServerClient(
+                credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             for run in 0..<2 {
                 var notifications = 0
                 var duplicates = 0
-                try await client.notificationHistory(startMilliseconds: 1_700_000_000_000, endMilliseconds: 1_800_000_000_000) { body, _ in
+                try await client.notificationHistory(startMilliseconds: 1_700_000_000_000, endMilliseconds: 1_800_000_000_000) {
+                    body, _ in
                     let stored = try sink.store(body, source: "api:notification-history")
                     notifications += stored.notifications
                     duplicates += stored.result.duplicates
@@ -128,7 +138,8 @@ import Testing
         fake.script(.status(429, retryAfter: "3"), .status(500), .status(503))
         let (sink, _) = try Self.sink()
         try await fake.serve { base in
-            let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy, requestTimeoutSeconds: Self.patientTimeout)
+            let client = AppStoreServerClient(
+                credentials: Self.credentials(), baseURL: base, retry: waits.policy, requestTimeoutSeconds: Self.patientTimeout)
             defer { Task { try await client.shutdown() } }
             let body = try await client.subscriptionStatuses("1000")
             #expect(try sink.store(body, source: "api:statuses").rejection == nil)
@@ -144,7 +155,9 @@ import Testing
         fake.script(.status(500), .status(500), .status(500), .status(500))
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, retry: waits.policy, requestTimeoutSeconds: Self.patientTimeout)
+                let client = AppStoreServerClient(
+                    credentials: Self.credentials(), baseURL: base, retry: waits.policy,
+                    requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     _ = try await client.subscriptionStatuses("1000")
@@ -162,7 +175,9 @@ import Testing
         let fake = try Self.fake()
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(P256.Signing.PrivateKey()), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
+                let client = AppStoreServerClient(
+                    credentials: Self.credentials(P256.Signing.PrivateKey()), baseURL: base,
+                    requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     _ = try await client.subscriptionStatuses("1000")
@@ -202,7 +217,8 @@ import Testing
         let fake = try Self.fake()
         await #expect(throws: AppStoreAPIError.self) {
             try await fake.serve { base in
-                let client = AppStoreServerClient(credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
+                let client = AppStoreServerClient(
+                    credentials: Self.credentials(), baseURL: base, requestTimeoutSeconds: Self.patientTimeout)
                 defer { Task { try await client.shutdown() } }
                 do {
                     try await client.transactionHistory("999") { _, _ in }

@@ -1,8 +1,8 @@
 import Dashboard
 import SubscriberAnalytics
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// `:asof` and `:product` on the command line, and how as-of is shown.
 @Suite struct AsOfAndProductTests {

@@ -1,8 +1,8 @@
 import Dashboard
 import SubscriberAnalytics
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// Pane 3 on the sample store (24 subscriptions begun weekly from 2025-01-03, monthly and yearly)
 /// read as of 2026-12-31: 24 cohort months, 2025-01 … 2026-12, more than an 80×24 screen holds.

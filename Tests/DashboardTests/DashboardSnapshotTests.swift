@@ -1,8 +1,8 @@
 import Dashboard
 import Foundation
+import TerminalUI
 import TestSupport
 import Testing
-import TerminalUI
 
 /// Every pane as a whole screen through the real run loop and a ``TestBackend``, at 80×24 and
 /// 120×40, in the `default` and `mono` themes: text and a per-cell style map (see ``Snapshot``).
@@ -51,9 +51,11 @@ import TerminalUI
     func pane(_ screen: Screen, _ look: Look) throws {
         let palette = try Self.palette(look.theme)
         let runner = try SampleStore.runner(priced: screen.priced)
-        try runner.analytics.database.setFlags(FlagWrite(offer: .winBackOffer, ids: screen.flagged, operatorName: "alice"), at: SampleStore.asOf)
-        let session = DashboardSession(backend: TestBackend(width: look.width, height: look.height), runner: runner,
-                                       palette: palette, state: AppState(asOf: SampleStore.asOf))
+        try runner.analytics.database.setFlags(
+            FlagWrite(offer: .winBackOffer, ids: screen.flagged, operatorName: "alice"), at: SampleStore.asOf)
+        let session = DashboardSession(
+            backend: TestBackend(width: look.width, height: look.height), runner: runner,
+            palette: palette, state: AppState(asOf: SampleStore.asOf))
         session.apply(.start)
         session.settle()
         for chord in screen.keys {
@@ -68,8 +70,9 @@ import TerminalUI
     func tooSmall(_ theme: String) throws {
         let palette = try Self.palette(theme)
         for (width, height) in [(79, 24), (60, 20)] {
-            let session = DashboardSession(backend: TestBackend(width: width, height: height), runner: try SampleStore.runner(),
-                                           palette: palette, state: AppState(asOf: SampleStore.asOf))
+            let session = DashboardSession(
+                backend: TestBackend(width: width, height: height), runner: try SampleStore.runner(),
+                palette: palette, state: AppState(asOf: SampleStore.asOf))
             session.apply(.start)
             session.settle()
             session.draw()

@@ -2,23 +2,31 @@ import Dashboard
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// A three-subscriber store built from hand-made facts, through the same writer an import uses.
 private func makeRunner() throws -> EffectRunner {
     var documents: [IncomingDocument] = []
     func add(_ facts: DocumentFacts) {
         let name = "doc\(documents.count + 1)"
-        documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                          byteCount: 1, body: nil, content: .facts(facts)))
+        documents.append(
+            IncomingDocument(
+                sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                byteCount: 1, body: nil, content: .facts(facts)))
     }
-    func period(_ original: String, _ id: String, _ start: String, _ end: String, product: String = "pro.monthly",
-                trial: Bool = false) {
-        var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!,
-                                environment: .production)
-        if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
+    func period(
+        _ original: String, _ id: String, _ start: String, _ end: String, product: String = "pro.monthly",
+        trial: Bool = false
+    ) {
+        var t = TransactionFact(
+            transactionId: id, originalTransactionId: original, productId: product,
+            purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!,
+            environment: .production)
+        if trial {
+            t.offerType = 1
+            t.offerDiscountType = "FREE_TRIAL"
+        }
         add(DocumentFacts(format: .v2Notification, transactions: [t]))
     }
     period("1000", "1000", "2025-01-10", "2025-01-17", trial: true)
@@ -183,4 +191,3 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         #expect(state.subscribers.rows.count == 3)
     }
 }
-

@@ -3,8 +3,8 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// Defects a new user hit: flags that silently replaced others, an idle dashboard that kept the
 /// CPU busy, a status line that did not say which store or what an import was doing.
@@ -18,7 +18,9 @@ import TerminalUI
 
     @Test func anEarlierFlagIsKeptUnlessTheOperatorReplacesIt() throws {
         let runner = try makeOffersRunner()
-        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .retention, ids: ["1000"], operatorName: "bob", note: "called on Monday"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(
+            OfferFlagWrite(offer: .retention, ids: ["1000"], operatorName: "bob", note: "called on Monday"),
+            at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try onRetention(runner)
         #expect(state.offers.selectedRow?.id == "1000")
         try keys("f", state: &state, runner: runner)
@@ -38,19 +40,26 @@ import TerminalUI
         flags = try runner.analytics.database.flags()
         #expect(flags.map { "\($0.originalTransactionId) \($0.operatorName) \($0.note ?? "-")" } == ["1000 alice -"])
         let log = try runner.analytics.database.flagLog()
-        #expect(log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" } == ["set bob called on Monday", "changed alice -"])
+        #expect(
+            log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" } == [
+                "set bob called on Monday", "changed alice -",
+            ])
     }
 
     @Test func severalAlreadyFlaggedAreCounted() throws {
         let runner = try makeOffersRunner()
-        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .retention, ids: ["1000", "3000"], operatorName: "bob"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(
+            OfferFlagWrite(offer: .retention, ids: ["1000", "3000"], operatorName: "bob"),
+            at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try onRetention(runner)
         try keys("g s", "f", state: &state, runner: runner)
-        #expect(state.confirmation?.dialog.message.contains(
-            "2 of them already flagged for retention: 1000 by bob on 2025-03-03 and 1 more.") == true)
+        #expect(
+            state.confirmation?.dialog.message.contains(
+                "2 of them already flagged for retention: 1000 by bob on 2025-03-03 and 1 more.") == true)
         try keys("enter", state: &state, runner: runner)
-        #expect(try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.operatorName)" }.sorted()
-            == ["1000 bob", "2000 alice", "3000 bob"])
+        #expect(
+            try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.operatorName)" }.sorted()
+                == ["1000 bob", "2000 alice", "3000 bob"])
     }
 
     @Test func theStatusLineNamesTheDemoStore() {
@@ -65,7 +74,9 @@ import TerminalUI
         state.storeWatch.importActivity = .running
         #expect(screen(state)[38].hasPrefix("an import is running: the figures follow it as it goes"))
         state.storeWatch.importActivity = .interrupted(pending: 3)
-        #expect(screen(state)[38].hasPrefix("the last import was interrupted: 3 subscriptions are not rebuilt; run `subdash import` again"))
+        #expect(
+            screen(state)[38].hasPrefix(
+                "the last import was interrupted: 3 subscriptions are not rebuilt; run `subdash import` again"))
         // While an import is running or was interrupted, every tick looks again.
         state.storeWatch.importActivity = .running
         #expect(update(&state, .tick) == [.checkStore, .checkImport])
@@ -74,8 +85,9 @@ import TerminalUI
     @Test func anIdleDashboardSleepsUntilTheNextStoreCheckAndDrawsNothing() throws {
         let runner = try makeOffersRunner()
         let backend = TestBackend(width: 80, height: 24)
-        let session = DashboardSession(backend: backend, runner: runner, palette: .builtinDefault(.none),
-                                       state: AppState(asOf: Instant(parsing: "2025-03-10")!))
+        let session = DashboardSession(
+            backend: backend, runner: runner, palette: .builtinDefault(.none),
+            state: AppState(asOf: Instant(parsing: "2025-03-10")!))
         session.apply(.start)
         session.settle()
         session.draw()

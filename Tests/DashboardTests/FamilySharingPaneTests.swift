@@ -1,9 +1,10 @@
-@testable import Dashboard
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
+
+@testable import Dashboard
 
 /// Family Sharing on the dashboard: the Subscriber pane says so, pane 4 counts purchased
 /// subscriptions until `o` switches it, pane 1 filters by ownership.
@@ -13,22 +14,30 @@ import TerminalUI
     /// `f`: a family member for two months, its access revoked on 2025-02-20; `p` the purchaser,
     /// still subscribed.
     static func runner() throws -> EffectRunner {
-        func t(_ original: String, _ id: String, _ start: String, _ end: String, revoked: String? = nil,
-               shared: Bool) -> TransactionFact {
-            TransactionFact(transactionId: id, originalTransactionId: original, productId: "pro.monthly",
-                            purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!,
-                            revocationDate: revoked.flatMap { Instant(parsing: $0) },
-                            inAppOwnershipType: shared ? "FAMILY_SHARED" : "PURCHASED")
+        func t(
+            _ original: String, _ id: String, _ start: String, _ end: String, revoked: String? = nil,
+            shared: Bool
+        ) -> TransactionFact {
+            TransactionFact(
+                transactionId: id, originalTransactionId: original, productId: "pro.monthly",
+                purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!,
+                revocationDate: revoked.flatMap { Instant(parsing: $0) },
+                inAppOwnershipType: shared ? "FAMILY_SHARED" : "PURCHASED")
         }
-        let facts = DocumentFacts(format: .v2Notification, transactions: [
-            t("f", "f1", "2025-01-01", "2025-02-01", shared: true),
-            t("f", "f2", "2025-02-01", "2025-03-01", revoked: "2025-02-20", shared: true),
-            t("p", "p1", "2025-01-01", "2025-02-01", shared: false), t("p", "p2", "2025-02-01", "2025-03-01", shared: false),
-            t("p", "p3", "2025-03-01", "2025-04-01", shared: false),
-        ])
+        let facts = DocumentFacts(
+            format: .v2Notification,
+            transactions: [
+                t("f", "f1", "2025-01-01", "2025-02-01", shared: true),
+                t("f", "f2", "2025-02-01", "2025-03-01", revoked: "2025-02-20", shared: true),
+                t("p", "p1", "2025-01-01", "2025-02-01", shared: false), t("p", "p2", "2025-02-01", "2025-03-01", shared: false),
+                t("p", "p3", "2025-03-01", "2025-04-01", shared: false),
+            ])
         let db = try AppDatabase.inMemory()
-        try db.apply([IncomingDocument(sha256: String(repeating: "0", count: 63) + "1", source: "family", byteCount: 1, body: nil,
-                                       content: .facts(facts))])
+        try db.apply([
+            IncomingDocument(
+                sha256: String(repeating: "0", count: 63) + "1", source: "family", byteCount: 1, body: nil,
+                content: .facts(facts))
+        ])
         return EffectRunner(analytics: SubscriberAnalytics(database: db))
     }
 
@@ -62,16 +71,18 @@ import TerminalUI
         #expect(line.contains("Ownership    Family Sharing — access through a family member's purchase"))
         let revokedLine = try #require(backend.lines.first { $0.contains("sharing revoked on 2025-02-20") })
         let revokedY = try #require(backend.lines.firstIndex(of: revokedLine))
-        let revokedX = revokedLine.distance(from: revokedLine.startIndex,
-                                            to: try #require(revokedLine.range(of: "sharing")).lowerBound)
+        let revokedX = revokedLine.distance(
+            from: revokedLine.startIndex,
+            to: try #require(revokedLine.range(of: "sharing")).lowerBound)
         #expect(backend.screen[revokedX, revokedY].style == palette[.warning])
         let y = try #require(backend.lines.firstIndex(of: line))
         let x = line.distance(from: line.startIndex, to: try #require(line.range(of: "Family")).lowerBound)
         #expect(backend.screen[x, y].style == palette[.accent])
         if colors == .none { #expect(backend.screen[x, y].style.attributes.contains(.bold)) }
         // The revoked period is marked so, not as a refund.
-        #expect(backend.lines.contains { $0.contains("2025-02-01") && $0.contains(" revoked") && !$0.contains("refund") },
-                "\(backend.lines.joined(separator: "\n"))")
+        #expect(
+            backend.lines.contains { $0.contains("2025-02-01") && $0.contains(" revoked") && !$0.contains("refund") },
+            "\(backend.lines.joined(separator: "\n"))")
         // A purchase has no such line.
         let purchased = Self.screen(try Self.opened("p"), palette: palette).lines
         #expect(purchased.contains { $0.contains("Subscription") && $0.contains(" p ") })
@@ -115,7 +126,8 @@ import TerminalUI
         #expect(state.subscribers.rows.map(\.id) == ["p"])
         try keys("o", state: &state, runner: runner)
         #expect(state.subscribers.rows.map(\.id) == ["f"])
-        #expect(Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers 1/1 · family-shared") })
+        #expect(
+            Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers 1/1 · family-shared") })
         try keys("o", state: &state, runner: runner)
         #expect(state.subscribers.rows.map(\.id) == ["f", "p"])
         #expect(Self.screen(state, palette: .builtinDefault(.none)).lines.contains { $0.contains("Subscribers 1/2 · all") })

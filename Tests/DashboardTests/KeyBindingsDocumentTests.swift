@@ -8,8 +8,10 @@ import Testing
         let url = packageRoot.appendingPathComponent(KeyBindingsDocument.path)
         let generated = KeyBindingsDocument.markdown()
         let committed = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        #expect(committed == generated,
-                "\(KeyBindingsDocument.path) is stale (the key table changed): regenerate it with `\(KeyBindingsDocument.regenerate)` and commit it")
+        #expect(
+            committed == generated,
+            "\(KeyBindingsDocument.path) is stale (the key table changed): regenerate it with `\(KeyBindingsDocument.regenerate)` and commit it"
+        )
     }
 
     @Test func everyBindingIsInTheDoc() {

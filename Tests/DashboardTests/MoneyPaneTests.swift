@@ -1,10 +1,11 @@
-@testable import Dashboard
 import Foundation
-@testable import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
+
+@testable import Dashboard
+@testable import SubscriberAnalytics
 
 /// Pane 6 on a store small enough to work out by hand (as of 2025-06-15):
 /// - 9001 pays 9.99 USD a calendar month from 2025-03-01; its June period is refunded on 06-10, so
@@ -21,22 +22,34 @@ import TerminalUI
 
     static func runner() throws -> EffectRunner {
         var documents: [IncomingDocument] = []
-        func add(_ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64,
-                 currency: String, trial: Bool = false, refundedAt: String? = nil) {
-            var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                    purchaseDate: Instant(parsing: from)!, expiresDate: Instant(parsing: to)!, environment: .production)
+        func add(
+            _ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64,
+            currency: String, trial: Bool = false, refundedAt: String? = nil
+        ) {
+            var t = TransactionFact(
+                transactionId: id, originalTransactionId: original, productId: product,
+                purchaseDate: Instant(parsing: from)!, expiresDate: Instant(parsing: to)!, environment: .production)
             t.price = price
             t.currency = currency
-            if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
-            if let refundedAt { t.revocationDate = Instant(parsing: refundedAt)!; t.revocationReason = 0 }
+            if trial {
+                t.offerType = 1
+                t.offerDiscountType = "FREE_TRIAL"
+            }
+            if let refundedAt {
+                t.revocationDate = Instant(parsing: refundedAt)!
+                t.revocationReason = 0
+            }
             let name = "money-\(id)"
-            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                              byteCount: 1, body: nil,
-                                              content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil,
+                    content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
         }
         let months = ["2025-03-01", "2025-04-01", "2025-05-01", "2025-06-01", "2025-07-01"]
         for n in 0..<4 {
-            add("\(9002 + n)", "9001", "pro.monthly", months[n], months[n + 1], price: 9_990, currency: "USD",
+            add(
+                "\(9002 + n)", "9001", "pro.monthly", months[n], months[n + 1], price: 9_990, currency: "USD",
                 refundedAt: n == 3 ? "2025-06-10" : nil)
         }
         add("9102", "9101", "pro.yearly", "2025-06-01", "2026-06-01", price: 120_000, currency: "EUR")
@@ -59,7 +72,8 @@ import TerminalUI
         #expect(figures.currencies == ["EUR", "USD"])
         #expect(MoneyFigures.amount(figures.mrr, "USD") == 9_990 && MoneyFigures.amount(figures.mrr, "EUR") == 10_000)
         #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
-        #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
+        #expect(
+            figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
                 == [0, 0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 19_980, 9_990])
         #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
         let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
@@ -78,7 +92,9 @@ import TerminalUI
         #expect(lines[0].contains(" 6 Money "))
         #expect(lines[3].hasPrefix("│             Now        Δ30d 12 months"))
         #expect(lines[4].hasPrefix("│EUR        10.00      +10.00            █│"), "no EUR before June")
-        #expect(lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"), "half at the ends of March and April, all at the end of May, half at as-of")
+        #expect(
+            lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"),
+            "half at the ends of March and April, all at the end of May, half at as-of")
         #expect(lines[2].contains("┌ Revenue by month · USD ─"))
         #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
         #expect(lines.contains { $0.contains("│2025-06          0.00 ▒▒▒▒▒▒      │") }, "June: all of it refunded")
@@ -134,13 +150,17 @@ import TerminalUI
             (r.started, r.converted, r.lapsed, r.retention6) = (converted + lapsed, converted, lapsed, p6)
             return r
         }
-        let rows = [row(.freeTrial, nil, converted: 1, lapsed: 3, p6: 0.9), row(.offerCode, "A", converted: 3, lapsed: 1, p6: nil),
-                    row(.offerCode, "B", converted: 0, lapsed: 0, p6: 0.5), row(.winBack, "W", converted: 1, lapsed: 1, p6: 0.2)]
+        let rows = [
+            row(.freeTrial, nil, converted: 1, lapsed: 3, p6: 0.9), row(.offerCode, "A", converted: 3, lapsed: 1, p6: nil),
+            row(.offerCode, "B", converted: 0, lapsed: 0, p6: 0.5), row(.winBack, "W", converted: 1, lapsed: 1, p6: 0.2),
+        ]
         let empty = MRRReport(asOf: Self.asOf, by: nil, currency: nil, unpriced: 0, rows: [])
-        pane.figures = MoneyFigures(asOf: Self.asOf, mrr: empty, mrrBefore: empty, monthEnds: [],
-                                    revenue: RevenueReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
-                                                           unpriced: 0, rows: []),
-                                    offers: OfferConversionReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, offers: rows))
+        pane.figures = MoneyFigures(
+            asOf: Self.asOf, mrr: empty, mrrBefore: empty, monthEnds: [],
+            revenue: RevenueReport(
+                from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
+                unpriced: 0, rows: []),
+            offers: OfferConversionReport(from: Self.asOf, to: Self.asOf, asOf: Self.asOf, offers: rows))
         var state = AppState(asOf: Self.asOf)
         state.pane = .money
         state.money = pane

@@ -3,8 +3,8 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended
 /// voluntarily on 2025-02-01 (win-back); 5000 is active with auto-renew on (nothing); 6000 renews
@@ -13,21 +13,31 @@ func makeOffersRunner(exportDirectory: String = NSTemporaryDirectory()) throws -
     var documents: [IncomingDocument] = []
     func add(_ facts: DocumentFacts) {
         let name = "doc\(documents.count + 1)"
-        documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                          byteCount: 1, body: nil, content: .facts(facts)))
+        documents.append(
+            IncomingDocument(
+                sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                byteCount: 1, body: nil, content: .facts(facts)))
     }
     func period(_ id: String, _ start: String, _ end: String, original: String? = nil) {
-        add(DocumentFacts(format: .v2Notification, transactions: [
-            TransactionFact(transactionId: id, originalTransactionId: original ?? id, productId: "pro.monthly",
-                            purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!, environment: .production),
-        ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    TransactionFact(
+                        transactionId: id, originalTransactionId: original ?? id, productId: "pro.monthly",
+                        purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!, environment: .production)
+                ]))
     }
     func autoRenewOff(_ id: String, _ at: String) {
-        add(DocumentFacts(format: .v2Notification, notifications: [
-            NotificationFact(notificationId: "off-\(id)", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
-                             subtype: "AUTO_RENEW_DISABLED", instant: Instant(parsing: at)!, originalTransactionId: id,
-                             autoRenewStatus: false),
-        ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                notifications: [
+                    NotificationFact(
+                        notificationId: "off-\(id)", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+                        subtype: "AUTO_RENEW_DISABLED", instant: Instant(parsing: at)!, originalTransactionId: id,
+                        autoRenewStatus: false)
+                ]))
     }
     for id in ["1000", "2000", "3000"] {
         period(id, "2025-03-01", "2025-04-01")
@@ -95,7 +105,9 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         #expect(lines[2].contains("Offers · winBack (1 shown)"))
         #expect(lines[3].contains(" winBack 1   retention 3   upgrade 0   loyalty 0   service 0   flagged 0"))
         #expect(lines[5].hasPrefix("│ Subscription"))
-        #expect(lines[6].hasPrefix("│ 4000") && lines[6].contains("pro.monthly") && lines[6].contains("ended voluntary 2025-02-01"), "\(lines[6])")
+        #expect(
+            lines[6].hasPrefix("│ 4000") && lines[6].contains("pro.monthly") && lines[6].contains("ended voluntary 2025-02-01"),
+            "\(lines[6])")
         #expect(lines[23].contains("space mark") && lines[23].contains("f flag"))
 
         try press(">", state: &state, runner: runner)
@@ -135,8 +147,11 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         #expect(state.offers.list == .flagged)
         let lines = screen(state, width: 120, height: 40)
         #expect(lines[2].contains("Offers · flagged (1 shown)"))
-        #expect(lines.contains { $0.hasPrefix("│ 1000") && $0.contains("retention") && $0.contains("alice")
-            && $0.contains("2025-03-11T09:30:00Z") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("│ 1000") && $0.contains("retention") && $0.contains("alice")
+                    && $0.contains("2025-03-11T09:30:00Z")
+            })
         #expect(lines[3].contains("retention 3") && lines[3].contains("flagged 1"))
         // enter opens the subscriber, whose pane shows the flag with who and when.
         try press("enter", state: &state, runner: runner)
@@ -210,7 +225,8 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         #expect(flags.first?.offer == .retention)
         #expect(flags.first?.operatorName == "alice")
         let log = try runner.analytics.database.flagLog()
-        #expect(log.map { "\($0.originalTransactionId) \($0.offer) \($0.action) \($0.operatorName)" } == ["2000 retention set alice"])
+        #expect(
+            log.map { "\($0.originalTransactionId) \($0.offer) \($0.action) \($0.operatorName)" } == ["2000 retention set alice"])
         #expect(state.notice == "flagged for retention: 1 subscription as alice")
         #expect(state.offers.shown.first { $0.id == "2000" }?.flags == [.retention])
     }
@@ -225,8 +241,9 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         try press("o", state: &state, runner: runner)
         #expect(state.confirmation?.question == "Flag 2 subscribers for upgrade?")
         try press("enter", state: &state, runner: runner)
-        #expect(try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.offer)" }.sorted()
-            == ["1000 upgrade", "2000 upgrade"])
+        #expect(
+            try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.offer)" }.sorted()
+                == ["1000 upgrade", "2000 upgrade"])
         // F clears, also after a confirm; `esc` in the dialog changes nothing.
         try press("F", state: &state, runner: runner)
         #expect(state.confirmation?.clear == true)
@@ -380,13 +397,14 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         try press("]", "ctrl-s", state: &state, runner: runner)
         let path = directory + "/subdash-offers-retention-2025-03-10.csv"
         #expect(state.notice == "exported 3 rows to \(path)")
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == """
-            originalTransactionId,productId,why,flags
-            3000,pro.monthly,"auto-renew off, standard",
-            2000,pro.monthly,"auto-renew off, standard",
-            1000,pro.monthly,"auto-renew off, standard",
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8) == """
+                originalTransactionId,productId,why,flags
+                3000,pro.monthly,"auto-renew off, standard",
+                2000,pro.monthly,"auto-renew off, standard",
+                1000,pro.monthly,"auto-renew off, standard",
 
-            """)
+                """)
         // A second export never replaces the first.
         try press("ctrl-s", state: &state, runner: runner)
         #expect(state.notice == "exported 3 rows to \(directory)/subdash-offers-retention-2025-03-10-2.csv")
@@ -402,11 +420,12 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         try press("4", "enter", "ctrl-s", state: &state, runner: runner)
         let path = directory + "/subdash-subscribers-2025-03-10-state-standard.csv"
         #expect(state.notice == "exported 5 rows to \(path)")
-        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
-            "originalTransactionId,productId,state,paidPeriods,autoRenew,flags",
-            "1000,pro.monthly,standard,1,off,0", "2000,pro.monthly,standard,1,off,0", "3000,pro.monthly,standard,1,off,0",
-            "5000,pro.monthly,standard,1,on,0", "6000,pro.monthly,standard,3,on,0",
-        ])
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
+                "originalTransactionId,productId,state,paidPeriods,autoRenew,flags",
+                "1000,pro.monthly,standard,1,off,0", "2000,pro.monthly,standard,1,off,0", "3000,pro.monthly,standard,1,off,0",
+                "5000,pro.monthly,standard,1,on,0", "6000,pro.monthly,standard,3,on,0",
+            ])
     }
 
     @Test func enterTypedAheadOfSearchResultsOpensTheRow() throws {
@@ -579,12 +598,16 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         let first = step(.key(.char("5")), &state)
         #expect(first == [.loadOffersFirst(asOf: asOf, scope: state.scope, list: .eligible(.retention), limit: 2)])
         let streamed = first.flatMap { step(runner.perform($0), &state) }
-        #expect(streamed == [.loadOfferLists([.retention, .upgrade, .loyalty, .service], asOf: asOf, scope: state.scope),
-                             .loadOfferLists([.winBackOffer], asOf: asOf, scope: state.scope)])
+        #expect(
+            streamed == [
+                .loadOfferLists([.retention, .upgrade, .loyalty, .service], asOf: asOf, scope: state.scope),
+                .loadOfferLists([.winBackOffer], asOf: asOf, scope: state.scope),
+            ])
         var lines = screen(state)
         #expect(lines[2].contains("Offers · retention (2 shown) · loading 0 %"), "\(lines[2])")
-        #expect(lines[3].contains(" winBack …   retention …   upgrade …   loyalty …   service …   flagged 0"),
-                "\(lines[3])")
+        #expect(
+            lines[3].contains(" winBack …   retention …   upgrade …   loyalty …   service …   flagged 0"),
+            "\(lines[3])")
         #expect(Array(lines[6...7]).map { String($0.prefix(6)) } == ["│ 1000", "│ 2000"])
         #expect(!lines[8].contains("000"))
 

@@ -14,9 +14,14 @@ enum SampleStore {
         var documents: [IncomingDocument] = []
         func add(_ transaction: TransactionFact) {
             let name = "sample-\(transaction.transactionId)"
-            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                              byteCount: 1, body: nil, content: .facts(DocumentFacts(format: .v2Notification,
-                                                                                                    transactions: [transaction]))))
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil,
+                    content: .facts(
+                        DocumentFacts(
+                            format: .v2Notification,
+                            transactions: [transaction]))))
         }
         let day = Instant.millisecondsPerDay
         for i in 0..<count {
@@ -28,11 +33,18 @@ enum SampleStore {
             var serial = 0
             func period(_ days: Int64, trial: Bool = false, refunded: Bool = false, upgraded: Bool = false) {
                 guard start <= asOf else { return }
-                var t = TransactionFact(transactionId: "\(Int(original)! + serial)", originalTransactionId: original,
-                                        productId: product, purchaseDate: start, expiresDate: start.adding(days: days),
-                                        environment: .production)
-                if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
-                if refunded { t.revocationDate = start.adding(milliseconds: 3 * day); t.revocationReason = 0 }
+                var t = TransactionFact(
+                    transactionId: "\(Int(original)! + serial)", originalTransactionId: original,
+                    productId: product, purchaseDate: start, expiresDate: start.adding(days: days),
+                    environment: .production)
+                if trial {
+                    t.offerType = 1
+                    t.offerDiscountType = "FREE_TRIAL"
+                }
+                if refunded {
+                    t.revocationDate = start.adding(milliseconds: 3 * day)
+                    t.revocationReason = 0
+                }
                 t.isUpgraded = upgraded
                 if priced {
                     t.currency = i % 2 == 0 ? "USD" : "EUR"

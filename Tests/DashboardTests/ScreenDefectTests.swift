@@ -3,9 +3,9 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TerminalUI
 import TestSupport
 import Testing
-import TerminalUI
 
 private func started(_ runner: EffectRunner) -> AppState {
     var state = AppState(asOf: SampleStore.asOf, operatorName: "alice")
@@ -27,7 +27,8 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
         for size in [(80, 24), (120, 40)] {
             let text = screen(state, width: size.0, height: size.1).map { line in
                 // the overlay's description column, borders and key column stripped
-                line.split(separator: "│").dropFirst().first.map { String($0.dropFirst(16)).trimmingCharacters(in: .whitespaces) } ?? ""
+                line.split(separator: "│").dropFirst().first.map { String($0.dropFirst(16)).trimmingCharacters(in: .whitespaces) }
+                    ?? ""
             }.joined(separator: " ")
             #expect(text.contains("Flag the marked rows (or the cursor row) for an offer"), "at \(size)")
             #expect(text.contains("Mark the rows whose cell in this column matches a regular expression"), "at \(size)")
@@ -36,8 +37,9 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
 
     @Test func keysTypedWhileTheTerminalIsTooSmallAreIgnored() throws {
         let backend = TestBackend(width: 60, height: 20, colorSupport: .none)
-        let session = DashboardSession(backend: backend, runner: try SampleStore.runner(), palette: .builtinDefault(.none),
-                                       state: AppState(asOf: SampleStore.asOf))
+        let session = DashboardSession(
+            backend: backend, runner: try SampleStore.runner(), palette: .builtinDefault(.none),
+            state: AppState(asOf: SampleStore.asOf))
         session.apply(.start)
         session.settle()
         session.draw()
@@ -68,7 +70,8 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
     }
 
     @Test func lightThemeSetsItsBackgroundEverywhere() throws {
-        let light = try ThemeCatalog(userDirectory: nil, bundledDirectory: packageRoot.appendingPathComponent("Themes").path).load("light")
+        let light = try ThemeCatalog(userDirectory: nil, bundledDirectory: packageRoot.appendingPathComponent("Themes").path)
+            .load("light")
         let palette = light.palette(for: .truecolor)
         let white = palette[.text].background
         #expect(white != .default)
@@ -80,18 +83,23 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
     }
 
     @Test func exportsGoToTheDownloadDirectoryOrHomeWithTheirFullPath() throws {
-        #expect(EffectRunner.exportDirectory(option: nil, environment: ["XDG_DOWNLOAD_DIR": "/data/dl", "HOME": "/home/a"],
-                                             currentDirectory: "/work") == "/data/dl")
-        #expect(EffectRunner.exportDirectory(option: nil, environment: ["HOME": "/home/a"], currentDirectory: "/work") == "/home/a")
-        #expect(EffectRunner.exportDirectory(option: "out/csv", environment: ["HOME": "/home/a"], currentDirectory: "/work")
+        #expect(
+            EffectRunner.exportDirectory(
+                option: nil, environment: ["XDG_DOWNLOAD_DIR": "/data/dl", "HOME": "/home/a"],
+                currentDirectory: "/work") == "/data/dl")
+        #expect(
+            EffectRunner.exportDirectory(option: nil, environment: ["HOME": "/home/a"], currentDirectory: "/work") == "/home/a")
+        #expect(
+            EffectRunner.exportDirectory(option: "out/csv", environment: ["HOME": "/home/a"], currentDirectory: "/work")
                 == "/work/out/csv")
         // The notice names the file by its full path.
         let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = try SampleStore.database()
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: db),
-                                  exportDirectory: EffectRunner.exportDirectory(environment: ["XDG_DOWNLOAD_DIR": directory]))
+        let runner = EffectRunner(
+            analytics: SubscriberAnalytics(database: db),
+            exportDirectory: EffectRunner.exportDirectory(environment: ["XDG_DOWNLOAD_DIR": directory]))
         var state = started(runner)
         try keys("ctrl-s", state: &state, runner: runner)
         let path = directory + "/subdash-subscribers-2025-06-15.csv"

@@ -3,8 +3,8 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// The sample store (24 subscriptions 5000, 5010 … 5230) with the ids support is asked about:
 /// customers from a CSV (one with a mixed-case email), and subscription 7000 whose customer is linked
@@ -16,35 +16,49 @@ private enum SearchStore {
     static func documents(extra: Int = 0) -> [IncomingDocument] {
         var documents = SampleStore.documents()
         func add(_ name: String, _ facts: DocumentFacts) {
-            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                              byteCount: 1, body: nil, content: .facts(facts)))
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil, content: .facts(facts)))
         }
-        var t = TransactionFact(transactionId: "7000", originalTransactionId: "7000", productId: "com.example.pro.monthly",
-                                purchaseDate: Instant(parsing: "2025-05-01")!, expiresDate: Instant(parsing: "2025-07-01")!,
-                                environment: .production)
+        var t = TransactionFact(
+            transactionId: "7000", originalTransactionId: "7000", productId: "com.example.pro.monthly",
+            purchaseDate: Instant(parsing: "2025-05-01")!, expiresDate: Instant(parsing: "2025-07-01")!,
+            environment: .production)
         t.appAccountToken = token
         add("search-7000", DocumentFacts(format: .v2Notification, transactions: [t]))
         for i in 0..<extra {
             let id = "\(9000 + i)"
-            add("search-\(id)", DocumentFacts(format: .v2Notification, transactions: [
-                TransactionFact(transactionId: id, originalTransactionId: id, productId: "pro.monthly",
-                                purchaseDate: Instant(parsing: "2025-03-01")!, expiresDate: Instant(parsing: "2025-04-01")!,
-                                environment: .production),
-            ]))
+            add(
+                "search-\(id)",
+                DocumentFacts(
+                    format: .v2Notification,
+                    transactions: [
+                        TransactionFact(
+                            transactionId: id, originalTransactionId: id, productId: "pro.monthly",
+                            purchaseDate: Instant(parsing: "2025-03-01")!, expiresDate: Instant(parsing: "2025-04-01")!,
+                            environment: .production)
+                    ]))
         }
-        add("search-customers", DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "user-0002", email: "Customer0002@Example.com", originalTransactionId: "5010"),
-            CustomerFact(userId: "user-0003", email: "customer0003@example.com", originalTransactionId: "5020"),
-            CustomerFact(userId: "user-0007", email: "anna.lindqvist.support.case.long@example.com", appAccountToken: token),
-        ]))
+        add(
+            "search-customers",
+            DocumentFacts(
+                format: .customersCSV,
+                customers: [
+                    CustomerFact(userId: "user-0002", email: "Customer0002@Example.com", originalTransactionId: "5010"),
+                    CustomerFact(userId: "user-0003", email: "customer0003@example.com", originalTransactionId: "5020"),
+                    CustomerFact(
+                        userId: "user-0007", email: "anna.lindqvist.support.case.long@example.com", appAccountToken: token),
+                ]))
         return documents
     }
 
     static func runner(extra: Int = 0, exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
         let db = try AppDatabase.inMemory()
         try db.apply(documents(extra: extra))
-        return EffectRunner(analytics: SubscriberAnalytics(database: db), exportDirectory: exportDirectory,
-                            now: { Instant(parsing: "2025-06-15T12:00:00Z")! })
+        return EffectRunner(
+            analytics: SubscriberAnalytics(database: db), exportDirectory: exportDirectory,
+            now: { Instant(parsing: "2025-06-15T12:00:00Z")! })
     }
 }
 
@@ -243,27 +257,37 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         try db.apply(SearchStore.documents())
         #expect(try db.subscriptions(searching: "customer0002") == ["5010"])
         #expect(try db.subscriptions(searching: "CUSTOMER0003@EXAMPLE.COM") == ["5020"])
-        #expect(try db.subscriptions(searching: "5031") == ["5030"]) // a transactionId prefix
+        #expect(try db.subscriptions(searching: "5031") == ["5030"])  // a transactionId prefix
         #expect(try db.subscriptions(searching: String(SearchStore.token.uppercased().prefix(8))) == ["7000"])
-        #expect(try db.subscriptions(searching: "support.case") == ["7000"]) // a part of an email
+        #expect(try db.subscriptions(searching: "support.case") == ["7000"])  // a part of an email
         #expect(try db.subscriptions(searching: "5", limit: 4) == ["5000", "5010", "5020", "5030"])
         #expect(try db.subscriptions(searching: "zz").isEmpty)
     }
 
     @Test func aCustomerLinkedByTokenImportedLaterIsFound() throws {
         let db = try AppDatabase.inMemory()
-        var t = TransactionFact(transactionId: "8000", originalTransactionId: "8000", productId: "pro.monthly",
-                                purchaseDate: Instant(parsing: "2025-05-01")!, expiresDate: Instant(parsing: "2025-06-01")!,
-                                environment: .production)
+        var t = TransactionFact(
+            transactionId: "8000", originalTransactionId: "8000", productId: "pro.monthly",
+            purchaseDate: Instant(parsing: "2025-05-01")!, expiresDate: Instant(parsing: "2025-06-01")!,
+            environment: .production)
         t.appAccountToken = "aaaa0000-0000-4000-8000-000000000001"
         func document(_ name: String, _ facts: DocumentFacts) -> IncomingDocument {
-            IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name, byteCount: 1,
-                             body: nil, content: .facts(facts))
+            IncomingDocument(
+                sha256: String(repeating: "0", count: 64 - name.count) + name, source: name, byteCount: 1,
+                body: nil, content: .facts(facts))
         }
         try db.apply([document("t", DocumentFacts(format: .v2Notification, transactions: [t]))])
-        try db.apply([document("c", DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "late-user", email: "late@example.com", appAccountToken: "aaaa0000-0000-4000-8000-000000000001"),
-        ]))])
+        try db.apply([
+            document(
+                "c",
+                DocumentFacts(
+                    format: .customersCSV,
+                    customers: [
+                        CustomerFact(
+                            userId: "late-user", email: "late@example.com",
+                            appAccountToken: "aaaa0000-0000-4000-8000-000000000001")
+                    ]))
+        ])
         #expect(try db.subscriptions(searching: "late@") == ["8000"])
         #expect(try db.subscriptions(searching: "LATE-USER") == ["8000"])
     }

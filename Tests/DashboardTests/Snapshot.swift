@@ -1,7 +1,7 @@
 import Foundation
+import TerminalUI
 import TestSupport
 import Testing
-import TerminalUI
 
 /// Snapshot files of whole screens: the text, then a map with one character per cell naming its
 /// style, then a legend that says which theme roles each character stands for and what it is.
@@ -11,7 +11,9 @@ import TerminalUI
 /// DashboardSnapshots` re-records them all after a deliberate change of the screens.
 enum Snapshot {
     static let directory = packageRoot.appendingPathComponent("Tests/DashboardTests/Snapshots")
-    static var recording: Bool { ProcessInfo.processInfo.environment["SNAPSHOT_RECORD"].map { !$0.isEmpty && $0 != "0" } ?? false }
+    static var recording: Bool {
+        ProcessInfo.processInfo.environment["SNAPSHOT_RECORD"].map { !$0.isEmpty && $0 != "0" } ?? false
+    }
 
     /// The snapshot text of `screen` drawn with `palette`.
     static func render(_ screen: Buffer, palette: Palette) -> String {
@@ -59,8 +61,10 @@ enum Snapshot {
     }
 
     /// Compares `screen` with the file `name`.txt, recording it when missing or when asked to.
-    static func assertMatches(_ screen: Buffer, palette: Palette, named name: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    static func assertMatches(
+        _ screen: Buffer, palette: Palette, named name: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let actual = render(screen, palette: palette)
         let url = directory.appendingPathComponent(name + ".txt")
         let expected = try? String(contentsOf: url, encoding: .utf8)
@@ -71,14 +75,17 @@ enum Snapshot {
             } catch {
                 Issue.record("cannot write \(url.path): \(error)", sourceLocation: sourceLocation)
             }
-            Issue.record("recorded snapshot \(name).txt: check it, then run again without SNAPSHOT_RECORD",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "recorded snapshot \(name).txt: check it, then run again without SNAPSHOT_RECORD",
+                sourceLocation: sourceLocation)
             return
         }
         guard let expected, expected != actual else { return }
-        let a = actual.components(separatedBy: "\n"), e = expected.components(separatedBy: "\n")
+        let a = actual.components(separatedBy: "\n")
+        let e = expected.components(separatedBy: "\n")
         let line = (0..<min(a.count, e.count)).first { a[$0] != e[$0] } ?? min(a.count, e.count)
-        Issue.record("""
+        Issue.record(
+            """
             snapshot \(name).txt differs at line \(line + 1):
               expected: \(line < e.count ? e[line] : "<end>")
               actual:   \(line < a.count ? a[line] : "<end>")

@@ -1,11 +1,12 @@
-@testable import Dashboard
 import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
-import Testing
 import TerminalUI
+import Testing
+
+@testable import Dashboard
 
 @Suite struct StatesEventsPaneTests {
     @Test func dailyStatesAreTheStatesOfEachDay() throws {
@@ -41,17 +42,21 @@ import TerminalUI
             #expect(figures.count(type) == june[type], "\(type) in June")
             #expect(figures.previousCount(type) == may[type], "\(type) in May")
         }
-        #expect(EventType.allCases.contains { figures.count($0) > 0 } && EventType.allCases.contains { figures.previousCount($0) > 0 })
+        #expect(
+            EventType.allCases.contains { figures.count($0) > 0 } && EventType.allCases.contains { figures.previousCount($0) > 0 }
+        )
 
         try keys("l", state: &state, runner: runner)
         #expect(state.statesEvents.figures?.month == Month(year: 2025, month: 6), "no month after as-of's")
         try keys("h", "h", state: &state, runner: runner)
         let april = try #require(state.statesEvents.figures)
         #expect(april.month == Month(year: 2025, month: 4))
-        let aprilEvents = try analytics.events(from: Month(year: 2025, month: 4).start, to: Month(year: 2025, month: 5).start,
-                                               asOf: SampleStore.asOf)
-        let marchEvents = try analytics.events(from: Month(year: 2025, month: 3).start, to: Month(year: 2025, month: 4).start,
-                                               asOf: SampleStore.asOf)
+        let aprilEvents = try analytics.events(
+            from: Month(year: 2025, month: 4).start, to: Month(year: 2025, month: 5).start,
+            asOf: SampleStore.asOf)
+        let marchEvents = try analytics.events(
+            from: Month(year: 2025, month: 3).start, to: Month(year: 2025, month: 4).start,
+            asOf: SampleStore.asOf)
         for type in EventType.allCases {
             #expect(april.count(type) == aprilEvents[type] && april.previousCount(type) == marchEvents[type], "\(type)")
         }

@@ -4,8 +4,8 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import Synchronization
-import Testing
 import TerminalUI
+import Testing
 
 /// A failed query shows a sentence in the status line; SQLite's message goes to the log only.
 @Suite struct StatusLineErrorTests {
@@ -17,8 +17,9 @@ import TerminalUI
             try db.execute(sql: "DROP TABLE segment")
         }
         let logged = Mutex<[String]>([])
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: db),
-                                  log: { line in logged.withLock { $0.append(line) } })
+        let runner = EffectRunner(
+            analytics: SubscriberAnalytics(database: db),
+            log: { line in logged.withLock { $0.append(line) } })
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
         drive(.start, &state, runner)
         let backend = TestBackend(width: 80, height: 24, colorSupport: .none)

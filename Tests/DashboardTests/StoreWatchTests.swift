@@ -4,9 +4,9 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TerminalUI
 import TestSupport
 import Testing
-import TerminalUI
 
 /// A file store in a fresh temporary directory, removed at the end.
 private func withFileStore(_ body: (String) throws -> Void) throws {
@@ -38,10 +38,14 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             try importer.apply(SampleStore.documents(count: 3, idBase: 9000))
             #expect(update(&state, .tick) == [.checkStore])
             let reload = update(&state, runner.perform(.checkStore))
-            #expect(reload == [.loadSubscribers(offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
-                                                scope: state.subscribersScope, filter: nil),
-                               .countSubscribers(asOf: SampleStore.asOf, scope: state.subscribersScope, filter: nil, population: nil),
-                               .checkImport])
+            #expect(
+                reload == [
+                    .loadSubscribers(
+                        offset: 0, limit: SubscribersPane.pageSize, asOf: SampleStore.asOf,
+                        scope: state.subscribersScope, filter: nil),
+                    .countSubscribers(asOf: SampleStore.asOf, scope: state.subscribersScope, filter: nil, population: nil),
+                    .checkImport,
+                ])
             #expect(!state.subscribers.rows.isEmpty, "the old rows stay on screen while the new ones load")
             for effect in reload { drive(runner.perform(effect), &state, runner) }
 
@@ -119,9 +123,10 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
         try withFileStore { path in
             let store = try AppDatabase.open(path: path)
             try store.apply(SampleStore.documents(count: 3))
-            let session = DashboardSession(backend: TestBackend(width: 80, height: 24),
-                                           runner: EffectRunner(analytics: SubscriberAnalytics(database: store)),
-                                           palette: .builtinDefault(.none), state: AppState(asOf: SampleStore.asOf))
+            let session = DashboardSession(
+                backend: TestBackend(width: 80, height: 24),
+                runner: EffectRunner(analytics: SubscriberAnalytics(database: store)),
+                palette: .builtinDefault(.none), state: AppState(asOf: SampleStore.asOf))
             session.tickInterval = .milliseconds(20)
             session.apply(.start)
             func screenShows(_ text: String) -> Bool {

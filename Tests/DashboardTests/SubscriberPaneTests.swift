@@ -2,8 +2,8 @@ import Dashboard
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
-import Testing
 import TerminalUI
+import Testing
 
 /// Pane 2 as a support agent reads it, through the real update loop and a ``TestBackend``.
 ///
@@ -17,43 +17,62 @@ private enum PaneStore {
         var documents: [IncomingDocument] = []
         func add(_ facts: DocumentFacts) {
             let name = "pane2-\(documents.count + 1)"
-            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                              byteCount: 1, body: nil, content: .facts(facts)))
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil, content: .facts(facts)))
         }
         func day(_ text: String) -> Instant { Instant(parsing: text)! }
         func period(_ original: String, _ id: String, _ start: String, _ end: String, revoked: String? = nil) {
-            var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: "pro.monthly",
-                                    purchaseDate: day(start), expiresDate: day(end), environment: .production)
+            var t = TransactionFact(
+                transactionId: id, originalTransactionId: original, productId: "pro.monthly",
+                purchaseDate: day(start), expiresDate: day(end), environment: .production)
             t.revocationDate = revoked.map(day)
             add(DocumentFacts(format: .v2Notification, transactions: [t]))
         }
         period("7100", "7101", "2025-01-01", "2025-02-01")
-        add(DocumentFacts(format: .v2Notification, notifications: [
-            NotificationFact(notificationId: "fail-7101", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
-                             instant: day("2025-02-01"), originalTransactionId: "7100", transactionId: "7101"),
-        ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                notifications: [
+                    NotificationFact(
+                        notificationId: "fail-7101", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
+                        instant: day("2025-02-01"), originalTransactionId: "7100", transactionId: "7101")
+                ]))
         period("7100", "7102", "2025-02-06", "2025-03-06")
         period("7100", "7103", "2025-03-06", "2025-04-06")
         period("7100", "7104", "2025-04-06", "2025-05-06", revoked: "2025-04-20")
-        add(DocumentFacts(format: .v2Notification, renewals: [
-            RenewalFact(originalTransactionId: "7100", instant: day("2025-03-07"), autoRenewProductId: "pro.yearly",
-                        autoRenewStatus: true, priceIncreaseStatus: 0),
-        ]))
-        add(DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "u-77", email: "ann@example.com", appAccountToken: "5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
-                         originalTransactionId: "7100"),
-        ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                renewals: [
+                    RenewalFact(
+                        originalTransactionId: "7100", instant: day("2025-03-07"), autoRenewProductId: "pro.yearly",
+                        autoRenewStatus: true, priceIncreaseStatus: 0)
+                ]))
+        add(
+            DocumentFacts(
+                format: .customersCSV,
+                customers: [
+                    CustomerFact(
+                        userId: "u-77", email: "ann@example.com", appAccountToken: "5F2C9A40-1B7E-4C55-9D2A-0C4E8B1F3A77",
+                        originalTransactionId: "7100")
+                ]))
         var start = day("2024-01-01")
         for n in 1...14 {
             let end = start.adding(days: 30)
             period("7200", "\(7200 + n)", start.isoDate, end.isoDate)
             start = end
         }
-        add(DocumentFacts(format: .v2Notification, notifications: [
-            NotificationFact(notificationId: "off-7200", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
-                             subtype: "AUTO_RENEW_DISABLED", instant: day("2025-01-20"), originalTransactionId: "7200",
-                             autoRenewStatus: false),
-        ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                notifications: [
+                    NotificationFact(
+                        notificationId: "off-7200", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+                        subtype: "AUTO_RENEW_DISABLED", instant: day("2025-01-20"), originalTransactionId: "7200",
+                        autoRenewStatus: false)
+                ]))
         let db = try AppDatabase.inMemory()
         try db.apply(documents)
         return EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
@@ -71,7 +90,9 @@ private enum PaneStore {
     }
 }
 
-private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palette: Palette = .builtinDefault(.none)) -> TestBackend {
+private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palette: Palette = .builtinDefault(.none))
+    -> TestBackend
+{
     let backend = TestBackend(width: width, height: height, colorSupport: palette.support)
     Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: palette) }
     return backend
@@ -97,8 +118,10 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         let backend = screen(try PaneStore.open("7100", asOf: "2025-05-01", runner: runner), palette: palette)
         let y = try #require(row(backend.lines, "trial  "))
         let line = backend.lines[y]
-        for (name, role) in [("trial", ThemeRole.freeTrial), ("paid", .standard), ("grace", .gracePeriod),
-                             ("retry", .billingRetry), ("refund", .refund), ("gap", .gap)] {
+        for (name, role) in [
+            ("trial", ThemeRole.freeTrial), ("paid", .standard), ("grace", .gracePeriod),
+            ("retry", .billingRetry), ("refund", .refund), ("gap", .gap),
+        ] {
             let label = try #require(line.range(of: " \(name) "), "legend has no \(name)")
             let x = line.distance(from: line.startIndex, to: label.lowerBound) - 1
             #expect(backend.screen[x, y].style == palette[role], "the glyph before \(name) is not in its colour")
@@ -144,7 +167,10 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
         }
         #expect(lines.contains { $0.contains("Offer        Class           Status") })
-        #expect(lines.contains { $0.hasPrefix("│   1 7101             2025-01-01 2025-02-01 pro.monthly") && $0.contains("activation") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("│   1 7101             2025-01-01 2025-02-01 pro.monthly") && $0.contains("activation")
+            })
         #expect(!lines.contains { $0.contains("Renews on") })
 
         state = try PaneStore.open("7100", asOf: "2025-05-01", runner: runner)
@@ -226,10 +252,15 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
 
     @Test func flaggingFromThePaneKeepsAnEarlierFlagUnlessReplaced() throws {
         let runner = try PaneStore.runner()
-        try runner.analytics.database.setFlags(OfferFlagWrite(offer: .service, ids: ["7100"], operatorName: "bob", note: "called twice"), at: Instant(parsing: "2025-03-03T10:00:00Z")!)
+        try runner.analytics.database.setFlags(
+            OfferFlagWrite(offer: .service, ids: ["7100"], operatorName: "bob", note: "called twice"),
+            at: Instant(parsing: "2025-03-03T10:00:00Z")!)
         var state = try PaneStore.open("7100", runner: runner)
         try keys("f", state: &state, runner: runner)
-        #expect(screen(state, width: 120, height: 40).lines.contains { $0.contains("Already flagged for service by bob on 2025-03-03") })
+        #expect(
+            screen(state, width: 120, height: 40).lines.contains {
+                $0.contains("Already flagged for service by bob on 2025-03-03")
+            })
         try keys("enter", state: &state, runner: runner)
         let flags = try runner.analytics.database.flags(originalTransactionId: "7100")
         #expect(flags.map(\.operatorName) == ["bob"], "the earlier flag is kept")
@@ -252,15 +283,21 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
     static func runner() throws -> EffectRunner {
         let base = try PaneStore.runner()
         let database = base.analytics.database
-        return EffectRunner(analytics: base.analytics, now: base.now, fetchFromApple: { id in
-            let t = TransactionFact(transactionId: "7105", originalTransactionId: id, productId: "pro.monthly",
-                                    purchaseDate: Instant(parsing: "2025-05-06")!, expiresDate: Instant(parsing: "2025-06-06")!,
-                                    environment: .production)
-            let name = "fetched-7105"
-            let result = try database.apply([IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                                              byteCount: 1, body: nil, content: .facts(DocumentFacts(format: .v2Notification, transactions: [t])))])
-            return "1 transaction; \(result.applied) applied"
-        })
+        return EffectRunner(
+            analytics: base.analytics, now: base.now,
+            fetchFromApple: { id in
+                let t = TransactionFact(
+                    transactionId: "7105", originalTransactionId: id, productId: "pro.monthly",
+                    purchaseDate: Instant(parsing: "2025-05-06")!, expiresDate: Instant(parsing: "2025-06-06")!,
+                    environment: .production)
+                let name = "fetched-7105"
+                let result = try database.apply([
+                    IncomingDocument(
+                        sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                        byteCount: 1, body: nil, content: .facts(DocumentFacts(format: .v2Notification, transactions: [t])))
+                ])
+                return "1 transaction; \(result.applied) applied"
+            })
     }
 
     @Test func rFetchesInTheBackgroundWhileKeysStillWorkAndThePaneUpdatesInPlace() throws {
@@ -317,13 +354,16 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         func day(_ text: String) -> Instant { Instant(parsing: text)! }
         var documents: [IncomingDocument] = []
         func charge(_ id: String, _ start: String, _ end: String, _ price: Int64, _ currency: String, revoked: String? = nil) {
-            var t = TransactionFact(transactionId: id, originalTransactionId: "7300", productId: "pro.monthly",
-                                    purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency)
+            var t = TransactionFact(
+                transactionId: id, originalTransactionId: "7300", productId: "pro.monthly",
+                purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency)
             t.revocationDate = revoked.map(day)
             let name = "money-\(documents.count + 1)"
-            documents.append(IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
-                                              byteCount: 1, body: nil,
-                                              content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil,
+                    content: .facts(DocumentFacts(format: .v2Notification, transactions: [t]))))
         }
         charge("7301", "2025-01-10", "2025-02-10", 9990, "EUR", revoked: "2025-02-20")
         charge("7302", "2025-02-10", "2025-03-10", 10990, "USD")
@@ -332,8 +372,9 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         let now = day("2025-03-01")
         let runner = EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
         let lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner), width: 120, height: 40).lines
-        #expect(lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
-                "\(lines.joined(separator: "\n"))")
+        #expect(
+            lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
+            "\(lines.joined(separator: "\n"))")
         #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR │") })
         #expect(lines.contains { $0.contains("7302") && $0.hasSuffix("10.99 USD │") })
     }

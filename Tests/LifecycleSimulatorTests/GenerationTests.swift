@@ -1,6 +1,7 @@
 import Foundation
 import SubscriptionModel
 import Testing
+
 @testable import LifecycleSimulator
 
 /// Helpers shared by the simulator tests.
@@ -44,8 +45,10 @@ enum Scratch {
 
 @Suite("generate output")
 struct GenerationTests {
-    static func generate(seed: UInt64, subscribers: Int = 150, format: PayloadVersions = .both, gzip: Bool,
-                         name: String) throws -> (URL, SimulationManifest) {
+    static func generate(
+        seed: UInt64, subscribers: Int = 150, format: PayloadVersions = .both, gzip: Bool,
+        name: String
+    ) throws -> (URL, SimulationManifest) {
         let dir = Scratch.directory(name)
         var configuration = SimulationConfiguration(seed: seed, subscribers: subscribers, format: format, gzip: gzip)
         configuration.subscribersPerChunk = 16
@@ -56,18 +59,27 @@ struct GenerationTests {
     @Test func sameSeedGivesIdenticalBytes() throws {
         let (a, _) = try Self.generate(seed: 7, gzip: true, name: "a")
         let (b, _) = try Self.generate(seed: 7, gzip: true, name: "b")
-        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-        let filesA = try Scratch.files(under: a), filesB = try Scratch.files(under: b)
+        defer {
+            try? FileManager.default.removeItem(at: a)
+            try? FileManager.default.removeItem(at: b)
+        }
+        let filesA = try Scratch.files(under: a)
+        let filesB = try Scratch.files(under: b)
         #expect(filesA.keys.sorted() == filesB.keys.sorted())
         #expect(filesA.keys.contains("test-root.pem") && filesA.keys.contains("manifest.json"))
-        #expect(filesA.keys.contains("v1/notifications-0001.ndjson.gz") && filesA.keys.contains("v2/notifications-0001.ndjson.gz"))
+        #expect(
+            filesA.keys.contains("v1/notifications-0001.ndjson.gz") && filesA.keys.contains("v2/notifications-0001.ndjson.gz"))
         for (path, data) in filesA { #expect(filesB[path] == data, "\(path) differs between two runs with seed 7") }
     }
 
     @Test func outputDoesNotDependOnThreads() throws {
         let configuration = SimulationConfiguration(seed: 3, subscribers: 90, format: .v2)
-        let one = Scratch.directory("t1"), two = Scratch.directory("t2")
-        defer { try? FileManager.default.removeItem(at: one); try? FileManager.default.removeItem(at: two) }
+        let one = Scratch.directory("t1")
+        let two = Scratch.directory("t2")
+        defer {
+            try? FileManager.default.removeItem(at: one)
+            try? FileManager.default.removeItem(at: two)
+        }
         try Simulator(configuration: configuration).generate(into: one, threads: 1)
         try Simulator(configuration: configuration).generate(into: two, threads: 2)
         #expect(try Scratch.files(under: one) == Scratch.files(under: two))
@@ -76,8 +88,12 @@ struct GenerationTests {
     @Test func differentSeedGivesDifferentOutput() throws {
         let (a, _) = try Self.generate(seed: 7, subscribers: 40, gzip: false, name: "c")
         let (b, _) = try Self.generate(seed: 8, subscribers: 40, gzip: false, name: "d")
-        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-        let filesA = try Scratch.files(under: a), filesB = try Scratch.files(under: b)
+        defer {
+            try? FileManager.default.removeItem(at: a)
+            try? FileManager.default.removeItem(at: b)
+        }
+        let filesA = try Scratch.files(under: a)
+        let filesB = try Scratch.files(under: b)
         #expect(filesA["test-root.pem"] != filesB["test-root.pem"])
         #expect(filesA["v2/notifications-0001.ndjson"] != filesB["v2/notifications-0001.ndjson"])
         #expect(filesA["v1/notifications-0001.ndjson"] != filesB["v1/notifications-0001.ndjson"])
@@ -86,7 +102,10 @@ struct GenerationTests {
     @Test func gzipHoldsExactlyThePlainOutput() throws {
         let (plain, _) = try Self.generate(seed: 11, gzip: false, name: "plain")
         let (zipped, _) = try Self.generate(seed: 11, gzip: true, name: "zipped")
-        defer { try? FileManager.default.removeItem(at: plain); try? FileManager.default.removeItem(at: zipped) }
+        defer {
+            try? FileManager.default.removeItem(at: plain)
+            try? FileManager.default.removeItem(at: zipped)
+        }
         for format in ["v1", "v2"] {
             let raw = try Data(contentsOf: plain.appendingPathComponent("\(format)/notifications-0001.ndjson"))
             let unzipped = try Scratch.gunzip(zipped.appendingPathComponent("\(format)/notifications-0001.ndjson.gz"))
@@ -111,8 +130,9 @@ struct GenerationTests {
         #expect(counted == manifest.documents)
         #expect(manifest.duplicates > 0)
         #expect(manifest.outOfOrder > 0)
-        let decoded = try JSONDecoder().decode(SimulationManifest.self,
-                                               from: Data(contentsOf: dir.appendingPathComponent("manifest.json")))
+        let decoded = try JSONDecoder().decode(
+            SimulationManifest.self,
+            from: Data(contentsOf: dir.appendingPathComponent("manifest.json")))
         #expect(decoded == manifest)
         #expect(decoded.switchMonth == "2025-01")
         #expect(throws: SimulationError.self) { try Simulator(configuration: configuration).generate(into: dir) }
@@ -170,8 +190,10 @@ struct V2Decoded {
     /// Local price points: 9.99 USD is 9.99 EUR, 7.99 GBP (about 0.85, ending in .99) and 1,500 yen;
     /// free periods stay free.
     @Test func localPricesFollowTheUSDTier() {
-        let (usa, fra, gbr, jpn) = (SimulatedStorefront.of(subscriber: 0), SimulatedStorefront.of(subscriber: 6),
-                                    SimulatedStorefront.of(subscriber: 8), SimulatedStorefront.of(subscriber: 9))
+        let (usa, fra, gbr, jpn) = (
+            SimulatedStorefront.of(subscriber: 0), SimulatedStorefront.of(subscriber: 6),
+            SimulatedStorefront.of(subscriber: 8), SimulatedStorefront.of(subscriber: 9)
+        )
         #expect([usa.currency, fra.currency, gbr.currency, jpn.currency] == ["USD", "EUR", "GBP", "JPY"])
         #expect(usa.localPrice(9990) == 9990 && fra.localPrice(9990) == 9990)
         #expect(gbr.localPrice(9990) == 7990 && gbr.localPrice(59990) == 50990)

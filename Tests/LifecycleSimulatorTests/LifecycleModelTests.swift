@@ -1,15 +1,18 @@
 import Foundation
 import SubscriptionModel
 import Testing
+
 @testable import LifecycleSimulator
 
 @Suite("lifecycle model")
 struct LifecycleModelTests {
-    static let model = LifecycleModel(seed: 2024, start: Month(year: 2024, month: 1), months: 24,
-                                      v2From: Month(year: 2025, month: 1).start)
+    static let model = LifecycleModel(
+        seed: 2024, start: Month(year: 2024, month: 1), months: 24,
+        v2From: Month(year: 2025, month: 1).start)
 
     @Test func everyScenarioAndNotificationKindOccurs() {
-        var scenarios = Set<ScenarioEvent>(), kinds = Set<NotificationKind>()
+        var scenarios = Set<ScenarioEvent>()
+        var kinds = Set<NotificationKind>()
         for index in 0..<3000 {
             let life = Self.model.subscriber(index)
             for one in [life] + Self.model.familyMembers(of: life) {
@@ -17,10 +20,12 @@ struct LifecycleModelTests {
                 kinds.formUnion(one.notifications.map(\.kind))
             }
         }
-        #expect(Set(ScenarioEvent.allCases).subtracting(scenarios).isEmpty,
-                "missing: \(Set(ScenarioEvent.allCases).subtracting(scenarios).map(\.rawValue).sorted())")
-        #expect(Set(NotificationKind.allCases).subtracting(kinds).isEmpty,
-                "missing: \(Set(NotificationKind.allCases).subtracting(kinds).map(\.rawValue).sorted())")
+        #expect(
+            Set(ScenarioEvent.allCases).subtracting(scenarios).isEmpty,
+            "missing: \(Set(ScenarioEvent.allCases).subtracting(scenarios).map(\.rawValue).sorted())")
+        #expect(
+            Set(NotificationKind.allCases).subtracting(kinds).isEmpty,
+            "missing: \(Set(NotificationKind.allCases).subtracting(kinds).map(\.rawValue).sorted())")
     }
 
     @Test func sameIndexSameLifecycleInAnyOrder() {
@@ -62,7 +67,8 @@ struct LifecycleModelTests {
     /// the horizon, so censoring does not bias the figure.
     @Test func retentionFollowsAppStoreConnectsExample() {
         let model = LifecycleModel(seed: 77, start: Month(year: 2022, month: 1), months: 36, v2From: Instant(milliseconds: 0))
-        var retained = [Int](repeating: 0, count: 5), eligible = [Int](repeating: 0, count: 5)
+        var retained = [Int](repeating: 0, count: 5)
+        var eligible = [Int](repeating: 0, count: 5)
         for index in 0..<20_000 {
             let life = model.subscriber(index)
             for run in life.runs {
@@ -79,8 +85,9 @@ struct LifecycleModelTests {
         for k in 1...4 {
             let rate = Double(retained[k]) / Double(max(1, eligible[k]))
             #expect(eligible[k] > 2000)
-            #expect(abs(rate - LifecycleModel.retentionTargets[k - 1]) < 0.03,
-                    "after \(k) renewals: \(rate) against \(LifecycleModel.retentionTargets[k - 1]) (\(retained[k])/\(eligible[k]))")
+            #expect(
+                abs(rate - LifecycleModel.retentionTargets[k - 1]) < 0.03,
+                "after \(k) renewals: \(rate) against \(LifecycleModel.retentionTargets[k - 1]) (\(retained[k])/\(eligible[k]))")
         }
     }
 }

@@ -4,6 +4,7 @@ import SubscriptionModel
 import SwiftASN1
 import Testing
 @_spi(FixedExpiryValidationTime) import X509
+
 @testable import LifecycleSimulator
 
 @Suite("deterministic ES256 and the test chain")
@@ -35,13 +36,18 @@ struct SigningTests {
             #expect(signer.publicKey.isValidSignature(parsed, for: message))
             #expect(!signer.publicKey.isValidSignature(parsed, for: message + [0]))
         }
-        #expect(try DeterministicP256Signer(seed: 99, label: "leaf").publicKey.rawRepresentation == signer.publicKey.rawRepresentation)
-        #expect(try DeterministicP256Signer(seed: 98, label: "leaf").publicKey.rawRepresentation != signer.publicKey.rawRepresentation)
+        #expect(
+            try DeterministicP256Signer(seed: 99, label: "leaf").publicKey.rawRepresentation == signer.publicKey.rawRepresentation
+        )
+        #expect(
+            try DeterministicP256Signer(seed: 98, label: "leaf").publicKey.rawRepresentation != signer.publicKey.rawRepresentation
+        )
     }
 
     static func chain() throws -> TestCertificateChain {
-        try TestCertificateChain(seed: 5, validFrom: UTCCalendar.instant(year: 2023, month: 1, day: 1),
-                                 validUntil: UTCCalendar.instant(year: 2031, month: 1, day: 1))
+        try TestCertificateChain(
+            seed: 5, validFrom: UTCCalendar.instant(year: 2023, month: 1, day: 1),
+            validUntil: UTCCalendar.instant(year: 2031, month: 1, day: 1))
     }
 
     @Test func chainCarriesApplesOIDsAndVerifies() async throws {
@@ -76,7 +82,8 @@ struct SigningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let simulator = try Simulator(configuration: SimulationConfiguration(seed: 12, subscribers: 25, format: .v2))
         try simulator.generate(into: dir)
-        let root = try Certificate(pemEncoded: String(decoding: Data(contentsOf: dir.appendingPathComponent("test-root.pem")), as: UTF8.self))
+        let root = try Certificate(
+            pemEncoded: String(decoding: Data(contentsOf: dir.appendingPathComponent("test-root.pem")), as: UTF8.self))
         #expect(root == simulator.chain.root)
         let lines = Scratch.lines(try Data(contentsOf: dir.appendingPathComponent("v2/notifications-0001.ndjson")))
         #expect(!lines.isEmpty)

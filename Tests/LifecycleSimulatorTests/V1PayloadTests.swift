@@ -1,24 +1,31 @@
 import Foundation
 import SubscriptionModel
 import Testing
+
 @testable import LifecycleSimulator
 
 @Suite("v1 bodies")
 struct V1PayloadTests {
-    static let rowFields = ["expires_date", "expires_date_ms", "expires_date_pst", "in_app_ownership_type",
-                            "is_in_intro_offer_period", "is_trial_period", "original_purchase_date", "original_purchase_date_ms",
-                            "original_purchase_date_pst", "original_transaction_id", "product_id", "purchase_date",
-                            "purchase_date_ms", "purchase_date_pst", "quantity", "subscription_group_identifier",
-                            "transaction_id", "web_order_line_item_id"]
+    static let rowFields = [
+        "expires_date", "expires_date_ms", "expires_date_pst", "in_app_ownership_type",
+        "is_in_intro_offer_period", "is_trial_period", "original_purchase_date", "original_purchase_date_ms",
+        "original_purchase_date_pst", "original_transaction_id", "product_id", "purchase_date",
+        "purchase_date_ms", "purchase_date_pst", "quantity", "subscription_group_identifier",
+        "transaction_id", "web_order_line_item_id",
+    ]
 
     @Test func everyBodyHasTheFieldsAppleSends() throws {
         let dir = Scratch.directory("v1")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let manifest = try Simulator(configuration: SimulationConfiguration(seed: 4, subscribers: 400, format: .v1)).generate(into: dir)
+        let manifest = try Simulator(configuration: SimulationConfiguration(seed: 4, subscribers: 400, format: .v1)).generate(
+            into: dir)
         #expect(manifest.documents.v2 == 0)
         let lines = Scratch.lines(try Data(contentsOf: dir.appendingPathComponent("v1/notifications-0001.ndjson")))
         #expect(lines.count == manifest.documents.v1)
-        var types = Set<String>(), sawUnsorted = false, sawUpgrade = false, sawRefund = false
+        var types = Set<String>()
+        var sawUnsorted = false
+        var sawUpgrade = false
+        var sawRefund = false
         for line in lines {
             let body = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
             let type = try #require(body["notification_type"] as? String)
@@ -43,7 +50,10 @@ struct V1PayloadTests {
             for row in rows {
                 for key in Self.rowFields { #expect(row[key] is String, "\(type) row lacks \(key)") }
                 #expect(row.values.allSatisfy { $0 is String }, "v1 rows hold only strings")
-                if row["is_upgraded"] != nil { sawUpgrade = true; #expect(row["cancellation_date_ms"] is String) }
+                if row["is_upgraded"] != nil {
+                    sawUpgrade = true
+                    #expect(row["cancellation_date_ms"] is String)
+                }
                 if row["cancellation_reason"] != nil { sawRefund = true }
             }
             let purchases = rows.compactMap { Int64($0["purchase_date_ms"] as? String ?? "") }
@@ -54,9 +64,12 @@ struct V1PayloadTests {
             #expect(pending.first?["original_transaction_id"] as? String == rows.first?["original_transaction_id"] as? String)
             if type == "DID_FAIL_TO_RENEW" { #expect(pending.first?["is_in_billing_retry_period"] as? String == "1") }
         }
-        #expect(types.isSuperset(of: ["INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS", "DID_FAIL_TO_RENEW",
-                                      "DID_RECOVER", "INTERACTIVE_RENEWAL", "CANCEL", "DID_CHANGE_RENEWAL_PREF",
-                                      "PRICE_INCREASE_CONSENT"]))
+        #expect(
+            types.isSuperset(of: [
+                "INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS", "DID_FAIL_TO_RENEW",
+                "DID_RECOVER", "INTERACTIVE_RENEWAL", "CANCEL", "DID_CHANGE_RENEWAL_PREF",
+                "PRICE_INCREASE_CONSENT",
+            ]))
         #expect(sawUnsorted && sawUpgrade && sawRefund)
     }
 

@@ -36,7 +36,10 @@ import Testing
         let file = temporaryPath("clean") + ".ndjson"
         defer { try? FileManager.default.removeItem(atPath: file) }
         var ndjson = Data()
-        for d in documents { ndjson.append(d); ndjson.append(0x0A) }
+        for d in documents {
+            ndjson.append(d)
+            ndjson.append(0x0A)
+        }
         try ndjson.write(to: URL(fileURLWithPath: file))
         let path = temporaryPath("clean") + ".sqlite"
         let db = try AppDatabase.open(path: path)
@@ -185,7 +188,9 @@ import Testing
         let health = try http.get("/healthz")
         #expect(health.status == 200 && health.body == "ok\n")
         // Nothing of the above reached the archive.
-        let count = try AppDatabase.open(path: store).writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") }
+        let count = try AppDatabase.open(path: store).writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document")
+        }
         #expect(count == 0)
         listener.stop()
     }
@@ -194,8 +199,9 @@ import Testing
         let binary = try Self.binary()
         let store = Self.temporaryPath("slow") + ".sqlite"
         defer { Self.remove(store) }
-        let listener = try ListenerProcess(binary: binary, store: store,
-                                           extra: ["--trust-root", Self.trustRoot, "--body-timeout", "1", "--idle-timeout", "2"])
+        let listener = try ListenerProcess(
+            binary: binary, store: store,
+            extra: ["--trust-root", Self.trustRoot, "--body-timeout", "1", "--idle-timeout", "2"])
         // Headers, then 4 of the 100 bytes announced, then nothing.
         let slowBody = try OpenConnection(port: listener.port)
         // Half a request line and no more.
@@ -223,19 +229,29 @@ import Testing
         let binary = try Self.binary()
         let store = Self.temporaryPath("trickle") + ".sqlite"
         defer { Self.remove(store) }
-        let listener = try ListenerProcess(binary: binary, store: store,
-                                           extra: ["--trust-root", Self.trustRoot, "--header-timeout", "1", "--idle-timeout", "30"])
+        let listener = try ListenerProcess(
+            binary: binary, store: store,
+            extra: ["--trust-root", Self.trustRoot, "--header-timeout", "1", "--idle-timeout", "30"])
         // A keep-alive request answered in time starts the clock again for the next one.
         let connection = try OpenConnection(port: listener.port)
         try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        guard case .data(let first) = connection.read(timeout: 10) else { Issue.record("not served"); return }
+        guard case .data(let first) = connection.read(timeout: 10) else {
+            Issue.record("not served")
+            return
+        }
         #expect(first.hasPrefix("HTTP/1.1 200"))
         // Then one byte every 0.2 s: never silent for the idle timeout, closed at the header timeout.
         let start = Date()
         var closed = false
         for byte in "POST /notifications HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "a", count: 100) {
-            if (try? connection.send(String(byte))) == nil { closed = true; break }
-            if connection.read(timeout: 0.2) == .closed { closed = true; break }
+            if (try? connection.send(String(byte))) == nil {
+                closed = true
+                break
+            }
+            if connection.read(timeout: 0.2) == .closed {
+                closed = true
+                break
+            }
         }
         let elapsed = Date().timeIntervalSince(start)
         #expect(closed)
@@ -247,15 +263,22 @@ import Testing
         let binary = try Self.binary()
         let store = Self.temporaryPath("conns") + ".sqlite"
         defer { Self.remove(store) }
-        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--trust-root", Self.trustRoot, "--max-connections", "2"])
+        let listener = try ListenerProcess(
+            binary: binary, store: store, extra: ["--trust-root", Self.trustRoot, "--max-connections", "2"])
         let healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
         var first: OpenConnection? = try OpenConnection(port: listener.port)
         try first!.send(healthz)
-        guard case .data(let a) = first!.read(timeout: 10) else { Issue.record("first connection not served"); return }
+        guard case .data(let a) = first!.read(timeout: 10) else {
+            Issue.record("first connection not served")
+            return
+        }
         #expect(a.hasPrefix("HTTP/1.1 200"))
         let second = try OpenConnection(port: listener.port)
         try second.send(healthz)
-        guard case .data(let b) = second.read(timeout: 10) else { Issue.record("second connection not served"); return }
+        guard case .data(let b) = second.read(timeout: 10) else {
+            Issue.record("second connection not served")
+            return
+        }
         #expect(b.hasPrefix("HTTP/1.1 200"))
         // Two kept-alive connections: the third waits in the backlog, unanswered…
         let third = try OpenConnection(port: listener.port)
@@ -263,7 +286,10 @@ import Testing
         #expect(third.read(timeout: 1.5) == .nothing)
         // …until one of them closes.
         first = nil
-        guard case .data(let c) = third.read(timeout: 10) else { Issue.record("third connection never served"); return }
+        guard case .data(let c) = third.read(timeout: 10) else {
+            Issue.record("third connection never served")
+            return
+        }
         #expect(c.hasPrefix("HTTP/1.1 200"))
         _ = first
         listener.stop()
@@ -279,7 +305,9 @@ import Testing
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         let other = try DatabaseQueue(path: store, configuration: configuration)
-        let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
         Thread {
             try? other.inDatabase { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
@@ -331,19 +359,30 @@ import Testing
         let directory = Self.temporaryPath("tls")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (cert, key, store, body) = (directory + "/cert.pem", directory + "/key.pem", directory + "/store.sqlite", directory + "/body.json")
-        let made = try Self.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                            "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
-                                            "-addext", "subjectAltName=IP:127.0.0.1"])
+        let (cert, key, store, body) = (
+            directory + "/cert.pem", directory + "/key.pem", directory + "/store.sqlite", directory + "/body.json"
+        )
+        let made = try Self.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
         try #require(made.status == 0, "openssl could not make a test certificate")
         try Self.v2.get()[3].write(to: URL(fileURLWithPath: body))
-        let listener = try ListenerProcess(binary: binary, store: store,
-                                           extra: ["--trust-root", Self.trustRoot, "--tls-cert", cert, "--tls-key", key])
+        let listener = try ListenerProcess(
+            binary: binary, store: store,
+            extra: ["--trust-root", Self.trustRoot, "--tls-cert", cert, "--tls-key", key])
         #expect(listener.stderr.contains("listening on https://127.0.0.1:\(listener.port)/notifications"))
         let url = "https://127.0.0.1:\(listener.port)"
         // curl checks the certificate against the one made above, over TLS 1.2 or later.
-        let posted = try Self.run("curl", ["-sS", "--cacert", cert, "--tlsv1.2", "-w", " %{http_code} %{ssl_verify_result}",
-                                           "--data-binary", "@" + body, url + "/notifications"])
+        let posted = try Self.run(
+            "curl",
+            [
+                "-sS", "--cacert", cert, "--tlsv1.2", "-w", " %{http_code} %{ssl_verify_result}",
+                "--data-binary", "@" + body, url + "/notifications",
+            ])
         #expect(posted.status == 0)
         #expect(posted.output == "applied\n 200 0")
         let health = try Self.run("curl", ["-sS", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", url + "/healthz"])
@@ -356,7 +395,9 @@ import Testing
     }
 
     /// Posts every document from `connections` threads at once; returns which were answered 200.
-    static func postConcurrently(_ documents: [Data], port: Int, connections: Int, onAnswer: @escaping @Sendable (Int) -> Void = { _ in }) -> Set<Int> {
+    static func postConcurrently(
+        _ documents: [Data], port: Int, connections: Int, onAnswer: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> Set<Int> {
         let acknowledged = Acknowledged()
         DispatchQueue.concurrentPerform(iterations: connections) { worker in
             var i = worker
@@ -421,18 +462,35 @@ import Testing
 final class Acknowledged: @unchecked Sendable {
     private var set = Set<Int>()
     private let lock = NSLock()
-    func insert(_ i: Int) { lock.lock(); set.insert(i); lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return set.count }
-    var all: Set<Int> { lock.lock(); defer { lock.unlock() }; return set }
+    func insert(_ i: Int) {
+        lock.lock()
+        set.insert(i)
+        lock.unlock()
+    }
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return set.count
+    }
+    var all: Set<Int> {
+        lock.lock()
+        defer { lock.unlock() }
+        return set
+    }
 }
 
 /// The responses of requests sent from several threads, by index.
 final class Answers: @unchecked Sendable {
     private var results: [Int: Result<LoopbackHTTP.Response, any Error>] = [:]
     private let lock = NSLock()
-    func set(_ i: Int, _ r: Result<LoopbackHTTP.Response, any Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    func set(_ i: Int, _ r: Result<LoopbackHTTP.Response, any Error>) {
+        lock.lock()
+        results[i] = r
+        lock.unlock()
+    }
     func get(_ i: Int) throws -> LoopbackHTTP.Response {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard let r = results[i] else { throw HTTPTestError("no response \(i)") }
         return try r.get()
     }
@@ -442,5 +500,11 @@ final class Answers: @unchecked Sendable {
 final class Flag: @unchecked Sendable {
     private var done = false
     private let lock = NSLock()
-    func set() -> Bool { lock.lock(); defer { lock.unlock() }; if done { return false }; done = true; return true }
+    func set() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if done { return false }
+        done = true
+        return true
+    }
 }

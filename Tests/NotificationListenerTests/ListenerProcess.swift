@@ -46,12 +46,25 @@ final class ListenerProcess: @unchecked Sendable {
         return (process.terminationStatus, process.terminationReason)
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 }
 
 final class CollectedOutput: @unchecked Sendable {
     private var data = Data()
     private let lock = NSLock()
-    func append(_ d: Data) { lock.lock(); data.append(d); lock.unlock() }
-    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+    func append(_ d: Data) {
+        lock.lock()
+        data.append(d)
+        lock.unlock()
+    }
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A bare HTTP/1.1 client over a real TCP socket on loopback: each request on its own connection
@@ -37,7 +38,10 @@ struct LoopbackHTTP {
             while sent < buffer.count {
                 let n = send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
                 // The server may answer and close before taking a refused body: that is an answer.
-                if n <= 0 { if errno == EPIPE || errno == ECONNRESET { break }; throw HTTPTestError("send: errno \(errno)") }
+                if n <= 0 {
+                    if errno == EPIPE || errno == ECONNRESET { break }
+                    throw HTTPTestError("send: errno \(errno)")
+                }
                 sent += n
             }
         }
@@ -45,13 +49,17 @@ struct LoopbackHTTP {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = recv(fd, &chunk, chunk.count, 0)
-            if n > 0 { received.append(contentsOf: chunk[0..<n]); continue }
+            if n > 0 {
+                received.append(contentsOf: chunk[0..<n])
+                continue
+            }
             if n == 0 || errno == ECONNRESET { break }
             throw HTTPTestError("recv: errno \(errno) after \(received.count) bytes")
         }
         let text = String(decoding: received, as: UTF8.self)
         guard let statusLine = text.split(separator: "\r\n").first, statusLine.hasPrefix("HTTP/1.1 "),
-              let status = Int(statusLine.dropFirst(9).prefix(3)) else {
+            let status = Int(statusLine.dropFirst(9).prefix(3))
+        else {
             throw HTTPTestError("no HTTP response: \(text.prefix(200))")
         }
         let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
@@ -59,7 +67,9 @@ struct LoopbackHTTP {
     }
 
     func post(_ path: String, _ body: Data) throws -> Response {
-        try raw("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)", body: body)
+        try raw(
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)",
+            body: body)
     }
 
     func get(_ path: String) throws -> Response {
@@ -87,14 +97,19 @@ final class OpenConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(fd); throw HTTPTestError("connect to 127.0.0.1:\(port): errno \(errno)") }
+        guard connected == 0 else {
+            close(fd)
+            throw HTTPTestError("connect to 127.0.0.1:\(port): errno \(errno)")
+        }
     }
 
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let n = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBufferPointer {
+                Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
             guard n > 0 else { throw HTTPTestError("send: errno \(errno)") }
             sent += n
         }

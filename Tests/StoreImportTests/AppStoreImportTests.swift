@@ -1,10 +1,11 @@
 import AppStorePayloads
 import Foundation
 import GRDB
-import Testing
-@testable import StoreImport
 import SubscriberStore
 import TestSupport
+import Testing
+
+@testable import StoreImport
 
 /// End to end: the committed SampleData, real decoders, real verification, a file store.
 @Suite(.serialized) struct AppStoreImportTests {
@@ -18,8 +19,11 @@ import TestSupport
 
     static func importer(_ db: AppDatabase, batchSize: Int = 4000) throws -> (Importer, Lines) {
         let lines = Lines()
-        return (Importer.appStore(database: db, verifier: try SampleDataStore.verifier(), batchSize: batchSize,
-                                  report: { lines.append($0) }), lines)
+        return (
+            Importer.appStore(
+                database: db, verifier: try SampleDataStore.verifier(), batchSize: batchSize,
+                report: { lines.append($0) }), lines
+        )
     }
 
     /// The store a clean import of SampleData gives (signed documents trusted), made once.
@@ -67,8 +71,10 @@ import TestSupport
         let directory = try TemporaryDirectory("kill")
         defer { directory.remove() }
         let path = directory.path("store.sqlite")
-        let process = try Subdash.process(["import", "--db", path, "--batch-size", "25", "--trust-root", SampleData.trustRoot,
-                                           Self.generated])
+        let process = try Subdash.process([
+            "import", "--db", path, "--batch-size", "25", "--trust-root", SampleData.trustRoot,
+            Self.generated,
+        ])
         try process.run()
         // Wait until some batches are in, then kill without warning.
         _ = waitUntil(timeout: 60) { !process.isRunning || ((try? Self.documentCount(path)) ?? 0) >= 300 }
@@ -82,10 +88,12 @@ import TestSupport
         #expect(integrity == "ok")
         // Whole batches only: every applied document's notifications are there.
         let orphans = try killed.writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM document d WHERE d.outcome = 'applied' AND d.format IN ('v1', 'v2')
-                AND NOT EXISTS (SELECT 1 FROM notification n WHERE n.documentSha256 = d.sha256)
-                """)
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM document d WHERE d.outcome = 'applied' AND d.format IN ('v1', 'v2')
+                    AND NOT EXISTS (SELECT 1 FROM notification n WHERE n.documentSha256 = d.sha256)
+                    """)
         }
         #expect(orphans == 0)
         let partial = try killed.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") ?? 0 }
@@ -107,8 +115,9 @@ import TestSupport
 
         let pages = try full.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
         try full.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages + 60)") }
-        let stopping = Importer.appStore(database: full, verifier: try SampleDataStore.verifier(), batchSize: 50,
-                                         documentsPerTransaction: 100, report: { _ in })
+        let stopping = Importer.appStore(
+            database: full, verifier: try SampleDataStore.verifier(), batchSize: 50,
+            documentsPerTransaction: 100, report: { _ in })
         var stopped: ImportError?
         do { _ = try stopping.importPaths([Self.generated]) } catch let error as ImportError { stopped = error }
         let stop = try #require(stopped)
@@ -119,7 +128,8 @@ import TestSupport
         #expect(reason.contains("database or disk is full"))
         let stored = try full.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") ?? 0 }
         #expect(applied > 0 && applied + rejected == stored)
-        #expect(stop.description.contains("committed before it stopped: \(stored) new documents (\(applied) applied, 0 rejected)"))
+        #expect(
+            stop.description.contains("committed before it stopped: \(stored) new documents (\(applied) applied, 0 rejected)"))
         let integrity = try full.writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
 

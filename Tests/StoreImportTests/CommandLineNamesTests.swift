@@ -15,8 +15,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try CommandLineSafetyTests.storeWithOneSubscription(dir)
         let name = "山田太郎子"  // 5 characters, 10 cells: wider than the "operator" header
-        #expect(try Subdash.run(["flag", CommandLineSafetyTests.exampleId, "--offer", "loyalty",
-                                                "--operator", name, "--db", db]).status == 0)
+        #expect(
+            try Subdash.run([
+                "flag", CommandLineSafetyTests.exampleId, "--offer", "loyalty",
+                "--operator", name, "--db", db,
+            ]).status == 0)
         let result = try Subdash.run(["flags", "--db", db])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)

@@ -68,7 +68,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try Self.storeWithOneSubscription(dir)
         let id = Self.exampleId
-        #expect(try Subdash.run(["flag", id, "--offer", "winBack", "--note", "first call", "--operator", "alice", "--db", db]).status == 0)
+        #expect(
+            try Subdash.run(["flag", id, "--offer", "winBack", "--note", "first call", "--operator", "alice", "--db", db]).status
+                == 0)
         let again = try Subdash.run(["flag", id, "--offer", "winBack", "--operator", "bob", "--db", db])
         #expect(again.status == 0)
         #expect(again.stderr.contains("\(id): already flagged for winBack by alice on "))
@@ -76,16 +78,18 @@ import Testing
         #expect(again.stdout.contains("flagged for winBack: 0 subscriptions as bob (1 already flagged: kept)"))
         // $USER empty: the login name is the operator.
         let login = try #require(OperatorIdentity.loginName())
-        let replaced = try Subdash.run(["flag", id, "--offer", "winBack", "--replace", "--note", "second", "--db", db],
-                                    environment: ["USER": ""])
+        let replaced = try Subdash.run(
+            ["flag", id, "--offer", "winBack", "--replace", "--note", "second", "--db", db],
+            environment: ["USER": ""])
         #expect(replaced.status == 0)
         #expect(replaced.stdout.contains("flagged for winBack: 1 subscription as \(login)"))
         #expect(try Subdash.run(["flag", id, "--offer", "winBack", "--clear", "--operator", "carol", "--db", db]).status == 0)
         let log = try Subdash.run(["flags", "--log", "--format", "json", "--db", db])
         #expect(log.status == 0)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
-        #expect(entries.map { "\($0["action"]!) \($0["operator"]!) \($0["note"]!)" }
-            == ["set alice first call", "changed \(login) second", "cleared carol <null>"])
+        #expect(
+            entries.map { "\($0["action"]!) \($0["operator"]!) \($0["note"]!)" }
+                == ["set alice first call", "changed \(login) second", "cleared carol <null>"])
         #expect(entries.allSatisfy { ($0["originalTransactionId"] as? String) == id && ($0["offer"] as? String) == "winBack" })
         let table = try Subdash.run(["flags", "--log", "--db", db]).stdout
         #expect(table.contains("changed") && table.contains("3 changes"))
@@ -125,8 +129,10 @@ import Testing
         for command in commands {
             let result = try Subdash.run(command + ["--db", db], timeout: 20)
             #expect(result.status == 3, "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("was written by a newer version of subdash (store schema version \(newer); "
-                + "this subdash reads versions up to \(AppDatabase.schemaVersion))"), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "was written by a newer version of subdash (store schema version \(newer); "
+                        + "this subdash reads versions up to \(AppDatabase.schemaVersion))"), "\(command): \(result.stderr)")
         }
         let queue2 = try DatabaseQueue(path: db)
         #expect(try queue2.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM offerFlagLog") } == 0)

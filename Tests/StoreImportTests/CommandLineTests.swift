@@ -20,7 +20,10 @@ import Testing
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("\(file):line 2: ") })
         #expect(lines.contains { $0.hasPrefix("\(file):line 3: ") })
-        #expect(lines.contains { $0.hasPrefix("3 documents read from 1 file: 1 applied, 0 duplicates, 2 rejected; 1 subscription touched;") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("3 documents read from 1 file: 1 applied, 0 duplicates, 2 rejected; 1 subscription touched;")
+            })
         // Importing again: nothing doubled, the same rejections.
         let again = try Subdash.run(["import", "--db", db, file])
         #expect(again.status == 1)
@@ -29,7 +32,8 @@ import Testing
 
     @Test func usageErrorsExitTwo() throws {
         #expect(try Subdash.run(["import"]).status == 2)
-        #expect(try Subdash.run(["import", "/nonexistent/x.json"]).stderr.contains("/nonexistent/x.json: no such file or directory"))
+        #expect(
+            try Subdash.run(["import", "/nonexistent/x.json"]).stderr.contains("/nonexistent/x.json: no such file or directory"))
         let db = Self.temporary("empty.sqlite")
         defer { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
         // An id that matches nothing is named, and the status says not everything was done.
@@ -62,9 +66,12 @@ import Testing
         #expect(shared.stdout.contains(#""refund":0,"expiration":1}"#))
         #expect(shared.stdout.contains(#""refund":0,"sharingRevoked":1,"other":0}"#))
         let subscriber = try Subdash.run(["report", "subscriber", "1000000900000001", "--db", db])
-        #expect(subscriber.stdout.contains("Family Sharing — access through a family member's purchase; sharing revoked on 2024-03-25"))
+        #expect(
+            subscriber.stdout.contains(
+                "Family Sharing — access through a family member's purchase; sharing revoked on 2024-03-25"))
         for report in ["cohorts", "eligibility"] {
-            let help = try Subdash.run(["report", report, "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            let help = try Subdash.run(["report", report, "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(
+                separator: " ")
             #expect(help.contains("Counts purchased subscriptions only"), "\(report)")
         }
         let bogus = try Subdash.run(["report", "states", "--db", db, "--ownership", "bought"])
@@ -72,7 +79,9 @@ import Testing
         #expect(bogus.stderr.contains("'purchased', 'familyShared' or 'all'"))
     }
 
-    static func remove(_ db: String) { for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
+    static func remove(_ db: String) {
+        for p in [db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) }
+    }
 
     @Test func aMistypedCommandNamesTheNearestOne() throws {
         let top = try Subdash.run(["reprot", "states"])
@@ -115,9 +124,14 @@ import Testing
     @Test func moneyReportsOnAV1StorePricedByATable() throws {
         let db = try Self.examplesStore()
         let prices = Self.temporary("prices.csv")
-        defer { Self.remove(db); try? FileManager.default.removeItem(atPath: prices) }
-        try ["productId,storefront,currency,price,validFrom", "com.example.pro.monthly,,USD,1999.99,2000-01-01",
-             "com.example.pro.yearly,,EUR,59.99,2000-01-01"].joined(separator: "\n")
+        defer {
+            Self.remove(db)
+            try? FileManager.default.removeItem(atPath: prices)
+        }
+        try [
+            "productId,storefront,currency,price,validFrom", "com.example.pro.monthly,,USD,1999.99,2000-01-01",
+            "com.example.pro.yearly,,EUR,59.99,2000-01-01",
+        ].joined(separator: "\n")
             .write(toFile: prices, atomically: true, encoding: .utf8)
         let imported = try Subdash.run(["prices", "import", "--db", db, prices])
         #expect(imported.status == 0)
@@ -128,10 +142,17 @@ import Testing
         let lines = table.stdout.split(separator: "\n").map(String.init)
         // Gross 6 × 1,999.99; the refund 1,999.99; proceeds 70 % of each: 5 × 1,399.993 = 6,999.965.
         #expect(lines.contains { $0.hasPrefix("EUR ") && $0.hasSuffix("  59.99 EUR      41.99 EUR") })
-        #expect(lines.contains { $0.hasPrefix("USD             6  11,999.94 USD         1  1,999.99 USD") && $0.hasSuffix("9,999.95 USD   6,999.97 USD") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("USD             6  11,999.94 USD         1  1,999.99 USD")
+                    && $0.hasSuffix("9,999.95 USD   6,999.97 USD")
+            })
         #expect(lines.last == "1 item without a price is not counted (`subdash prices import`)")
         let json = try Subdash.run(["report", "revenue"] + range + ["--by", "currency", "--format", "json"])
-        #expect(json.stdout.contains(#""by":"currency","currency":null,"unpriced":1,"rows":[{"key":"EUR","currency":"EUR","charged":1,"gross":59.99,"#))
+        #expect(
+            json.stdout.contains(
+                #""by":"currency","currency":null,"unpriced":1,"rows":[{"key":"EUR","currency":"EUR","charged":1,"gross":59.99,"#)
+        )
         #expect(json.stdout.contains(#""refunds":1999.99,"upgradeCredits":0,"net":9999.95,"proceeds":6999.965}]}"#))
         let mrr = try Subdash.run(["report", "mrr", "--db", db, "--as-of", "2024-03-15", "--by", "currency", "--format", "csv"])
         #expect(mrr.stdout == "key,currency,subscriptions,mrr\nUSD,USD,1,1999.99\n")
@@ -160,7 +181,9 @@ import Testing
         #expect(csv.status == 0)
         let lines = csv.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("originalTransactionId,userId,email,appAccountToken,asOf,state,autoRenew,"))
-        #expect(lines[0].hasSuffix(",transactionId,productId,start,end,offerKind,class,refunded,price,currency,refundAmount,upgradeCredit"))
+        #expect(
+            lines[0].hasSuffix(
+                ",transactionId,productId,start,end,offerKind,class,refunded,price,currency,refundAmount,upgradeCredit"))
         #expect(lines.count >= 2)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("1000000900000001,") })
     }

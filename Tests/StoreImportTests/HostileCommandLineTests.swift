@@ -21,7 +21,10 @@ import Testing
     @Test func flagNotesAndOperatorsAreShownNotActedOnInEveryTable() throws {
         let db = try store()
         defer { remove(db) }
-        let flag = try Subdash.run(["flag", "--db", db, "--offer", "winBack", "--operator", Self.title, "--note", "clip\u{1B}]52;c;aGk=\u{07}", Self.subscription])
+        let flag = try Subdash.run([
+            "flag", "--db", db, "--offer", "winBack", "--operator", Self.title, "--note", "clip\u{1B}]52;c;aGk=\u{07}",
+            Self.subscription,
+        ])
         #expect(flag.status == 0)
         let flags = try Subdash.run(["flags", "--db", db])
         #expect(!flags.stdout.contains("\u{1B}"))
@@ -37,8 +40,12 @@ import Testing
     @Test func customerIdsAndEarlierFlagsAreShownNotActedOn() throws {
         let db = try store()
         let csv = CLI.temporary("customers.csv")
-        defer { remove(db); try? FileManager.default.removeItem(atPath: csv) }
-        try "userId,email,originalTransactionId\n\(Self.title),a@example.com,\(Self.subscription)\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        defer {
+            remove(db)
+            try? FileManager.default.removeItem(atPath: csv)
+        }
+        try "userId,email,originalTransactionId\n\(Self.title),a@example.com,\(Self.subscription)\n".write(
+            toFile: csv, atomically: true, encoding: .utf8)
         // An identifier with control characters is not stored at all (so no report can print
         // it); the rejection quotes nothing raw.
         let imported = try Subdash.run(["import", "--db", db, csv])
@@ -49,7 +56,10 @@ import Testing
         #expect(subscriber.status == 0)
         #expect(!subscriber.stdout.contains("evil"))
 
-        #expect(try Subdash.run(["flag", "--db", db, "--offer", "winBack", "--operator", "ann", "--note", Self.title, Self.subscription]).status == 0)
+        #expect(
+            try Subdash.run([
+                "flag", "--db", db, "--offer", "winBack", "--operator", "ann", "--note", Self.title, Self.subscription,
+            ]).status == 0)
         let again = try Subdash.run(["flag", "--db", db, "--offer", "winBack", "--operator", "bob", Self.subscription])
         #expect(again.stderr.contains(#"(note: evil\x1b]0;pwned\x07\x1b[2J); kept"#))
         #expect(!again.stderr.contains("\u{1B}"))
@@ -61,7 +71,10 @@ import Testing
     @Test func importMessagesQuotingTheInputAreShownNotActedOn() throws {
         let db = CLI.temporary("db.sqlite")
         let file = CLI.temporary("osc.ndjson")
-        defer { remove(db); try? FileManager.default.removeItem(atPath: file) }
+        defer {
+            remove(db)
+            try? FileManager.default.removeItem(atPath: file)
+        }
         try "{\"\\u001b]52;c;aGk=\\u0007\": 1}\n".write(toFile: file, atomically: true, encoding: .utf8)
         let result = try Subdash.run(["import", "--db", db, file])
         #expect(result.status == 1)
@@ -72,7 +85,10 @@ import Testing
     @Test func csvCellsThatLookLikeFormulasAreNeutralised() throws {
         let db = try store()
         defer { remove(db) }
-        _ = try Subdash.run(["flag", "--db", db, "--offer", "winBack", "--operator", "=cmd|calc", "--note", #"=HYPERLINK("http://x","y")"#, Self.subscription])
+        _ = try Subdash.run([
+            "flag", "--db", db, "--offer", "winBack", "--operator", "=cmd|calc", "--note", #"=HYPERLINK("http://x","y")"#,
+            Self.subscription,
+        ])
         let csv = try Subdash.run(["flags", "--db", db, "--format", "csv"])
         let row = try #require(csv.stdout.split(separator: "\n").dropFirst().first)
         #expect(row.hasPrefix(#"\#(Self.subscription),winBack,"'=HYPERLINK(""http://x"",""y"")",'=cmd|calc,"#))
@@ -81,7 +97,10 @@ import Testing
     @Test func specialFilesAreSkippedWithALineEach() throws {
         let dir = CLI.temporary("dir")
         let db = CLI.temporary("db.sqlite")
-        defer { remove(db); try? FileManager.default.removeItem(atPath: dir) }
+        defer {
+            remove(db)
+            try? FileManager.default.removeItem(atPath: dir)
+        }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.example, toPath: dir + "/a.json")
         #expect(mkfifo(dir + "/b.fifo", 0o600) == 0)
@@ -91,13 +110,21 @@ import Testing
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains("\(dir)/b.fifo: skipped: a FIFO, not a regular file"))
         #expect(lines.contains("\(dir)/c.json: skipped: a character device, not a regular file (through a symbolic link)"))
-        #expect(lines.contains { $0.hasPrefix("1 document read from 1 file: 1 applied, 0 duplicates, 0 rejected; 1 subscription touched; 2 special files skipped;") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix(
+                    "1 document read from 1 file: 1 applied, 0 duplicates, 0 rejected; 1 subscription touched; 2 special files skipped;"
+                )
+            })
     }
 
     @Test func emptyAndHeaderOnlyGzipFilesAreErrorsNamingTheFile() throws {
         let db = CLI.temporary("db.sqlite")
         let gz = CLI.temporary("header.ndjson.gz")
-        defer { remove(db); try? FileManager.default.removeItem(atPath: gz) }
+        defer {
+            remove(db)
+            try? FileManager.default.removeItem(atPath: gz)
+        }
         try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]).write(to: URL(fileURLWithPath: gz))
         let result = try Subdash.run(["import", "--db", db, gz])
         #expect(result.status == 1)
@@ -109,7 +136,11 @@ import Testing
         guard getuid() != 0 else { return }
         let dir = CLI.temporary("locked")
         let db = CLI.temporary("db.sqlite")
-        defer { chmod(dir + "/inner", 0o700); remove(db); try? FileManager.default.removeItem(atPath: dir) }
+        defer {
+            chmod(dir + "/inner", 0o700)
+            remove(db)
+            try? FileManager.default.removeItem(atPath: dir)
+        }
         try FileManager.default.createDirectory(atPath: dir + "/inner", withIntermediateDirectories: true)
         chmod(dir + "/inner", 0)
         let result = try Subdash.run(["import", "--db", db, dir])

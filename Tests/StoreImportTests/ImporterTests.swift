@@ -1,10 +1,11 @@
 import AppStorePayloads
 import Foundation
-import TestSupport
-import Testing
-@testable import StoreImport
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
+import Testing
+
+@testable import StoreImport
 
 /// Pipeline tests with a toy format: each line "otid txid start end" is one document, "bad" lines
 /// are rejected. The App Store formats are tested end to end in AppStoreImportTests.
@@ -25,14 +26,19 @@ import SubscriptionModel
         guard f.count == 4, let start = Instant(parsing: f[2]), let end = Instant(parsing: f[3]) else {
             return .failure(.rejected("expected 'otid txid start end'"))
         }
-        return .success(DocumentFacts(format: .v2Notification, transactions: [
-            TransactionFact(transactionId: f[1], originalTransactionId: f[0], productId: "p", purchaseDate: start, expiresDate: end),
-        ]))
+        return .success(
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    TransactionFact(
+                        transactionId: f[1], originalTransactionId: f[0], productId: "p", purchaseDate: start, expiresDate: end)
+                ]))
     }
 
     func importer(_ db: AppDatabase, _ rejections: Lines, batchSize: Int) -> Importer {
-        Importer(database: db, open: Self.open, decode: Self.decode, signaturesVerified: true, batchSize: batchSize,
-                 report: { rejections.append($0) })
+        Importer(
+            database: db, open: Self.open, decode: Self.decode, signaturesVerified: true, batchSize: batchSize,
+            report: { rejections.append($0) })
     }
 
     func write(_ text: String, to dir: URL, _ name: String) throws -> String {
@@ -61,7 +67,9 @@ import SubscriptionModel
         #expect(summary.rejected == 1)
         #expect(summary.subscriptionsTouched == 2)
         #expect(rejections.all == ["\(dir.path)/a/one.ndjson:line 2: expected 'otid txid start end'"])
-        #expect(summary.line.hasPrefix("5 documents read from 2 files: 3 applied, 1 duplicate, 1 rejected; 2 subscriptions touched; "))
+        #expect(
+            summary.line.hasPrefix("5 documents read from 2 files: 3 applied, 1 duplicate, 1 rejected; 2 subscriptions touched; ")
+        )
     }
 
     @Test func aLinkToADirectoryIsWalkedAsTheDirectory() throws {
@@ -73,9 +81,10 @@ import SubscriptionModel
         try Data("{}".utf8).write(to: dir.appendingPathComponent("data/v1/notifications-0002.ndjson"))
         let link = dir.appendingPathComponent("link")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir.appendingPathComponent("data"))
-        #expect(try Importer.expand([link.path]) == [
-            "\(link.path)/v1/notifications-0001.ndjson", "\(link.path)/v1/notifications-0002.ndjson",
-        ])
+        #expect(
+            try Importer.expand([link.path]) == [
+                "\(link.path)/v1/notifications-0001.ndjson", "\(link.path)/v1/notifications-0002.ndjson",
+            ])
     }
 
     @Test func aMissingPathIsAnError() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
-import TestSupport
-import Testing
-@testable import StoreImport
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
+import Testing
+
+@testable import StoreImport
 
 /// Imports killed without warning and imports sharing the store with other writers, with real
 /// processes: the store stays whole and ends as if everything had been done in turn.
@@ -12,8 +13,10 @@ import SubscriptionModel
     static let generated = SampleData.generated
 
     static func importProcess(_ path: String, _ input: String) throws -> Process {
-        try Subdash.process(["import", "--db", path, "--batch-size", "25", "--transaction-size", "50",
-                             "--trust-root", SampleData.trustRoot, input])
+        try Subdash.process([
+            "import", "--db", path, "--batch-size", "25", "--transaction-size", "50",
+            "--trust-root", SampleData.trustRoot, input,
+        ])
     }
 
     /// Documents in the store so far, 0 before it exists.
@@ -27,9 +30,11 @@ import SubscriptionModel
     /// Every report's JSON, as a script would read it.
     static func reports(_ path: String) throws -> [String] {
         let asOf = ["--as-of", "2026-01-01"]
-        return try [["states"] + asOf, ["cohorts"] + asOf, ["eligibility"] + asOf,
-                    ["events", "--from", "2024-01-01", "--to", "2026-01-01"],
-                    ["recovery", "--from", "2024-01-01", "--to", "2026-01-01"]].map { args in
+        return try [
+            ["states"] + asOf, ["cohorts"] + asOf, ["eligibility"] + asOf,
+            ["events", "--from", "2024-01-01", "--to", "2026-01-01"],
+            ["recovery", "--from", "2024-01-01", "--to", "2026-01-01"],
+        ].map { args in
             let run = try Subdash.run(["report"] + args + ["--db", path, "--format", "json"])
             #expect(run.status == 0, "report \(args): \(run.stderr)")
             return run.stdout
@@ -82,7 +87,8 @@ import SubscriptionModel
     /// call, from another connection) write to the same store: all of them finish, and the store
     /// is what the import and the flags give done one after the other.
     @Test func anImportWhileFlagsAreWrittenEndsAsIfDoneInTurn() throws {
-        let v1 = Self.generated + "/v1", v2 = Self.generated + "/v2"
+        let v1 = Self.generated + "/v1"
+        let v2 = Self.generated + "/v2"
         let directory = try TemporaryDirectory("writers")
         defer { directory.remove() }
         let path = directory.path("writers.sqlite")
@@ -96,12 +102,15 @@ import SubscriptionModel
             try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription ORDER BY 1 LIMIT 12")
         }
         try #require(ids.count == 12)
-        let cliIds = Array(ids.prefix(6)), dashboardIds = Array(ids.suffix(6))
+        let cliIds = Array(ids.prefix(6))
+        let dashboardIds = Array(ids.suffix(6))
         let now = Instant(Date())
 
         // In turn: flags, then the import.
         _ = try turn.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: cliIds, operatorName: "alice", note: "cli"), at: now)
-        for id in dashboardIds { _ = try turn.setFlags(OfferFlagWrite(offer: .retention, ids: [id], operatorName: "bob", note: "dashboard"), at: now) }
+        for id in dashboardIds {
+            _ = try turn.setFlags(OfferFlagWrite(offer: .retention, ids: [id], operatorName: "bob", note: "dashboard"), at: now)
+        }
         _ = try AppStoreImportTests.importer(turn).0.importPaths([v2])
 
         // At once: the flags are written once the import has committed its first batches.
@@ -115,7 +124,9 @@ import SubscriptionModel
             flagStatuses.append(run.status)
             // The dashboard flags from its own connection between the command's writes.
             let dashboard = try AppDatabase.open(path: path)
-            _ = try dashboard.setFlags(OfferFlagWrite(offer: .retention, ids: [dashboardIds[k]], operatorName: "bob", note: "dashboard"), at: Instant(Date()))
+            _ = try dashboard.setFlags(
+                OfferFlagWrite(offer: .retention, ids: [dashboardIds[k]], operatorName: "bob", note: "dashboard"),
+                at: Instant(Date()))
         }
         importing.waitUntilExit()
         #expect(importing.terminationStatus == 0)

@@ -8,8 +8,10 @@ import Testing
     /// The examples imported once (unsigned examples included: `--no-verify`).
     static let store = Result<String, any Error> {
         let db = CommandLineTests.temporary("report-tables.sqlite")
-        let imported = try Subdash.run(["import", "--no-verify", "--db", db,
-                                                 SampleData.examples])
+        let imported = try Subdash.run([
+            "import", "--no-verify", "--db", db,
+            SampleData.examples,
+        ])
         guard imported.status == 0 else { throw TableStoreError.importFailed(imported.stderr) }
         return db
     }
@@ -27,150 +29,156 @@ import Testing
 
     /// A table of every state, its share and the total.
     @Test func statesAtTheHorizon() throws {
-        #expect(try Self.report(["states"]) == """
-            States as of 2024-08-07 10:00 UTC
-            state         subscriptions  share
-            ────────────  ─────────────  ─────
-            standard                  1  33.3%
-            freeTrial                 0   0.0%
-            introductory              0   0.0%
-            promotional               0   0.0%
-            offerCode                 0   0.0%
-            winBack                   0   0.0%
-            gracePeriod               0   0.0%
-            billingRetry              0   0.0%
-            expired                   2  66.7%
-            active                    1  33.3%
-            ────────────  ─────────────  ─────
-            total                     3
+        #expect(
+            try Self.report(["states"]) == """
+                States as of 2024-08-07 10:00 UTC
+                state         subscriptions  share
+                ────────────  ─────────────  ─────
+                standard                  1  33.3%
+                freeTrial                 0   0.0%
+                introductory              0   0.0%
+                promotional               0   0.0%
+                offerCode                 0   0.0%
+                winBack                   0   0.0%
+                gracePeriod               0   0.0%
+                billingRetry              0   0.0%
+                expired                   2  66.7%
+                active                    1  33.3%
+                ────────────  ─────────────  ─────
+                total                     3
 
-            """)
+                """)
     }
 
     /// Six paid periods shown, the rest named.
     @Test func cohortsWithMorePeriodsThanShown() throws {
-        #expect(try Self.report(["cohorts", "--from", "2024-01", "--to", "2024-05", "--periods", "8"]) == """
-            Retention by paid periods as of 2024-08-07 10:00 UTC (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)
-            cohort   started      P1      P2      P3    P4    P5    P6
-            ───────  ───────  ──────  ──────  ──────  ────  ────  ────
-            2024-01        1  100.0%  100.0%  100.0%  0.0%  0.0%  0.0%
-            2024-02        0       –       –       –     –     –     –
-            2024-03        2   50.0%   50.0%    0.0%  0.0%  0.0%  0.0%
-            2024-04        0       –       –       –     –     –     –
-            2024-05        1       –       –       –     –     –     –
-            ───────  ───────  ──────  ──────  ──────  ────  ────  ────
-            average        4   66.7%   66.7%   33.3%  0.0%  0.0%  0.0%
-            (2 more periods: use --format csv or json)
+        #expect(
+            try Self.report(["cohorts", "--from", "2024-01", "--to", "2024-05", "--periods", "8"]) == """
+                Retention by paid periods as of 2024-08-07 10:00 UTC (Kaplan–Meier: share reaching the next paid period among members whose fate is known; – not known yet)
+                cohort   started      P1      P2      P3    P4    P5    P6
+                ───────  ───────  ──────  ──────  ──────  ────  ────  ────
+                2024-01        1  100.0%  100.0%  100.0%  0.0%  0.0%  0.0%
+                2024-02        0       –       –       –     –     –     –
+                2024-03        2   50.0%   50.0%    0.0%  0.0%  0.0%  0.0%
+                2024-04        0       –       –       –     –     –     –
+                2024-05        1       –       –       –     –     –     –
+                ───────  ───────  ──────  ──────  ──────  ────  ────  ────
+                average        4   66.7%   66.7%   33.3%  0.0%  0.0%  0.0%
+                (2 more periods: use --format csv or json)
 
-            """)
+                """)
     }
 
     /// Every event type, then the expirations by reason.
     @Test func eventsWithTheirExpirationReasons() throws {
-        #expect(try Self.report(["events", "--from", "2024-01-01", "--to", "2024-09-01"]) == """
-            Events in [2024-01-01 00:00 UTC, 2024-09-01 00:00 UTC) as of 2024-08-07 10:00 UTC
-            event                             count
-            ────────────────────────────────  ─────
-            activation                            2
-            reactivation                          2
-            renewal                               3
-            conversion                            2
-            billingRecovery                       2
-            productChange                         3
-            billingIssue                          2
-            autoRenewOff                          2
-            autoRenewOn                           1
-            refund                                0
-            expiration                            3
-              expiration: voluntary               1
-              expiration: billing                 1
-              expiration: priceIncrease           0
-              expiration: productUnavailable      0
-              expiration: refund                  0
-              expiration: sharingRevoked          0
-              expiration: other                   1
+        #expect(
+            try Self.report(["events", "--from", "2024-01-01", "--to", "2024-09-01"]) == """
+                Events in [2024-01-01 00:00 UTC, 2024-09-01 00:00 UTC) as of 2024-08-07 10:00 UTC
+                event                             count
+                ────────────────────────────────  ─────
+                activation                            2
+                reactivation                          2
+                renewal                               3
+                conversion                            2
+                billingRecovery                       2
+                productChange                         3
+                billingIssue                          2
+                autoRenewOff                          2
+                autoRenewOn                           1
+                refund                                0
+                expiration                            3
+                  expiration: voluntary               1
+                  expiration: billing                 1
+                  expiration: priceIncrease           0
+                  expiration: productUnavailable      0
+                  expiration: refund                  0
+                  expiration: sharingRevoked          0
+                  expiration: other                   1
 
-            """)
+                """)
     }
 
     /// Outcomes and the cumulative recoveries, each with its share of the failures.
     @Test func recoveryWithShares() throws {
-        #expect(try Self.report(["recovery", "--from", "2024-01-01", "--to", "2024-09-01"]) == """
-            Billing failures in [2024-01-01 00:00 UTC, 2024-09-01 00:00 UTC) as of 2024-08-07 10:00 UTC
-            billing failures            count   share
-            ──────────────────────────  ─────  ──────
-            recovered                       2  100.0%
-            expired                         0    0.0%
-            pending                         0    0.0%
-              recovered within 3 days       2  100.0%
-              recovered within 7 days       2  100.0%
-              recovered within 16 days      2  100.0%
-              recovered within 30 days      2  100.0%
-              recovered within 60 days      2  100.0%
-            ──────────────────────────  ─────  ──────
-            total                           2
+        #expect(
+            try Self.report(["recovery", "--from", "2024-01-01", "--to", "2024-09-01"]) == """
+                Billing failures in [2024-01-01 00:00 UTC, 2024-09-01 00:00 UTC) as of 2024-08-07 10:00 UTC
+                billing failures            count   share
+                ──────────────────────────  ─────  ──────
+                recovered                       2  100.0%
+                expired                         0    0.0%
+                pending                         0    0.0%
+                  recovered within 3 days       2  100.0%
+                  recovered within 7 days       2  100.0%
+                  recovered within 16 days      2  100.0%
+                  recovered within 30 days      2  100.0%
+                  recovered within 60 days      2  100.0%
+                ──────────────────────────  ─────  ──────
+                total                           2
 
-            """)
+                """)
     }
 
     /// One retention suggestion and the count of every offer.
     @Test func eligibilityWithOneSuggestion() throws {
-        #expect(try Self.report(["eligibility", "--as-of", "2024-06-15"]) == """
-            Eligible as of 2024-06-15 00:00 UTC
-            offer      subscription      product                 why
-            ─────────  ────────────────  ──────────────────────  ─────────────────────────
-            retention  2000000900000001  com.example.pro.yearly  auto-renew off, offerCode
-            ─────────  ────────────────  ──────────────────────  ─────────────────────────
-            winBack 0, retention 1, upgrade 0, loyalty 0, service 0
+        #expect(
+            try Self.report(["eligibility", "--as-of", "2024-06-15"]) == """
+                Eligible as of 2024-06-15 00:00 UTC
+                offer      subscription      product                 why
+                ─────────  ────────────────  ──────────────────────  ─────────────────────────
+                retention  2000000900000001  com.example.pro.yearly  auto-renew off, offerCode
+                ─────────  ────────────────  ──────────────────────  ─────────────────────────
+                winBack 0, retention 1, upgrade 0, loyalty 0, service 0
 
-            """)
+                """)
     }
 
     /// The fields, the periods and the events.
     @Test func subscriberFieldsPeriodsAndEvents() throws {
-        #expect(try Self.report(["subscriber", "2000000900000001"]) == """
-            Subscription 2000000900000001 as of 2024-08-07 10:00 UTC
-              user                –
-              appAccountToken     7e3fb20b-4cdb-47cc-936d-99d65f608138
-              ownership           purchased
-              product             com.example.pro.monthly
-              state               expired
-              auto-renew          off
-              renews to           com.example.pro.monthly
-              expired on          2024-08-01T12:00:00Z (5 days ago)
-              billing retry       no
-              grace until         –
-              price increase      pending
-              expiration reason   billing
-              paid periods        3
-              billing failures    1
-              paid                39.20 USD
-              paid service        152 days
+        #expect(
+            try Self.report(["subscriber", "2000000900000001"]) == """
+                Subscription 2000000900000001 as of 2024-08-07 10:00 UTC
+                  user                –
+                  appAccountToken     7e3fb20b-4cdb-47cc-936d-99d65f608138
+                  ownership           purchased
+                  product             com.example.pro.monthly
+                  state               expired
+                  auto-renew          off
+                  renews to           com.example.pro.monthly
+                  expired on          2024-08-01T12:00:00Z (5 days ago)
+                  billing retry       no
+                  grace until         –
+                  price increase      pending
+                  expiration reason   billing
+                  paid periods        3
+                  billing failures    1
+                  paid                39.20 USD
+                  paid service        152 days
 
-            transaction       product                  start       end         offer      class                price   returned
-            ────────────────  ───────────────────────  ──────────  ──────────  ─────────  ───────────────  ─────────  ─────────
-            2000000900000001  com.example.pro.monthly  2024-03-01  2024-03-08  freeTrial  activation        0.00 USD
-            2000000900000101  com.example.pro.monthly  2024-03-08  2024-04-08  standard   conversion        9.99 USD
-            2000000900000102  com.example.pro.monthly  2024-04-08  2024-05-08  standard   billingRecovery   9.99 USD
-            2000000900000103  com.example.pro.monthly  2024-05-08  2024-05-20  standard   renewal           9.99 USD   3.77 USD
-            2000000900000201  com.example.pro.yearly   2024-05-20  2024-05-20  standard   productChange    99.99 USD  99.99 USD
-            2000000900000202  com.example.pro.yearly   2024-05-20  2024-07-01  offerCode  productChange    69.99 USD  61.98 USD
-            2000000900000401  com.example.pro.monthly  2024-07-01  2024-08-01  winBack    productChange     4.99 USD
+                transaction       product                  start       end         offer      class                price   returned
+                ────────────────  ───────────────────────  ──────────  ──────────  ─────────  ───────────────  ─────────  ─────────
+                2000000900000001  com.example.pro.monthly  2024-03-01  2024-03-08  freeTrial  activation        0.00 USD
+                2000000900000101  com.example.pro.monthly  2024-03-08  2024-04-08  standard   conversion        9.99 USD
+                2000000900000102  com.example.pro.monthly  2024-04-08  2024-05-08  standard   billingRecovery   9.99 USD
+                2000000900000103  com.example.pro.monthly  2024-05-08  2024-05-20  standard   renewal           9.99 USD   3.77 USD
+                2000000900000201  com.example.pro.yearly   2024-05-20  2024-05-20  standard   productChange    99.99 USD  99.99 USD
+                2000000900000202  com.example.pro.yearly   2024-05-20  2024-07-01  offerCode  productChange    69.99 USD  61.98 USD
+                2000000900000401  com.example.pro.monthly  2024-07-01  2024-08-01  winBack    productChange     4.99 USD
 
-            at                    event                 product
-            ────────────────────  ────────────────────  ───────────────────────
-            2024-03-01T10:00:00Z  activation            com.example.pro.monthly
-            2024-03-08T10:00:00Z  conversion            com.example.pro.monthly
-            2024-03-20T21:15:00Z  autoRenewOff          com.example.pro.monthly
-            2024-03-22T08:40:00Z  autoRenewOn           com.example.pro.monthly
-            2024-04-08T09:58:00Z  billingIssue          com.example.pro.monthly
-            2024-04-08T09:58:00Z  billingRecovery       com.example.pro.monthly
-            2024-05-08T09:59:00Z  renewal               com.example.pro.monthly
-            2024-05-20T18:00:00Z  productChange         com.example.pro.yearly
-            2024-05-20T18:00:00Z  productChange         com.example.pro.yearly
-            2024-07-01T12:00:00Z  productChange         com.example.pro.monthly
-            2024-08-01T12:00:00Z  expiration (billing)  com.example.pro.monthly
+                at                    event                 product
+                ────────────────────  ────────────────────  ───────────────────────
+                2024-03-01T10:00:00Z  activation            com.example.pro.monthly
+                2024-03-08T10:00:00Z  conversion            com.example.pro.monthly
+                2024-03-20T21:15:00Z  autoRenewOff          com.example.pro.monthly
+                2024-03-22T08:40:00Z  autoRenewOn           com.example.pro.monthly
+                2024-04-08T09:58:00Z  billingIssue          com.example.pro.monthly
+                2024-04-08T09:58:00Z  billingRecovery       com.example.pro.monthly
+                2024-05-08T09:59:00Z  renewal               com.example.pro.monthly
+                2024-05-20T18:00:00Z  productChange         com.example.pro.yearly
+                2024-05-20T18:00:00Z  productChange         com.example.pro.yearly
+                2024-07-01T12:00:00Z  productChange         com.example.pro.monthly
+                2024-08-01T12:00:00Z  expiration (billing)  com.example.pro.monthly
 
-            """)
+                """)
     }
 }

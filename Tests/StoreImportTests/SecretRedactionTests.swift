@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import StoreImport
+import Testing
 
 @Suite struct SecretRedactionTests {
     func redacted(_ text: String) -> String {
@@ -8,8 +8,10 @@ import StoreImport
     }
 
     @Test func everyPasswordValueBecomesStarsOfTheSameLength() {
-        #expect(redacted(#"{"a":1,"password":"s3cr\"t","b":{"password" : "xy"}}"#)
-            == #"{"a":1,"password":"*******","b":{"password" : "**"}}"#, "the value's seven bytes, its escaped quote included")
+        #expect(
+            redacted(#"{"a":1,"password":"s3cr\"t","b":{"password" : "xy"}}"#)
+                == #"{"a":1,"password":"*******","b":{"password" : "**"}}"#, "the value's seven bytes, its escaped quote included"
+        )
     }
 
     @Test func aDocumentWithoutAStringPasswordIsKeptAsItIs() {

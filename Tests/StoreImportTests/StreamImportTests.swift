@@ -1,10 +1,11 @@
 import AppStorePayloads
 import Foundation
 import GRDB
+import SubscriberStore
 import TestSupport
 import Testing
+
 @testable import StoreImport
-import SubscriberStore
 
 /// A receiver piping notifications into `subdash import -`: what has arrived when the stream pauses
 /// is stored and derived at once, not at the end of the stream.
@@ -16,11 +17,22 @@ import SubscriberStore
         private var closed = false
         private var count = 0
 
-        func send(_ line: String) { condition.lock(); lines.append(line); condition.broadcast(); condition.unlock() }
-        func close() { condition.lock(); closed = true; condition.broadcast(); condition.unlock() }
+        func send(_ line: String) {
+            condition.lock()
+            lines.append(line)
+            condition.broadcast()
+            condition.unlock()
+        }
+        func close() {
+            condition.lock()
+            closed = true
+            condition.broadcast()
+            condition.unlock()
+        }
 
         func next() -> SourceDocument? {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while lines.isEmpty && !closed { condition.wait() }
             guard !lines.isEmpty else { return nil }
             count += 1
@@ -34,14 +46,16 @@ import SubscriberStore
     }
 
     @Test func documentsAreStoredAndDerivedWhenTheStreamPauses() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString).sqlite")
+            .path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let db = try AppDatabase.open(path: path)
         let trickle = Trickle()
         let rejections = Lines()
-        let importer = Importer(database: db, open: { _ in AnyIterator { trickle.next() } }, decode: ImporterTests.decode,
-                                signaturesVerified: true, batchSize: 1000, isStream: { $0 == "-" },
-                                report: { rejections.append($0) })
+        let importer = Importer(
+            database: db, open: { _ in AnyIterator { trickle.next() } }, decode: ImporterTests.decode,
+            signaturesVerified: true, batchSize: 1000, isStream: { $0 == "-" },
+            report: { rejections.append($0) })
         let done = DispatchSemaphore(value: 0)
         let outcome = Outcome()
         DispatchQueue.global().async {
@@ -56,7 +70,10 @@ import SubscriberStore
 
         trickle.send("bad")
         trickle.send("s1 t2 2025-02-01 2025-03-01")
-        #expect(try eventually(db) { try Int.fetchOne($0, sql: "SELECT periodCount FROM subscription WHERE originalTransactionId = 's1'") == 2 })
+        #expect(
+            try eventually(db) {
+                try Int.fetchOne($0, sql: "SELECT periodCount FROM subscription WHERE originalTransactionId = 's1'") == 2
+            })
         #expect(rejections.all == ["stdin:line 3: expected 'otid txid start end'"])
 
         trickle.close()
@@ -74,11 +91,17 @@ import SubscriberStore
         // Real descriptors of each kind: a pipe and a socket may wait, a regular file ends.
         var pipeEnds: [Int32] = [0, 0]
         #expect(pipeEnds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) } == 0)
-        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        defer {
+            close(pipeEnds[0])
+            close(pipeEnds[1])
+        }
         #expect(Importer.isStream(fileDescriptor: pipeEnds[0]))
         var sockets: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
-        defer { close(sockets[0]); close(sockets[1]) }
+        defer {
+            close(sockets[0])
+            close(sockets[1])
+        }
         #expect(Importer.isStream(fileDescriptor: sockets[0]))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString)").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data("{}\n".utf8)))
@@ -93,7 +116,15 @@ import SubscriberStore
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
         private var result: Result<ImportSummary, any Error>?
-        func set(_ r: Result<ImportSummary, any Error>) { lock.lock(); result = r; lock.unlock() }
-        func get() throws -> ImportSummary? { lock.lock(); defer { lock.unlock() }; return try result?.get() }
+        func set(_ r: Result<ImportSummary, any Error>) {
+            lock.lock()
+            result = r
+            lock.unlock()
+        }
+        func get() throws -> ImportSummary? {
+            lock.lock()
+            defer { lock.unlock() }
+            return try result?.get()
+        }
     }
 }

@@ -1,12 +1,13 @@
 import AppStorePayloads
 import Foundation
 import GRDB
-import TestSupport
-import Testing
-@testable import StoreImport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
+import Testing
+
+@testable import StoreImport
 
 /// Unsigned v1 data against signed v2 data, and the store's app, on copies of the imported SampleData.
 @Suite struct UnsignedDataTests {
@@ -35,8 +36,9 @@ import SubscriptionModel
         let file = directory.path("renewal.json")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         let lines = Lines()
-        let importer = Importer.appStore(database: db, verifier: try SampleDataStore.verifier(), sharedSecret: sharedSecret,
-                                         report: { lines.append($0) })
+        let importer = Importer.appStore(
+            database: db, verifier: try SampleDataStore.verifier(), sharedSecret: sharedSecret,
+            report: { lines.append($0) })
         return (try importer.importPaths([file]), lines.all.map { $0.replacingOccurrences(of: file, with: "FILE") })
     }
 
@@ -70,10 +72,14 @@ import SubscriptionModel
 
         let (wrong, lines) = try importText(Self.forgedRenewal(password: "made-up"), into: db, sharedSecret: Self.sharedSecret)
         #expect(wrong.rejected == 1)
-        #expect(lines == ["FILE:line 1: password: does not match the shared secret (--shared-secret): not sent by the App Store for this app"])
+        #expect(
+            lines == [
+                "FILE:line 1: password: does not match the shared secret (--shared-secret): not sent by the App Store for this app"
+            ])
         #expect(try figures(db) == before)
 
-        let (right, _) = try importText(Self.forgedRenewal(password: Self.sharedSecret), into: db, sharedSecret: Self.sharedSecret)
+        let (right, _) = try importText(
+            Self.forgedRenewal(password: Self.sharedSecret), into: db, sharedSecret: Self.sharedSecret)
         #expect(right.applied == 1)
         let after = try figures(db)
         #expect(after.0 == "standard")
@@ -101,11 +107,14 @@ import SubscriptionModel
     @Test func theFirstSignedDocumentNamesTheStoresApp() throws {
         let db = try AppDatabase.inMemory()
         func document(_ n: Int, _ app: AppIdentity) -> IncomingDocument {
-            var facts = DocumentFacts(format: .v2Notification, transactions: [
-                TransactionFact(transactionId: "t\(n)", originalTransactionId: "o\(n)", productId: "p",
-                                purchaseDate: Instant(parsing: "2025-01-01")!, expiresDate: Instant(parsing: "2025-02-01")!,
-                                signedDate: Instant(parsing: "2025-01-01")!),
-            ])
+            var facts = DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    TransactionFact(
+                        transactionId: "t\(n)", originalTransactionId: "o\(n)", productId: "p",
+                        purchaseDate: Instant(parsing: "2025-01-01")!, expiresDate: Instant(parsing: "2025-02-01")!,
+                        signedDate: Instant(parsing: "2025-01-01")!)
+                ])
             facts.app = app
             return IncomingDocument(sha256: "sha\(n)", source: "f:line \(n)", byteCount: 1, body: nil, content: .facts(facts))
         }
@@ -117,10 +126,11 @@ import SubscriptionModel
             document(4, AppIdentity(bundleId: "com.example.subdash")),
         ])
         #expect(result.applied == 2)
-        #expect(result.rejections.map { "\($0.source): \($0.reason)" } == [
-            "f:line 2: for the app com.other.app (appAppleId 42), but this store holds com.example.subdash (appAppleId 1600000000) (one app per store: use another --db)",
-            "f:line 3: for the app com.example.subdash (appAppleId 7), but this store holds com.example.subdash (appAppleId 1600000000) (one app per store: use another --db)",
-        ])
+        #expect(
+            result.rejections.map { "\($0.source): \($0.reason)" } == [
+                "f:line 2: for the app com.other.app (appAppleId 42), but this store holds com.example.subdash (appAppleId 1600000000) (one app per store: use another --db)",
+                "f:line 3: for the app com.example.subdash (appAppleId 7), but this store holds com.example.subdash (appAppleId 1600000000) (one app per store: use another --db)",
+            ])
         #expect(try db.storeApp() == ours)
     }
 
@@ -131,7 +141,8 @@ import SubscriptionModel
         #expect(summary.rejected == 2)
         #expect(lines.count == 2)
         let rows = try db.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT sha256, byteCount, length(body) AS kept, bodyEncoding FROM document ORDER BY byteCount")
+            try Row.fetchAll(
+                db, sql: "SELECT sha256, byteCount, length(body) AS kept, bodyEncoding FROM document ORDER BY byteCount")
         }
         #expect(rows.map { $0["byteCount"] as Int } == [19999, 20001])
         #expect(rows.map { $0["kept"] as Int } == [4096, 4096])

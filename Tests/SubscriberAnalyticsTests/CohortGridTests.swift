@@ -1,8 +1,8 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
+import Testing
 
 /// Five subscribers whose retention was worked out by hand (as of 2025-06-15, 3 periods):
 /// - A: paid Jan 10, Feb 10, Mar 10, then lapsed Apr 10 → cohort 2025-01, 3 paid, ended.
@@ -63,8 +63,9 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
     }
 
     @Test func monthsCanBeChosenAndEmptyOnesAreListed() throws {
-        let grid = try fiveSubscribers().cohorts(asOf: asOf, periods: 2, from: Month(year: 2025, month: 3),
-                                                 to: Month(year: 2025, month: 5))
+        let grid = try fiveSubscribers().cohorts(
+            asOf: asOf, periods: 2, from: Month(year: 2025, month: 3),
+            to: Month(year: 2025, month: 5))
         #expect(grid.cohorts.map(\.month.description) == ["2025-03", "2025-04", "2025-05"])
         #expect(grid.cohorts.map(\.started) == [0, 0, 1])
     }
@@ -103,11 +104,11 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(june[.reactivation] == 0)
         let may = try analytics.events(from: day("2025-05-01"), to: day("2025-06-01"), asOf: asOf)
         #expect(may[.reactivation] == 1)
-        #expect(may[.renewal] == 2) // B May 12, C May 20
+        #expect(may[.renewal] == 2)  // B May 12, C May 20
         let april = try analytics.events(from: day("2025-04-01"), to: day("2025-05-01"), asOf: asOf)
         #expect(april[.billingIssue] == 1)
         #expect(april[.billingRecovery] == 1)
-        #expect(april[.expiration] == 1) // A on Apr 10
+        #expect(april[.expiration] == 1)  // A on Apr 10
     }
 
     @Test func emptyStoreGivesHonestZeros() throws {
@@ -175,20 +176,22 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
     }
 
     @Test func aYoungCohortIsNotReadAsChurn() throws {
-        let grid = try Self.store().cohorts(asOf: day("2025-12-20"), periods: 3,
-                                            from: Month(year: 2025, month: 11))
+        let grid = try Self.store().cohorts(
+            asOf: day("2025-12-20"), periods: 3,
+            from: Month(year: 2025, month: 11))
         let november = try #require(grid.cohorts.first)
         #expect(november.month == Month(year: 2025, month: 11))
         #expect(november.started == 25)
         #expect(november.retained == [10, 0, 0])
         #expect(november.ended == [7, 0, 0])
         #expect(november.rate == [10.0 / 17.0, nil, nil])
-        #expect(try ReportJSON.cohorts(grid) == """
-            {"asOf":"2025-12-20T00:00:00Z","periods":3,"cohorts":[\
-            {"month":"2025-11","started":25,"retained":[10,0,0],"ended":[7,0,0],"rate":[\(10.0 / 17.0),null,null]},\
-            {"month":"2025-12","started":0,"retained":[0,0,0],"ended":[0,0,0],"rate":[null,null,null]}],\
-            "average":{"retained":[10,0,0],"ended":[7,0,0],"rate":[\(10.0 / 17.0),null,null]}}
-            """)
+        #expect(
+            try ReportJSON.cohorts(grid) == """
+                {"asOf":"2025-12-20T00:00:00Z","periods":3,"cohorts":[\
+                {"month":"2025-11","started":25,"retained":[10,0,0],"ended":[7,0,0],"rate":[\(10.0 / 17.0),null,null]},\
+                {"month":"2025-12","started":0,"retained":[0,0,0],"ended":[0,0,0],"rate":[null,null,null]}],\
+                "average":{"retained":[10,0,0],"ended":[7,0,0],"rate":[\(10.0 / 17.0),null,null]}}
+                """)
     }
 
     @Test func aYearlyCohortsSecondPeriodIsUnknownBeforeItsSecondYear() throws {
@@ -226,12 +229,21 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(all.average.started == 28)
         #expect(all.average.rate == [12.0 / 20.0, nil])
         // The drill-downs keep the duration.
-        #expect(try analytics.size(of: .cohortRetained(month: Month(year: 2024, month: 3), period: 1, duration: .year),
-                                   asOf: asOf).figure == 2)
-        #expect(try analytics.size(of: .cohortRetained(month: Month(year: 2024, month: 3), period: 1, duration: .month),
-                                   asOf: asOf).figure == 0)
-        #expect(try analytics.size(of: .cohortEnded(month: Month(year: 2025, month: 11), period: 1, duration: .month),
-                                   asOf: asOf).figure == 7)
+        #expect(
+            try analytics.size(
+                of: .cohortRetained(month: Month(year: 2024, month: 3), period: 1, duration: .year),
+                asOf: asOf
+            ).figure == 2)
+        #expect(
+            try analytics.size(
+                of: .cohortRetained(month: Month(year: 2024, month: 3), period: 1, duration: .month),
+                asOf: asOf
+            ).figure == 0)
+        #expect(
+            try analytics.size(
+                of: .cohortEnded(month: Month(year: 2025, month: 11), period: 1, duration: .month),
+                asOf: asOf
+            ).figure == 7)
     }
 
     /// A product's duration is its most frequent standard length: one odd 7-day period among

@@ -1,10 +1,10 @@
 import GRDB
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import TestSupport
+import Testing
 
 /// The SampleData store, its data horizon, and the products `sql` lists.
 func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, [String]) {
@@ -28,7 +28,10 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         case .all: break
         }
         sql += " AND ownership IN (" + scope.ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
-        if let product = scope.productId { sql += " AND productId = ?2"; arguments += [product] }
+        if let product = scope.productId {
+            sql += " AND productId = ?2"
+            arguments += [product]
+        }
         var counts: [SubscriptionState: Int] = [:]
         for row in try Row.fetchAll(db, sql: sql + " GROUP BY state", arguments: arguments) {
             counts[try #require(SubscriptionState(rawValue: row[0]))] = row[1]
@@ -40,8 +43,10 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let analytics = try SampleDataConsistencyTests.store()
         let horizon = try #require(try analytics.dataHorizon())
         let (products, edges) = try analytics.database.writer.read { db in
-            (try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM segment ORDER BY 1"),
-             try Int64.fetchAll(db, sql: "SELECT start FROM segment ORDER BY originalTransactionId LIMIT 40"))
+            (
+                try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM segment ORDER BY 1"),
+                try Int64.fetchAll(db, sql: "SELECT start FROM segment ORDER BY originalTransactionId LIMIT 40")
+            )
         }
         #expect(products.count >= 2)
         let day = Instant.millisecondsPerDay
@@ -49,18 +54,25 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         var instants: [Instant] = []
         // Every 67 hours from before the first subscription to after the horizon: all hours of the day.
         var t = firstDay
-        while t <= horizon.adding(days: 3) { instants.append(t); t = t.adding(hours: 67) }
+        while t <= horizon.adding(days: 3) {
+            instants.append(t)
+            t = t.adding(hours: 67)
+        }
         // Day boundaries and a millisecond either side; midday and a millisecond either side.
         for d in stride(from: Int64(0), to: 760, by: 37) {
             let boundary = firstDay.adding(days: d)
-            for offset: Int64 in [-1, 0, 1, day / 2 - 1, day / 2, day / 2 + 1] { instants.append(boundary.adding(milliseconds: offset)) }
+            for offset: Int64 in [-1, 0, 1, day / 2 - 1, day / 2, day / 2 + 1] {
+                instants.append(boundary.adding(milliseconds: offset))
+            }
         }
         // The edges of segments, where one state hands over to the next.
         for e in edges { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
         instants.append(horizon)
 
-        var scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
-                      ReportScope(ownership: .familyShared), ReportScope(ownership: .all)]
+        var scopes = [
+            ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
+            ReportScope(ownership: .familyShared), ReportScope(ownership: .all),
+        ]
         scopes += products.prefix(2).map { ReportScope(productId: $0) }
         var nonEmpty = 0
         for scope in scopes {
@@ -76,7 +88,9 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
                 let expected = try analytics.database.writer.read {
                     try Self.byDefinition($0, at: horizon.adding(days: Int64(d - 44)), scope: scope)
                 }
-                for s in SubscriptionState.allCases { #expect((daily[s]?[d] ?? 0) == (expected[s] ?? 0), "\(s) day \(d) \(scope)") }
+                for s in SubscriptionState.allCases {
+                    #expect((daily[s]?[d] ?? 0) == (expected[s] ?? 0), "\(s) day \(d) \(scope)")
+                }
             }
         }
         #expect(nonEmpty > instants.count * 3)
@@ -87,53 +101,66 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 /// subscriptions whose facts changed are replaced, it equals the counts recomputed from `segment`.
 @Suite struct SegmentDayCountsTests {
     static func recomputed(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, ownership, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
-                SELECT environment, ownership, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
-                UNION ALL
-                SELECT environment, ownership, "end" / 86400000, productId, state, 0, 1 FROM segment
-                WHERE "end" <> \(AppDatabase.openEnd))
-            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, ownership, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
+                    SELECT environment, ownership, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                    UNION ALL
+                    SELECT environment, ownership, "end" / 86400000, productId, state, 0, 1 FROM segment
+                    WHERE "end" <> \(AppDatabase.openEnd))
+                GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+                """)
     }
 
     static func kept(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: "SELECT environment, ownership, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4, 5")
+        try Row.fetchAll(
+            db, sql: "SELECT environment, ownership, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4, 5")
     }
 
     static func runsRecomputed(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, endedAt / 86400000 AS day, firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*) AS count FROM run
-            WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, endedAt / 86400000 AS day, firstPaidProductId, cohortMonth, paidPeriodCount, COUNT(*) AS count FROM run
+                WHERE firstPaidStart IS NOT NULL GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+                """)
     }
 
     static func eventsRecomputed(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, ownership, at / 86400000 AS day, productId, type,
-                   COALESCE(expirationReason, '') AS expirationReason, COUNT(*) AS count
-            FROM event GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, ownership, at / 86400000 AS day, productId, type,
+                       COALESCE(expirationReason, '') AS expirationReason, COUNT(*) AS count
+                FROM event GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+                """)
     }
 
     static func eventsKept(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, ownership, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5, 6
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, ownership, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5, 6
+                """)
     }
 
     /// Every cohort member's steps from `run` and `period`, per day (docs/metrics.md "Retention
     /// cohorts"): 0 at its first paid start, k at the start of paid period k+1, −n at its end.
     static func cohortStepsRecomputed(_ db: Database) throws -> [String] {
         var steps: [[String]: Int] = [:]
-        let runs = try Row.fetchAll(db, sql: """
-            SELECT environment, originalTransactionId, runIndex, firstPaidStart, firstPaidProductId, cohortMonth, endedAt
-            FROM run WHERE firstPaidStart IS NOT NULL
-            """)
+        let runs = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, originalTransactionId, runIndex, firstPaidStart, firstPaidProductId, cohortMonth, endedAt
+                FROM run WHERE firstPaidStart IS NOT NULL
+                """)
         for run in runs {
-            let starts = try Int64.fetchAll(db, sql: """
-                SELECT start FROM period WHERE originalTransactionId = ? AND runIndex = ? AND countsForRetention ORDER BY start
-                """, arguments: [run[1], run[2]])
+            let starts = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT start FROM period WHERE originalTransactionId = ? AND runIndex = ? AND countsForRetention ORDER BY start
+                    """, arguments: [run[1], run[2]])
             func add(_ at: Int64, _ step: Int) {
                 let day = at >= 0 ? at / 86_400_000 : (at - 86_399_999) / 86_400_000
                 steps[[run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)"], default: 0] += 1
@@ -146,21 +173,28 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     }
 
     static func cohortStepsKept(_ db: Database) throws -> [String] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, day, firstPaidProductId, cohortMonth, step, count FROM cohortStepDay
-            """).map { "\($0[0] as String) \($0[1] as Int) \($0[2] as String) \($0[3] as Int) \($0[4] as Int) \($0[5] as Int)" }.sorted()
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, day, firstPaidProductId, cohortMonth, step, count FROM cohortStepDay
+                """
+        ).map { "\($0[0] as String) \($0[1] as Int) \($0[2] as String) \($0[3] as Int) \($0[4] as Int) \($0[5] as Int)" }.sorted()
     }
 
     /// The month table is the day table summed by month.
     static func cohortMonthsMatchDays(_ db: Database) throws -> Bool {
-        let fromDays = try Row.fetchAll(db, sql: """
-            SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, SUM(count) AS count
-            FROM cohortStepDay
-            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-            """)
-        let kept = try Row.fetchAll(db, sql: """
-            SELECT environment, month, firstPaidProductId, cohortMonth, step, count FROM cohortStepMonth ORDER BY 1, 2, 3, 4, 5
-            """)
+        let fromDays = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, SUM(count) AS count
+                FROM cohortStepDay
+                GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+                """)
+        let kept = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, month, firstPaidProductId, cohortMonth, step, count FROM cohortStepMonth ORDER BY 1, 2, 3, 4, 5
+                """)
         return !kept.isEmpty && fromDays == kept
     }
 
@@ -169,20 +203,25 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     }
 
     static func startsRecomputed(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, ownership, firstStart / 86400000 AS day, productId, COUNT(*) AS count FROM subscription
-            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, ownership, firstStart / 86400000 AS day, productId, COUNT(*) AS count FROM subscription
+                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+                """)
     }
 
     static func startsKept(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: "SELECT environment, ownership, day, productId, count FROM subscriptionStartDay ORDER BY 1, 2, 3, 4")
+        try Row.fetchAll(
+            db, sql: "SELECT environment, ownership, day, productId, count FROM subscriptionStartDay ORDER BY 1, 2, 3, 4")
     }
 
     static func runsKept(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
-            SELECT environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count FROM runEndDay ORDER BY 1, 2, 3, 4, 5
-            """)
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT environment, day, firstPaidProductId, cohortMonth, paidPeriodCount, count FROM runEndDay ORDER BY 1, 2, 3, 4, 5
+                """)
     }
 
     @Test func countsFollowImportsAndReplacedRows() throws {
@@ -207,14 +246,15 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // are replaced by shorter lives, and the counts follow, down to rows that fall to zero.
         try database.writer.write { db in
-            try db.execute(sql: """
-                CREATE TEMP TABLE chosen AS
-                    SELECT originalTransactionId FROM subscription WHERE periodCount > 1 ORDER BY originalTransactionId LIMIT 80;
-                DELETE FROM "transaction" WHERE transactionId IN (
-                    SELECT (SELECT t.transactionId FROM "transaction" t WHERE t.originalTransactionId = c.originalTransactionId
-                            ORDER BY t.purchaseDate DESC LIMIT 1) FROM chosen c);
-                INSERT INTO pendingSubscription SELECT originalTransactionId FROM chosen;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE chosen AS
+                        SELECT originalTransactionId FROM subscription WHERE periodCount > 1 ORDER BY originalTransactionId LIMIT 80;
+                    DELETE FROM "transaction" WHERE transactionId IN (
+                        SELECT (SELECT t.transactionId FROM "transaction" t WHERE t.originalTransactionId = c.originalTransactionId
+                                ORDER BY t.purchaseDate DESC LIMIT 1) FROM chosen c);
+                    INSERT INTO pendingSubscription SELECT originalTransactionId FROM chosen;
+                    """)
         }
         #expect(try database.rebuildPending() == 80)
         let (kept, recomputed) = try database.writer.read { db in (try Self.kept(db), try Self.recomputed(db)) }
@@ -223,10 +263,14 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let (runsKept, runsRecomputed) = try database.writer.read { db in (try Self.runsKept(db), try Self.runsRecomputed(db)) }
         #expect(runsKept == runsRecomputed)
         #expect(runsRecomputed != originalRuns)
-        let (eventsKept, eventsRecomputed) = try database.writer.read { db in (try Self.eventsKept(db), try Self.eventsRecomputed(db)) }
+        let (eventsKept, eventsRecomputed) = try database.writer.read { db in
+            (try Self.eventsKept(db), try Self.eventsRecomputed(db))
+        }
         #expect(eventsKept == eventsRecomputed)
         #expect(eventsRecomputed != originalEvents)
-        let (startsKept, startsRecomputed) = try database.writer.read { db in (try Self.startsKept(db), try Self.startsRecomputed(db)) }
+        let (startsKept, startsRecomputed) = try database.writer.read { db in
+            (try Self.startsKept(db), try Self.startsRecomputed(db))
+        }
         #expect(startsKept == startsRecomputed)
         let (stepsKept, stepsRecomputed) = try database.writer.read { db in
             (try Self.cohortStepsKept(db), try Self.cohortStepsRecomputed(db))
@@ -238,7 +282,10 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         // A segment is never changed in place: the counts could not follow it.
         try database.writer.write { db in
             do {
-                try db.execute(sql: "UPDATE segment SET state = 'expired' WHERE originalTransactionId = (SELECT originalTransactionId FROM segment LIMIT 1)")
+                try db.execute(
+                    sql:
+                        "UPDATE segment SET state = 'expired' WHERE originalTransactionId = (SELECT originalTransactionId FROM segment LIMIT 1)"
+                )
                 Issue.record("an update of a segment was allowed")
             } catch let error as DatabaseError {
                 #expect(error.message == "segments are replaced, never updated (segmentDay counts them)")
@@ -263,17 +310,27 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             for offset: Int64 in [-1, 0, 1, day / 2] { instants.append(boundary.adding(milliseconds: offset)) }
         }
         for e in firstStarts { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
-        let scopes = [ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
-                      ReportScope(ownership: .familyShared), ReportScope(ownership: .all)] + products.prefix(2).map { ReportScope(productId: $0) }
+        let scopes =
+            [
+                ReportScope(), ReportScope(environment: .all), ReportScope(environment: .sandbox),
+                ReportScope(ownership: .familyShared), ReportScope(ownership: .all),
+            ] + products.prefix(2).map { ReportScope(productId: $0) }
         var nonZero = 0
         for scope in scopes {
             for asOf in instants {
                 var sql = "SELECT COUNT(*) FROM subscription WHERE firstStart <= ?"
                 var arguments: StatementArguments = [asOf.milliseconds]
-                sql += " AND environment IN (" + scope.environment.environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+                sql +=
+                    " AND environment IN (" + scope.environment.environments.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                    + ")"
                 sql += " AND ownership IN (" + scope.ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
-                if let product = scope.productId { sql += " AND productId = ?"; arguments += [product] }
-                let expected = try analytics.database.writer.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+                if let product = scope.productId {
+                    sql += " AND productId = ?"
+                    arguments += [product]
+                }
+                let expected = try analytics.database.writer.read { db in
+                    try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+                }
                 #expect(try analytics.subscriberCount(asOf: asOf, scope: scope) == expected, "\(asOf) \(scope)")
                 if expected > 0 { nonZero += 1 }
             }
@@ -295,9 +352,14 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             FROM run r WHERE environment = 'Production' AND firstPaidStart IS NOT NULL AND firstPaidStart <= ?1
             """
         var arguments: StatementArguments = [asOf.milliseconds]
-        if let productId { sql += " AND firstPaidProductId = ?2"; arguments += [productId] }
+        if let productId {
+            sql += " AND firstPaidProductId = ?2"
+            arguments += [productId]
+        }
         if let products { sql += " AND firstPaidProductId IN (\(products.map { "'\($0)'" }.joined(separator: ", ")))" }
-        return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2, 3", arguments: arguments).map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" }
+        return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2, 3", arguments: arguments).map {
+            "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)"
+        }
     }
 
     /// The grid those histograms give, in the report's own terms.
@@ -317,7 +379,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     }
 
     @Test func cohortsEqualTheGridOfEveryRunAtEveryKindOfInstant() throws {
-        let (analytics, horizon, products) = try sampleStore(products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
+        let (analytics, horizon, products) = try sampleStore(
+            products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
         let day = Instant.millisecondsPerDay
         let firstDay = UTCCalendar.instant(year: 2024, month: 1, day: 1)
         var instants: [Instant] = [horizon, horizon.adding(days: 40)]
@@ -327,24 +390,28 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         // A millisecond either side of paid period starts, first paid starts and run ends: what
         // happens on as-of's own day is read one by one, up to as-of.
         let edges = try analytics.database.writer.read { db in
-            try Int64.fetchAll(db, sql: """
-                SELECT start FROM (SELECT start FROM period WHERE countsForRetention ORDER BY transactionId LIMIT 15)
-                UNION ALL SELECT firstPaidStart FROM (SELECT firstPaidStart FROM run WHERE firstPaidStart IS NOT NULL
-                    ORDER BY originalTransactionId LIMIT 8)
-                UNION ALL SELECT endedAt FROM (SELECT endedAt FROM run WHERE paidPeriodCount > 0 ORDER BY originalTransactionId DESC LIMIT 8)
-                """)
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT start FROM (SELECT start FROM period WHERE countsForRetention ORDER BY transactionId LIMIT 15)
+                    UNION ALL SELECT firstPaidStart FROM (SELECT firstPaidStart FROM run WHERE firstPaidStart IS NOT NULL
+                        ORDER BY originalTransactionId LIMIT 8)
+                    UNION ALL SELECT endedAt FROM (SELECT endedAt FROM run WHERE paidPeriodCount > 0 ORDER BY originalTransactionId DESC LIMIT 8)
+                    """)
         }
         for e in edges { for offset: Int64 in [-1, 0, 1] { instants.append(Instant(milliseconds: e + offset)) } }
         var members = 0
         for productId in [nil] + products.prefix(2).map(Optional.some) {
             for asOf in instants {
-                let expected = Self.grid(try analytics.database.writer.read { try Self.byDefinition($0, asOf: asOf, productId: productId) },
-                                         periods: 6)
+                let expected = Self.grid(
+                    try analytics.database.writer.read { try Self.byDefinition($0, asOf: asOf, productId: productId) },
+                    periods: 6)
                 let grid = try analytics.cohorts(asOf: asOf, periods: 6, scope: ReportScope(productId: productId))
                 for row in grid.cohorts {
                     let e = expected[row.month.index] ?? (0, Array(repeating: 0, count: 6), Array(repeating: 0, count: 6))
-                    #expect(row.started == e.started && row.retained == e.retained && row.ended == e.ended,
-                            "\(row.month) at \(asOf) \(productId ?? "all products")")
+                    #expect(
+                        row.started == e.started && row.retained == e.retained && row.ended == e.ended,
+                        "\(row.month) at \(asOf) \(productId ?? "all products")")
                     members += row.started
                 }
                 #expect(grid.cohorts.reduce(0) { $0 + $1.started } == expected.values.reduce(0) { $0 + $1.started }, "\(asOf)")
@@ -357,10 +424,13 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     /// most frequent rounded length per product, ties to the shorter.
     static func productsByDuration(_ db: Database) throws -> [BillingDuration: [String]] {
         var counts: [String: [BillingDuration: Int]] = [:]
-        for row in try Row.fetchAll(db, sql: """
-            SELECT p.productId, t.expiresDate - p.start FROM period p JOIN "transaction" t USING (transactionId)
-            WHERE p.offerKind = 'standard'
-            """) {
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.productId, t.expiresDate - p.start FROM period p JOIN "transaction" t USING (transactionId)
+                WHERE p.offerKind = 'standard'
+                """)
+        {
             counts[row[0], default: [:]][BillingDuration(lengthMilliseconds: row[1]), default: 0] += 1
         }
         var result: [BillingDuration: [String]] = [:]
@@ -372,20 +442,23 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
     }
 
     @Test func oneDurationEqualsTheGridOfItsProductsRuns() throws {
-        let (analytics, horizon, _) = try sampleStore(products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
+        let (analytics, horizon, _) = try sampleStore(
+            products: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
         let byDuration = try analytics.database.writer.read { try Self.productsByDuration($0) }
         #expect(try analytics.billingDurations() == byDuration.keys.sorted())
         #expect(byDuration.count >= 2)
         for (duration, products) in byDuration {
             for asOf in [horizon, UTCCalendar.instant(year: 2024, month: 9, day: 10)] {
-                let expected = Self.grid(try analytics.database.writer.read {
-                    try Self.byDefinition($0, asOf: asOf, productId: nil, products: products)
-                }, periods: 6)
+                let expected = Self.grid(
+                    try analytics.database.writer.read {
+                        try Self.byDefinition($0, asOf: asOf, productId: nil, products: products)
+                    }, periods: 6)
                 let grid = try analytics.cohorts(asOf: asOf, periods: 6, duration: duration)
                 for row in grid.cohorts {
                     let e = expected[row.month.index] ?? (0, Array(repeating: 0, count: 6), Array(repeating: 0, count: 6))
-                    #expect(row.started == e.started && row.retained == e.retained && row.ended == e.ended,
-                            "\(row.month) at \(asOf) \(duration)")
+                    #expect(
+                        row.started == e.started && row.retained == e.retained && row.ended == e.ended,
+                        "\(row.month) at \(asOf) \(duration)")
                 }
                 #expect(grid.average.started == expected.values.reduce(0) { $0 + $1.started }, "\(asOf) \(duration)")
             }
@@ -396,15 +469,20 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 /// Events over a range read whole days from `eventDay` and the partial first and last days from the
 /// index. Over any range they must equal the events counted one by one.
 @Suite struct EventsOverAnyRangeTests {
-    static func byDefinition(_ db: Database, from: Instant, to: Instant, asOf: Instant, productId: String?,
-                             ownership: OwnershipFilter) throws -> [String] {
+    static func byDefinition(
+        _ db: Database, from: Instant, to: Instant, asOf: Instant, productId: String?,
+        ownership: OwnershipFilter
+    ) throws -> [String] {
         var sql = """
             SELECT type, COALESCE(expirationReason, '-'), COUNT(*) FROM event
             WHERE environment = 'Production' AND at >= ?1 AND at < ?2 AND at <= ?3
             """
         sql += " AND ownership IN (" + ownership.ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         var arguments: StatementArguments = [from.milliseconds, to.milliseconds, asOf.milliseconds]
-        if let productId { sql += " AND productId = ?4"; arguments += [productId] }
+        if let productId {
+            sql += " AND productId = ?4"
+            arguments += [productId]
+        }
         return try Row.fetchAll(db, sql: sql + " GROUP BY 1, 2 ORDER BY 1, 2", arguments: arguments)
             .map { "\($0[0] as String) \($0[1] as String) \($0[2] as Int)" }
     }
@@ -441,7 +519,9 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         }
         ranges.append((start, horizon.adding(days: 30), horizon))
         var nonEmpty = 0
-        let scopes = [nil, products[0]].map { ReportScope(productId: $0) } + (products.count > 1 ? [ReportScope(productId: products[1])] : [])
+        let scopes =
+            [nil, products[0]].map { ReportScope(productId: $0) }
+            + (products.count > 1 ? [ReportScope(productId: products[1])] : [])
             + [ReportScope(ownership: .familyShared), ReportScope(ownership: .all)]
         for scope in scopes {
             let productId = scope.productId
@@ -457,8 +537,9 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             let from = Month(year: 2025, month: 3).start
             let daily = try analytics.dailyEvents(from: from, days: 45, asOf: horizon, scope: scope)
             for d in 0..<45 {
-                let counts = try analytics.events(from: from.adding(days: Int64(d)), to: from.adding(days: Int64(d + 1)),
-                                                  asOf: horizon, scope: scope)
+                let counts = try analytics.events(
+                    from: from.adding(days: Int64(d)), to: from.adding(days: Int64(d + 1)),
+                    asOf: horizon, scope: scope)
                 for t in EventType.allCases { #expect((daily[t]?[d] ?? 0) == counts[t], "\(t) day \(d)") }
             }
         }

@@ -1,8 +1,8 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
+import Testing
 
 /// Offer eligibility (docs/metrics.md) on hand-made subscriptions, as of 2025-06-30 (what pane 5
 /// lists).
@@ -51,13 +51,14 @@ import SubscriptionModel
     @Test func eachOfferListsWhoTheRulesSay() throws {
         let analytics = try Self.store()
         let found = try analytics.eligibility(asOf: Self.asOf)
-        #expect(found.map { "\($0.offer.rawValue) \($0.originalTransactionId)" } == [
-            "winBack W1",
-            "retention R1",
-            "upgrade L1", "upgrade U1",
-            "loyalty L1",
-            "service S1",
-        ])
+        #expect(
+            found.map { "\($0.offer.rawValue) \($0.originalTransactionId)" } == [
+                "winBack W1",
+                "retention R1",
+                "upgrade L1", "upgrade U1",
+                "loyalty L1",
+                "service S1",
+            ])
         let reasons = Dictionary(found.map { ("\($0.offer.rawValue) \($0.originalTransactionId)", $0.detail) }) { a, _ in a }
         #expect(reasons["winBack W1"] == "ended voluntary 2025-04-01")
         #expect(reasons["retention R1"] == "auto-renew off, standard")

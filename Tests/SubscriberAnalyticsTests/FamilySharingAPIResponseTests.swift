@@ -1,8 +1,9 @@
 import Foundation
-@testable import LifecycleSimulator
 import SubscriberAnalytics
 import SubscriptionModel
 import Testing
+
+@testable import LifecycleSimulator
 
 /// Family-shared rows in `/verifyReceipt` responses and App Store Server API responses (Get
 /// Transaction History, Get All Subscription Statuses) follow the same rules as in notifications
@@ -21,10 +22,11 @@ import Testing
     static func periods(_ original: String, shared: Bool) -> [WireTransaction] {
         let starts = ["2025-01-05", "2025-02-05", "2025-03-05", "2025-04-05"].map { Wire.at($0 + "T10:00:00Z") }
         return (0..<3).map { k in
-            var t = WireTransaction(transactionId: String(Int64(original)! + Int64(10 * k)), originalTransactionId: original,
-                                    webOrderLineItemId: String(Int64(original)! + 50_000 + Int64(k)), productId: product,
-                                    purchaseDate: starts[k], originalPurchaseDate: starts[0], expiresDate: starts[k + 1],
-                                    price: 9990)
+            var t = WireTransaction(
+                transactionId: String(Int64(original)! + Int64(10 * k)), originalTransactionId: original,
+                webOrderLineItemId: String(Int64(original)! + 50_000 + Int64(k)), productId: product,
+                purchaseDate: starts[k], originalPurchaseDate: starts[0], expiresDate: starts[k + 1],
+                price: 9990)
             t.isRenewal = k > 0
             if shared { t.ownership = "FAMILY_SHARED" }
             if k == 2 {
@@ -61,7 +63,8 @@ import Testing
         #expect(try analytics.states(asOf: february, scope: scope(.all)).counts == [.standard: 2])
 
         guard case .found(let m) = try analytics.subscriber(member, asOf: asOf),
-              case .found(let p) = try analytics.subscriber(purchaser, asOf: asOf) else {
+            case .found(let p) = try analytics.subscriber(purchaser, asOf: asOf)
+        else {
             Issue.record("not found")
             return
         }
@@ -83,7 +86,8 @@ import Testing
     /// FAMILY_SHARED, M3 with a `cancellation_date`).
     @Test func verifyReceipt() throws {
         let documents = [
-            Wire.verifyReceipt(original: Self.purchaser, rows: Self.periods(Self.purchaser, shared: false), renewal: Self.renewal),
+            Wire.verifyReceipt(
+                original: Self.purchaser, rows: Self.periods(Self.purchaser, shared: false), renewal: Self.renewal),
             Wire.verifyReceipt(original: Self.member, rows: Self.periods(Self.member, shared: true), renewal: Self.renewal),
         ]
         let (analytics, rejected) = try Wire.store(documents, chain: try Wire.chain())
@@ -109,17 +113,21 @@ import Testing
     /// a refund; M3, family-shared, a sharing revocation.
     @Test func statuses() throws {
         let chain = try Wire.chain()
-        let p3 = Self.periods(Self.purchaser, shared: false)[2], m3 = Self.periods(Self.member, shared: true)[2]
-        let response = Wire.statusResponse([(5, p3, Self.renewal), (5, m3, Self.renewal)], signedDate: Self.revoked,
-                                           jws: try CompactJWS(chain: chain))
+        let p3 = Self.periods(Self.purchaser, shared: false)[2]
+        let m3 = Self.periods(Self.member, shared: true)[2]
+        let response = Wire.statusResponse(
+            [(5, p3, Self.renewal), (5, m3, Self.renewal)], signedDate: Self.revoked,
+            jws: try CompactJWS(chain: chain))
         let (analytics, rejected) = try Wire.store([response], chain: chain)
         #expect(rejected == [])
-        let all = try analytics.events(from: Self.range.from, to: Self.range.to, asOf: Self.asOf,
-                                       scope: ReportScope(ownership: .all))
+        let all = try analytics.events(
+            from: Self.range.from, to: Self.range.to, asOf: Self.asOf,
+            scope: ReportScope(ownership: .all))
         #expect(all.counts == [.activation: 2, .refund: 1, .expiration: 2])
         #expect(all.expirationReasons == [.refund: 1, .sharingRevoked: 1])
-        let shared = try analytics.events(from: Self.range.from, to: Self.range.to, asOf: Self.asOf,
-                                          scope: ReportScope(ownership: .familyShared))
+        let shared = try analytics.events(
+            from: Self.range.from, to: Self.range.to, asOf: Self.asOf,
+            scope: ReportScope(ownership: .familyShared))
         #expect(shared.counts == [.activation: 1, .expiration: 1] && shared.expirationReasons == [.sharingRevoked: 1])
         guard case .found(let m) = try analytics.subscriber(Self.member, asOf: Self.asOf) else {
             Issue.record("not found")

@@ -11,29 +11,38 @@ import Testing
 /// Family Sharing in the reports (docs/metrics.md "Family Sharing"), on hand-made stores.
 @Suite struct FamilySharingReportTests {
     /// One transaction of `original`, family-shared unless `purchased`.
-    static func transaction(_ original: String, _ id: String, _ start: String, _ end: String, revokedAt: String? = nil,
-                            shared: Bool = true) -> TransactionFact {
-        TransactionFact(transactionId: id, originalTransactionId: original, productId: "pro.monthly",
-                        purchaseDate: day(start), expiresDate: day(end), revocationDate: revokedAt.map(day),
-                        inAppOwnershipType: shared ? "FAMILY_SHARED" : "PURCHASED")
+    static func transaction(
+        _ original: String, _ id: String, _ start: String, _ end: String, revokedAt: String? = nil,
+        shared: Bool = true
+    ) -> TransactionFact {
+        TransactionFact(
+            transactionId: id, originalTransactionId: original, productId: "pro.monthly",
+            purchaseDate: day(start), expiresDate: day(end), revocationDate: revokedAt.map(day),
+            inAppOwnershipType: shared ? "FAMILY_SHARED" : "PURCHASED")
     }
 
     /// The purchaser `p` over three months, refunded on 03-10; when `members`, two family members
     /// mirroring the purchaser, both revoked at the refund.
     static func refundedFamily(members: Bool) throws -> SubscriberAnalytics {
         var b = StoreBuilder()
-        b.add(DocumentFacts(format: .v2Notification, transactions: [
-            transaction("p", "p1", "2025-01-01", "2025-02-01", shared: false),
-            transaction("p", "p2", "2025-02-01", "2025-03-01", shared: false),
-            transaction("p", "p3", "2025-03-01", "2025-04-01", revokedAt: "2025-03-10", shared: false),
-        ]))
+        b.add(
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    transaction("p", "p1", "2025-01-01", "2025-02-01", shared: false),
+                    transaction("p", "p2", "2025-02-01", "2025-03-01", shared: false),
+                    transaction("p", "p3", "2025-03-01", "2025-04-01", revokedAt: "2025-03-10", shared: false),
+                ]))
         if members {
             for m in ["m", "n"] {
-                b.add(DocumentFacts(format: .v2Notification, transactions: [
-                    transaction(m, m + "1", "2025-01-01", "2025-02-01"),
-                    transaction(m, m + "2", "2025-02-01", "2025-03-01"),
-                    transaction(m, m + "3", "2025-03-01", "2025-04-01", revokedAt: "2025-03-10"),
-                ]))
+                b.add(
+                    DocumentFacts(
+                        format: .v2Notification,
+                        transactions: [
+                            transaction(m, m + "1", "2025-01-01", "2025-02-01"),
+                            transaction(m, m + "2", "2025-02-01", "2025-03-01"),
+                            transaction(m, m + "3", "2025-03-01", "2025-04-01", revokedAt: "2025-03-10"),
+                        ]))
             }
         }
         return try b.build()
@@ -43,10 +52,14 @@ import Testing
     /// states and events only with `--ownership familyShared` or `all`.
     @Test func familySharedOverTwoRenewals() throws {
         var b = StoreBuilder()
-        b.add(DocumentFacts(format: .v2Notification, transactions: [
-            Self.transaction("f", "f1", "2025-01-01", "2025-02-01"), Self.transaction("f", "f2", "2025-02-01", "2025-03-01"),
-            Self.transaction("f", "f3", "2025-03-01", "2025-04-01"),
-        ]))
+        b.add(
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    Self.transaction("f", "f1", "2025-01-01", "2025-02-01"),
+                    Self.transaction("f", "f2", "2025-02-01", "2025-03-01"),
+                    Self.transaction("f", "f3", "2025-03-01", "2025-04-01"),
+                ]))
         let analytics = try b.build()
         let at = day("2025-03-15")
         func scope(_ o: OwnershipFilter) -> ReportScope { ReportScope(ownership: o) }
@@ -58,7 +71,10 @@ import Testing
         let shared = try analytics.events(from: range.0, to: range.1, asOf: day("2025-04-15"), scope: scope(.familyShared))
         #expect(shared.counts == [.activation: 1, .renewal: 2, .expiration: 1])
         #expect(shared.expirationReasons == [.other: 1])
-        guard case .found(let report) = try analytics.subscriber("f", asOf: at) else { Issue.record("not found"); return }
+        guard case .found(let report) = try analytics.subscriber("f", asOf: at) else {
+            Issue.record("not found")
+            return
+        }
         #expect(report.paidPeriods == 0 && report.timeline.ownership == .familyShared)
         #expect(try ReportJSON.subscriber(report).contains(#""ownership":"familyShared""#))
         #expect(try analytics.cohorts(asOf: at, periods: 3).cohorts.allSatisfy { $0.started == 0 })
@@ -100,9 +116,12 @@ import Testing
     @Test func eligibilityCountsPurchasedOnly() throws {
         var b = StoreBuilder()
         b.add(DocumentFacts(format: .v2Notification, transactions: [Self.transaction("f", "f1", "2025-01-01", "2025-02-01")]))
-        b.add(DocumentFacts(format: .v2Notification, transactions: [
-            Self.transaction("p", "p1", "2025-01-01", "2025-02-01", shared: false),
-        ]))
+        b.add(
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    Self.transaction("p", "p1", "2025-01-01", "2025-02-01", shared: false)
+                ]))
         b.notification("f", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
         b.notification("p", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2025-01-10", autoRenew: false)
         let analytics = try b.build()
@@ -118,7 +137,9 @@ import Testing
 
     static func imported(_ file: String) throws -> SubscriberAnalytics {
         let db = try AppDatabase.inMemory()
-        let summary = try Importer.appStore(database: db, verifier: UnverifiedJWS(), report: { _ in }).importPaths([examples + "/" + file])
+        let summary = try Importer.appStore(database: db, verifier: UnverifiedJWS(), report: { _ in }).importPaths([
+            examples + "/" + file
+        ])
         #expect(summary.rejected == 0)
         return SubscriberAnalytics(database: db)
     }
@@ -126,11 +147,16 @@ import Testing
     /// v1 `REVOKE` (`in_app_ownership_type` FAMILY_SHARED, `cancellation_date` 2024-03-25 16:20)
     /// and v2 `REVOKE` (`revocationType` FAMILY_REVOKE, revoked 2024-05-27 17:20): the member's
     /// period ends at the revocation, no refund.
-    @Test(arguments: [("v1/REVOKE.json", "1000000900000001", "2024-03-25T16:20:00Z"),
-                      ("v2/REVOKE.json", "2000000900000001", "2024-05-27T17:20:00Z")])
+    @Test(arguments: [
+        ("v1/REVOKE.json", "1000000900000001", "2024-03-25T16:20:00Z"),
+        ("v2/REVOKE.json", "2000000900000001", "2024-05-27T17:20:00Z"),
+    ])
     func revokeExamplesAreSharingRevocations(file: String, id: String, revoked: String) throws {
         let analytics = try Self.imported(file)
-        guard case .found(let report) = try analytics.subscriber(id) else { Issue.record("\(id) not found"); return }
+        guard case .found(let report) = try analytics.subscriber(id) else {
+            Issue.record("\(id) not found")
+            return
+        }
         #expect(report.timeline.ownership == .familyShared)
         #expect(report.expirationReason == .sharingRevoked)
         #expect(report.timeline.periods.last?.end == Instant(parsing: revoked))

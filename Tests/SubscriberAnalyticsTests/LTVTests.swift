@@ -1,9 +1,9 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
+import Testing
 
 @Suite struct LTVTests {
 
@@ -25,8 +25,9 @@ import SubscriptionTimeline
     }
 
     @Test func cumulativeNetRevenuePerMemberWeightedByWhoReachedEachPeriod() throws {
-        let r = try store().ltv(asOf: day("2025-03-01"), periods: 3, from: Month(year: 2025, month: 1),
-                                to: Month(year: 2025, month: 1))
+        let r = try store().ltv(
+            asOf: day("2025-03-01"), periods: 3, from: Month(year: 2025, month: 1),
+            to: Month(year: 2025, month: 1))
         #expect(r.unpriced == 1 && r.mixedCurrency == 1)
         #expect(r.cohorts.map(\.currency) == ["EUR", "USD"])
         let usd = r.cohorts[1]
@@ -36,19 +37,21 @@ import SubscriptionTimeline
         #expect(usd.ltv[0] == 9990 && usd.ltv[1] == 9990 + 0.6 * 9990 && usd.ltv[2] == nil)
         // The euro member ended after P1: S(1) = 0, so nothing more is added.
         #expect(r.cohorts[0].ltv == [8990, 8990, 8990])
-        #expect(ReportJSON.ltv(r) == """
-            {"asOf":"2025-03-01T00:00:00Z","periods":3,"currency":null,"mixedCurrency":1,"unpriced":1,"cohorts":[\
-            {"month":"2025-01","currency":"EUR","started":1,"rate":[0,0,0],"ltv":[8.99,8.99,8.99]},\
-            {"month":"2025-01","currency":"USD","started":10,"rate":[0.6,null,null],"ltv":[9.99,15.984,null]}],\
-            "average":[{"currency":"EUR","started":1,"rate":[0,0,0],"ltv":[8.99,8.99,8.99]},\
-            {"currency":"USD","started":10,"rate":[0.6,null,null],"ltv":[9.99,15.984,null]}]}
-            """)
+        #expect(
+            ReportJSON.ltv(r) == """
+                {"asOf":"2025-03-01T00:00:00Z","periods":3,"currency":null,"mixedCurrency":1,"unpriced":1,"cohorts":[\
+                {"month":"2025-01","currency":"EUR","started":1,"rate":[0,0,0],"ltv":[8.99,8.99,8.99]},\
+                {"month":"2025-01","currency":"USD","started":10,"rate":[0.6,null,null],"ltv":[9.99,15.984,null]}],\
+                "average":[{"currency":"EUR","started":1,"rate":[0,0,0],"ltv":[8.99,8.99,8.99]},\
+                {"currency":"USD","started":10,"rate":[0.6,null,null],"ltv":[9.99,15.984,null]}]}
+                """)
     }
 
     @Test func withRatesEveryMemberIsInOneGroup() throws {
         let rates = try CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv")
-        let r = try store().ltv(asOf: day("2025-03-01"), periods: 2, from: Month(year: 2025, month: 1),
-                                to: Month(year: 2025, month: 1), rates: rates)
+        let r = try store().ltv(
+            asOf: day("2025-03-01"), periods: 2, from: Month(year: 2025, month: 1),
+            to: Month(year: 2025, month: 1), rates: rates)
         #expect(r.mixedCurrency == 0 && r.unpriced == 1)
         #expect(r.cohorts.map(\.currency) == ["USD"])
         #expect(r.cohorts[0].started == 12)

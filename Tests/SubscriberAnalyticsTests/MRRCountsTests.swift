@@ -1,9 +1,9 @@
 import GRDB
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import Testing
 
 /// MRR reads the intervals it counts (charged periods, grace periods after them) from per-month
 /// and per-day counts of their starts and ends plus the few that start or end on the instant's own
@@ -16,23 +16,33 @@ import SubscriptionTimeline
         let database = analytics.database
         let horizon = try #require(try analytics.dataHorizon())
         let (products, edges) = try database.writer.read { db in
-            (try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM periodMoney ORDER BY 1"),
-             try Int64.fetchAll(db, sql: """
-                SELECT start FROM periodMoney UNION SELECT "end" FROM periodMoney
-                UNION SELECT at FROM billingFailure UNION SELECT MIN(windowEnd, graceEnd) FROM billingFailure WHERE graceEnd IS NOT NULL
-                ORDER BY 1 LIMIT 400
-                """))
+            (
+                try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM periodMoney ORDER BY 1"),
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT start FROM periodMoney UNION SELECT "end" FROM periodMoney
+                        UNION SELECT at FROM billingFailure UNION SELECT MIN(windowEnd, graceEnd) FROM billingFailure WHERE graceEnd IS NOT NULL
+                        ORDER BY 1 LIMIT 400
+                        """)
+            )
         }
         #expect(products.count >= 2)
         let graces = try database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM billingFailure f JOIN periodMoney m USING (transactionId) WHERE f.graceEnd IS NOT NULL")
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM billingFailure f JOIN periodMoney m USING (transactionId) WHERE f.graceEnd IS NOT NULL"
+            )
         }
         #expect(graces ?? 0 > 0, "the sample data has grace periods after charged ones")
         let day = Instant.millisecondsPerDay
         let first = UTCCalendar.instant(year: 2023, month: 12, day: 30)
         var instants: [Instant] = []
         var t = first
-        while t <= horizon.adding(days: 3) { instants.append(t); t = t.adding(hours: 67) }
+        while t <= horizon.adding(days: 3) {
+            instants.append(t)
+            t = t.adding(hours: 67)
+        }
         for d in stride(from: Int64(0), to: 760, by: 31) {
             for offset: Int64 in [-1, 0, 1, day / 2] { instants.append(first.adding(days: d).adding(milliseconds: offset)) }
         }
@@ -72,16 +82,23 @@ import SubscriptionTimeline
     @Test func keptCountsFollowEveryRebuild() throws {
         let database = try AppDatabase.inMemory()
         func document(_ name: String, _ facts: DocumentFacts) -> IncomingDocument {
-            IncomingDocument(sha256: String(repeating: "0", count: 64 - name.count) + name, source: name, byteCount: 1, body: nil,
-                             content: .facts(facts))
+            IncomingDocument(
+                sha256: String(repeating: "0", count: 64 - name.count) + name, source: name, byteCount: 1, body: nil,
+                content: .facts(facts))
         }
-        func transaction(_ id: String, _ original: String, _ from: String, _ to: String, price: Int64? = 9_990,
-                         refundedAt: String? = nil) -> DocumentFacts {
-            var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: "pro.monthly",
-                                    purchaseDate: Instant(parsing: from)!, expiresDate: Instant(parsing: to)!, environment: .production)
+        func transaction(
+            _ id: String, _ original: String, _ from: String, _ to: String, price: Int64? = 9_990,
+            refundedAt: String? = nil
+        ) -> DocumentFacts {
+            var t = TransactionFact(
+                transactionId: id, originalTransactionId: original, productId: "pro.monthly",
+                purchaseDate: Instant(parsing: from)!, expiresDate: Instant(parsing: to)!, environment: .production)
             t.price = price
             t.currency = price == nil ? nil : "USD"
-            if let refundedAt { t.revocationDate = Instant(parsing: refundedAt)!; t.revocationReason = 0 }
+            if let refundedAt {
+                t.revocationDate = Instant(parsing: refundedAt)!
+                t.revocationReason = 0
+            }
             return DocumentFacts(format: .v2Notification, transactions: [t])
         }
         func check(_ step: String) throws {
@@ -89,23 +106,33 @@ import SubscriptionTimeline
             #expect(tables.kept == tables.recomputed, "after \(step)")
             #expect(!tables.kept.contains { $0[8] == 0.databaseValue && $0[9] == 0.databaseValue }, "after \(step)")
         }
-        try database.apply([document("a1", transaction("11", "1", "2025-01-01", "2025-02-01")),
-                            document("b1", transaction("21", "2", "2025-01-15", "2025-02-15", price: nil))])
-        try check("the first periods")
-        try database.apply([document("a2", transaction("12", "1", "2025-02-01", "2025-03-01")),
-                            document("a3", transaction("13", "1", "2025-03-01", "2025-04-01", refundedAt: "2025-03-05"))])
-        try check("a renewal and a refund")
-        let failure = DocumentFacts(format: .v2Notification, notifications: [
-            NotificationFact(notificationId: "f1", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
-                             subtype: "GRACE_PERIOD", instant: Instant(parsing: "2025-02-15")!, originalTransactionId: "2",
-                             transactionId: "21", autoRenewStatus: true),
+        try database.apply([
+            document("a1", transaction("11", "1", "2025-01-01", "2025-02-01")),
+            document("b1", transaction("21", "2", "2025-01-15", "2025-02-15", price: nil)),
         ])
+        try check("the first periods")
+        try database.apply([
+            document("a2", transaction("12", "1", "2025-02-01", "2025-03-01")),
+            document("a3", transaction("13", "1", "2025-03-01", "2025-04-01", refundedAt: "2025-03-05")),
+        ])
+        try check("a renewal and a refund")
+        let failure = DocumentFacts(
+            format: .v2Notification,
+            notifications: [
+                NotificationFact(
+                    notificationId: "f1", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
+                    subtype: "GRACE_PERIOD", instant: Instant(parsing: "2025-02-15")!, originalTransactionId: "2",
+                    transactionId: "21", autoRenewStatus: true)
+            ])
         try database.apply([document("b2", failure)])
         try check("a billing failure")
-        try PriceTableStore.replace(in: database, with: [
-            PriceTableRow(line: 1, productId: "pro.monthly", storefront: "", currency: "USD", price: 8_990,
-                          validFrom: Instant(parsing: "2024-01-01")!),
-        ])
+        try PriceTableStore.replace(
+            in: database,
+            with: [
+                PriceTableRow(
+                    line: 1, productId: "pro.monthly", storefront: "", currency: "USD", price: 8_990,
+                    validFrom: Instant(parsing: "2024-01-01")!)
+            ])
         try check("a new price table")
         try PriceTableStore.replace(in: database, with: [])
         try check("the price table emptied")

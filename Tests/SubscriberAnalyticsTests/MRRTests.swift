@@ -1,9 +1,9 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
+import Testing
 
 @Suite struct MRRTests {
 
@@ -17,10 +17,14 @@ import SubscriptionTimeline
         b.charge("T", "T0", "2025-06-10", "2025-06-17", 0, "USD", product: "pro.monthly", trial: true)
         // In grace on 15 June: the May charge counts once more.
         b.charge("G", "G1", "2025-05-12", "2025-06-12", 9990, "USD", product: "pro.monthly")
-        b.add(DocumentFacts(format: .v2Notification, renewals: [
-            RenewalFact(originalTransactionId: "G", instant: day("2025-06-12"), isInBillingRetryPeriod: true,
-                        gracePeriodExpiresDate: day("2025-06-28"), transactionId: "G1"),
-        ]))
+        b.add(
+            DocumentFacts(
+                format: .v2Notification,
+                renewals: [
+                    RenewalFact(
+                        originalTransactionId: "G", instant: day("2025-06-12"), isInBillingRetryPeriod: true,
+                        gracePeriodExpiresDate: day("2025-06-28"), transactionId: "G1")
+                ]))
         // In billing retry without grace on 15 June: nothing.
         b.charge("R", "R1", "2025-05-12", "2025-06-12", 9990, "USD", product: "pro.monthly")
         b.notification("R", "DID_FAIL_TO_RENEW", at: "2025-06-12", transaction: "R1")
@@ -34,18 +38,23 @@ import SubscriptionTimeline
         let r = try analytics.mrr(asOf: day("2025-06-15"))
         #expect(r.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["EUR 1 8990", "USD 4 37936"])
         // (2.99 × 52 + 9.99 × 12 + 59.99 + 9.99 × 12 (grace)) / 12 = 455.230 / 12 = 37.93583… → 37.936.
-        #expect(ReportJSON.mrr(r) == """
-            {"asOf":"2025-06-15T00:00:00Z","by":null,"currency":null,"unpriced":0,"rows":[\
-            {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99},{"key":null,"currency":"USD","subscriptions":4,"mrr":37.936}]}
-            """)
+        #expect(
+            ReportJSON.mrr(r) == """
+                {"asOf":"2025-06-15T00:00:00Z","by":null,"currency":null,"unpriced":0,"rows":[\
+                {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99},{"key":null,"currency":"USD","subscriptions":4,"mrr":37.936}]}
+                """)
         let byProduct = try analytics.mrr(asOf: day("2025-06-15"), by: .product)
-        #expect(byProduct.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
-            "pro.monthly EUR 1 8990", "pro.monthly USD 2 19980", "pro.weekly USD 1 12957", "pro.yearly USD 1 4999",
-        ])
+        #expect(
+            byProduct.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
+                "pro.monthly EUR 1 8990", "pro.monthly USD 2 19980", "pro.weekly USD 1 12957", "pro.yearly USD 1 4999",
+            ])
         // After grace ends nobody counts G.
-        #expect(try analytics.mrr(asOf: day("2025-06-29"), scope: ReportScope(productId: "pro.monthly")).rows.map(\.subscriptions) == [1, 1])
-        let usd = try analytics.mrr(asOf: day("2025-06-15"),
-                                    rates: CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv"))
+        #expect(
+            try analytics.mrr(asOf: day("2025-06-29"), scope: ReportScope(productId: "pro.monthly")).rows.map(\.subscriptions)
+                == [1, 1])
+        let usd = try analytics.mrr(
+            asOf: day("2025-06-15"),
+            rates: CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv"))
         #expect(usd.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 5 47825"])
     }
 
@@ -55,10 +64,13 @@ import SubscriptionTimeline
         let analytics = try store()
         let rates = try CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.1\n", source: "r.csv")
         let byCurrency = try analytics.mrr(asOf: day("2025-06-15"), by: .currency, rates: rates)
-        #expect(byCurrency.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
-            "EUR USD 1 9889", "USD USD 4 37936",
-        ])
-        #expect(ReportJSON.mrr(byCurrency).hasPrefix(#"{"asOf":"2025-06-15T00:00:00Z","by":"currency","currency":"USD","unpriced":0,"#))
+        #expect(
+            byCurrency.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
+                "EUR USD 1 9889", "USD USD 4 37936",
+            ])
+        #expect(
+            ReportJSON.mrr(byCurrency).hasPrefix(
+                #"{"asOf":"2025-06-15T00:00:00Z","by":"currency","currency":"USD","unpriced":0,"#))
         let instants = ["2025-05-20", "2025-06-01", "2025-06-15", "2025-06-29"].map(day)
         for product in [nil, "pro.monthly"] {
             let scope = ReportScope(productId: product)
@@ -88,9 +100,13 @@ import SubscriptionTimeline
                 default: index = t.periods.firstIndex { $0.covers(t0) }
                 }
                 guard let i = index, money[i].isCharged else { continue }
-                guard let price = money[i].price, let c = money[i].currency else { unpriced += 1; continue }
+                guard let price = money[i].price, let c = money[i].currency else {
+                    unpriced += 1
+                    continue
+                }
                 let period = t.periods[i]
-                let twelfths = period.offerKind == .standard
+                let twelfths =
+                    period.offerKind == .standard
                     ? durations[period.productId]!.monthlyTwelfths : money[i].monthlyTwelfths
                 sums[c, default: (0, 0)].0 += 1
                 sums[c]!.1 += price * Int64(twelfths)

@@ -30,7 +30,8 @@ import Testing
         try PriceTableStore.replace(in: analytics.database, with: PriceTableStore.parse(priceTable, source: "prices.csv"))
         let table = try analytics.database.priceTable()
         let ids = try analytics.database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
+            try String.fetchAll(
+                db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
         }
         let timelines = try ids.map { id in
             let t = SubscriptionTimeline.derive(try analytics.database.facts(of: id))
@@ -42,13 +43,17 @@ import Testing
     /// Month by month: gross, refunds, credits, counts and proceeds per currency, and the refund rate.
     @Test func revenueAndRefundsAreTheSumOfTheSubscribers() throws {
         let p = try Self.shared.get()
-        var checkedCharges = 0, checkedRefunds = 0, checkedCredits = 0, tablePriced = 0
+        var checkedCharges = 0
+        var checkedRefunds = 0
+        var checkedCredits = 0
+        var tablePriced = 0
         var month = Month(year: 2024, month: 1)
         while month <= p.horizon.month {
             let (from, to) = (month.start, month.end)
             var expected: [String: RevenueReport.Row] = [:]
             var unpriced = 0
-            var charged = 0, refunded = 0
+            var charged = 0
+            var refunded = 0
             func inRange(_ t: Instant?) -> Bool { t.map { from <= $0 && $0 < to && $0 <= p.horizon } ?? false }
             for (t, money) in p.timelines {
                 for (period, m) in zip(t.periods, money) where m.isCharged {
@@ -61,7 +66,9 @@ import Testing
                             expected[c]!.proceeds += MoneyMath.proceeds(price, ratePercent: m.proceedsRate)
                             checkedCharges += 1
                             if m.priceSource == .table { tablePriced += 1 }
-                        } else { unpriced += 1 }
+                        } else {
+                            unpriced += 1
+                        }
                     }
                     if inRange(m.refundAt) {
                         if let a = m.refundAmount, let c = m.currency {
@@ -69,14 +76,18 @@ import Testing
                             expected[c]!.refunds += a
                             expected[c]!.proceeds -= MoneyMath.proceeds(a, ratePercent: m.proceedsRate)
                             checkedRefunds += 1
-                        } else { unpriced += 1 }
+                        } else {
+                            unpriced += 1
+                        }
                     }
                     if inRange(m.creditAt) {
                         if let a = m.upgradeCredit, let c = m.currency {
                             expected[c, default: .init(key: nil, currency: c)].upgradeCredits += a
                             expected[c]!.proceeds -= MoneyMath.proceeds(a, ratePercent: m.proceedsRate)
                             checkedCredits += 1
-                        } else { unpriced += 1 }
+                        } else {
+                            unpriced += 1
+                        }
                     }
                 }
             }
@@ -84,11 +95,14 @@ import Testing
             #expect(sql.rows == expected.keys.sorted().map { expected[$0]! }, "revenue \(month)")
             #expect(sql.unpriced == unpriced, "unpriced \(month)")
             let rate = try p.analytics.refundRate(from: from, to: to, asOf: p.horizon)
-            #expect(rate.rows == [RefundRateReport.Row(key: month.description, charged: charged, refunded: refunded)], "refunds \(month)")
+            #expect(
+                rate.rows == [RefundRateReport.Row(key: month.description, charged: charged, refunded: refunded)],
+                "refunds \(month)")
             month = month.next
         }
         // The comparison saw every kind of amount, including v1 periods priced by the table.
-        #expect(checkedCharges > 2000 && checkedRefunds > 30 && checkedCredits > 30 && tablePriced > 500,
-                "\(checkedCharges) \(checkedRefunds) \(checkedCredits) \(tablePriced)")
+        #expect(
+            checkedCharges > 2000 && checkedRefunds > 30 && checkedCredits > 30 && tablePriced > 500,
+            "\(checkedCharges) \(checkedRefunds) \(checkedCredits) \(tablePriced)")
     }
 }

@@ -1,22 +1,28 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import TestSupport
+import Testing
 
 extension StoreBuilder {
     /// One charged v2 transaction with its price: `charge("s1", "t1", "2025-01-10", "2025-02-10", 9990, "EUR")`.
-    mutating func charge(_ original: String, _ id: String, _ start: String, _ end: String, _ price: Int64?, _ currency: String?,
-                         product: String = "pro.monthly", storefront: String? = nil, offerType: Int? = nil,
-                         offerIdentifier: String? = nil, trial: Bool = false, upgraded: Bool = false,
-                         revokedAt: String? = nil, prorated: Int? = nil, familyShared: Bool = false) {
-        var t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency,
-                                storefront: storefront)
+    mutating func charge(
+        _ original: String, _ id: String, _ start: String, _ end: String, _ price: Int64?, _ currency: String?,
+        product: String = "pro.monthly", storefront: String? = nil, offerType: Int? = nil,
+        offerIdentifier: String? = nil, trial: Bool = false, upgraded: Bool = false,
+        revokedAt: String? = nil, prorated: Int? = nil, familyShared: Bool = false
+    ) {
+        var t = TransactionFact(
+            transactionId: id, originalTransactionId: original, productId: product,
+            purchaseDate: day(start), expiresDate: day(end), price: price, currency: currency,
+            storefront: storefront)
         t.offerType = offerType
         t.offerIdentifier = offerIdentifier
-        if trial { t.offerType = 1; t.offerDiscountType = "FREE_TRIAL" }
+        if trial {
+            t.offerType = 1
+            t.offerDiscountType = "FREE_TRIAL"
+        }
         t.isUpgraded = upgraded
         if familyShared { t.inAppOwnershipType = "FAMILY_SHARED" }
         if let revokedAt {
@@ -29,8 +35,9 @@ extension StoreBuilder {
 
     /// A v1 row: no price, no storefront.
     mutating func v1Period(_ original: String, _ id: String, _ start: String, _ end: String, product: String = "pro.monthly") {
-        let t = TransactionFact(transactionId: id, originalTransactionId: original, productId: product,
-                                purchaseDate: day(start), expiresDate: day(end))
+        let t = TransactionFact(
+            transactionId: id, originalTransactionId: original, productId: product,
+            purchaseDate: day(start), expiresDate: day(end))
         add(DocumentFacts(format: .v1Notification, transactions: [t]))
     }
 }
@@ -98,10 +105,14 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         #expect(table.price(productId: "p", storefront: "DEU", at: day("2024-05-01"))?.price == 8990)
         #expect(table.price(productId: "p", storefront: nil, at: day("2024-05-01"))?.price == 8990)
         #expect(table.price(productId: "p", storefront: nil, at: day("2023-05-01")) == nil)
-        let intro = SubscriptionTimeline.derive(SubscriptionFacts(originalTransactionId: "I", transactions: [
-            TransactionFact(transactionId: "I1", originalTransactionId: "I", productId: "p", purchaseDate: day("2024-05-01"),
-                            expiresDate: day("2024-06-01"), offerType: 1, offerDiscountType: "PAY_AS_YOU_GO"),
-        ]))
+        let intro = SubscriptionTimeline.derive(
+            SubscriptionFacts(
+                originalTransactionId: "I",
+                transactions: [
+                    TransactionFact(
+                        transactionId: "I1", originalTransactionId: "I", productId: "p", purchaseDate: day("2024-05-01"),
+                        expiresDate: day("2024-06-01"), offerType: 1, offerDiscountType: "PAY_AS_YOU_GO")
+                ]))
         #expect(intro.money(priceTable: table)[0].price == nil)
     }
 
@@ -112,8 +123,9 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         #expect(Milliunits.parse("1.2345") == nil)
         #expect(Milliunits.parse("-1") == nil)
         let error = #expect(throws: StoreError.self) {
-            try PriceTableStore.parse("productId,storefront,currency,price,validFrom\np,,USD,9.999,2024-01-01\np,,USD,9.9999,2024-01-01",
-                                      source: "prices.csv")
+            try PriceTableStore.parse(
+                "productId,storefront,currency,price,validFrom\np,,USD,9.999,2024-01-01\np,,USD,9.9999,2024-01-01",
+                source: "prices.csv")
         }
         #expect(error?.message == "prices.csv:3: price `9.9999` is not an amount in currency units with at most 3 decimals")
         let header = #expect(throws: StoreError.self) { try PriceTableStore.parse("product,price\n", source: "p.csv") }
@@ -126,8 +138,9 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         var b = StoreBuilder()
         b.charge("U", "U1", "2025-01-01", "2026-01-01", 99990, "USD", product: "pro.yearly", upgraded: true)
         b.charge("U", "U2", "2025-10-02", "2025-11-02", 19990, "USD", product: "premium.monthly")
-        b.charge("P", "P1", "2025-01-01", "2026-01-01", 99990, "USD", product: "pro.yearly", revokedAt: "2025-03-01",
-                 prorated: 33333)
+        b.charge(
+            "P", "P1", "2025-01-01", "2026-01-01", 99990, "USD", product: "pro.yearly", revokedAt: "2025-03-01",
+            prorated: 33333)
         let analytics = try b.build()
         let u = try report(analytics, "U", asOf: "2025-10-15")
         #expect(u.money[0].upgradeCredit == 24929)
@@ -149,8 +162,10 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
 
     /// The 85 % rule: six months paid (182 days), a lapse, then monthly again. A 40-day lapse
     /// keeps the 182 days; a 90-day lapse starts the count over.
-    @Test(arguments: [(first: "2024-01-01", lapseEnd: "2024-08-10", firstAt85: "2025-02-10"),
-                      (first: "2024-01-03", lapseEnd: "2024-10-01", firstAt85: "2025-10-01")])
+    @Test(arguments: [
+        (first: "2024-01-01", lapseEnd: "2024-08-10", firstAt85: "2025-02-10"),
+        (first: "2024-01-03", lapseEnd: "2024-10-01", firstAt85: "2025-10-01"),
+    ])
     func fifteenPercentAfterAYearOfPaidService(first: String, lapseEnd: String, firstAt85: String) throws {
         var facts = SubscriptionFacts(originalTransactionId: "Y")
         func month(_ s: Instant) -> Instant {
@@ -159,14 +174,18 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         }
         var start = day(first)
         for i in 0..<6 {
-            facts.transactions.append(TransactionFact(transactionId: "a\(i)", originalTransactionId: "Y", productId: "p",
-                                                      purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
+            facts.transactions.append(
+                TransactionFact(
+                    transactionId: "a\(i)", originalTransactionId: "Y", productId: "p",
+                    purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
             start = month(start)
         }
         start = day(lapseEnd)
         for i in 0..<14 {
-            facts.transactions.append(TransactionFact(transactionId: "b\(i)", originalTransactionId: "Y", productId: "p",
-                                                      purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
+            facts.transactions.append(
+                TransactionFact(
+                    transactionId: "b\(i)", originalTransactionId: "Y", productId: "p",
+                    purchaseDate: start, expiresDate: month(start), price: 9990, currency: "USD"))
             start = month(start)
         }
         let timeline = SubscriptionTimeline.derive(facts)
@@ -187,12 +206,17 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
 
     /// A year charged a day early: the earlier period counts in full (365 days), so 85 %.
     @Test func aYearlyRenewalChargedADayEarlyIsAt85Percent() {
-        let timeline = SubscriptionTimeline.derive(SubscriptionFacts(originalTransactionId: "Y", transactions: [
-            TransactionFact(transactionId: "Y1", originalTransactionId: "Y", productId: "y", purchaseDate: day("2025-01-01"),
-                            expiresDate: day("2026-01-01"), price: 59990, currency: "USD"),
-            TransactionFact(transactionId: "Y2", originalTransactionId: "Y", productId: "y", purchaseDate: day("2025-12-31"),
-                            expiresDate: day("2027-01-01"), price: 59990, currency: "USD"),
-        ]))
+        let timeline = SubscriptionTimeline.derive(
+            SubscriptionFacts(
+                originalTransactionId: "Y",
+                transactions: [
+                    TransactionFact(
+                        transactionId: "Y1", originalTransactionId: "Y", productId: "y", purchaseDate: day("2025-01-01"),
+                        expiresDate: day("2026-01-01"), price: 59990, currency: "USD"),
+                    TransactionFact(
+                        transactionId: "Y2", originalTransactionId: "Y", productId: "y", purchaseDate: day("2025-12-31"),
+                        expiresDate: day("2027-01-01"), price: 59990, currency: "USD"),
+                ]))
         #expect(timeline.money(priceTable: .empty).map(\.proceedsRate) == [70, 85])
     }
 
@@ -213,13 +237,15 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
             b.charge(original, original + "0", "2025-01-01", "2025-01-08", 0, "USD", trial: true, familyShared: shared)
             b.charge(original, original + "1", "2025-01-08", "2025-02-08", 9990, "USD", familyShared: shared)
             b.charge(original, original + "2", "2025-02-08", "2025-03-08", 9990, "USD", familyShared: shared)
-            b.charge(original, original + "3", "2025-03-08", "2025-04-08", 9990, "USD", revokedAt: "2025-03-20",
-                     familyShared: shared)
+            b.charge(
+                original, original + "3", "2025-03-08", "2025-04-08", 9990, "USD", revokedAt: "2025-03-20",
+                familyShared: shared)
         }
         let analytics = try b.build()
         let asOf = day("2025-04-15")
         let revenue = try analytics.revenue(from: day("2025-01-01"), to: day("2025-05-01"), asOf: asOf)
-        #expect(revenue.rows.map { "\($0.currency) \($0.charged) \($0.gross) \($0.refunded) \($0.refunds) \($0.net)" }
+        #expect(
+            revenue.rows.map { "\($0.currency) \($0.charged) \($0.gross) \($0.refunded) \($0.refunds) \($0.net)" }
                 == ["USD 3 29970 1 9990 19980"])
         #expect(revenue.unpriced == 0)
         let mrr = try analytics.mrr(asOf: day("2025-02-15"))
@@ -227,8 +253,9 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         #expect(mrr.unpriced == 0)
         let offers = try analytics.offerConversion(from: day("2025-01-01"), to: day("2025-02-01"), asOf: asOf)
         #expect(offers.offers.map { "\($0.offerKind) \($0.started) \($0.converted)" } == ["freeTrial 1 1"])
-        let refunds = try analytics.refundRate(from: day("2025-01-01"), to: day("2025-04-01"), asOf: asOf,
-                                               by: .month)
+        let refunds = try analytics.refundRate(
+            from: day("2025-01-01"), to: day("2025-04-01"), asOf: asOf,
+            by: .month)
         #expect(refunds.rows.map { "\($0.key) \($0.charged) \($0.refunded)" } == ["2025-01 1 0", "2025-02 1 0", "2025-03 1 1"])
         let ltv = try analytics.ltv(asOf: asOf, periods: 3)
         #expect(ltv.cohorts.filter { $0.started > 0 }.map { "\($0.month!) \($0.currency) \($0.started)" } == ["2025-01 USD 1"])

@@ -23,7 +23,8 @@ import Testing
         // A copy: the money tests that share this population write their price table into it.
         let analytics = SubscriberAnalytics(database: try SampleDataStore.copy(.sharedSecret))
         let ids = try analytics.database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
+            try String.fetchAll(
+                db, sql: "SELECT originalTransactionId FROM subscription WHERE environment = 'Production' ORDER BY 1")
         }
         let timelines = try ids.map { SubscriptionTimeline.derive(try analytics.database.facts(of: $0)) }
         guard let horizon = try analytics.dataHorizon() else { throw PopulationError.emptyStore }
@@ -98,7 +99,8 @@ import Testing
                 }
             }
             let recovery = try analytics.recovery(from: month.start, to: month.end, asOf: horizon, scope: scope)
-            #expect(recovery.failures == outcomes.failures && recovery.recovered == outcomes.recovered
+            #expect(
+                recovery.failures == outcomes.failures && recovery.recovered == outcomes.recovered
                     && recovery.expired == outcomes.expired, "recovery in \(month)")
             #expect(recovery.recoveredWithinDays.filter { $0.value > 0 } == outcomes.within, "recovered within in \(month)")
             let sql = try analytics.events(from: month.start, to: month.end, asOf: horizon, scope: scope)
@@ -138,7 +140,8 @@ import Testing
                 #expect(row.started == cell.started, "\(row.month) at \(asOf)")
                 #expect(row.retained == cell.retained, "\(row.month) at \(asOf)")
                 #expect(row.ended == cell.ended, "\(row.month) at \(asOf)")
-                var product = 1.0, known = true
+                var product = 1.0
+                var known = true
                 for k in 0..<periods {
                     let denominator = cell.retained[k] + cell.ended[k]
                     if product > 0 && known {
@@ -161,8 +164,9 @@ import Testing
         var result: [OfferFlagKind] = []
         let day = Instant.millisecondsPerDay
         if state == .expired, let run = t.latestRun(asOf: at), run.endedAt <= at,
-           run.endedAt.milliseconds > at.milliseconds - 180 * day,
-           run.expirationReason == .voluntary || run.expirationReason == .priceIncrease {
+            run.endedAt.milliseconds > at.milliseconds - 180 * day,
+            run.expirationReason == .voluntary || run.expirationReason == .priceIncrease
+        {
             result.append(.winBackOffer)
         }
         let paid = t.paidPeriods(asOf: at)

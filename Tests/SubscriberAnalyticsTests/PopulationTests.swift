@@ -1,17 +1,20 @@
-import Testing
 import SubscriberAnalytics
 import SubscriptionModel
 import SubscriptionTimeline
+import Testing
 
 /// The subscribers behind a figure are exactly as many as the figure says, on the SampleData store,
 /// and paging through them with `subscriberList` lists each of their subscriptions once.
 @Suite struct PopulationTests {
     /// Every member subscription, a page of `limit` at a time.
-    static func members(_ population: SubscriberPopulation, _ analytics: SubscriberAnalytics, asOf: Instant,
-                        scope: ReportScope = ReportScope(), limit: Int = 40) throws -> [String] {
+    static func members(
+        _ population: SubscriberPopulation, _ analytics: SubscriberAnalytics, asOf: Instant,
+        scope: ReportScope = ReportScope(), limit: Int = 40
+    ) throws -> [String] {
         var ids: [String] = []
         while true {
-            let page = try analytics.subscriberList(offset: ids.count, limit: limit, asOf: asOf, scope: scope, population: population)
+            let page = try analytics.subscriberList(
+                offset: ids.count, limit: limit, asOf: asOf, scope: scope, population: population)
             ids += page.map(\.id)
             if page.count < limit { return ids }
         }
@@ -34,8 +37,10 @@ import SubscriptionTimeline
         }
     }
 
-    static func expectedCohorts(_ timelines: [SubscriptionTimeline], asOf: Instant, periods: Int,
-                                product: String? = nil) -> [Month: ExpectedCohort] {
+    static func expectedCohorts(
+        _ timelines: [SubscriptionTimeline], asOf: Instant, periods: Int,
+        product: String? = nil
+    ) -> [Month: ExpectedCohort] {
         var cells: [Month: ExpectedCohort] = [:]
         for t in timelines {
             for run in t.runs {
@@ -126,8 +131,9 @@ import SubscriptionTimeline
         for row in grid.cohorts {
             let cell = expected[row.month] ?? ExpectedCohort(periods: 2)
             #expect(row.retained == cell.retained, "\(row.month)")
-            #expect(try analytics.size(of: .cohortRetained(month: row.month, period: 1), asOf: asOf, scope: scope).figure
-                == cell.retained[0])
+            #expect(
+                try analytics.size(of: .cohortRetained(month: row.month, period: 1), asOf: asOf, scope: scope).figure
+                    == cell.retained[0])
         }
     }
 }

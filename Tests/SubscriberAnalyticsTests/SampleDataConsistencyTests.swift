@@ -2,12 +2,12 @@ import AppStorePayloads
 import Foundation
 import GRDB
 import StoreImport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import TestSupport
+import Testing
 
 /// Internal consistency of the figures on the simulated SampleData store.
 @Suite struct SampleDataConsistencyTests {
@@ -23,9 +23,11 @@ import TestSupport
         // States sum to the purchased subscriptions that ever started (family members are counted
         // only when asked for).
         let started = try analytics.database.writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM subscription WHERE environment = 'Production' AND ownership = 'purchased' AND firstStart <= ?
-                """, arguments: [horizon.milliseconds]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM subscription WHERE environment = 'Production' AND ownership = 'purchased' AND firstStart <= ?
+                    """, arguments: [horizon.milliseconds]) ?? 0
         }
         let states = try analytics.states(asOf: horizon)
         #expect(states.total == started)
@@ -47,8 +49,9 @@ import TestSupport
         // Cohort members are the runs with a paid period: each activation or reactivation whose run pays.
         let grid = try analytics.cohorts(asOf: horizon, periods: 4)
         let members = try analytics.database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run WHERE environment = 'Production' AND firstPaidStart <= ?",
-                             arguments: [horizon.milliseconds]) ?? 0
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM run WHERE environment = 'Production' AND firstPaidStart <= ?",
+                arguments: [horizon.milliseconds]) ?? 0
         }
         #expect(grid.average.started == members)
         #expect(members <= whole[.activation] + whole[.reactivation])

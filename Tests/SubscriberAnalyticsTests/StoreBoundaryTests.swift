@@ -1,10 +1,11 @@
 import Foundation
-@testable import LifecycleSimulator
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import Testing
+
+@testable import LifecycleSimulator
 
 /// States, events, refunds and delivery order through the store: signed v2 payloads imported by
 /// `Importer.appStore`, then the SQL reports over the rows import materialised.
@@ -25,30 +26,38 @@ import Testing
     static let pro = "com.example.pro.monthly"
     static let asOf = Wire.at("2025-07-01T00:00:00Z")
 
-    static func transaction(_ id: String, original: String, _ start: String, _ expires: String,
-                            revokedAt: String? = nil) -> WireTransaction {
-        WireTransaction(transactionId: id, originalTransactionId: original, webOrderLineItemId: "9" + id.dropFirst(),
-                        productId: pro, purchaseDate: Wire.at(start), originalPurchaseDate: Wire.at(start),
-                        expiresDate: Wire.at(expires), price: 9990, revocationDate: revokedAt.map(Wire.at),
-                        revocationReason: revokedAt == nil ? nil : 1, isRenewal: id != original)
+    static func transaction(
+        _ id: String, original: String, _ start: String, _ expires: String,
+        revokedAt: String? = nil
+    ) -> WireTransaction {
+        WireTransaction(
+            transactionId: id, originalTransactionId: original, webOrderLineItemId: "9" + id.dropFirst(),
+            productId: pro, purchaseDate: Wire.at(start), originalPurchaseDate: Wire.at(start),
+            expiresDate: Wire.at(expires), price: 9990, revocationDate: revokedAt.map(Wire.at),
+            revocationReason: revokedAt == nil ? nil : 1, isRenewal: id != original)
     }
 
     static func documents(_ jws: CompactJWS) -> [String] {
         var n = 0
-        func note(_ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
-                  retry: Bool? = nil, grace: String? = nil, intent: Int? = nil) -> String {
+        func note(
+            _ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
+            retry: Bool? = nil, grace: String? = nil, intent: Int? = nil
+        ) -> String {
             n += 1
-            let renewal = WireRenewal(productId: pro, autoRenewProductId: pro, isInBillingRetryPeriod: retry,
-                                      gracePeriodExpiresDate: grace.map(Wire.at), expirationIntent: intent)
-            return Wire.v2(type, subtype, uuid: "0b5e7d10-0000-4000-8000-0000000001\(n < 10 ? "0" : "")\(n)",
-                           signedDate: Wire.at(at), status: status, transaction: t, renewal: renewal, jws: jws)
+            let renewal = WireRenewal(
+                productId: pro, autoRenewProductId: pro, isInBillingRetryPeriod: retry,
+                gracePeriodExpiresDate: grace.map(Wire.at), expirationIntent: intent)
+            return Wire.v2(
+                type, subtype, uuid: "0b5e7d10-0000-4000-8000-0000000001\(n < 10 ? "0" : "")\(n)",
+                signedDate: Wire.at(at), status: status, transaction: t, renewal: renewal, jws: jws)
         }
         let x1 = transaction("3000000000000002", original: "3000000000000002", "2025-02-15T00:00:00Z", "2025-03-15T00:00:00Z")
         let r1 = transaction("3000000000000001", original: "3000000000000001", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
         let f1 = transaction("3000000000000003", original: "3000000000000003", "2025-03-10T00:00:00Z", "2025-04-10T00:00:00Z")
         let f2 = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z", "2025-05-10T00:00:00Z")
-        let f2Refunded = transaction("3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z",
-                                     "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
+        let f2Refunded = transaction(
+            "3000000000000013", original: "3000000000000003", "2025-04-10T00:00:00Z",
+            "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
         let g1 = transaction("3000000000000005", original: "3000000000000005", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
         let g2 = transaction("3000000000000015", original: "3000000000000005", "2025-06-01T12:00:00Z", "2025-07-01T12:00:00Z")
         return [
@@ -56,8 +65,9 @@ import Testing
             note("DID_FAIL_TO_RENEW", nil, "2025-03-15T00:00:00Z", status: 3, x1, retry: true),
             note("EXPIRED", "BILLING_RETRY", "2025-04-10T06:00:00Z", status: 2, x1, retry: false, intent: 2),
             note("SUBSCRIBED", "INITIAL_BUY", "2025-03-01T00:00:00Z", r1),
-            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-01T00:00:00Z", status: 4, r1, retry: true,
-                 grace: "2025-04-17T00:00:00Z"),
+            note(
+                "DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-01T00:00:00Z", status: 4, r1, retry: true,
+                grace: "2025-04-17T00:00:00Z"),
             note("GRACE_PERIOD_EXPIRED", nil, "2025-04-17T00:00:00Z", status: 3, r1, retry: true, grace: "2025-04-17T00:00:00Z"),
             note("SUBSCRIBED", "INITIAL_BUY", "2025-03-10T00:00:00Z", f1),
             note("DID_RENEW", nil, "2025-04-10T00:00:00Z", f2),
@@ -82,40 +92,44 @@ import Testing
     @Test(arguments: [
         // (instant, standard, gracePeriod, billingRetry, expired)
         ("2025-02-14T23:59:59.999Z", 0, 0, 0, 0),  // nobody started yet
-        ("2025-02-15T00:00:00Z", 1, 0, 0, 0),      // X1 starts (inclusive)
-        ("2025-03-01T00:00:00Z", 2, 0, 0, 0),      // R1 starts
+        ("2025-02-15T00:00:00Z", 1, 0, 0, 0),  // X1 starts (inclusive)
+        ("2025-03-01T00:00:00Z", 2, 0, 0, 0),  // R1 starts
         ("2025-03-14T23:59:59.999Z", 3, 0, 0, 0),  // X, R, F all standard
-        ("2025-03-15T00:00:00Z", 2, 0, 1, 0),      // X1 ends (exclusive): X fails, no grace → billingRetry
-        ("2025-04-01T00:00:00Z", 1, 1, 1, 0),      // R1 ends: R in grace; X in retry; F standard
-        ("2025-04-10T00:00:00Z", 1, 1, 1, 0),      // F1 → F2 with no gap: F standard throughout
+        ("2025-03-15T00:00:00Z", 2, 0, 1, 0),  // X1 ends (exclusive): X fails, no grace → billingRetry
+        ("2025-04-01T00:00:00Z", 1, 1, 1, 0),  // R1 ends: R in grace; X in retry; F standard
+        ("2025-04-10T00:00:00Z", 1, 1, 1, 0),  // F1 → F2 with no gap: F standard throughout
         ("2025-04-10T05:59:59.999Z", 1, 1, 1, 0),  // X still in retry
-        ("2025-04-10T06:00:00Z", 1, 1, 0, 1),      // EXPIRED/BILLING_RETRY: X expired
+        ("2025-04-10T06:00:00Z", 1, 1, 0, 1),  // EXPIRED/BILLING_RETRY: X expired
         ("2025-04-16T23:59:59.999Z", 1, 1, 0, 1),  // R: last instant of grace
-        ("2025-04-17T00:00:00Z", 1, 0, 1, 1),      // R: grace over, billing retry goes on
+        ("2025-04-17T00:00:00Z", 1, 0, 1, 1),  // R: grace over, billing retry goes on
         ("2025-04-20T11:59:59.999Z", 1, 0, 1, 1),  // F2 still covers
-        ("2025-04-20T12:00:00Z", 0, 0, 1, 2),      // F2 refunded: its end is the revocation
+        ("2025-04-20T12:00:00Z", 0, 0, 1, 2),  // F2 refunded: its end is the revocation
         ("2025-04-30T23:59:59.999Z", 0, 0, 1, 2),
-        ("2025-05-01T00:00:00Z", 1, 0, 1, 2),      // G1 starts
+        ("2025-05-01T00:00:00Z", 1, 0, 1, 2),  // G1 starts
         ("2025-05-30T23:59:59.999Z", 1, 0, 1, 2),  // R: last instant of retry
-        ("2025-05-31T00:00:00Z", 1, 0, 0, 3),      // R: retry end = T + 60 d
-        ("2025-06-01T00:00:00Z", 0, 0, 0, 4),      // G1 ends: G in the ≤ 24 h gap is expired
+        ("2025-05-31T00:00:00Z", 1, 0, 0, 3),  // R: retry end = T + 60 d
+        ("2025-06-01T00:00:00Z", 0, 0, 0, 4),  // G1 ends: G in the ≤ 24 h gap is expired
         ("2025-06-01T11:59:59.999Z", 0, 0, 0, 4),
-        ("2025-06-01T12:00:00Z", 1, 0, 0, 3),      // G2 starts
-        ("2025-07-01T12:00:00Z", 0, 0, 0, 4),      // G2 ends
+        ("2025-06-01T12:00:00Z", 1, 0, 0, 3),  // G2 starts
+        ("2025-07-01T12:00:00Z", 0, 0, 0, 4),  // G2 ends
     ])
     func statesOnBoundaries(instant: String, standard: Int, grace: Int, retry: Int, expired: Int) throws {
         let analytics = try Self.store()
         let at = Wire.at(instant)
         let states = try analytics.states(asOf: at)
         let active = standard + grace
-        #expect(try ReportJSON.states(states) == """
-            {"asOf":"\(at.iso8601)","counts":{"standard":\(standard),"freeTrial":0,"introductory":0,"promotional":0,\
-            "offerCode":0,"winBack":0,"gracePeriod":\(grace),"billingRetry":\(retry),"expired":\(expired)},"active":\(active)}
-            """)
+        #expect(
+            try ReportJSON.states(states) == """
+                {"asOf":"\(at.iso8601)","counts":{"standard":\(standard),"freeTrial":0,"introductory":0,"promotional":0,\
+                "offerCode":0,"winBack":0,"gracePeriod":\(grace),"billingRetry":\(retry),"expired":\(expired)},"active":\(active)}
+                """)
         // The per-subscriber reading (Swift) agrees with the population one (SQL).
         var fromSubscribers: [SubscriptionState: Int] = [:]
         for id in ["3000000000000001", "3000000000000002", "3000000000000003", "3000000000000005"] {
-            guard case .found(let r) = try analytics.subscriber(id, asOf: at) else { Issue.record("\(id) not found"); continue }
+            guard case .found(let r) = try analytics.subscriber(id, asOf: at) else {
+                Issue.record("\(id) not found")
+                continue
+            }
             if let s = r.state { fromSubscribers[s, default: 0] += 1 }
         }
         #expect(fromSubscribers == states.counts.filter { $0.value > 0 })
@@ -124,9 +138,12 @@ import Testing
     @Test func subscriberFiguresInGraceAndRetry() throws {
         let analytics = try Self.store()
         guard case .found(let grace) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-04-05T00:00:00Z")),
-              case .found(let retry) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-04-17T00:00:00Z")),
-              case .found(let after) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-05-31T00:00:00Z"))
-        else { Issue.record("R not found"); return }
+            case .found(let retry) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-04-17T00:00:00Z")),
+            case .found(let after) = try analytics.subscriber("3000000000000001", asOf: Wire.at("2025-05-31T00:00:00Z"))
+        else {
+            Issue.record("R not found")
+            return
+        }
         #expect(grace.state == .gracePeriod)
         #expect(grace.inBillingRetry && grace.gracePeriodExpires == Wire.at("2025-04-17T00:00:00Z"))
         #expect(grace.expirationReason == nil)
@@ -149,8 +166,10 @@ import Testing
         func json(_ from: String, _ to: String, asOf: Instant = Self.asOf) throws -> String {
             try ReportJSON.events(try analytics.events(from: Wire.at(from), to: Wire.at(to), asOf: asOf))
         }
-        func expected(_ from: String, _ to: String, activation: Int = 0, renewal: Int = 0, billingIssue: Int = 0,
-                      refund: Int = 0, billing: Int = 0, byRefund: Int = 0) -> String {
+        func expected(
+            _ from: String, _ to: String, activation: Int = 0, renewal: Int = 0, billingIssue: Int = 0,
+            refund: Int = 0, billing: Int = 0, byRefund: Int = 0
+        ) -> String {
             """
             {"from":"\(from)","to":"\(to)","counts":{"activation":\(activation),"reactivation":0,"renewal":\(renewal),\
             "conversion":0,"billingRecovery":0,"productChange":0,"billingIssue":\(billingIssue),"autoRenewOff":0,\
@@ -159,37 +178,50 @@ import Testing
             """
         }
         // R's activation at 03-01 00:00 belongs to the range that starts there, not the one that ends there.
-        #expect(try json("2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z")
+        #expect(
+            try json("2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z")
                 == expected("2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z", activation: 1))
         // R's billing issue at 04-01 00:00 is left out of [03-01, 04-01).
-        #expect(try json("2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
+        #expect(
+            try json("2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
                 == expected("2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z", activation: 2, billingIssue: 1))
         // The refund at 04-20 12:00 is left out of a range ending at 04-20 12:00.
-        #expect(try json("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z")
+        #expect(
+            try json("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z")
                 == expected("2025-04-01T00:00:00Z", "2025-04-20T12:00:00Z", renewal: 1, billingIssue: 1, billing: 1))
-        #expect(try json("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z")
+        #expect(
+            try json("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z")
                 == expected("2025-04-20T12:00:00Z", "2025-05-31T00:00:00Z", activation: 1, refund: 1, byRefund: 1))
-        #expect(try json("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z")
+        #expect(
+            try json("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z")
                 == expected("2025-05-31T00:00:00Z", "2025-06-01T00:00:00Z", billing: 1))
         // G's gap [06-01 00:00, 06-01 12:00) has no event; the renewal closes it.
-        #expect(try json("2025-06-01T00:00:00Z", "2025-06-01T12:00:00Z")
+        #expect(
+            try json("2025-06-01T00:00:00Z", "2025-06-01T12:00:00Z")
                 == expected("2025-06-01T00:00:00Z", "2025-06-01T12:00:00Z"))
-        #expect(try json("2025-06-01T12:00:00Z", "2025-07-01T00:00:00Z")
+        #expect(
+            try json("2025-06-01T12:00:00Z", "2025-07-01T00:00:00Z")
                 == expected("2025-06-01T12:00:00Z", "2025-07-01T00:00:00Z", renewal: 1))
         // The seven ranges above are consecutive; together they are the whole.
-        #expect(try json("2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z")
-                == expected("2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z", activation: 4, renewal: 2, billingIssue: 2,
-                            refund: 1, billing: 2, byRefund: 1))
+        #expect(
+            try json("2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z")
+                == expected(
+                    "2025-02-01T00:00:00Z", "2025-07-01T00:00:00Z", activation: 4, renewal: 2, billingIssue: 2,
+                    refund: 1, billing: 2, byRefund: 1))
         // An event exactly at as-of counts; one millisecond earlier it does not (G's activation
         // on 05-01 counts in both).
-        #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-31T00:00:00Z"))
+        #expect(
+            try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-31T00:00:00Z"))
                 == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 1, billing: 1))
-        #expect(try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-30T23:59:59.999Z"))
+        #expect(
+            try json("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", asOf: Wire.at("2025-05-30T23:59:59.999Z"))
                 == expected("2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z", activation: 1))
         // An empty range and a range after as-of are honest zeros.
-        #expect(try json("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z")
+        #expect(
+            try json("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z")
                 == expected("2025-04-01T00:00:00Z", "2025-04-01T00:00:00Z"))
-        #expect(try json("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z")
+        #expect(
+            try json("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z")
                 == expected("2025-08-01T00:00:00Z", "2025-09-01T00:00:00Z"))
     }
 
@@ -200,13 +232,14 @@ import Testing
         ("2025-03-14T23:59:59.999Z", 0, 0, 0),  // T ≤ as-of: X's failure has not happened yet
         ("2025-03-15T00:00:00Z", 1, 0, 1),
         ("2025-04-10T05:59:59.999Z", 2, 0, 2),
-        ("2025-04-10T06:00:00Z", 2, 1, 1),      // X: retry end ≤ as-of
+        ("2025-04-10T06:00:00Z", 2, 1, 1),  // X: retry end ≤ as-of
         ("2025-05-30T23:59:59.999Z", 2, 1, 1),
-        ("2025-05-31T00:00:00Z", 2, 2, 0),      // R: T + 60 d
+        ("2025-05-31T00:00:00Z", 2, 2, 0),  // R: T + 60 d
     ])
     func recoveryOnBoundaries(asOf: String, failures: Int, expired: Int, pending: Int) throws {
-        let r = try Self.store().recovery(from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
-                                          asOf: Wire.at(asOf))
+        let r = try Self.store().recovery(
+            from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
+            asOf: Wire.at(asOf))
         #expect(r.failures == failures && r.expired == expired && r.pending == pending && r.recovered == 0)
         #expect(r.recoveredWithinDays.values.allSatisfy { $0 == 0 })
     }
@@ -221,16 +254,17 @@ import Testing
             Issue.record("F not found")
             return
         }
-        #expect(try ReportJSON.subscriber(f) == """
-            {"originalTransactionId":"3000000000000003","ownership":"purchased","userId":null,"appAccountToken":null,\
-            "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
-            "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
-            "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
-            {"transactionId":"3000000000000003","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"3000000000000013","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null}],\
-            "events":[{"at":"2025-03-10T00:00:00Z","type":"activation"},{"at":"2025-04-10T00:00:00Z","type":"renewal"},\
-            {"at":"2025-04-20T12:00:00Z","type":"refund"},{"at":"2025-04-20T12:00:00Z","type":"expiration"}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":31}
-            """)
+        #expect(
+            try ReportJSON.subscriber(f) == """
+                {"originalTransactionId":"3000000000000003","ownership":"purchased","userId":null,"appAccountToken":null,\
+                "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
+                "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
+                "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"periods":[\
+                {"transactionId":"3000000000000003","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+                {"transactionId":"3000000000000013","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null}],\
+                "events":[{"at":"2025-03-10T00:00:00Z","type":"activation"},{"at":"2025-04-10T00:00:00Z","type":"renewal"},\
+                {"at":"2025-04-20T12:00:00Z","type":"refund"},{"at":"2025-04-20T12:00:00Z","type":"expiration"}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":31}
+                """)
         // Before the refund was made, F2 was paid: the refund is dated, and as-of reads it then.
         guard case .found(let before) = try analytics.subscriber("3000000000000003", asOf: Wire.at("2025-04-15T00:00:00Z")) else {
             Issue.record("F not found")
@@ -255,26 +289,34 @@ import Testing
         let chain = try Wire.chain()
         let jws = try CompactJWS(chain: chain)
         var n = 400
-        func note(_ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
-                  on: Bool = true, retry: Bool? = nil) -> String {
+        func note(
+            _ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
+            on: Bool = true, retry: Bool? = nil
+        ) -> String {
             n += 1
-            let renewal = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro, autoRenewStatus: on,
-                                      isInBillingRetryPeriod: retry,
-                                      gracePeriodExpiresDate: retry == true ? Wire.at("2025-06-17T00:00:00Z") : nil)
-            return Wire.v2(type, subtype, uuid: "0b5e7d10-0000-4000-8000-000000000\(n)", signedDate: Wire.at(at),
-                           status: status, transaction: t, renewal: renewal, jws: jws)
+            let renewal = WireRenewal(
+                productId: Self.pro, autoRenewProductId: Self.pro, autoRenewStatus: on,
+                isInBillingRetryPeriod: retry,
+                gracePeriodExpiresDate: retry == true ? Wire.at("2025-06-17T00:00:00Z") : nil)
+            return Wire.v2(
+                type, subtype, uuid: "0b5e7d10-0000-4000-8000-000000000\(n)", signedDate: Wire.at(at),
+                status: status, transaction: t, renewal: renewal, jws: jws)
         }
-        let k1 = Self.transaction("3000000000000007", original: "3000000000000007", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
-        let k2 = Self.transaction("3000000000000017", original: "3000000000000007", "2025-06-03T06:00:00Z", "2025-07-01T00:00:00Z")
-        let l1 = Self.transaction("3000000000000008", original: "3000000000000008", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
+        let k1 = Self.transaction(
+            "3000000000000007", original: "3000000000000007", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
+        let k2 = Self.transaction(
+            "3000000000000017", original: "3000000000000007", "2025-06-03T06:00:00Z", "2025-07-01T00:00:00Z")
+        let l1 = Self.transaction(
+            "3000000000000008", original: "3000000000000008", "2025-05-01T00:00:00Z", "2025-06-01T00:00:00Z")
         let documents = [
             note("SUBSCRIBED", "INITIAL_BUY", "2025-05-01T00:00:00Z", k1),
             note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-01T00:00:00Z", status: 4, k1, retry: true),
             note("DID_RENEW", "BILLING_RECOVERY", "2025-06-03T06:00:00Z", k2, retry: false),
             note("SUBSCRIBED", "INITIAL_BUY", "2025-05-01T00:00:00Z", l1),
             note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-01T00:00:00Z", status: 4, l1, retry: true),
-            note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-06-05T09:00:00Z", status: 4, l1, on: false,
-                 retry: true),
+            note(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-06-05T09:00:00Z", status: 4, l1, on: false,
+                retry: true),
         ]
         let (analytics, rejected) = try Wire.store(documents, chain: chain)
         #expect(rejected == [])
@@ -288,22 +330,25 @@ import Testing
         #expect(try states("2025-06-05T08:59:59.999Z") == [.standard: 1, .gracePeriod: 1])
         #expect(try states("2025-06-05T09:00:00Z") == [.standard: 1, .expired: 1])
 
-        let recovery = try analytics.recovery(from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
-                                              asOf: Wire.at("2025-06-20T00:00:00Z"))
-        #expect(try ReportJSON.recovery(recovery) == """
-            {"from":"2025-06-01T00:00:00Z","to":"2025-07-01T00:00:00Z","asOf":"2025-06-20T00:00:00Z","failures":2,\
-            "recovered":1,"expired":1,"pending":0,"recoveredWithinDays":{"3":1,"7":1,"16":1,"30":1,"60":1}}
-            """)
+        let recovery = try analytics.recovery(
+            from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
+            asOf: Wire.at("2025-06-20T00:00:00Z"))
+        #expect(
+            try ReportJSON.recovery(recovery) == """
+                {"from":"2025-06-01T00:00:00Z","to":"2025-07-01T00:00:00Z","asOf":"2025-06-20T00:00:00Z","failures":2,\
+                "recovered":1,"expired":1,"pending":0,"recoveredWithinDays":{"3":1,"7":1,"16":1,"30":1,"60":1}}
+                """)
 
         guard case .found(let l) = try analytics.subscriber("3000000000000008", asOf: Wire.at("2025-06-20T00:00:00Z")) else {
             Issue.record("L not found")
             return
         }
         #expect(l.expirationReason == .billing)
-        #expect(l.events.map { "\($0.at.iso8601) \($0.type.rawValue)" } == [
-            "2025-05-01T00:00:00Z activation", "2025-06-01T00:00:00Z billingIssue", "2025-06-05T09:00:00Z autoRenewOff",
-            "2025-06-05T09:00:00Z expiration",
-        ])
+        #expect(
+            l.events.map { "\($0.at.iso8601) \($0.type.rawValue)" } == [
+                "2025-05-01T00:00:00Z activation", "2025-06-01T00:00:00Z billingIssue", "2025-06-05T09:00:00Z autoRenewOff",
+                "2025-06-05T09:00:00Z expiration",
+            ])
     }
 
     /// A refund of a period that had already ended: H1 (03-01 → 04-01) renewed into H2 on 04-01,
@@ -317,16 +362,20 @@ import Testing
         let original = "3000000000000006"
         let h1 = Self.transaction(original, original: original, "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
         let h2 = Self.transaction("3000000000000016", original: original, "2025-04-01T00:00:00Z", "2025-05-01T00:00:00Z")
-        let h1Refunded = Self.transaction(original, original: original, "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z",
-                                          revokedAt: "2025-04-15T00:00:00Z")
+        let h1Refunded = Self.transaction(
+            original, original: original, "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z",
+            revokedAt: "2025-04-15T00:00:00Z")
         let renewal = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro)
         let documents = [
-            Wire.v2("SUBSCRIBED", "INITIAL_BUY", uuid: "0b5e7d10-0000-4000-8000-000000000301",
-                    signedDate: Wire.at("2025-03-01T00:00:00Z"), status: 1, transaction: h1, renewal: renewal, jws: jws),
-            Wire.v2("DID_RENEW", nil, uuid: "0b5e7d10-0000-4000-8000-000000000302",
-                    signedDate: Wire.at("2025-04-01T00:00:00Z"), status: 1, transaction: h2, renewal: renewal, jws: jws),
-            Wire.v2("REFUND", nil, uuid: "0b5e7d10-0000-4000-8000-000000000303",
-                    signedDate: Wire.at("2025-04-15T00:00:00Z"), status: 1, transaction: h1Refunded, renewal: renewal, jws: jws),
+            Wire.v2(
+                "SUBSCRIBED", "INITIAL_BUY", uuid: "0b5e7d10-0000-4000-8000-000000000301",
+                signedDate: Wire.at("2025-03-01T00:00:00Z"), status: 1, transaction: h1, renewal: renewal, jws: jws),
+            Wire.v2(
+                "DID_RENEW", nil, uuid: "0b5e7d10-0000-4000-8000-000000000302",
+                signedDate: Wire.at("2025-04-01T00:00:00Z"), status: 1, transaction: h2, renewal: renewal, jws: jws),
+            Wire.v2(
+                "REFUND", nil, uuid: "0b5e7d10-0000-4000-8000-000000000303",
+                signedDate: Wire.at("2025-04-15T00:00:00Z"), status: 1, transaction: h1Refunded, renewal: renewal, jws: jws),
         ]
         let (analytics, rejected) = try Wire.store(documents, chain: chain)
         #expect(rejected == [])
@@ -334,7 +383,9 @@ import Testing
             Issue.record("not found")
             return
         }
-        expectSameJSON(try ReportJSON.subscriber(r), """
+        expectSameJSON(
+            try ReportJSON.subscriber(r),
+            """
             {"originalTransactionId":"3000000000000006","ownership":"purchased","userId":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"standard","autoRenew":true,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
@@ -346,8 +397,9 @@ import Testing
             """)
         // Through the store: no expiration anywhere in March–April, one refund; the cohort member
         // starts with H2 (H1 is not paid), in April.
-        let events = try analytics.events(from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
-                                          asOf: Wire.at("2025-04-20T00:00:00Z"))
+        let events = try analytics.events(
+            from: Wire.at("2025-03-01T00:00:00Z"), to: Wire.at("2025-05-01T00:00:00Z"),
+            asOf: Wire.at("2025-04-20T00:00:00Z"))
         #expect(events.counts.filter { $0.value > 0 } == [.activation: 1, .renewal: 1, .refund: 1])
         let grid = try analytics.cohorts(asOf: Wire.at("2025-04-20T00:00:00Z"), periods: 1)
         #expect(grid.cohorts.map(\.month.description) == ["2025-04"])
@@ -362,8 +414,9 @@ import Testing
         let original = "3000000000000004"
         let v1 = Self.transaction(original, original: original, "2025-03-10T00:00:00Z", "2025-04-10T00:00:00Z")
         let v2 = Self.transaction("3000000000000014", original: original, "2025-04-10T00:00:00Z", "2025-05-10T00:00:00Z")
-        let v2Refunded = Self.transaction("3000000000000014", original: original, "2025-04-10T00:00:00Z",
-                                     "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
+        let v2Refunded = Self.transaction(
+            "3000000000000014", original: original, "2025-04-10T00:00:00Z",
+            "2025-05-10T00:00:00Z", revokedAt: "2025-04-20T12:00:00Z")
         let renewing = WireRenewal(productId: Self.pro, autoRenewProductId: Self.pro)
         var off = renewing
         off.autoRenewStatus = false
@@ -371,8 +424,9 @@ import Testing
             Wire.v1("INITIAL_BUY", original: original, rows: [v1], renewal: renewing),
             Wire.v1("DID_RENEW", original: original, rows: [v1, v2], renewal: renewing),
             Wire.v1("CANCEL", original: original, rows: [v1, v2Refunded], renewal: renewing),
-            Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: original, rows: [v1, v2Refunded], renewal: off,
-                    autoRenewChangeDate: Wire.at("2025-04-20T12:00:05Z")),
+            Wire.v1(
+                "DID_CHANGE_RENEWAL_STATUS", original: original, rows: [v1, v2Refunded], renewal: off,
+                autoRenewChangeDate: Wire.at("2025-04-20T12:00:05Z")),
         ]
         let (analytics, rejected) = try Wire.store(documents, chain: try Wire.chain())
         #expect(rejected == [])
@@ -380,7 +434,9 @@ import Testing
             Issue.record("not found")
             return
         }
-        expectSameJSON(try ReportJSON.subscriber(r), """
+        expectSameJSON(
+            try ReportJSON.subscriber(r),
+            """
             {"originalTransactionId":"3000000000000004","ownership":"purchased","userId":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"expired","autoRenew":false,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
@@ -406,8 +462,9 @@ import Testing
         t8.revocationDate = Wire.at("2025-08-15T10:00:00Z")
         t8.revocationReason = 0
         let s = SubscriberStory.self
-        let receipt = Wire.verifyReceipt(original: s.original, rows: [s.t1Upgraded, s.t2, s.t3, s.t4, s.t5, s.t6, s.t7, t8],
-                                         renewal: WireRenewal(productId: s.pro, autoRenewProductId: s.pro, autoRenewStatus: false))
+        let receipt = Wire.verifyReceipt(
+            original: s.original, rows: [s.t1Upgraded, s.t2, s.t3, s.t4, s.t5, s.t6, s.t7, t8],
+            renewal: WireRenewal(productId: s.pro, autoRenewProductId: s.pro, autoRenewStatus: false))
         let (analytics, rejected) = try Wire.store(v2 + [receipt], chain: chain)
         #expect(rejected == [])
         guard case .found(let r) = try analytics.subscriber(s.original, asOf: Wire.at("2025-09-01T00:00:00Z")) else {
@@ -438,16 +495,17 @@ import Testing
     /// 1/4, then nobody's fate at P2 is known: null.
     @Test func refundIsNotRetention() throws {
         let grid = try Self.store().cohorts(asOf: Self.asOf, periods: 2)
-        #expect(try ReportJSON.cohorts(grid) == """
-            {"asOf":"2025-07-01T00:00:00Z","periods":2,"cohorts":[\
-            {"month":"2025-02","started":1,"retained":[0,0],"ended":[1,0],"rate":[0,0]},\
-            {"month":"2025-03","started":2,"retained":[0,0],"ended":[2,0],"rate":[0,0]},\
-            {"month":"2025-04","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
-            {"month":"2025-05","started":1,"retained":[1,0],"ended":[0,0],"rate":[1,null]},\
-            {"month":"2025-06","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
-            {"month":"2025-07","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]}],\
-            "average":{"retained":[1,0],"ended":[3,0],"rate":[0.25,null]}}
-            """)
+        #expect(
+            try ReportJSON.cohorts(grid) == """
+                {"asOf":"2025-07-01T00:00:00Z","periods":2,"cohorts":[\
+                {"month":"2025-02","started":1,"retained":[0,0],"ended":[1,0],"rate":[0,0]},\
+                {"month":"2025-03","started":2,"retained":[0,0],"ended":[2,0],"rate":[0,0]},\
+                {"month":"2025-04","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
+                {"month":"2025-05","started":1,"retained":[1,0],"ended":[0,0],"rate":[1,null]},\
+                {"month":"2025-06","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]},\
+                {"month":"2025-07","started":0,"retained":[0,0],"ended":[0,0],"rate":[null,null]}],\
+                "average":{"retained":[1,0],"ended":[3,0],"rate":[0.25,null]}}
+                """)
     }
 
     // MARK: - Delivery order and duplicates
@@ -466,8 +524,10 @@ import Testing
             out.append(try ReportJSON.recovery(try analytics.recovery(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))))
         }
         out.append(try ReportJSON.cohorts(try analytics.cohorts(asOf: Wire.at("2025-12-31T00:00:00Z"), periods: 12)))
-        out.append(try ReportJSON.eligibility(try analytics.eligibility(asOf: Wire.at("2025-09-15T00:00:00Z")),
-                                              asOf: Wire.at("2025-09-15T00:00:00Z")))
+        out.append(
+            try ReportJSON.eligibility(
+                try analytics.eligibility(asOf: Wire.at("2025-09-15T00:00:00Z")),
+                asOf: Wire.at("2025-09-15T00:00:00Z")))
         for id in subscribers {
             for asOf in [nil, Wire.at("2025-04-10T03:00:00Z"), Wire.at("2025-12-31T00:00:00Z")] {
                 guard case .found(let r) = try analytics.subscriber(id, asOf: asOf) else {
@@ -488,8 +548,10 @@ import Testing
         let chain = try Wire.chain()
         let jws = try CompactJWS(chain: chain)
         let documents = Self.documents(jws) + SubscriberStory.v2Documents(jws)
-        let subscribers = ["3000000000000001", "3000000000000002", "3000000000000003", "3000000000000005",
-                           SubscriberStory.original]
+        let subscribers = [
+            "3000000000000001", "3000000000000002", "3000000000000003", "3000000000000005",
+            SubscriberStory.original,
+        ]
 
         let (clean, cleanRejected) = try Wire.store(documents, chain: chain)
         #expect(cleanRejected == [])
@@ -499,8 +561,10 @@ import Testing
         var rng = SplitMix64(state: 7)
         var shuffled = documents + documents
         shuffled.shuffle(using: &rng)
-        #expect(try Wire.importDocuments(Array(documents.reversed().prefix(documents.count / 2)), into: messyDB,
-                                         chain: chain) == [])
+        #expect(
+            try Wire.importDocuments(
+                Array(documents.reversed().prefix(documents.count / 2)), into: messyDB,
+                chain: chain) == [])
         #expect(try Wire.importDocuments(shuffled, into: messyDB, chain: chain) == [])
         let messy = try Self.everyReport(SubscriberAnalytics(database: messyDB), subscribers: subscribers)
         #expect(messy.count == expected.count)
@@ -516,8 +580,9 @@ import Testing
         let expected = try Self.everyReport(clean, subscribers: [SubscriberStory.original])
         // A redelivery of a v1 body that differs only in bytes that carry no fact (a new
         // base64 receipt) is a new document with the same facts.
-        let redelivered = documents[8].replacingOccurrences(of: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ",
-                                                            with: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDvQ")
+        let redelivered = documents[8].replacingOccurrences(
+            of: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ",
+            with: "MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDvQ")
         #expect(redelivered != documents[8])
         let (messy, rejected) = try Wire.store(documents.reversed() + documents + [redelivered], chain: chain)
         #expect(rejected == [])

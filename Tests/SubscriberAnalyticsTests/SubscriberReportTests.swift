@@ -1,8 +1,8 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import TestSupport
+import Testing
 
 @Suite struct SubscriberReportTests {
     let asOf = day("2025-06-15")
@@ -10,7 +10,8 @@ import SubscriptionModel
     /// Subscriber C of `fiveSubscribers()`: an upgrade, a billing failure recovered after 5 days.
     @Test func reportJSONFieldByField() throws {
         let analytics = try fiveSubscribers()
-        try analytics.database.setFlags(OfferFlagWrite(offer: .loyalty, ids: ["C"], operatorName: "ann", note: "thanks"), at: day("2025-06-10"))
+        try analytics.database.setFlags(
+            OfferFlagWrite(offer: .loyalty, ids: ["C"], operatorName: "ann", note: "thanks"), at: day("2025-06-10"))
         guard case .found(let report) = try analytics.subscriber("C4", asOf: asOf) else {
             Issue.record("C4 (a transactionId) should find subscription C")
             return
@@ -59,9 +60,13 @@ import SubscriptionModel
         var b = StoreBuilder()
         b.period("X", "X1", "2025-01-01", "2025-02-01")
         b.period("Y", "Y1", "2025-01-01", "2025-02-01")
-        b.add(DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "u1", originalTransactionId: "X"), CustomerFact(userId: "u1", originalTransactionId: "Y"),
-        ]))
+        b.add(
+            DocumentFacts(
+                format: .customersCSV,
+                customers: [
+                    CustomerFact(userId: "u1", originalTransactionId: "X"),
+                    CustomerFact(userId: "u1", originalTransactionId: "Y"),
+                ]))
         let analytics = try b.build()
         #expect(try analytics.subscriber("nobody") == .notFound("nobody"))
         #expect(try analytics.subscriber("u1") == .ambiguous("u1", ["X", "Y"]))

@@ -1,5 +1,6 @@
-@testable import LifecycleSimulator
 import SubscriptionModel
+
+@testable import LifecycleSimulator
 
 /// The one subscriber the seeds follow through its life (WWDC 2019 "In-App Purchases and Using
 /// Server-to-Server Notifications", and "Engineering Subscriptions"), told twice: as the v1
@@ -39,10 +40,11 @@ enum SubscriberStory {
     static let premium = "com.example.premium.monthly"
 
     static func t(_ n: Int, _ product: String, _ start: String, _ expires: String, price: Int64) -> WireTransaction {
-        WireTransaction(transactionId: "200000010000000\(n)", originalTransactionId: original,
-                        webOrderLineItemId: "200000009000000\(n)", productId: product, purchaseDate: Wire.at(start),
-                        originalPurchaseDate: Wire.at("2025-01-05T10:00:00Z"), expiresDate: Wire.at(expires), price: price,
-                        appAccountToken: token, isRenewal: n != 1 && n != 2)
+        WireTransaction(
+            transactionId: "200000010000000\(n)", originalTransactionId: original,
+            webOrderLineItemId: "200000009000000\(n)", productId: product, purchaseDate: Wire.at(start),
+            originalPurchaseDate: Wire.at("2025-01-05T10:00:00Z"), expiresDate: Wire.at(expires), price: price,
+            appAccountToken: token, isRenewal: n != 1 && n != 2)
     }
 
     static let t1 = t(1, pro, "2025-01-05T10:00:00Z", "2025-02-05T10:00:00Z", price: 9990)
@@ -62,10 +64,13 @@ enum SubscriberStory {
         return t
     }
 
-    static func renewal(_ product: String, next: String? = nil, on: Bool = true, retry: Bool? = nil, grace: String? = nil,
-                        consent: Int? = nil, intent: Int? = nil) -> WireRenewal {
-        WireRenewal(productId: product, autoRenewProductId: next ?? product, autoRenewStatus: on, isInBillingRetryPeriod: retry,
-                    gracePeriodExpiresDate: grace.map(Wire.at), priceIncreaseStatus: consent, expirationIntent: intent)
+    static func renewal(
+        _ product: String, next: String? = nil, on: Bool = true, retry: Bool? = nil, grace: String? = nil,
+        consent: Int? = nil, intent: Int? = nil
+    ) -> WireRenewal {
+        WireRenewal(
+            productId: product, autoRenewProductId: next ?? product, autoRenewStatus: on, isInBillingRetryPeriod: retry,
+            gracePeriodExpiresDate: grace.map(Wire.at), priceIncreaseStatus: consent, expirationIntent: intent)
     }
 
     // MARK: - v1
@@ -82,22 +87,28 @@ enum SubscriberStory {
             Wire.v1("DID_RENEW", original: o, rows: upToT2 + [t3], renewal: renewal(premium)),
             Wire.v1("DID_CHANGE_RENEWAL_PREF", original: o, rows: upToT2 + [t3], renewal: renewal(premium, next: pro)),
             Wire.v1("DID_RENEW", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro)),
-            Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro, on: false),
-                    autoRenewChangeDate: Wire.at("2025-04-02T12:00:00Z")),
-            Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro),
-                    autoRenewChangeDate: Wire.at("2025-04-05T18:00:00Z")),
-            Wire.v1("DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4],
-                    renewal: renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
+            Wire.v1(
+                "DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro, on: false),
+                autoRenewChangeDate: Wire.at("2025-04-02T12:00:00Z")),
+            Wire.v1(
+                "DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4], renewal: renewal(pro),
+                autoRenewChangeDate: Wire.at("2025-04-05T18:00:00Z")),
+            Wire.v1(
+                "DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4],
+                renewal: renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
             Wire.v1("DID_RECOVER", original: o, rows: upToT2 + [t3, t4, t5], renewal: renewal(pro, retry: false)),
             Wire.v1("DID_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6], renewal: renewal(pro)),
-            Wire.v1("DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6],
-                    renewal: renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
+            Wire.v1(
+                "DID_FAIL_TO_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6],
+                renewal: renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
             Wire.v1("DID_RECOVER", original: o, rows: upToT2 + [t3, t4, t5, t6, t7], renewal: renewal(pro, retry: false)),
-            Wire.v1("PRICE_INCREASE_CONSENT", original: o, rows: upToT2 + [t3, t4, t5, t6, t7],
-                    renewal: renewal(pro, consent: 0)),
+            Wire.v1(
+                "PRICE_INCREASE_CONSENT", original: o, rows: upToT2 + [t3, t4, t5, t6, t7],
+                renewal: renewal(pro, consent: 0)),
             Wire.v1("DID_RENEW", original: o, rows: upToT2 + [t3, t4, t5, t6, t7, t8], renewal: renewal(pro, consent: 1)),
-            Wire.v1("DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4, t5, t6, t7, t8],
-                    renewal: renewal(pro, on: false, consent: 1), autoRenewChangeDate: Wire.at("2025-08-10T20:00:00Z")),
+            Wire.v1(
+                "DID_CHANGE_RENEWAL_STATUS", original: o, rows: upToT2 + [t3, t4, t5, t6, t7, t8],
+                renewal: renewal(pro, on: false, consent: 1), autoRenewChangeDate: Wire.at("2025-08-10T20:00:00Z")),
         ]
     }
 
@@ -106,11 +117,14 @@ enum SubscriberStory {
     /// The v2 notifications, in the order Apple sent them. v2 never resends T1 after the upgrade.
     static func v2Documents(_ jws: CompactJWS) -> [String] {
         var n = 0
-        func note(_ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
-                  _ r: WireRenewal) -> String {
+        func note(
+            _ type: String, _ subtype: String?, _ at: String, status: Int = 1, _ t: WireTransaction,
+            _ r: WireRenewal
+        ) -> String {
             n += 1
-            return Wire.v2(type, subtype, uuid: "6f1d0c2e-0000-4000-8000-0000000000\(n < 10 ? "0" : "")\(n)",
-                           signedDate: Wire.at(at), status: status, transaction: t, renewal: r, jws: jws)
+            return Wire.v2(
+                type, subtype, uuid: "6f1d0c2e-0000-4000-8000-0000000000\(n < 10 ? "0" : "")\(n)",
+                signedDate: Wire.at(at), status: status, transaction: t, renewal: r, jws: jws)
         }
         return [
             note("SUBSCRIBED", "INITIAL_BUY", "2025-01-05T10:00:00Z", t1, renewal(pro)),
@@ -120,22 +134,27 @@ enum SubscriberStory {
             note("DID_RENEW", nil, "2025-03-20T15:30:00Z", t4, renewal(pro)),
             note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-04-02T12:00:00Z", t4, renewal(pro, on: false)),
             note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", "2025-04-05T18:00:00Z", t4, renewal(pro)),
-            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-20T15:30:00Z", status: 4, t4,
-                 renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
+            note(
+                "DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-04-20T15:30:00Z", status: 4, t4,
+                renewal(pro, retry: true, grace: "2025-04-23T15:30:00Z", intent: 2)),
             note("DID_RENEW", "BILLING_RECOVERY", "2025-04-22T11:00:00Z", t5, renewal(pro, retry: false)),
             note("DID_RENEW", nil, "2025-05-20T15:30:00Z", t6, renewal(pro)),
-            note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-20T15:30:00Z", status: 4, t6,
-                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
-            note("GRACE_PERIOD_EXPIRED", nil, "2025-06-23T15:30:00Z", status: 3, t6,
-                 renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
+            note(
+                "DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2025-06-20T15:30:00Z", status: 4, t6,
+                renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
+            note(
+                "GRACE_PERIOD_EXPIRED", nil, "2025-06-23T15:30:00Z", status: 3, t6,
+                renewal(pro, retry: true, grace: "2025-06-23T15:30:00Z", intent: 2)),
             note("DID_RENEW", "BILLING_RECOVERY", "2025-06-29T15:30:00Z", t7, renewal(pro, retry: false)),
             note("PRICE_INCREASE", "PENDING", "2025-07-19T10:00:00Z", t7, renewal(pro, consent: 0)),
             note("PRICE_INCREASE", "ACCEPTED", "2025-07-21T08:00:00Z", t7, renewal(pro, consent: 1)),
             note("DID_RENEW", nil, "2025-07-29T15:30:00Z", t8, renewal(pro, consent: 1)),
-            note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-08-10T20:00:00Z", t8,
-                 renewal(pro, on: false, consent: 1)),
-            note("EXPIRED", "VOLUNTARY", "2025-08-29T15:30:00Z", status: 2, t8,
-                 renewal(pro, on: false, consent: 1, intent: 1)),
+            note(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", "2025-08-10T20:00:00Z", t8,
+                renewal(pro, on: false, consent: 1)),
+            note(
+                "EXPIRED", "VOLUNTARY", "2025-08-29T15:30:00Z", status: 2, t8,
+                renewal(pro, on: false, consent: 1, intent: 1)),
         ]
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
-@testable import LifecycleSimulator
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import Testing
+
+@testable import LifecycleSimulator
 
 /// The seeds' subscriber (see `SubscriberStory`) imported from real v1 and v2 payloads, and its
 /// `report subscriber` JSON checked against values worked out by hand from docs/metrics.md.
@@ -20,12 +21,15 @@ import Testing
     }
 
     static func priced(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
-        try PriceTableStore.replace(in: analytics.database, with: PriceTableStore.parse("""
-            productId,storefront,currency,price,validFrom
-            \(SubscriberStory.pro),,USD,9.99,2025-01-01
-            \(SubscriberStory.premium),,USD,14.99,2025-01-01
-            \(SubscriberStory.pro),,USD,12.99,2025-07-29
-            """, source: "prices.csv"))
+        try PriceTableStore.replace(
+            in: analytics.database,
+            with: PriceTableStore.parse(
+                """
+                productId,storefront,currency,price,validFrom
+                \(SubscriberStory.pro),,USD,9.99,2025-01-01
+                \(SubscriberStory.premium),,USD,14.99,2025-01-01
+                \(SubscriberStory.pro),,USD,12.99,2025-07-29
+                """, source: "prices.csv"))
         return analytics
     }
 
@@ -36,8 +40,10 @@ import Testing
         return analytics
     }
 
-    static func report(_ analytics: SubscriberAnalytics, _ id: String = SubscriberStory.original,
-                       asOf: Instant? = asOf) throws -> SubscriberReport {
+    static func report(
+        _ analytics: SubscriberAnalytics, _ id: String = SubscriberStory.original,
+        asOf: Instant? = asOf
+    ) throws -> SubscriberReport {
         guard case .found(let report) = try analytics.subscriber(id, asOf: asOf) else {
             throw StoryError.notFound(id)
         }
@@ -117,7 +123,9 @@ import Testing
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {
-        try analytics.database.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: [SubscriberStory.original], operatorName: "ann"), at: Wire.at("2025-08-30T09:00:00Z"))
+        try analytics.database.setFlags(
+            OfferFlagWrite(offer: .winBackOffer, ids: [SubscriberStory.original], operatorName: "ann"),
+            at: Wire.at("2025-08-30T09:00:00Z"))
         return analytics
     }
 
@@ -152,8 +160,11 @@ import Testing
         #expect(r.autoRenew == false)
         #expect(r.expirationReason == nil)
         #expect(r.paidPeriods == 7)
-        #expect(r.events.last == TimelineEvent(at: Wire.at("2025-08-10T20:00:00Z"), type: .autoRenewOff,
-                                               productId: SubscriberStory.pro))
+        #expect(
+            r.events.last
+                == TimelineEvent(
+                    at: Wire.at("2025-08-10T20:00:00Z"), type: .autoRenewOff,
+                    productId: SubscriberStory.pro))
     }
 
     // MARK: - v1 and v2 tell the same life
@@ -203,7 +214,8 @@ import Testing
         let v2 = Array(SubscriberStory.v2Documents(try CompactJWS(chain: chain)).dropFirst(7))
         let (analytics, rejected) = try Wire.store(v1 + v2, chain: chain)
         #expect(rejected == [])
-        expectSameJSON(try ReportJSON.subscriber(try Self.report(try Self.flagged(try Self.priced(analytics)))), Self.expectedJSON)
+        expectSameJSON(
+            try ReportJSON.subscriber(try Self.report(try Self.flagged(try Self.priced(analytics)))), Self.expectedJSON)
     }
 
     // MARK: - Reading the story at instants
@@ -287,18 +299,21 @@ import Testing
     /// The two billing failures through `report recovery`: recovered after 0 and 9 days.
     @Test(arguments: ["v1", "v2"]) func recoveryReportOfTheStory(format: String) throws {
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
-        let r = try analytics.recovery(from: Wire.at("2025-01-01T00:00:00Z"), to: Wire.at("2026-01-01T00:00:00Z"),
-                                       asOf: Self.asOf)
+        let r = try analytics.recovery(
+            from: Wire.at("2025-01-01T00:00:00Z"), to: Wire.at("2026-01-01T00:00:00Z"),
+            asOf: Self.asOf)
         // Days: (04-20 15:30 − 04-20 15:30) = 0; (06-29 15:30 − 06-20 15:30) = 9. Cumulative:
         // ≤ 3: 1, ≤ 7: 1, ≤ 16: 2, ≤ 30: 2, ≤ 60: 2.
-        #expect(try ReportJSON.recovery(r) == """
-            {"from":"2025-01-01T00:00:00Z","to":"2026-01-01T00:00:00Z","asOf":"2025-09-01T00:00:00Z",\
-            "failures":2,"recovered":2,"expired":0,"pending":0,\
-            "recoveredWithinDays":{"3":1,"7":1,"16":2,"30":2,"60":2}}
-            """)
+        #expect(
+            try ReportJSON.recovery(r) == """
+                {"from":"2025-01-01T00:00:00Z","to":"2026-01-01T00:00:00Z","asOf":"2025-09-01T00:00:00Z",\
+                "failures":2,"recovered":2,"expired":0,"pending":0,\
+                "recoveredWithinDays":{"3":1,"7":1,"16":2,"30":2,"60":2}}
+                """)
         // Read inside the second retry window, that failure is still pending.
-        let during = try analytics.recovery(from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
-                                            asOf: Wire.at("2025-06-25T00:00:00Z"))
+        let during = try analytics.recovery(
+            from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
+            asOf: Wire.at("2025-06-25T00:00:00Z"))
         #expect(during.failures == 1)
         #expect(during.pending == 1)
         #expect(during.recovered == 0)
@@ -312,24 +327,33 @@ import Testing
     /// autoRenewOn 04-05 (T4); expiration 08-29 (T8), voluntary.
     @Test(arguments: ["v1", "v2"]) func eventsAndStatesByProduct(format: String) throws {
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
-        let from = Wire.at("2025-01-01T00:00:00Z"), to = Wire.at("2026-01-01T00:00:00Z")
+        let from = Wire.at("2025-01-01T00:00:00Z")
+        let to = Wire.at("2026-01-01T00:00:00Z")
         func counts(_ product: String?) throws -> [EventType: Int] {
             try analytics.events(from: from, to: to, asOf: Self.asOf, scope: ReportScope(productId: product)).counts
                 .filter { $0.value > 0 }
         }
         #expect(try counts(SubscriberStory.premium) == [.productChange: 1, .renewal: 1])
-        #expect(try counts(SubscriberStory.pro) == [.activation: 1, .productChange: 1, .billingRecovery: 2, .renewal: 2,
-                                                    .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1])
-        #expect(try counts(nil) == [.activation: 1, .productChange: 2, .billingRecovery: 2, .renewal: 3,
-                                    .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1])
+        #expect(
+            try counts(SubscriberStory.pro) == [
+                .activation: 1, .productChange: 1, .billingRecovery: 2, .renewal: 2,
+                .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1,
+            ])
+        #expect(
+            try counts(nil) == [
+                .activation: 1, .productChange: 2, .billingRecovery: 2, .renewal: 3,
+                .billingIssue: 2, .autoRenewOff: 2, .autoRenewOn: 1, .expiration: 1,
+            ])
         #expect(try analytics.events(from: from, to: to, asOf: Self.asOf).expirationReasons == [.voluntary: 1])
 
         let february = Wire.at("2025-02-25T00:00:00Z")
-        #expect(try analytics.states(asOf: february, scope: ReportScope(productId: SubscriberStory.premium)).counts
+        #expect(
+            try analytics.states(asOf: february, scope: ReportScope(productId: SubscriberStory.premium)).counts
                 == [.standard: 1])
         #expect(try analytics.states(asOf: february, scope: ReportScope(productId: SubscriberStory.pro)).total == 0)
         // In grace the subscription counts under the failed period's product.
-        #expect(try analytics.states(asOf: Wire.at("2025-06-21T00:00:00Z"), scope: ReportScope(productId: SubscriberStory.pro))
+        #expect(
+            try analytics.states(asOf: Wire.at("2025-06-21T00:00:00Z"), scope: ReportScope(productId: SubscriberStory.pro))
                 .counts == [.gracePeriod: 1])
     }
 
@@ -342,11 +366,17 @@ import Testing
         func offers(_ iso: String) throws -> [String] {
             try analytics.eligibility(asOf: Wire.at(iso)).map { "\($0.offer.rawValue): \($0.detail)" }
         }
-        #expect(try offers("2025-08-15T00:00:00Z") == ["retention: auto-renew off, standard",
-                                                       "upgrade: 7 paid periods of 31 days",
-                                                       "service: 2 billing failures in 365 days"])
-        #expect(try offers("2025-09-01T00:00:00Z") == ["winBack: ended voluntary 2025-08-29",
-                                                       "service: 2 billing failures in 365 days"])
+        #expect(
+            try offers("2025-08-15T00:00:00Z") == [
+                "retention: auto-renew off, standard",
+                "upgrade: 7 paid periods of 31 days",
+                "service: 2 billing failures in 365 days",
+            ])
+        #expect(
+            try offers("2025-09-01T00:00:00Z") == [
+                "winBack: ended voluntary 2025-08-29",
+                "service: 2 billing failures in 365 days",
+            ])
         // In grace on 06-21: service because of the grace period itself.
         #expect(try offers("2025-06-21T00:00:00Z") == ["service: in gracePeriod"])
     }
@@ -373,19 +403,21 @@ import Testing
     @Test(arguments: ["v1", "v2"]) func cohortOfTheStory(format: String) throws {
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
         let ended = try analytics.cohorts(asOf: Self.asOf, periods: 8, to: Month(year: 2025, month: 1))
-        #expect(try ReportJSON.cohorts(ended) == """
-            {"asOf":"2025-09-01T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
-            "retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}],\
-            "average":{"retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}}
-            """)
+        #expect(
+            try ReportJSON.cohorts(ended) == """
+                {"asOf":"2025-09-01T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
+                "retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}],\
+                "average":{"retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}}
+                """)
         // On 06-25 (in billing retry, the run open): T2…T6 = 5 paid periods; the later cells are
         // not known yet (censored): eligible 0, rate null.
         let open = try analytics.cohorts(asOf: Wire.at("2025-06-25T00:00:00Z"), periods: 8, to: Month(year: 2025, month: 1))
-        #expect(try ReportJSON.cohorts(open) == """
-            {"asOf":"2025-06-25T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
-            "retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}],\
-            "average":{"retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}}
-            """)
+        #expect(
+            try ReportJSON.cohorts(open) == """
+                {"asOf":"2025-06-25T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
+                "retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}],\
+                "average":{"retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}}
+                """)
     }
 
     /// Every id of the story finds it: a later transactionId, the appAccountToken, a webOrderLineItemId.

@@ -1,7 +1,7 @@
-import TestSupport
-import Testing
 import SubscriberAnalytics
 import SubscriptionModel
+import TestSupport
+import Testing
 
 /// The Subscriber pane's timeline bar and the header fields that say when access ends.
 @Suite struct TimelineSegmentTests {
@@ -23,22 +23,24 @@ import SubscriptionModel
 
     @Test func retryEndsWhereTheNextPeriodStarts() throws {
         let d = day
-        #expect(try Self.report(at: "2025-05-01").segments == [
-            TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
-            // The failure's retry end is 60 days on (04-02); the window stops at R2's start.
-            TimelineSegment(from: d("2025-02-01"), to: d("2025-02-06"), kind: .billingRetry),
-            TimelineSegment(from: d("2025-02-06"), to: d("2025-04-06"), kind: .period(.standard)),
-            TimelineSegment(from: d("2025-04-06"), to: d("2025-04-20"), kind: .refund),
-            TimelineSegment(from: d("2025-04-20"), to: d("2025-05-01"), kind: .gap),
-        ])
+        #expect(
+            try Self.report(at: "2025-05-01").segments == [
+                TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
+                // The failure's retry end is 60 days on (04-02); the window stops at R2's start.
+                TimelineSegment(from: d("2025-02-01"), to: d("2025-02-06"), kind: .billingRetry),
+                TimelineSegment(from: d("2025-02-06"), to: d("2025-04-06"), kind: .period(.standard)),
+                TimelineSegment(from: d("2025-04-06"), to: d("2025-04-20"), kind: .refund),
+                TimelineSegment(from: d("2025-04-20"), to: d("2025-05-01"), kind: .gap),
+            ])
     }
 
     @Test func segmentsStopAtAsOf() throws {
         let d = day
-        #expect(try Self.report(at: "2025-02-03").segments == [
-            TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
-            TimelineSegment(from: d("2025-02-01"), to: d("2025-02-03"), kind: .billingRetry),
-        ])
+        #expect(
+            try Self.report(at: "2025-02-03").segments == [
+                TimelineSegment(from: d("2025-01-01"), to: d("2025-02-01"), kind: .period(.standard)),
+                TimelineSegment(from: d("2025-02-01"), to: d("2025-02-03"), kind: .billingRetry),
+            ])
         #expect(try Self.report(at: "2024-12-01").segments.isEmpty)
     }
 

@@ -1,12 +1,13 @@
 import AppStorePayloads
 import Foundation
-@testable import LifecycleSimulator
 import StoreImport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TestSupport
 import Testing
+
+@testable import LifecycleSimulator
 
 /// Real App Store documents written by hand, field by field, in the wire format of each version
 /// (v1 notifications and `/verifyReceipt` responses; v2 signed notifications, transactions and
@@ -40,12 +41,13 @@ enum Wire {
     static func object(_ fields: [(String, Value?)]) -> String {
         let members = fields.compactMap { key, value -> String? in
             guard let value else { return nil }
-            let text: String = switch value {
-            case .string(let s): quoted(s)
-            case .int(let i): String(i)
-            case .bool(let b): b ? "true" : "false"
-            case .raw(let r): r
-            }
+            let text: String =
+                switch value {
+                case .string(let s): quoted(s)
+                case .int(let i): String(i)
+                case .bool(let b): b ? "true" : "false"
+                case .raw(let r): r
+                }
             return quoted(key) + ":" + text
         }
         return "{" + members.joined(separator: ",") + "}"
@@ -79,7 +81,8 @@ enum Wire {
     /// the importer reads a directory in name order) and imports the directory into `database`.
     /// Returns the rejection lines, which a test expects to be empty.
     @discardableResult
-    static func importDocuments(_ documents: [String], into database: AppDatabase, chain: TestCertificateChain) throws -> [String] {
+    static func importDocuments(_ documents: [String], into database: AppDatabase, chain: TestCertificateChain) throws -> [String]
+    {
         let dir = try TemporaryDirectory("wire")
         defer { dir.remove() }
         for (i, body) in documents.enumerated() {
@@ -88,8 +91,9 @@ enum Wire {
         let verifier = try AppleJWSVerifier(additionalRootsPEM: [chain.rootPEM()], includeAppleRoot: false)
         let rejections = Lines()
         // The v1 documents carry the app's shared secret: trusted like signed data, as Apple's.
-        let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: "<shared secret>",
-                                         report: { rejections.append($0) })
+        let importer = Importer.appStore(
+            database: database, verifier: verifier, sharedSecret: "<shared secret>",
+            report: { rejections.append($0) })
         _ = try importer.importPaths([dir.path])
         return rejections.all
     }
@@ -199,8 +203,10 @@ struct WireRenewal {
 
 extension Wire {
     /// A v1 `responseBodyV1`. `rows` are written newest first (Apple does not sort them).
-    static func v1(_ type: String, original: String, rows: [WireTransaction], renewal r: WireRenewal,
-                   autoRenewChangeDate: Instant? = nil) -> String {
+    static func v1(
+        _ type: String, original: String, rows: [WireTransaction], renewal r: WireRenewal,
+        autoRenewChangeDate: Instant? = nil
+    ) -> String {
         let pending = object([
             ("auto_renew_product_id", .string(r.autoRenewProductId)),
             ("auto_renew_status", v1digit(r.autoRenewStatus)),
@@ -246,8 +252,14 @@ extension Wire {
         return object([
             ("status", .int(0)),
             ("environment", .string("Production")),
-            ("receipt", .raw(object([("receipt_type", .string("Production")), ("bundle_id", .string(bundleId)),
-                                     ("in_app", .raw("[]"))]))),
+            (
+                "receipt",
+                .raw(
+                    object([
+                        ("receipt_type", .string("Production")), ("bundle_id", .string(bundleId)),
+                        ("in_app", .raw("[]")),
+                    ]))
+            ),
             ("latest_receipt_info", .raw(array(rows.sorted { $0.purchaseDate > $1.purchaseDate }.map(\.v1Row)))),
             ("latest_receipt", .string("MIIUGAYJKoZIhvcNAQcCoIIUCTCCFAUCAQExCzAJBgUrDgMCGgUAMIIDuQ")),
             ("pending_renewal_info", .raw(array([pending]))),
@@ -272,22 +284,29 @@ extension Wire {
 
     /// A Get All Subscription Statuses response: one group, one `lastTransactions` entry per
     /// (status, latest transaction, renewal info), all signed at `signedDate`.
-    static func statusResponse(_ entries: [(status: Int, transaction: WireTransaction, renewal: WireRenewal)],
-                               signedDate: Instant, jws: CompactJWS) -> String {
+    static func statusResponse(
+        _ entries: [(status: Int, transaction: WireTransaction, renewal: WireRenewal)],
+        signedDate: Instant, jws: CompactJWS
+    ) -> String {
         func signed(_ json: String) -> String { String(decoding: jws.sign(Array(json.utf8)), as: UTF8.self) }
         let last = entries.map { e in
             object([
                 ("status", .int(Int64(e.status))),
                 ("originalTransactionId", .string(e.transaction.originalTransactionId)),
                 ("signedTransactionInfo", .string(signed(e.transaction.v2Payload(signedDate: signedDate)))),
-                ("signedRenewalInfo", .string(signed(object([
-                    ("originalTransactionId", .string(e.transaction.originalTransactionId)),
-                    ("autoRenewProductId", .string(e.renewal.autoRenewProductId)),
-                    ("productId", .string(e.renewal.productId)),
-                    ("autoRenewStatus", .int(e.renewal.autoRenewStatus ? 1 : 0)),
-                    ("signedDate", .int(signedDate.milliseconds)),
-                    ("environment", .string("Production")),
-                ])))),
+                (
+                    "signedRenewalInfo",
+                    .string(
+                        signed(
+                            object([
+                                ("originalTransactionId", .string(e.transaction.originalTransactionId)),
+                                ("autoRenewProductId", .string(e.renewal.autoRenewProductId)),
+                                ("productId", .string(e.renewal.productId)),
+                                ("autoRenewStatus", .int(e.renewal.autoRenewStatus ? 1 : 0)),
+                                ("signedDate", .int(signedDate.milliseconds)),
+                                ("environment", .string("Production")),
+                            ])))
+                ),
             ])
         }
         let group = object([("subscriptionGroupIdentifier", .string(group)), ("lastTransactions", .raw(array(last)))])
@@ -301,8 +320,10 @@ extension Wire {
 
     /// A v2 body `{"signedPayload": "<JWS>"}` whose transaction and renewal info are signed JWS
     /// too, all at `signedDate`.
-    static func v2(_ type: String, _ subtype: String?, uuid: String, signedDate: Instant, status: Int,
-                   transaction t: WireTransaction, renewal r: WireRenewal, jws: CompactJWS) -> String {
+    static func v2(
+        _ type: String, _ subtype: String?, uuid: String, signedDate: Instant, status: Int,
+        transaction t: WireTransaction, renewal r: WireRenewal, jws: CompactJWS
+    ) -> String {
         let renewalInfo = object([
             ("expirationIntent", r.expirationIntent.map { .int(Int64($0)) }),
             ("originalTransactionId", .string(t.originalTransactionId)),
@@ -348,6 +369,7 @@ func expectSameJSON(_ got: String, _ expected: String, sourceLocation: SourceLoc
     let e = expected.split(separator: ",", omittingEmptySubsequences: false)
     let i = zip(g, e).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(g.count, e.count)
     let context = { (parts: [Substring]) in parts[max(0, i - 2)..<min(parts.count, i + 3)].joined(separator: ",") }
-    Issue.record("JSON differs at member \(i):\n  got      …\(context(g))…\n  expected …\(context(e))…",
-                 sourceLocation: sourceLocation)
+    Issue.record(
+        "JSON differs at member \(i):\n  got      …\(context(g))…\n  expected …\(context(e))…",
+        sourceLocation: sourceLocation)
 }

@@ -1,19 +1,23 @@
 import Foundation
 import GRDB
+import SubscriptionModel
 import TestSupport
 import Testing
+
 @testable import SubscriberStore
-import SubscriptionModel
 
 @Suite struct ArchiveTests {
     /// A v1-like body: verbose, repetitive JSON, as the App Store sends.
-    static let verbose = Data(("{\"latest_receipt_info\":[" + (0..<40).map { i in
-        "{\"transaction_id\":\"20000000000\(1000 + i)\",\"purchase_date\":\"2025-06-14 04:01:07 Etc/GMT\",\"product_id\":\"com.example.pro.monthly\"}"
-    }.joined(separator: ",") + "]}").utf8)
+    static let verbose = Data(
+        ("{\"latest_receipt_info\":["
+            + (0..<40).map { i in
+                "{\"transaction_id\":\"20000000000\(1000 + i)\",\"purchase_date\":\"2025-06-14 04:01:07 Etc/GMT\",\"product_id\":\"com.example.pro.monthly\"}"
+            }.joined(separator: ",") + "]}").utf8)
 
     func document(_ body: Data, sha: String) -> IncomingDocument {
-        IncomingDocument(sha256: sha, source: "test.json", byteCount: body.count, body: body,
-                         content: .rejected(reason: "not a payload"))
+        IncomingDocument(
+            sha256: sha, source: "test.json", byteCount: body.count, body: body,
+            content: .rejected(reason: "not a payload"))
     }
 
     @Test func verboseBodiesAreCompressedAndComeBackExactly() throws {
@@ -23,7 +27,9 @@ import SubscriptionModel
             try Row.fetchOne(db, sql: "SELECT length(body) AS stored, bodyEncoding FROM document WHERE sha256 = 'a'")!
         }
         #expect(stored["bodyEncoding"] == "zstd")
-        #expect((stored["stored"] as Int) * 4 < Self.verbose.count, "stored \(stored["stored"] as Int) of \(Self.verbose.count) bytes")
+        #expect(
+            (stored["stored"] as Int) * 4 < Self.verbose.count, "stored \(stored["stored"] as Int) of \(Self.verbose.count) bytes"
+        )
         #expect(try db.archivedBody(sha256: "a") == Self.verbose)
     }
 

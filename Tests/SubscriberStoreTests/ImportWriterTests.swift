@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SubscriptionModel
 import TestSupport
 import Testing
+
 @testable import SubscriberStore
-import SubscriptionModel
 
 @Suite struct ImportWriterTests {
     @Test func reimportingChangesNothing() throws {
@@ -38,8 +39,11 @@ import SubscriptionModel
         #expect(result.applied == 3)
         #expect(result.duplicates == 3)
         let counts = try db.writer.read { db in
-            try (Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification")!, Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\"")!,
-                 Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document")!)
+            try (
+                Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification")!,
+                Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\"")!,
+                Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document")!
+            )
         }
         #expect(counts == (3, 2, 3))
     }
@@ -59,8 +63,9 @@ import SubscriptionModel
 
     @Test func rejectedDocumentsAreArchivedWithTheirReason() throws {
         let db = try AppDatabase.inMemory()
-        let bad = IncomingDocument(sha256: String(repeating: "b", count: 64), source: "bad.json:line 3", byteCount: 5,
-                                   body: Data("{nope".utf8), content: .rejected(reason: "invalid JSON at byte 1"))
+        let bad = IncomingDocument(
+            sha256: String(repeating: "b", count: 64), source: "bad.json:line 3", byteCount: 5,
+            body: Data("{nope".utf8), content: .rejected(reason: "invalid JSON at byte 1"))
         let result = try db.apply([bad])
         #expect(result.rejected == 1)
         let row = try db.writer.read { db in
@@ -74,15 +79,30 @@ import SubscriptionModel
     @Test func everyIdAnAgentMayPasteFindsTheSubscription() throws {
         let db = try AppDatabase.inMemory()
         var docs = Fixture.story
-        docs.append(Fixture.document("c1", DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "user-42", email: "Ann@Example.com", originalTransactionId: "1000"),
-        ])))
-        docs.append(Fixture.document("c2", DocumentFacts(format: .v2Notification, transactions: [
-            Fixture.transaction("2000", of: "2000", start: "2025-01-05", end: "2025-02-05", token: "tok-7"),
-        ])))
-        docs.append(Fixture.document("c3", DocumentFacts(format: .customersCSV, customers: [
-            CustomerFact(userId: "user-7", appAccountToken: "tok-7"),
-        ])))
+        docs.append(
+            Fixture.document(
+                "c1",
+                DocumentFacts(
+                    format: .customersCSV,
+                    customers: [
+                        CustomerFact(userId: "user-42", email: "Ann@Example.com", originalTransactionId: "1000")
+                    ])))
+        docs.append(
+            Fixture.document(
+                "c2",
+                DocumentFacts(
+                    format: .v2Notification,
+                    transactions: [
+                        Fixture.transaction("2000", of: "2000", start: "2025-01-05", end: "2025-02-05", token: "tok-7")
+                    ])))
+        docs.append(
+            Fixture.document(
+                "c3",
+                DocumentFacts(
+                    format: .customersCSV,
+                    customers: [
+                        CustomerFact(userId: "user-7", appAccountToken: "tok-7")
+                    ])))
         try db.apply(docs)
         for id in ["1000", "1001", "w1001", "user-42", "ann@example.com", " 1000 "] {
             #expect(try db.subscriptions(matching: id) == ["1000"], "\(id)")

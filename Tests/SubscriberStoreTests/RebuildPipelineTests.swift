@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import SubscriberStore
 import SubscriptionModel
 import Testing
+
+@testable import SubscriberStore
 
 /// The rebuild of derived rows in a file store: one reader derives the next chunk while the
 /// writer stores this one.
@@ -11,10 +12,16 @@ import Testing
     static func documents(count: Int) -> [IncomingDocument] {
         (0..<count).map { i in
             let original = "\(1000 + i)"
-            return Fixture.document("d\(i)", DocumentFacts(format: .v2Notification, transactions: [
-                Fixture.transaction("\(original)a", of: original, start: "2025-01-01", end: "2025-02-01", signed: "2025-01-01"),
-                Fixture.transaction("\(original)b", of: original, start: "2025-02-01", end: "2025-03-01", signed: "2025-02-01"),
-            ]))
+            return Fixture.document(
+                "d\(i)",
+                DocumentFacts(
+                    format: .v2Notification,
+                    transactions: [
+                        Fixture.transaction(
+                            "\(original)a", of: original, start: "2025-01-01", end: "2025-02-01", signed: "2025-01-01"),
+                        Fixture.transaction(
+                            "\(original)b", of: original, start: "2025-02-01", end: "2025-03-01", signed: "2025-02-01"),
+                    ]))
         }
     }
 
@@ -22,9 +29,11 @@ import Testing
     static func derivedRows(_ store: AppDatabase) throws -> [String] {
         try store.writer.read { db in
             var rows: [String] = []
-            for (table, order) in [("subscription", "originalTransactionId"), ("period", "transactionId"),
-                                   ("run", "originalTransactionId, runIndex"), ("segment", "originalTransactionId, start"),
-                                   ("event", "originalTransactionId, at, type"), ("billingFailure", "originalTransactionId")] {
+            for (table, order) in [
+                ("subscription", "originalTransactionId"), ("period", "transactionId"),
+                ("run", "originalTransactionId, runIndex"), ("segment", "originalTransactionId, start"),
+                ("event", "originalTransactionId, at, type"), ("billingFailure", "originalTransactionId"),
+            ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)").map { "\(table) \($0)" }
             }
             return rows
@@ -52,10 +61,15 @@ import Testing
         try store.apply(Self.documents(count: 4), rebuild: false)
         // After the first chunk is stored (the reader has already started on the second), another
         // connection records a refund of subscription 1001's second period.
-        let refund = Fixture.document("refund", DocumentFacts(format: .v2Notification, transactions: [
-            Fixture.transaction("1001b", of: "1001", start: "2025-02-01", end: "2025-03-01", revoked: "2025-02-10",
-                                signed: "2025-02-10"),
-        ]))
+        let refund = Fixture.document(
+            "refund",
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    Fixture.transaction(
+                        "1001b", of: "1001", start: "2025-02-01", end: "2025-03-01", revoked: "2025-02-10",
+                        signed: "2025-02-10")
+                ]))
         try store.rebuildPending(chunk: 1) { done in
             if done == 1 { _ = try? other.apply([refund], rebuild: false) }
         }
@@ -72,7 +86,8 @@ import Testing
 @Suite struct DerivedIndexTests {
     static func indexes(_ store: AppDatabase) throws -> [String] {
         try store.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+            try String.fetchAll(
+                db, sql: "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
         }
     }
 
@@ -85,9 +100,11 @@ import Testing
         try deferred.apply(docs, rebuild: false)
         var missingDuringRebuild: [Int] = []
         try deferred.rebuildPending(chunk: 2, deferIndexesFrom: 1) { _ in
-            missingDuringRebuild.append((try? deferred.writer.read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('segment_end', 'event_at', 'run_cohortEnd')")
-            }) ?? -1)
+            missingDuringRebuild.append(
+                (try? deferred.writer.read { db in
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('segment_end', 'event_at', 'run_cohortEnd')")
+                }) ?? -1)
         }
         #expect(missingDuringRebuild == [0, 0, 0, 3], "set aside until the last chunk's commit")
         #expect(try Self.indexes(deferred) == Self.indexes(plain))
@@ -117,11 +134,13 @@ import Testing
         var chunks = RebuildPipelineTests.documents(count: 5).map { [$0] }
         var results: [BatchResult] = []
         #expect(throws: Interrupted.self) {
-            try store.applyStream(documentsPerTransaction: 2, next: {
-                // Chunks 1–2 make the first transaction, 3–4 the second; the fourth never arrives.
-                guard chunks.count > 2 else { throw Interrupted() }
-                return chunks.removeFirst()
-            }, onChunk: { results.append($0) })
+            try store.applyStream(
+                documentsPerTransaction: 2,
+                next: {
+                    // Chunks 1–2 make the first transaction, 3–4 the second; the fourth never arrives.
+                    guard chunks.count > 2 else { throw Interrupted() }
+                    return chunks.removeFirst()
+                }, onChunk: { results.append($0) })
         }
         #expect(results.map(\.applied) == [1, 1, 1])
         let stored = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT source FROM document ORDER BY source") }
@@ -132,7 +151,8 @@ import Testing
     @Test func theLastGroupIsCommittedWhenTheStreamEnds() throws {
         let store = try AppDatabase.inMemory()
         var chunks = RebuildPipelineTests.documents(count: 5).map { [$0] }
-        try store.applyStream(documentsPerTransaction: 2, next: { chunks.isEmpty ? nil : chunks.removeFirst() }, onChunk: { _ in })
+        try store.applyStream(
+            documentsPerTransaction: 2, next: { chunks.isEmpty ? nil : chunks.removeFirst() }, onChunk: { _ in })
         #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") } == 5)
         #expect(try store.rebuildPending() == 5)
     }

@@ -1,13 +1,15 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import SubscriberStore
 
 /// The store owns its schema (docs/architecture.md, "The store's tables"): no other target names a table or
 /// an index in SQL, so renaming one is a change to `SubscriberStore` alone, checked at compile and
 /// test time instead of failing a report at run time.
 @Suite struct SchemaOwnershipTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Every Swift file under Sources/ except the store's, with its path relative to the package.
     static func sourcesOutsideStore() throws -> [(path: String, text: String)] {
@@ -27,11 +29,15 @@ import Testing
     static func schemaNames() throws -> (tables: [String], indexes: [String]) {
         let database = try AppDatabase.inMemory()
         return try database.writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT type, name FROM sqlite_master
-                WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'
-                """)
-            return (rows.filter { $0["type"] == "table" }.map { $0["name"] }, rows.filter { $0["type"] == "index" }.map { $0["name"] })
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT type, name FROM sqlite_master
+                    WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'
+                    """)
+            return (
+                rows.filter { $0["type"] == "table" }.map { $0["name"] }, rows.filter { $0["type"] == "index" }.map { $0["name"] }
+            )
         }
     }
 
@@ -50,8 +56,11 @@ import Testing
         var offences: [String] = []
         for (path, text) in try Self.sourcesOutsideStore() {
             for table in tables where Self.sqlUses(of: table, in: text) { offences.append("\(path): table \(table)") }
-            for index in indexes where text.range(of: #"(?<![A-Za-z0-9_])"# + index + #"(?![A-Za-z0-9_])"#,
-                                                   options: .regularExpression) != nil {
+            for index in indexes
+            where text.range(
+                of: #"(?<![A-Za-z0-9_])"# + index + #"(?![A-Za-z0-9_])"#,
+                options: .regularExpression) != nil
+            {
                 offences.append("\(path): index \(index)")
             }
         }

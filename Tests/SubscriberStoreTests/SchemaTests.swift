@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-@testable import SubscriberStore
 import Testing
+
+@testable import SubscriberStore
 
 /// The migrations are frozen: a new store has exactly the schema written down in
 /// `Tests/SubscriberStoreTests/Schema/schema.txt`, and the data migrations fill their tables
@@ -14,11 +15,14 @@ import Testing
 
     /// Every table, index and trigger of `db` with the SQL that creates it, in name order.
     static func schema(_ db: Database) throws -> String {
-        try Row.fetchAll(db, sql: """
-            SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name
-            """).map { row in
-                "-- \(row["type"] as String) \(row["name"] as String) on \(row["tbl_name"] as String)\n\(row["sql"] as String);\n"
-            }.joined(separator: "\n")
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name
+                """
+        ).map { row in
+            "-- \(row["type"] as String) \(row["name"] as String) on \(row["tbl_name"] as String)\n\(row["sql"] as String);\n"
+        }.joined(separator: "\n")
     }
 
     /// An in-memory store brought up to migration `before`, holding the rows `sql` inserts, then
@@ -46,53 +50,66 @@ import Testing
     /// counted under ''.
     @Test func perDayCountsAreFilledFromTheRunsAndEventsAlreadyStored() throws {
         // Ended 2025-02-10 10:00 (day 20129) twice, 1969-12-31 23:59:59.999 (day -1), and one run never paid.
-        let queue = try Self.migrated(upTo: "v6 segment starts and ends by day", inserting: """
-            INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
-                firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
-            ('a', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
-            ('b', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
-            ('c', 0, 'Production', -86400000, -1, 'voluntary', -86400000, -1, 'm', 1, -86400000),
-            ('d', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
-            INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason) VALUES
-            ('a', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
-            ('b', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
-            ('a', 'Production', 1736503200000, 'activation', 'm', NULL),
-            ('c', 'Production', -86400001, 'activation', 'm', NULL),
-            ('c', 'Production', -86400000, 'refund', 'm', NULL);
-            """, thenUpTo: "v9 events by day")
+        let queue = try Self.migrated(
+            upTo: "v6 segment starts and ends by day",
+            inserting: """
+                INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
+                    firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
+                ('a', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+                ('b', 0, 'Production', 1736503200000, 1739181600000, 'voluntary', 1736503200000, 660, 'm', 1, 1736503200000),
+                ('c', 0, 'Production', -86400000, -1, 'voluntary', -86400000, -1, 'm', 1, -86400000),
+                ('d', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
+                INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason) VALUES
+                ('a', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+                ('b', 'Production', 1739181600000, 'expiration', 'm', 'voluntary'),
+                ('a', 'Production', 1736503200000, 'activation', 'm', NULL),
+                ('c', 'Production', -86400001, 'activation', 'm', NULL),
+                ('c', 'Production', -86400000, 'refund', 'm', NULL);
+                """, thenUpTo: "v9 events by day")
         let (runs, events) = try queue.read { db in
-            (try String.fetchAll(db, sql: """
-                SELECT day || ' ' || firstPaidProductId || ' ' || cohortMonth || ' ' || paidPeriodCount || ' ×' || count
-                FROM runEndDay ORDER BY day
-                """),
-             try String.fetchAll(db, sql: """
-                SELECT day || ' ' || type || ' ' || quote(expirationReason) || ' ×' || count FROM eventDay ORDER BY day, type
-                """))
+            (
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT day || ' ' || firstPaidProductId || ' ' || cohortMonth || ' ' || paidPeriodCount || ' ×' || count
+                        FROM runEndDay ORDER BY day
+                        """),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT day || ' ' || type || ' ' || quote(expirationReason) || ' ×' || count FROM eventDay ORDER BY day, type
+                        """)
+            )
         }
         #expect(runs == ["-1 m -1 1 ×1", "20129 m 660 1 ×2"])
-        #expect(events == ["-2 activation '' ×1", "-1 refund '' ×1", "20098 activation '' ×1", "20129 expiration 'voluntary' ×2"])
+        #expect(
+            events == ["-2 activation '' ×1", "-1 refund '' ×1", "20098 activation '' ×1", "20129 expiration 'voluntary' ×2"])
     }
 
     /// Subscribers stored before search was kept: each one's user id, email and appAccountToken
     /// from the customer row it is shown with (the one with a user id and an email first), its own
     /// appAccountToken before the customer's.
     @Test func searchRowsAreFilledFromTheCustomersAlreadyStored() throws {
-        let queue = try Self.migrated(upTo: "v10 billing durations", inserting: """
-            INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                runCount, billingFailureCount, appAccountToken) VALUES
-            ('a', 'Production', 'm', 0, 0, 1, 1, 0, NULL),
-            ('b', 'Production', 'm', 0, 0, 1, 1, 0, 'tok-b'),
-            ('c', 'Production', 'm', 0, 0, 1, 1, 0, '');
-            INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES
-            ('', 'only@example.com', '', 'a'),
-            ('u-a', 'a@example.com', 'tok-a', 'a'),
-            ('u-b', '', 'tok-b', '');
-            """, thenUpTo: "v11 subscriber search")
+        let queue = try Self.migrated(
+            upTo: "v10 billing durations",
+            inserting: """
+                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                    runCount, billingFailureCount, appAccountToken) VALUES
+                ('a', 'Production', 'm', 0, 0, 1, 1, 0, NULL),
+                ('b', 'Production', 'm', 0, 0, 1, 1, 0, 'tok-b'),
+                ('c', 'Production', 'm', 0, 0, 1, 1, 0, '');
+                INSERT INTO customer (userId, email, appAccountToken, originalTransactionId) VALUES
+                ('', 'only@example.com', '', 'a'),
+                ('u-a', 'a@example.com', 'tok-a', 'a'),
+                ('u-b', '', 'tok-b', '');
+                """, thenUpTo: "v11 subscriber search")
         let rows = try queue.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT originalTransactionId || ' ' || quote(userId) || ' ' || quote(email) || ' ' || quote(appAccountToken)
-                FROM subscriberSearch ORDER BY 1
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT originalTransactionId || ' ' || quote(userId) || ' ' || quote(email) || ' ' || quote(appAccountToken)
+                    FROM subscriberSearch ORDER BY 1
+                    """)
         }
         #expect(rows == ["a 'u-a' 'a@example.com' 'tok-a'", "b 'u-b' NULL 'tok-b'", "c NULL NULL NULL"])
     }
@@ -107,40 +124,50 @@ import Testing
         // grace to 2025-03-14 10:00 (day 20161, month 662); p2 unpriced within 1969-12-31 (day -1).
         // a's paid introductory offer converts at p1: p1 and p1b count, not the offer, the period cut
         // by an upgrade, nor the next run's.
-        let queue = try Self.migrated(upTo: "v15 cohort steps and subscription starts by day", inserting: """
-            INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
-                price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
-            ('p1', 'a', 'Production', 'm', 'standard', 1738317600000, 1740736800000, 9990, 'USD', 70, 1, 12),
-            ('p2', 'b', 'Production', 'm', 'standard', -86400000, -1, NULL, NULL, 70, 1, 12),
-            ('p3', 'b', 'Production', 'm', 'standard', 1738317600000, 1738317600000, 9990, 'USD', 70, 1, 12);
-            INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
-                windowEnd) VALUES
-            ('a', 'Production', 1740736800000, 'p1', 'm', 1741946400000, 1745920800000, 1745920800000),
-            ('b', 'Production', -1, 'p2', 'm', NULL, 86400000, 86400000);
-            INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
-            ('i0', 'a', 'Production', 0, 'm', 1735639200000, 1738317600000, 'introductory', 'paid', 1, 0, 0, 1),
-            ('p1', 'a', 'Production', 0, 'm', 1738317600000, 1740736800000, 'standard', 'paid', 1, 0, 0, 1),
-            ('p1b', 'a', 'Production', 0, 'm', 1740736800000, 1743415200000, 'standard', 'paid', 1, 0, 0, 1),
-            ('x', 'a', 'Production', 0, 'm', 1743415200000, 1744000000000, 'standard', 'paid', 1, 0, 1, 0),
-            ('r1', 'a', 'Production', 1, 'm', 1750000000000, 1752000000000, 'standard', 'paid', 1, 0, 0, 1);
-            INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
-                runIndex, nextStart, nextIsStandard, runEndedAt) VALUES
-            ('a', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, 1738317600000, 1, 1744000000000),
-            ('c', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, NULL, 0, 1738317600000);
-            """, thenUpTo: "v16 MRR by day and month, paid periods after an offer")
+        let queue = try Self.migrated(
+            upTo: "v15 cohort steps and subscription starts by day",
+            inserting: """
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
+                    price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
+                ('p1', 'a', 'Production', 'm', 'standard', 1738317600000, 1740736800000, 9990, 'USD', 70, 1, 12),
+                ('p2', 'b', 'Production', 'm', 'standard', -86400000, -1, NULL, NULL, 70, 1, 12),
+                ('p3', 'b', 'Production', 'm', 'standard', 1738317600000, 1738317600000, 9990, 'USD', 70, 1, 12);
+                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
+                    windowEnd) VALUES
+                ('a', 'Production', 1740736800000, 'p1', 'm', 1741946400000, 1745920800000, 1745920800000),
+                ('b', 'Production', -1, 'p2', 'm', NULL, 86400000, 86400000);
+                INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                    offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
+                ('i0', 'a', 'Production', 0, 'm', 1735639200000, 1738317600000, 'introductory', 'paid', 1, 0, 0, 1),
+                ('p1', 'a', 'Production', 0, 'm', 1738317600000, 1740736800000, 'standard', 'paid', 1, 0, 0, 1),
+                ('p1b', 'a', 'Production', 0, 'm', 1740736800000, 1743415200000, 'standard', 'paid', 1, 0, 0, 1),
+                ('x', 'a', 'Production', 0, 'm', 1743415200000, 1744000000000, 'standard', 'paid', 1, 0, 1, 0),
+                ('r1', 'a', 'Production', 1, 'm', 1750000000000, 1752000000000, 'standard', 'paid', 1, 0, 0, 1);
+                INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
+                    runIndex, nextStart, nextIsStandard, runEndedAt) VALUES
+                ('a', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, 1738317600000, 1, 1744000000000),
+                ('c', 0, 'Production', 'introductory', NULL, 'm', 1735639200000, 0, NULL, 0, 1738317600000);
+                """, thenUpTo: "v16 MRR by day and month, paid periods after an offer")
         let (days, months, uses) = try queue.read { db in
-            (try String.fetchAll(db, sql: """
-                SELECT day || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrDay
-                ORDER BY currency, day
-                """),
-             try String.fetchAll(db, sql: """
-                SELECT month || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrMonth
-                ORDER BY currency, month
-                """),
-             try String.fetchAll(db, sql: """
-                SELECT originalTransactionId || ' ' || paidFromNext || ' ' || quote(lastPaidStart) FROM offerUse ORDER BY 1
-                """))
+            (
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT day || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrDay
+                        ORDER BY currency, day
+                        """),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT month || ' ' || quote(currency) || ' ' || price || ' ' || starts || '/' || ends FROM mrrMonth
+                        ORDER BY currency, month
+                        """),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT originalTransactionId || ' ' || paidFromNext || ' ' || quote(lastPaidStart) FROM offerUse ORDER BY 1
+                        """)
+            )
         }
         #expect(days == ["-1 '' 0 1/1", "20119 'USD' 9990 1/0", "20147 'USD' 9990 1/1", "20161 'USD' 9990 0/1"])
         #expect(months == ["-1 '' 0 1/1", "660 'USD' 9990 1/0", "661 'USD' 9990 1/1", "662 'USD' 9990 0/1"])

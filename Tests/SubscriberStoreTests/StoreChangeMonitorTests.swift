@@ -13,9 +13,13 @@ import Testing
         let store = try AppDatabase.open(path: path)
         let monitor = try StoreChangeMonitor(database: store)
         func document(_ id: String) -> IncomingDocument {
-            Fixture.document("monitor-\(id)", DocumentFacts(format: .v2Notification, transactions: [
-                Fixture.transaction(id, of: id, start: "2025-01-01", end: "2025-02-01"),
-            ]))
+            Fixture.document(
+                "monitor-\(id)",
+                DocumentFacts(
+                    format: .v2Notification,
+                    transactions: [
+                        Fixture.transaction(id, of: id, start: "2025-01-01", end: "2025-02-01")
+                    ]))
         }
 
         let first = try monitor.version()
@@ -28,9 +32,10 @@ import Testing
         // Reads do not count: the baseline is taken before the reads it checks.
         let beforeReads = try monitor.version()
         #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription") } == 2)
-        #expect(try AppDatabase.open(path: path, readOnly: true).writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\"")
-        } == 2)
+        #expect(
+            try AppDatabase.open(path: path, readOnly: true).writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\"")
+            } == 2)
         #expect(try monitor.version() == beforeReads, "reads by this process or another are not commits")
     }
 }

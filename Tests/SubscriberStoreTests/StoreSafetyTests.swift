@@ -1,9 +1,10 @@
-import Synchronization
 import Foundation
 import GRDB
-@testable import SubscriberStore
 import SubscriptionModel
+import Synchronization
 import Testing
+
+@testable import SubscriberStore
 
 /// Flags that keep an earlier operator's work, an identity behind every change, stores private
 /// to their user, readers that never write, and an import lock that tells running from interrupted.
@@ -11,18 +12,30 @@ import Testing
     @Test func anEarlierFlagIsKeptUnlessReplacedAndTheLogKeepsBoth() throws {
         let db = try AppDatabase.inMemory()
         let t0 = Instant(parsing: "2025-03-01")!
-        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "alice", note: "called"), at: t0) == 1)
+        #expect(
+            try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "alice", note: "called"), at: t0) == 1)
         // Another note by another operator: kept, nothing logged.
-        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again"), at: t0.adding(days: 1)) == 0)
+        #expect(
+            try db.setFlags(
+                OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again"), at: t0.adding(days: 1)) == 0
+        )
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["alice called 2025-03-01"])
         // Confirmed: replaced, and logged as a change after alice's flag.
-        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again", replace: true), at: t0.adding(days: 2)) == 1)
+        #expect(
+            try db.setFlags(
+                OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "bob", note: "again", replace: true),
+                at: t0.adding(days: 2)) == 1)
         #expect(try db.flags().map { "\($0.operatorName) \($0.note ?? "-") \($0.at.isoDate)" } == ["bob again 2025-03-03"])
-        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], clear: true, operatorName: "carol"), at: t0.adding(days: 3)) == 1)
-        #expect(try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "dan"), at: t0.adding(days: 4)) == 1)
+        #expect(
+            try db.setFlags(
+                OfferFlagWrite(offer: .winBackOffer, ids: ["1"], clear: true, operatorName: "carol"), at: t0.adding(days: 3)) == 1
+        )
+        #expect(
+            try db.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["1"], operatorName: "dan"), at: t0.adding(days: 4)) == 1)
         let log = try db.flagLog()
-        #expect(log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" }
-            == ["set alice called", "changed bob again", "cleared carol -", "set dan -"])
+        #expect(
+            log.map { "\($0.kind.rawValue) \($0.operatorName) \($0.note ?? "-")" }
+                == ["set alice called", "changed bob again", "cleared carol -", "set dan -"])
         #expect(try db.flagLog(offer: .service).isEmpty)
     }
 
@@ -61,7 +74,13 @@ import Testing
                 }
             }
             func schema() throws -> String {
-                let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+                let queue = try DatabaseQueue(
+                    path: path,
+                    configuration: {
+                        var c = Configuration()
+                        c.readonly = true
+                        return c
+                    }())
                 return try queue.read { db in
                     try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").joined(separator: ",")
                         + " user_version \(try Int.fetchOne(db, sql: "PRAGMA user_version") ?? -1)"
@@ -69,11 +88,14 @@ import Testing
             }
             let before = try schema()
             let stored = how == "migration" ? AppDatabase.schemaVersion + 1 : 99
-            let expected = "\(path) was written by a newer version of subdash (store schema version \(stored); this subdash "
+            let expected =
+                "\(path) was written by a newer version of subdash (store schema version \(stored); this subdash "
                 + "reads versions up to \(AppDatabase.schemaVersion)): upgrade subdash to open it; nothing was read or written"
             for readOnly in [false, true] {
                 var message: String?
-                do { _ = try AppDatabase.open(path: path, readOnly: readOnly) } catch let error as StoreError { message = error.message }
+                do { _ = try AppDatabase.open(path: path, readOnly: readOnly) } catch let error as StoreError {
+                    message = error.message
+                }
                 #expect(message == expected, "readOnly: \(readOnly)")
             }
             #expect(try schema() == before, "nothing migrated or stamped")
@@ -82,7 +104,10 @@ import Testing
 
     @Test func aReadOnlyOpenRefusesWritesAtTheSQLiteLevelAndWritesNothing() throws {
         let path = try Fixture.temporaryStorePath("readonly")
-        do { try AppDatabase.open(path: path).setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0)) }
+        do {
+            try AppDatabase.open(path: path).setFlags(
+                OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0))
+        }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let store = try AppDatabase.open(path: path, readOnly: true)
         #expect(try store.flags().count == 1)
@@ -92,7 +117,8 @@ import Testing
             (error as? DatabaseError)?.resultCode == .SQLITE_READONLY
         }
         #expect(throws: (any Error).self) {
-            try store.setFlags(OfferFlagWrite(offer: .winBackOffer, ids: ["2"], operatorName: "eve"), at: Instant(milliseconds: 0))
+            try store.setFlags(
+                OfferFlagWrite(offer: .winBackOffer, ids: ["2"], operatorName: "eve"), at: Instant(milliseconds: 0))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
@@ -101,7 +127,10 @@ import Testing
     /// immutable open, and nothing is created beside the store.
     @Test func aStoreInAReadOnlyDirectoryCanBeBrowsed() throws {
         let path = try Fixture.temporaryStorePath("rodir")
-        do { try AppDatabase.open(path: path).setFlags(OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0)) }
+        do {
+            try AppDatabase.open(path: path).setFlags(
+                OfferFlagWrite(offer: .service, ids: ["1"], operatorName: "ann"), at: Instant(milliseconds: 0))
+        }
         let directory = (path as NSString).deletingLastPathComponent
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["store.sqlite"])
         let store = try AppDatabase.open(path: path, readOnly: true, directoryWritable: false)
@@ -124,8 +153,10 @@ import Testing
         }
         #expect(StoreFiles.exposureWarning(path: path) == nil)
         chmod(path, 0o644)
-        #expect(StoreFiles.exposureWarning(path: path)
-            == "warning: \(path) (mode 644) can be read by everyone and holds customer emails; `chmod 600 \(path)` makes it private")
+        #expect(
+            StoreFiles.exposureWarning(path: path)
+                == "warning: \(path) (mode 644) can be read by everyone and holds customer emails; `chmod 600 \(path)` makes it private"
+        )
         chmod(path, 0o640)
         #expect(StoreFiles.exposureWarning(path: path)?.contains("can be read by its group") == true)
         let export = (path as NSString).deletingLastPathComponent + "/export.csv"

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import SubscriberStore
 import SubscriptionModel
 import Testing
+
+@testable import SubscriberStore
 
 /// Opening a store written by another version of subdash.
 @Suite struct StoreVersionTests {
@@ -15,8 +16,10 @@ import Testing
         }
         let store = try AppDatabase.open(path: path, readOnly: true)
         let (complete, eventColumns) = try store.writer.read { db in
-            (try AppDatabase.migrator.hasCompletedMigrations(db),
-             try Row.fetchAll(db, sql: "PRAGMA index_info(event_at)").map { $0["name"] as String })
+            (
+                try AppDatabase.migrator.hasCompletedMigrations(db),
+                try Row.fetchAll(db, sql: "PRAGMA index_info(event_at)").map { $0["name"] as String }
+            )
         }
         #expect(complete)
         #expect(eventColumns == ["environment", "ownership", "at", "type", "productId", "expirationReason"])
@@ -30,14 +33,15 @@ import Testing
             // Two subscriptions: a month of standard from 2025-01-10 10:00, then expired for good;
             // the other a trial on 2025-01-10 from 23:00 to 2025-01-17 23:00, then standard, still open.
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew,
-                        runIndex, paidPeriods) VALUES
-                    ('a', 'Production', 1736503200000, 1739181600000, 'standard', 'm', 1, 0, 1),
-                    ('a', 'Production', 1739181600000, \(AppDatabase.openEnd), 'expired', 'm', 0, 0, 1),
-                    ('b', 'Production', 1736550000000, 1737154800000, 'freeTrial', 'm', 1, 0, 0),
-                    ('b', 'Production', 1737154800000, \(AppDatabase.openEnd), 'standard', 'm', 1, 0, 1)
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew,
+                            runIndex, paidPeriods) VALUES
+                        ('a', 'Production', 1736503200000, 1739181600000, 'standard', 'm', 1, 0, 1),
+                        ('a', 'Production', 1739181600000, \(AppDatabase.openEnd), 'expired', 'm', 0, 0, 1),
+                        ('b', 'Production', 1736550000000, 1737154800000, 'freeTrial', 'm', 1, 0, 0),
+                        ('b', 'Production', 1737154800000, \(AppDatabase.openEnd), 'standard', 'm', 1, 0, 1)
+                        """)
             }
             try pool.close()
         }
@@ -47,8 +51,11 @@ import Testing
                 .map { "\($0[0] as Int) \($0[1] as String) +\($0[2] as Int) -\($0[3] as Int)" }
         }
         // Day 20098 is 2025-01-10, 20105 2025-01-17, 20129 2025-02-10.
-        #expect(rows == ["20098 freeTrial +1 -0", "20098 standard +1 -0", "20105 freeTrial +0 -1", "20105 standard +1 -0",
-                         "20129 expired +1 -0", "20129 standard +0 -1"])
+        #expect(
+            rows == [
+                "20098 freeTrial +1 -0", "20098 standard +1 -0", "20105 freeTrial +0 -1", "20105 standard +1 -0",
+                "20129 expired +1 -0", "20129 standard +0 -1",
+            ])
     }
 
     /// Billing durations of a store written before they were kept: each standard period's rounded
@@ -63,26 +70,29 @@ import Testing
             // Run a: paid from 2025-01-10 10:00 (cohort 2025-01, month index 660), renewed
             // 2025-02-10 10:00, ended 2025-03-10 10:00 with two paid periods. Run b: a trial only.
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
-                        firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
-                    ('a', 0, 'Production', 1736503200000, 1741600800000, 'voluntary', 1736503200000, 660, 'm', 2, 1739181600000),
-                    ('b', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
-                    INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                        offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
-                    ('a2', 'a', 'Production', 0, 'm', 1739181600000, 1741600800000, 'standard', 'renewal', 1, 0, 0, 1),
-                    ('a1', 'a', 'Production', 0, 'm', 1736503200000, 1739181600000, 'standard', 'new', 1, 0, 0, 1),
-                    ('b1', 'b', 'Production', 0, 'm', 1736503200000, 1737108000000, 'freeTrial', 'new', 0, 0, 0, 0);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason,
+                            firstPaidStart, cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart) VALUES
+                        ('a', 0, 'Production', 1736503200000, 1741600800000, 'voluntary', 1736503200000, 660, 'm', 2, 1739181600000),
+                        ('b', 0, 'Production', 1736503200000, 1737108000000, 'voluntary', NULL, NULL, NULL, 0, NULL);
+                        INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                            offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention) VALUES
+                        ('a2', 'a', 'Production', 0, 'm', 1739181600000, 1741600800000, 'standard', 'renewal', 1, 0, 0, 1),
+                        ('a1', 'a', 'Production', 0, 'm', 1736503200000, 1739181600000, 'standard', 'new', 1, 0, 0, 1),
+                        ('b1', 'b', 'Production', 0, 'm', 1736503200000, 1737108000000, 'freeTrial', 'new', 0, 0, 0, 0);
+                        """)
             }
             try pool.close()
         }
         let store = try AppDatabase.open(path: path)
         let (days, months) = try store.writer.read { db in
-            (try Row.fetchAll(db, sql: "SELECT day, cohortMonth, step, count FROM cohortStepDay ORDER BY day")
-                .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" },
-             try Row.fetchAll(db, sql: "SELECT month, cohortMonth, step, count FROM cohortStepMonth ORDER BY month")
-                .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" })
+            (
+                try Row.fetchAll(db, sql: "SELECT day, cohortMonth, step, count FROM cohortStepDay ORDER BY day")
+                    .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" },
+                try Row.fetchAll(db, sql: "SELECT month, cohortMonth, step, count FROM cohortStepMonth ORDER BY month")
+                    .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" }
+            )
         }
         // Day 20098 is 2025-01-10, 20129 2025-02-10, 20157 2025-03-10.
         #expect(days == ["20098 660 0 1", "20129 660 1 1", "20157 660 -2 1"])
@@ -104,15 +114,17 @@ import Testing
             ]
             try pool.write { db in
                 for (id, product, offer, start, days) in periods {
-                    try db.execute(sql: """
-                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
-                            isUpgraded, environment, rank) VALUES (?, ?, ?, ?, ?, 0, 'Production', '')
-                        """, arguments: [id, "o" + id, product, start, start + days * day])
-                    try db.execute(sql: """
-                        INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                            offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
-                        VALUES (?, ?, 'Production', 0, ?, ?, ?, ?, 'activation', 1, 0, 0, 1)
-                        """, arguments: [id, "o" + id, product, start, start + days * day, offer])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                                isUpgraded, environment, rank) VALUES (?, ?, ?, ?, ?, 0, 'Production', '')
+                            """, arguments: [id, "o" + id, product, start, start + days * day])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
+                                offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention)
+                            VALUES (?, ?, 'Production', 0, ?, ?, ?, ?, 'activation', 1, 0, 0, 1)
+                            """, arguments: [id, "o" + id, product, start, start + days * day, offer])
                 }
             }
             try pool.close()
@@ -125,17 +137,28 @@ import Testing
             }
         }
         #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×1"])
-        #expect(try store.writer.read { try Int.fetchOne($0, sql: "SELECT billingDays FROM period WHERE transactionId = 't3'") } == nil)
+        #expect(
+            try store.writer.read { try Int.fetchOne($0, sql: "SELECT billingDays FROM period WHERE transactionId = 't3'") }
+                == nil)
         // An import adds its standard periods; importing the same facts again rebuilds them without doubling.
-        let renewal = Fixture.document("y2", DocumentFacts(format: .v2Notification, transactions: [
-            Fixture.transaction("y1", of: "oy", product: "y", start: "2025-01-01", end: "2026-01-01"),
-            Fixture.transaction("y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01"),
-        ]))
+        let renewal = Fixture.document(
+            "y2",
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    Fixture.transaction("y1", of: "oy", product: "y", start: "2025-01-01", end: "2026-01-01"),
+                    Fixture.transaction("y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01"),
+                ]))
         _ = try store.apply([renewal])
         #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×3"])
-        let again = Fixture.document("y2b", DocumentFacts(format: .v2Notification, transactions: [
-            Fixture.transaction("y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01", signed: "2026-01-02"),
-        ]))
+        let again = Fixture.document(
+            "y2b",
+            DocumentFacts(
+                format: .v2Notification,
+                transactions: [
+                    Fixture.transaction(
+                        "y2", of: "oy", product: "y", start: "2026-01-01", end: "2027-01-01", signed: "2026-01-02")
+                ]))
         _ = try store.apply([again])
         #expect(try counts() == ["m 30 ×2", "w 7 ×1", "y 365 ×3"])
     }
@@ -150,26 +173,30 @@ import Testing
             try AppDatabase.migrator.migrate(pool, upTo: "v9 events by day")
             // 2025-01-01 → 02-01, revoked 01-20; the event and its count as the earlier version stored them.
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
-                        revocationDate, isUpgraded, environment, inAppOwnershipType, rank)
-                    VALUES ('f1', 'f', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 'FAMILY_SHARED', 'r');
-                    INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                        runCount, billingFailureCount)
-                    VALUES ('f', 'Production', 'm', 1735689600000, 1735689600000, 1, 1, 0);
-                    INSERT INTO event (originalTransactionId, environment, at, type, productId) VALUES
-                        ('f', 'Production', 1737331200000, 'refund', 'm');
-                    INSERT INTO eventDay (environment, day, productId, type, expirationReason, count) VALUES
-                        ('Production', 20108, 'm', 'refund', '', 1);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                            revocationDate, isUpgraded, environment, inAppOwnershipType, rank)
+                        VALUES ('f1', 'f', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 'FAMILY_SHARED', 'r');
+                        INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                            runCount, billingFailureCount)
+                        VALUES ('f', 'Production', 'm', 1735689600000, 1735689600000, 1, 1, 0);
+                        INSERT INTO event (originalTransactionId, environment, at, type, productId) VALUES
+                            ('f', 'Production', 1737331200000, 'refund', 'm');
+                        INSERT INTO eventDay (environment, day, productId, type, expirationReason, count) VALUES
+                            ('Production', 20108, 'm', 'refund', '', 1);
+                        """)
             }
             try pool.close()
         }
         let store = try AppDatabase.open(path: path)
         let (events, days, ownership) = try store.writer.read { db in
-            (try String.fetchAll(db, sql: "SELECT type || ' ' || IFNULL(expirationReason, '-') FROM event ORDER BY at, type"),
-             try String.fetchAll(db, sql: "SELECT ownership || ' ' || day || ' ' || type || ' ' || count FROM eventDay ORDER BY 1"),
-             try String.fetchOne(db, sql: "SELECT ownership FROM subscription WHERE originalTransactionId = 'f'"))
+            (
+                try String.fetchAll(db, sql: "SELECT type || ' ' || IFNULL(expirationReason, '-') FROM event ORDER BY at, type"),
+                try String.fetchAll(
+                    db, sql: "SELECT ownership || ' ' || day || ' ' || type || ' ' || count FROM eventDay ORDER BY 1"),
+                try String.fetchOne(db, sql: "SELECT ownership FROM subscription WHERE originalTransactionId = 'f'")
+            )
         }
         #expect(ownership == "familyShared")
         #expect(events == ["activation -", "expiration sharingRevoked"])
@@ -186,25 +213,28 @@ import Testing
             try AppDatabase.migrator.migrate(pool, upTo: "v12 family sharing")
             // 2025-01-01 → 02-01 at 9.99 EUR, refunded on 01-20; then 02-01 → 03-01, unpriced.
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
-                        revocationDate, isUpgraded, environment, price, currency, revocationType, rank)
-                    VALUES ('p1', 'p', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 9990, 'EUR',
-                        'REFUND_FULL', 'r'),
-                        ('p2', 'p', 'm', 1738368000000, 1740787200000, NULL, 0, 'Production', NULL, NULL, NULL, 'r');
-                    INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                        runCount, billingFailureCount)
-                    VALUES ('p', 'Production', 'm', 1735689600000, 1738368000000, 2, 1, 0);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                            revocationDate, isUpgraded, environment, price, currency, revocationType, rank)
+                        VALUES ('p1', 'p', 'm', 1735689600000, 1738368000000, 1737331200000, 0, 'Production', 9990, 'EUR',
+                            'REFUND_FULL', 'r'),
+                            ('p2', 'p', 'm', 1738368000000, 1740787200000, NULL, 0, 'Production', NULL, NULL, NULL, 'r');
+                        INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                            runCount, billingFailureCount)
+                        VALUES ('p', 'Production', 'm', 1735689600000, 1738368000000, 2, 1, 0);
+                        """)
             }
             try pool.close()
         }
         let store = try AppDatabase.open(path: path)
         let money = try store.writer.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT transactionId || ' ' || IFNULL(price, '-') || ' ' || IFNULL(currency, '-') || ' ' || IFNULL(refundAmount, '-')
-                FROM periodMoney ORDER BY start
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT transactionId || ' ' || IFNULL(price, '-') || ' ' || IFNULL(currency, '-') || ' ' || IFNULL(refundAmount, '-')
+                    FROM periodMoney ORDER BY start
+                    """)
         }
         #expect(money == ["p1 9990 EUR 9990", "p2 - - -"])
     }

@@ -25,10 +25,14 @@ import Testing
         #expect(Instant(parsing: "2025-06-30") == UTCCalendar.instant(year: 2025, month: 6, day: 30))
         #expect(Instant(parsing: "2025-06-30")?.iso8601 == "2025-06-30T00:00:00Z")
         #expect(Instant(parsing: "2025-06-30T12:34:56Z")?.iso8601 == "2025-06-30T12:34:56Z")
-        #expect(Instant(parsing: "2025-06-30T12:34:56.789Z")?.milliseconds == Instant(parsing: "2025-06-30T12:34:56Z")!.milliseconds + 789)
+        #expect(
+            Instant(parsing: "2025-06-30T12:34:56.789Z")?.milliseconds == Instant(parsing: "2025-06-30T12:34:56Z")!.milliseconds
+                + 789)
         #expect(Instant(parsing: "2025-06-30T14:34:56+02:00")?.iso8601 == "2025-06-30T12:34:56Z")
         #expect(Instant(parsing: " 2024-02-29 ")?.isoDate == "2024-02-29")
-        for bad in ["2025-02-29", "2023-02-29", "2025-13-01", "2025-00-10", "2025-6-30", "30/06/2025", "", "2025-04-31", "yesterday"] {
+        for bad in [
+            "2025-02-29", "2023-02-29", "2025-13-01", "2025-00-10", "2025-6-30", "30/06/2025", "", "2025-04-31", "yesterday",
+        ] {
             #expect(Instant(parsing: bad) == nil, "\(bad) should not parse")
         }
     }

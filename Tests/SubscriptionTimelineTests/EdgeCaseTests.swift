@@ -1,5 +1,6 @@
-import Testing
 import SubscriptionModel
+import Testing
+
 @testable import SubscriptionTimeline
 
 /// The cases the definitions of docs/metrics.md leave open, decided as documented on
@@ -17,8 +18,11 @@ import SubscriptionModel
         #expect(tl.periods[0].end == t("2024-01-10"))
         #expect(tl.periods[0].isRefunded)
         #expect(tl.state(at: t("2024-01-10")) == .expired)
-        #expect(tl.eventList() == ["2024-01-10T00:00:00Z activation", "2024-01-10T00:00:00Z refund",
-                                   "2024-01-10T00:00:00Z expiration refund"])
+        #expect(
+            tl.eventList() == [
+                "2024-01-10T00:00:00Z activation", "2024-01-10T00:00:00Z refund",
+                "2024-01-10T00:00:00Z expiration refund",
+            ])
     }
 
     @Test func twoPeriodsStartingTogetherKeepTheLongerOne() {
@@ -33,8 +37,9 @@ import SubscriptionModel
     }
 
     @Test func factAboutAnUnknownTransactionGoesToTheLatestPeriodStartedBefore() {
-        let tl = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
-                        notes: [note("DID_FAIL_TO_RENEW", nil, "2024-03-01T00:00:05Z", tx: "zzz", status: 3)])
+        let tl = derive(
+            [tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
+            notes: [note("DID_FAIL_TO_RENEW", nil, "2024-03-01T00:00:05Z", tx: "zzz", status: 3)])
         #expect(tl.billingFailures.map(\.transactionId) == ["b"])
     }
 
@@ -42,16 +47,25 @@ import SubscriptionModel
     /// (its billing issue, its refund, the expiration of its run) before what starts there.
     @Test func eventsAtOneInstantComeInTheOrderTheyHappen() {
         // A renewal failing at 02-01 and recovered inside grace keeping the billing date.
-        let recovered = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
-                               notes: [note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2024-02-01", tx: "a", status: 4)])
-        #expect(recovered.eventList().dropFirst().prefix(2) == ["2024-02-01T00:00:00Z billingIssue",
-                                                                "2024-02-01T00:00:00Z billingRecovery"])
+        let recovered = derive(
+            [tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")],
+            notes: [note("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "2024-02-01", tx: "a", status: 4)])
+        #expect(
+            recovered.eventList().dropFirst().prefix(2) == [
+                "2024-02-01T00:00:00Z billingIssue",
+                "2024-02-01T00:00:00Z billingRecovery",
+            ])
         // A refund at 01-20 ends the run there; the subscriber buys again at that same instant.
-        let resubscribed = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
-                                   tx("b", "2024-01-20", "2024-02-20")])
-        #expect(resubscribed.eventList() == ["2024-01-01T00:00:00Z activation", "2024-01-20T00:00:00Z refund",
-                                             "2024-01-20T00:00:00Z expiration refund", "2024-01-20T00:00:00Z reactivation",
-                                             "2024-02-20T00:00:00Z expiration other"])
+        let resubscribed = derive([
+            tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
+            tx("b", "2024-01-20", "2024-02-20"),
+        ])
+        #expect(
+            resubscribed.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-01-20T00:00:00Z refund",
+                "2024-01-20T00:00:00Z expiration refund", "2024-01-20T00:00:00Z reactivation",
+                "2024-02-20T00:00:00Z expiration other",
+            ])
     }
 
     @Test func noPeriodsNoTimeline() {

@@ -1,5 +1,6 @@
-import Testing
 import SubscriptionModel
+import Testing
+
 @testable import SubscriptionTimeline
 
 @Suite struct OrderIndependenceTests {
@@ -39,12 +40,13 @@ import SubscriptionModel
         #expect(tl.state(at: t("2024-02-10")) == .gracePeriod)
         #expect(tl.state(at: t("2024-02-11")) == .billingRetry)
         #expect(tl.state(at: t("2024-06-15")) == .inWinBackOffer)
-        #expect(tl.eventList() == [
-            "2024-01-01T00:00:00Z activation", "2024-01-04T00:00:00Z autoRenewOff", "2024-01-06T00:00:00Z autoRenewOn",
-            "2024-01-08T00:00:00Z conversion", "2024-02-08T00:00:00Z billingIssue", "2024-02-17T00:00:00Z billingRecovery",
-            "2024-03-17T00:00:00Z renewal", "2024-03-20T00:00:00Z refund", "2024-03-20T00:00:00Z expiration refund",
-            "2024-06-01T00:00:00Z reactivation", "2024-07-01T00:00:00Z expiration other",
-        ])
+        #expect(
+            tl.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-01-04T00:00:00Z autoRenewOff", "2024-01-06T00:00:00Z autoRenewOn",
+                "2024-01-08T00:00:00Z conversion", "2024-02-08T00:00:00Z billingIssue", "2024-02-17T00:00:00Z billingRecovery",
+                "2024-03-17T00:00:00Z renewal", "2024-03-20T00:00:00Z refund", "2024-03-20T00:00:00Z expiration refund",
+                "2024-06-01T00:00:00Z reactivation", "2024-07-01T00:00:00Z expiration other",
+            ])
     }
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
@@ -60,15 +62,19 @@ import SubscriptionModel
 
     @Test func laterV2VersionOfATransactionWins() {
         // REFUND_REVERSED: the later signed copy has no revocation any more.
-        let tl = derive([tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-10", signed: "2024-01-10"),
-                         tx("a", "2024-01-01", "2024-02-01", signed: "2024-01-15")])
+        let tl = derive([
+            tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-10", signed: "2024-01-10"),
+            tx("a", "2024-01-01", "2024-02-01", signed: "2024-01-15"),
+        ])
         #expect(tl.periods.count == 1)
         #expect(!tl.periods[0].isRefunded)
     }
 
     @Test func v1VersionWithCancellationWins() {
-        let tl = derive([tx("a", "2024-01-01", "2024-02-01"),
-                         tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-10")])
+        let tl = derive([
+            tx("a", "2024-01-01", "2024-02-01"),
+            tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-10"),
+        ])
         #expect(tl.periods.count == 1)
         #expect(tl.periods[0].isRefunded)
     }

@@ -1,18 +1,20 @@
-import Testing
 import SubscriptionModel
+import Testing
+
 @testable import SubscriptionTimeline
 
 @Suite struct PeriodTests {
-    @Test(arguments: [
-        (nil, nil, OfferKind.standard, false),
-        (1, "FREE_TRIAL", .freeTrial, true),
-        (1, "PAY_AS_YOU_GO", .introductory, false),
-        (1, "PAY_UP_FRONT", .introductory, false),
-        (2, nil, .promotional, false),
-        (2, "FREE_TRIAL", .promotional, true),
-        (3, "PAY_UP_FRONT", .offerCode, false),
-        (4, nil, .winBack, false),
-    ] as [(Int?, String?, OfferKind, Bool)])
+    @Test(
+        arguments: [
+            (nil, nil, OfferKind.standard, false),
+            (1, "FREE_TRIAL", .freeTrial, true),
+            (1, "PAY_AS_YOU_GO", .introductory, false),
+            (1, "PAY_UP_FRONT", .introductory, false),
+            (2, nil, .promotional, false),
+            (2, "FREE_TRIAL", .promotional, true),
+            (3, "PAY_UP_FRONT", .offerCode, false),
+            (4, nil, .winBack, false),
+        ] as [(Int?, String?, OfferKind, Bool)])
     func offerKinds(offerType: Int?, discount: String?, kind: OfferKind, free: Bool) {
         let tl = derive([tx("a", "2024-01-01", "2024-02-01", offerType: offerType, discount: discount)])
         #expect(tl.periods[0].offerKind == kind)
@@ -23,8 +25,10 @@ import SubscriptionModel
     }
 
     @Test func earlyRenewalIsCutToTheNextStartButIsNoUpgrade() {
-        let tl = derive([tx("a", "2024-01-01", "2024-02-01"),
-                         tx("b", "2024-01-31T12:00:00Z", "2024-03-01")])
+        let tl = derive([
+            tx("a", "2024-01-01", "2024-02-01"),
+            tx("b", "2024-01-31T12:00:00Z", "2024-03-01"),
+        ])
         #expect(tl.periods[0].end == t("2024-01-31T12:00:00Z"))
         #expect(tl.periods[0].expiresDate == t("2024-02-01"))
         #expect(!tl.periods[0].isCutByUpgrade)
@@ -34,8 +38,10 @@ import SubscriptionModel
 
     @Test func upgradeMarkedIsUpgradedIsCutAndNotARefund() {
         // v1: the upgraded row carries is_upgraded and a cancellation date at the upgrade.
-        let tl = derive([tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-10", upgraded: true),
-                         tx("b", "premium", "2024-01-10", "2024-02-10")])
+        let tl = derive([
+            tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-10", upgraded: true),
+            tx("b", "premium", "2024-01-10", "2024-02-10"),
+        ])
         #expect(tl.periods[0].end == t("2024-01-10"))
         #expect(tl.periods[0].isCutByUpgrade)
         // Retention counts paid periods not cut by an upgrade: the run's paid starts are exactly those.
@@ -54,14 +60,19 @@ import SubscriptionModel
 
     @Test func overlapOfMoreThanADayIsAnUpgradeEvenWhenRevoked() {
         // v2 never resends the upgraded transaction; here a revocation arrived anyway.
-        let tl = derive([tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
-                         tx("b", "premium", "2024-01-15", "2024-02-15")])
+        let tl = derive([
+            tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
+            tx("b", "premium", "2024-01-15", "2024-02-15"),
+        ])
         #expect(tl.periods[0].end == t("2024-01-15"))
         #expect(tl.periods[0].isCutByUpgrade)
         #expect(!tl.periods[0].isRefunded)
         #expect(tl.classes() == [.activation, .productChange])
-        #expect(tl.eventList() == ["2024-01-01T00:00:00Z activation", "2024-01-15T00:00:00Z productChange",
-                                   "2024-02-15T00:00:00Z expiration other"])
+        #expect(
+            tl.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-01-15T00:00:00Z productChange",
+                "2024-02-15T00:00:00Z expiration other",
+            ])
     }
 
     @Test func overlapOfExactly24HoursIsNotAnUpgrade() {
@@ -81,9 +92,11 @@ import SubscriptionModel
     }
 
     @Test func trialToPaidIsAConversionAndTheCohortStartsAtTheFirstPaidPeriod() {
-        let tl = derive([tx("a", "2024-01-25", "2024-02-01", offerType: 1, discount: "FREE_TRIAL"),
-                         tx("b", "2024-02-01", "2024-03-01"),
-                         tx("c", "2024-03-01", "2024-04-01")])
+        let tl = derive([
+            tx("a", "2024-01-25", "2024-02-01", offerType: 1, discount: "FREE_TRIAL"),
+            tx("b", "2024-02-01", "2024-03-01"),
+            tx("c", "2024-03-01", "2024-04-01"),
+        ])
         #expect(tl.classes() == [.activation, .conversion, .renewal])
         #expect(tl.runs[0].firstPaidStart == t("2024-02-01"))
         #expect(tl.runs[0].cohortMonth == Month(year: 2024, month: 2))
@@ -93,8 +106,10 @@ import SubscriptionModel
     }
 
     @Test func introductoryToStandardIsAConversion() {
-        let tl = derive([tx("a", "2024-01-01", "2024-02-01", offerType: 1, discount: "PAY_AS_YOU_GO"),
-                         tx("b", "2024-02-01", "2024-03-01")])
+        let tl = derive([
+            tx("a", "2024-01-01", "2024-02-01", offerType: 1, discount: "PAY_AS_YOU_GO"),
+            tx("b", "2024-02-01", "2024-03-01"),
+        ])
         #expect(tl.classes() == [.activation, .conversion])
     }
 
@@ -113,14 +128,19 @@ import SubscriptionModel
         #expect(!tl.isOpen(run: 0, at: t("2024-03-01T12:00:00Z")))
         #expect(tl.expirationReason(asOf: t("2024-02-01T06:00:00Z")) == nil)
         #expect(tl.expirationReason(asOf: t("2024-03-01T12:00:00Z")) == .other)
-        #expect(tl.eventList() == ["2024-01-01T00:00:00Z activation", "2024-02-01T12:00:00Z renewal",
-                                   "2024-03-01T12:00:00Z expiration other"])
-        #expect(tl.stateIntervals == [
-            StateInterval(from: t("2024-01-01"), to: t("2024-02-01"), state: .standard, productId: "monthly"),
-            StateInterval(from: t("2024-02-01"), to: t("2024-02-01T12:00:00Z"), state: .expired, productId: "monthly"),
-            StateInterval(from: t("2024-02-01T12:00:00Z"), to: t("2024-03-01T12:00:00Z"), state: .standard, productId: "monthly"),
-            StateInterval(from: t("2024-03-01T12:00:00Z"), to: nil, state: .expired, productId: "monthly"),
-        ])
+        #expect(
+            tl.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-02-01T12:00:00Z renewal",
+                "2024-03-01T12:00:00Z expiration other",
+            ])
+        #expect(
+            tl.stateIntervals == [
+                StateInterval(from: t("2024-01-01"), to: t("2024-02-01"), state: .standard, productId: "monthly"),
+                StateInterval(from: t("2024-02-01"), to: t("2024-02-01T12:00:00Z"), state: .expired, productId: "monthly"),
+                StateInterval(
+                    from: t("2024-02-01T12:00:00Z"), to: t("2024-03-01T12:00:00Z"), state: .standard, productId: "monthly"),
+                StateInterval(from: t("2024-03-01T12:00:00Z"), to: nil, state: .expired, productId: "monthly"),
+            ])
     }
 
     @Test func gapOfMoreThan24HoursStartsANewRun() {
@@ -132,9 +152,10 @@ import SubscriptionModel
 
     @Test func consecutiveStandardPeriodsMergeIntoOneStateInterval() {
         let tl = derive([tx("a", "2024-01-01", "2024-02-01"), tx("b", "2024-02-01", "2024-03-01")])
-        #expect(tl.stateIntervals == [
-            StateInterval(from: t("2024-01-01"), to: t("2024-03-01"), state: .standard, productId: "monthly"),
-            StateInterval(from: t("2024-03-01"), to: nil, state: .expired, productId: "monthly"),
-        ])
+        #expect(
+            tl.stateIntervals == [
+                StateInterval(from: t("2024-01-01"), to: t("2024-03-01"), state: .standard, productId: "monthly"),
+                StateInterval(from: t("2024-03-01"), to: nil, state: .expired, productId: "monthly"),
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct BufferTests {
@@ -13,11 +14,11 @@ import Testing
     @Test func wideGraphemesTakeTwoCellsAndNeverHalf() {
         var buffer = Buffer(width: 5, height: 1)
         buffer.set(string: "日本語", at: Position(x: 0, y: 0))
-        #expect(buffer.lines() == ["日本 "])           // 語 would stick out: not drawn
+        #expect(buffer.lines() == ["日本 "])  // 語 would stick out: not drawn
         #expect(buffer[1, 0].isContinuation)
-        buffer.set(string: "x", at: Position(x: 1, y: 0)) // overwrite the right half of 日
+        buffer.set(string: "x", at: Position(x: 1, y: 0))  // overwrite the right half of 日
         #expect(buffer.lines() == [" x本 "])
-        buffer.set(string: "y", at: Position(x: 2, y: 0)) // overwrite the left half of 本
+        buffer.set(string: "y", at: Position(x: 2, y: 0))  // overwrite the left half of 本
         #expect(buffer.lines() == [" xy  "])
     }
 
@@ -107,7 +108,9 @@ import Testing
     @Test func rectHelpers() {
         #expect(area.inset(by: 1) == Rect(x: 1, y: 1, width: 98, height: 8))
         #expect(area.centered(Size(width: 10, height: 4)) == Rect(x: 45, y: 3, width: 10, height: 4))
-        #expect(Rect(x: 0, y: 0, width: 5, height: 5).intersection(Rect(x: 3, y: 3, width: 5, height: 5)) == Rect(x: 3, y: 3, width: 2, height: 2))
+        #expect(
+            Rect(x: 0, y: 0, width: 5, height: 5).intersection(Rect(x: 3, y: 3, width: 5, height: 5))
+                == Rect(x: 3, y: 3, width: 2, height: 2))
     }
 }
 

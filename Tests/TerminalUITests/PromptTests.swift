@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct PromptTests {
@@ -73,7 +74,7 @@ import Testing
         type("abcdefghijkl", into: &prompt)
         var buffer = Buffer(width: 8, height: 1)
         let cursor = prompt.render(in: buffer.area, buffer: &buffer, palette: .builtinDefault(.none))
-        #expect(buffer.lines() == [":ghijkl "]) // the last column is kept for the cursor
+        #expect(buffer.lines() == [":ghijkl "])  // the last column is kept for the cursor
         #expect(cursor == Position(x: 7, y: 0))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct TestBackendTests {
@@ -20,7 +21,10 @@ import Testing
             init(_ inner: TestBackend) { self.inner = inner }
             var size: Size { inner.size }
             var colorSupport: ColorSupport { inner.colorSupport }
-            func draw(_ runs: [BufferRun]) { cells += runs.reduce(0) { $0 + $1.cells.count }; inner.draw(runs) }
+            func draw(_ runs: [BufferRun]) {
+                cells += runs.reduce(0) { $0 + $1.cells.count }
+                inner.draw(runs)
+            }
             func setCursor(_ position: Position?) { inner.setCursor(position) }
             func clear() { inner.clear() }
             func flush() { inner.flush() }
@@ -28,11 +32,17 @@ import Testing
         }
         let counter = Counter(TestBackend(width: 10, height: 2))
         let counted = Terminal(backend: counter)
-        counted.draw { buffer in buffer.set(string: "hello", at: Position(x: 0, y: 0)); return nil }
+        counted.draw { buffer in
+            buffer.set(string: "hello", at: Position(x: 0, y: 0))
+            return nil
+        }
         drawn = counter.cells
         #expect(drawn == 20)
-        counted.draw { buffer in buffer.set(string: "help", at: Position(x: 0, y: 0)); return Position(x: 4, y: 0) }
-        #expect(counter.cells - drawn == 2) // "p" and the blank after it
+        counted.draw { buffer in
+            buffer.set(string: "help", at: Position(x: 0, y: 0))
+            return Position(x: 4, y: 0)
+        }
+        #expect(counter.cells - drawn == 2)  // "p" and the blank after it
         #expect(counter.inner.lines == ["help      ", "          "])
         #expect(counter.inner.cursor == Position(x: 4, y: 0))
     }
@@ -64,9 +74,15 @@ import Testing
     @Test func aResizedFrameIsDrawnInFull() {
         let backend = TestBackend(width: 4, height: 1)
         let terminal = Terminal(backend: backend)
-        terminal.draw { buffer in buffer.set(string: "abcd", at: Position(x: 0, y: 0)); return nil }
+        terminal.draw { buffer in
+            buffer.set(string: "abcd", at: Position(x: 0, y: 0))
+            return nil
+        }
         backend.resize(width: 6, height: 1)
-        terminal.draw { buffer in buffer.set(string: "abcdef", at: Position(x: 0, y: 0)); return nil }
+        terminal.draw { buffer in
+            buffer.set(string: "abcdef", at: Position(x: 0, y: 0))
+            return nil
+        }
         #expect(backend.lines == ["abcdef"])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TerminalUI
 import TestSupport
+
+@testable import TerminalUI
 
 let themesDirectory = packagePath("Themes")
 

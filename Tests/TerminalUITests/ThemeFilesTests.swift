@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct ThemeFilesTests {
@@ -8,7 +9,8 @@ import Testing
 
     @Test func theShippedThemesAreThere() {
         let names = Set(Self.files.map { ($0 as NSString).lastPathComponent })
-        #expect(names.isSuperset(of: ["default.theme", "light.theme", "mono.theme", "high-contrast.theme", "solarized-dark.theme"]))
+        #expect(
+            names.isSuperset(of: ["default.theme", "light.theme", "mono.theme", "high-contrast.theme", "solarized-dark.theme"]))
     }
 
     @Test(arguments: files)
@@ -44,7 +46,12 @@ import Testing
         #expect(try catalog.load("mono").name == "Mine")
         #expect(try catalog.load("light").name == "Light")
         #expect(try catalog.load(themesDirectory + "/light.theme").name == "Light")
-        #expect(throws: ThemeError.invalid([ThemeDiagnostic(file: user + "/broken.theme", line: 1, message: "unknown colour \"#zzzzzz\" (hex colours are #rrggbb)")])) {
+        #expect(
+            throws: ThemeError.invalid([
+                ThemeDiagnostic(
+                    file: user + "/broken.theme", line: 1, message: "unknown colour \"#zzzzzz\" (hex colours are #rrggbb)")
+            ])
+        ) {
             try catalog.load("broken")
         }
         #expect(throws: ThemeError.notFound("nope", searched: [user + "/nope.theme", themesDirectory + "/nope.theme"])) {

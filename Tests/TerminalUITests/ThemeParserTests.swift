@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct ThemeParserTests {
@@ -14,10 +15,12 @@ import Testing
         let theme = try ThemeParser.parse(source, file: "t.theme")
         #expect(theme.name == "Test")
         #expect(theme.spec(for: .text) == StyleSpec(foreground: [.rgb(0xd0, 0xd0, 0xd0), .indexed(252), .named(.white)]))
-        #expect(theme.spec(for: .selection) == StyleSpec(
-            foreground: [.rgb(0, 0, 0), .indexed(16), .named(.black)],
-            background: [.rgb(0x5f, 0xaf, 0xff), .indexed(75), .named(.cyan)],
-            attributes: .bold, mono: .reverse))
+        #expect(
+            theme.spec(for: .selection)
+                == StyleSpec(
+                    foreground: [.rgb(0, 0, 0), .indexed(16), .named(.black)],
+                    background: [.rgb(0x5f, 0xaf, 0xff), .indexed(75), .named(.cyan)],
+                    attributes: .bold, mono: .reverse))
         #expect(theme.spec(for: .muted) == StyleSpec(foreground: [.named(.brightBlack)], attributes: .dim))
         #expect(theme.spec(for: .border) == StyleSpec())
         // Roles the file leaves out come from the built-in default.
@@ -25,11 +28,16 @@ import Testing
     }
 
     @Test func resolvesForEachColorSupport() throws {
-        let theme = try ThemeParser.parse(#"selection = "fg=#000000/16/black bg=#5fafff/75/cyan bold mono=reverse""#, file: "t.theme")
+        let theme = try ThemeParser.parse(
+            #"selection = "fg=#000000/16/black bg=#5fafff/75/cyan bold mono=reverse""#, file: "t.theme")
         let truecolor = theme.palette(for: .truecolor)[.selection]
         #expect(truecolor == Style(foreground: .rgb(0, 0, 0), background: .rgb(0x5f, 0xaf, 0xff), attributes: .bold))
-        #expect(theme.palette(for: .ansi256)[.selection] == Style(foreground: .indexed(16), background: .indexed(75), attributes: .bold))
-        #expect(theme.palette(for: .ansi16)[.selection] == Style(foreground: .named(.black), background: .named(.cyan), attributes: .bold))
+        #expect(
+            theme.palette(for: .ansi256)[.selection]
+                == Style(foreground: .indexed(16), background: .indexed(75), attributes: .bold))
+        #expect(
+            theme.palette(for: .ansi16)[.selection]
+                == Style(foreground: .named(.black), background: .named(.cyan), attributes: .bold))
         #expect(theme.palette(for: .none)[.selection] == Style(attributes: .reverse))
     }
 
@@ -58,12 +66,21 @@ import Testing
     @Test(arguments: [
         ("text = \"#12345g\"", 1, "unknown colour \"#12345g\" (hex colours are #rrggbb)"),
         ("text = \"300\"", 1, "colour index 300 is out of range 0…255"),
-        ("text = \"fuchsia\"", 1, "unknown word \"fuchsia\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"),
+        (
+            "text = \"fuchsia\"", 1,
+            "unknown word \"fuchsia\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"
+        ),
         ("text = \"bright-cyn\"", 1, "unknown colour \"bright-cyn\""),
-        ("text = \"red blink\"", 1, "unknown word \"blink\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"),
+        (
+            "text = \"red blink\"", 1,
+            "unknown word \"blink\" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)"
+        ),
         ("text = \"red fg=blue\"", 1, "foreground given twice"),
         ("text = \"bg=red bg=blue\"", 1, "background given twice"),
-        ("text = \"mono=flashy\"", 1, "unknown attribute \"flashy\" in mono= (use bold, dim, italic, underline, reverse or none)"),
+        (
+            "text = \"mono=flashy\"", 1,
+            "unknown attribute \"flashy\" in mono= (use bold, dim, italic, underline, reverse or none)"
+        ),
         ("\n\ntxet = \"red\"", 3, "unknown role \"txet\" (did you mean \"text\"?)"),
         ("wibble = \"red\"", 1, "unknown role \"wibble\""),
         ("text = red", 1, "value of \"text\" must be in double quotes, with only a # comment after it"),
@@ -83,10 +100,11 @@ import Testing
             _ = try ThemeParser.parse(source, file: "Themes/broken.theme")
             Issue.record("expected an error")
         } catch {
-            #expect(error.description == """
-                Themes/broken.theme:1: unknown colour "#12345g" (hex colours are #rrggbb)
-                Themes/broken.theme:3: unknown word "blink" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)
-                """)
+            #expect(
+                error.description == """
+                    Themes/broken.theme:1: unknown colour "#12345g" (hex colours are #rrggbb)
+                    Themes/broken.theme:3: unknown word "blink" (expected colours, fg=…, bg=…, bold, dim, italic, underline, reverse or mono=…)
+                    """)
         }
     }
 

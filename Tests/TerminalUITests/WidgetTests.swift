@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite struct WidgetTests {
@@ -14,19 +15,21 @@ import Testing
     // MARK: Table
 
     var table: Table {
-        Table(columns: [.init("ID", width: .fill()), .init("Paid", width: .fixed(4), alignment: .right)],
-              rows: (1...5).map { Table.Row(["sub\($0)", "\($0 * 3)"], isMarked: $0 == 2) },
-              selected: 3, offset: 0, sort: .init(column: 1, ascending: false), showsMarkGutter: true)
+        Table(
+            columns: [.init("ID", width: .fill()), .init("Paid", width: .fixed(4), alignment: .right)],
+            rows: (1...5).map { Table.Row(["sub\($0)", "\($0 * 3)"], isMarked: $0 == 2) },
+            selected: 3, offset: 0, sort: .init(column: 1, ascending: false), showsMarkGutter: true)
     }
 
     @Test func tableDrawsHeaderSortIndicatorMarksAndScrollsToSelection() {
         let buffer = draw(table, width: 12, height: 4)
-        #expect(buffer.lines() == [
-            " ID     Pa…↓",
-            "*sub2      6",
-            " sub3      9",
-            " sub4     12",
-        ])
+        #expect(
+            buffer.lines() == [
+                " ID     Pa…↓",
+                "*sub2      6",
+                " sub3      9",
+                " sub4     12",
+            ])
         #expect(buffer[1, 0].style == palette[.header])
         #expect(buffer[11, 0].style == palette[.header].patched(with: palette[.sortIndicator]))
         #expect(buffer[3, 1].style == palette[.text].patched(with: palette[.marked]))
@@ -50,14 +53,16 @@ import Testing
     // MARK: HeatGrid
 
     @Test func heatGridColoursRatesAndDashesCensoredCells() {
-        let grid = HeatGrid(rowLabels: ["2025-01", "2025-02"], columnLabels: ["M1", "M2"],
-                            values: [[0.95, 0.5], [0.1, nil]], cellWidth: 4)
+        let grid = HeatGrid(
+            rowLabels: ["2025-01", "2025-02"], columnLabels: ["M1", "M2"],
+            values: [[0.95, 0.5], [0.1, nil]], cellWidth: 4)
         let buffer = draw(grid, width: 18, height: 3)
-        #expect(buffer.lines() == [
-            "          M1   M2 ",
-            "2025-01  95%  50% ",
-            "2025-02  10%    – ",
-        ])
+        #expect(
+            buffer.lines() == [
+                "          M1   M2 ",
+                "2025-01  95%  50% ",
+                "2025-02  10%    – ",
+            ])
         #expect(buffer[9, 1].style == palette[.heat5])
         #expect(buffer[14, 1].style == palette[.heat3])
         #expect(buffer[9, 2].style == palette[.heat0])
@@ -66,10 +71,11 @@ import Testing
 
     @Test func heatGridUsesShadesWithoutColour() {
         let grid = HeatGrid(rowLabels: ["a"], columnLabels: ["1", "2", "3", "4"], values: [[0.95, 0.5, nil, 1]], cellWidth: 4)
-        #expect(draw(grid, width: 22, height: 2, palette: mono).lines() == [
-            "     1    2    3    4 ",
-            "a █95% ▒50%    – 100% ",
-        ])
+        #expect(
+            draw(grid, width: 22, height: 2, palette: mono).lines() == [
+                "     1    2    3    4 ",
+                "a █95% ▒50%    – 100% ",
+            ])
         #expect(HeatGrid.shade(for: 0) == " ")
         #expect(HeatGrid.shade(for: 0.25) == "░")
         #expect(HeatGrid.shade(for: 1) == "█")
@@ -87,10 +93,12 @@ import Testing
     }
 
     @Test func timelineBarDrawsSegmentsAndMarkers() {
-        let bar = TimelineBar(range: 0..<10, segments: [
-            .init(start: 0, end: 4, role: .freeTrial), .init(start: 4, end: 8, role: .standard),
-            .init(start: 6, end: 7, role: .billingRetry), .init(start: 8, end: 9, role: .gap),
-        ], markers: [.init(at: 4, symbol: "▲")])
+        let bar = TimelineBar(
+            range: 0..<10,
+            segments: [
+                .init(start: 0, end: 4, role: .freeTrial), .init(start: 4, end: 8, role: .standard),
+                .init(start: 6, end: 7, role: .billingRetry), .init(start: 8, end: 9, role: .gap),
+            ], markers: [.init(at: 4, symbol: "▲")])
         let buffer = draw(bar, width: 10, height: 2)
         #expect(buffer.lines() == ["████████─ ", "    ▲     "])
         #expect(buffer[0, 0].style == palette[.freeTrial])
@@ -101,15 +109,20 @@ import Testing
 
     @Test func timelineBarNeverHidesAShortSegment() {
         // A refund of 0.4 columns holds no column's midpoint, yet gets the column it falls in.
-        let bar = TimelineBar(range: 0..<100, segments: [
-            .init(start: 0, end: 52, role: .standard), .init(start: 52, end: 56, role: .refund), .init(start: 56, end: 100, role: .gap),
-        ])
+        let bar = TimelineBar(
+            range: 0..<100,
+            segments: [
+                .init(start: 0, end: 52, role: .standard), .init(start: 52, end: 56, role: .refund),
+                .init(start: 56, end: 100, role: .gap),
+            ])
         #expect(draw(bar, width: 10, height: 1, palette: mono).lines() == ["█████!────"])
         // …but not over the only column of another segment.
-        let crowded = TimelineBar(range: 0..<100, segments: [
-            .init(start: 0, end: 50, role: .standard), .init(start: 50, end: 59, role: .billingRetry),
-            .init(start: 59, end: 60, role: .refund), .init(start: 60, end: 100, role: .gap),
-        ])
+        let crowded = TimelineBar(
+            range: 0..<100,
+            segments: [
+                .init(start: 0, end: 50, role: .standard), .init(start: 50, end: 59, role: .billingRetry),
+                .init(start: 59, end: 60, role: .refund), .init(start: 60, end: 100, role: .gap),
+            ])
         #expect(draw(crowded, width: 10, height: 1, palette: mono).lines() == ["█████x────"])
     }
 
@@ -145,7 +158,9 @@ import Testing
 
     @Test func breadcrumbsElideFromTheLeft() {
         #expect(draw(Breadcrumbs(["Subs", "42"]), width: 16, height: 1).lines() == [" Subs  ›  42    "])
-        #expect(draw(Breadcrumbs(["Subscribers", "1000000123", "Timeline"]), width: 20, height: 1).lines() == ["… ›  Timeline       "])
+        #expect(
+            draw(Breadcrumbs(["Subscribers", "1000000123", "Timeline"]), width: 20, height: 1).lines() == ["… ›  Timeline       "]
+        )
         let buffer = draw(Breadcrumbs(["Subs", "42"]), width: 16, height: 1)
         #expect(buffer[10, 0].style == palette[.crumbActive])
     }
@@ -153,7 +168,8 @@ import Testing
     @Test func spinnerAdvancesPerTick() {
         #expect(Spinner(tick: 0).frame == "⠋")
         #expect(Spinner(tick: 11).frame == "⠙")
-        #expect(draw(Spinner(tick: 2, label: "loading", frames: Spinner.asciiFrames), width: 10, height: 1).lines() == ["- loading "])
+        #expect(
+            draw(Spinner(tick: 2, label: "loading", frames: Spinner.asciiFrames), width: 10, height: 1).lines() == ["- loading "])
     }
 
     // MARK: Dialog, Border
@@ -162,16 +178,17 @@ import Testing
         let dialog = Dialog(title: "Flag", message: "Flag 3 subscribers?", buttons: ["Yes", "No"], selectedButton: 1)
         var buffer = Buffer(width: 27, height: 8)
         dialog.render(in: buffer.area, buffer: &buffer, palette: palette)
-        #expect(buffer.lines() == [
-            "                           ",
-            "  ┌ Flag ───────────────┐  ",
-            "  │                     │  ",
-            "  │ Flag 3 subscribers? │  ",
-            "  │                     │  ",
-            "  │   [ Yes ]  [ No ]   │  ",
-            "  └─────────────────────┘  ",
-            "                           ",
-        ])
+        #expect(
+            buffer.lines() == [
+                "                           ",
+                "  ┌ Flag ───────────────┐  ",
+                "  │                     │  ",
+                "  │ Flag 3 subscribers? │  ",
+                "  │                     │  ",
+                "  │   [ Yes ]  [ No ]   │  ",
+                "  └─────────────────────┘  ",
+                "                           ",
+            ])
         #expect(buffer[16, 5].style == palette[.selection])
         #expect(buffer[7, 5].style == palette[.dialog])
         #expect(buffer[2, 1].style == palette[.dialog].patched(with: palette[.borderFocused]))
@@ -188,10 +205,11 @@ import Testing
     }
 
     @Test func borderDrawsFrameAndTitle() {
-        #expect(draw(Border(title: "Cohorts"), width: 12, height: 3).lines() == [
-            "┌ Cohorts ─┐",
-            "│          │",
-            "└──────────┘",
-        ])
+        #expect(
+            draw(Border(title: "Cohorts"), width: 12, height: 3).lines() == [
+                "┌ Cohorts ─┐",
+                "│          │",
+                "└──────────┘",
+            ])
     }
 }

@@ -49,9 +49,11 @@ public enum SampleDataStore {
         let summary: ImportSummary
         do {
             let database = try AppDatabase.open(path: path)
-            summary = try Importer.appStore(database: database, verifier: verifier(),
-                                            sharedSecret: trust == .sharedSecret ? SampleData.sharedSecret : nil,
-                                            report: { rejections.append($0) }).importPaths([SampleData.generated])
+            summary = try Importer.appStore(
+                database: database, verifier: verifier(),
+                sharedSecret: trust == .sharedSecret ? SampleData.sharedSecret : nil,
+                report: { rejections.append($0) }
+            ).importPaths([SampleData.generated])
             // Closing the only writer checkpoints the WAL into the file: one file to copy.
             try (database.writer as? DatabasePool)?.close()
         }

@@ -7,10 +7,12 @@ import SubscriberStore
 public func storeDump(_ database: AppDatabase) throws -> [String: [String]] {
     try database.writer.read { db in
         var tables: [String: [String]] = [:]
-        let names = try String.fetchAll(db, sql: """
-            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'
-            ORDER BY name
-            """)
+        let names = try String.fetchAll(
+            db,
+            sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'
+                ORDER BY name
+                """)
         for name in names {
             tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map { row in
                 row.columnNames.filter { !(name == "document" && ($0 == "source" || $0 == "id")) }

@@ -38,14 +38,17 @@ public enum Subdash {
     /// Runs subdash to its end with standard input from /dev/null, in `directory`, with
     /// `environment` over this process's (less the names in `removing`); killed after `timeout`
     /// seconds (status -1 then).
-    public static func run(_ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
-                           directory: String? = nil, timeout: Double = 60) throws -> Run {
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
+        directory: String? = nil, timeout: Double = 60
+    ) throws -> Run {
         let process = try process(arguments)
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         for name in removing { env[name] = nil }
         process.environment = env
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -60,8 +63,9 @@ public enum Subdash {
         process.waitUntilExit()
         killer.cancel()
         let status = process.terminationReason == .uncaughtSignal ? -1 : process.terminationStatus
-        return Run(status: status, stdout: String(decoding: o, as: UTF8.self),
-                   stderr: String(decoding: errorData.get(), as: UTF8.self))
+        return Run(
+            status: status, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: errorData.get(), as: UTF8.self))
     }
 
     /// `run` from a thread of its own, for async tests: waiting for the process must not hold one

@@ -8,8 +8,9 @@ public struct TemporaryDirectory: Sendable {
     /// Creates `subdash-LABEL-UUID` with mode 0700.
     public init(_ label: String) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// The path of `name` inside the directory (not created).

@@ -1,7 +1,8 @@
 import CZlib
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where `DocumentReader` gets bytes from, a chunk at a time, so that a 50 MB line is counted
@@ -111,7 +112,8 @@ final class GzipChunks: ByteChunks {
             if stream.avail_in == 0 && sourceEnded {
                 finished = true
                 if memberEnded { return nil }
-                throw PayloadError("truncated gzip file: the compressed data ends before the end of the stream (is the file cut short?)")
+                throw PayloadError(
+                    "truncated gzip file: the compressed data ends before the end of the stream (is the file cut short?)")
             }
             if memberEnded {
                 // Another gzip member follows.

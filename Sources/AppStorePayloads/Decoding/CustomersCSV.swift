@@ -19,7 +19,8 @@ enum CustomersCSV {
         for field in fields {
             let name = field.trimmingCharacters(in: .whitespaces).lowercased()
             guard let column = Column.allCases.first(where: { $0.rawValue.lowercased() == name }),
-                  !columns.contains(column) else { return nil }
+                !columns.contains(column)
+            else { return nil }
             columns.append(column)
         }
         return columns.isEmpty ? nil : columns
@@ -69,8 +70,10 @@ enum CustomersCSV {
             case .originalTransactionId: customer.originalTransactionId = field
             }
         }
-        guard customer.userId != nil || customer.email != nil || customer.appAccountToken != nil
-                || customer.originalTransactionId != nil else {
+        guard
+            customer.userId != nil || customer.email != nil || customer.appAccountToken != nil
+                || customer.originalTransactionId != nil
+        else {
             throw PayloadError("the row has no value in any column")
         }
         return customer
@@ -89,7 +92,12 @@ enum CustomersCSV {
             if quoted {
                 if c == "\"" {
                     let next = iterator.next()
-                    if next == "\"" { current.append("\"") } else { quoted = false; pending = next }
+                    if next == "\"" {
+                        current.append("\"")
+                    } else {
+                        quoted = false
+                        pending = next
+                    }
                 } else {
                     current.append(c)
                 }
@@ -103,7 +111,9 @@ enum CustomersCSV {
             } else if c == "\r" || c == "\n" {
                 continue
             } else {
-                if c == "\"" { throw PayloadError("a quote inside an unquoted field (quote the whole field and double the quote)") }
+                if c == "\"" {
+                    throw PayloadError("a quote inside an unquoted field (quote the whole field and double the quote)")
+                }
                 current.append(c)
                 atFieldStart = false
             }

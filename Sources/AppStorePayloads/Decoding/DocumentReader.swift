@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Cuts a file's bytes into documents (docs/architecture.md, "From a file to a figure on screen"):
@@ -39,14 +40,16 @@ public struct DocumentReader: Sendable {
             throw PayloadError("cannot read \(path): \(type == S_IFDIR ? "a directory" : "not a regular file")")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        return DocumentStream(source: FileChunks(descriptor: descriptor, closesDescriptor: true),
-                              name: path, sizeLimit: sizeLimit)
+        return DocumentStream(
+            source: FileChunks(descriptor: descriptor, closesDescriptor: true),
+            name: path, sizeLimit: sizeLimit)
     }
 
     /// Streams the documents of an open descriptor (`0` for stdin); the descriptor stays open.
     public func documents(fileDescriptor: Int32, name: String = "stdin") -> DocumentStream {
-        DocumentStream(source: FileChunks(descriptor: fileDescriptor, closesDescriptor: false),
-                       name: name, sizeLimit: sizeLimit)
+        DocumentStream(
+            source: FileChunks(descriptor: fileDescriptor, closesDescriptor: false),
+            name: name, sizeLimit: sizeLimit)
     }
 
     /// "document is 52428800 bytes, over the 16 MiB limit".
@@ -105,8 +108,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                     if let tooLong = overLimit(trimmed) { return tooLong }
                     return SourceDocument(location: "line \(lineNumber)", bytes: Data(trimmed))
                 case .tooLong(let count):
-                    return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: count,
-                                          rejection: DocumentReader.overLimit(count, limit: sizeLimit))
+                    return SourceDocument(
+                        location: "line \(lineNumber)", bytes: nil, byteCount: count,
+                        rejection: DocumentReader.overLimit(count, limit: sizeLimit))
                 }
             case .csv(let header):
                 guard let line = nextLine() else { return finish() }
@@ -116,8 +120,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                     if let tooLong = overLimit(trimmed) { return tooLong }
                     return SourceDocument(location: "line \(lineNumber)", bytes: Data(header + [0x0A] + trimmed))
                 case .tooLong(let count):
-                    return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: count,
-                                          rejection: DocumentReader.overLimit(count, limit: sizeLimit))
+                    return SourceDocument(
+                        location: "line \(lineNumber)", bytes: nil, byteCount: count,
+                        rejection: DocumentReader.overLimit(count, limit: sizeLimit))
                 }
             case .array:
                 guard let document = nextArrayElement() else { return finish() }
@@ -135,8 +140,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
 
     private func overLimit(_ line: ArraySlice<UInt8>) -> SourceDocument? {
         guard line.count > sizeLimit else { return nil }
-        return SourceDocument(location: "line \(lineNumber)", bytes: nil, byteCount: line.count,
-                              rejection: DocumentReader.overLimit(line.count, limit: sizeLimit))
+        return SourceDocument(
+            location: "line \(lineNumber)", bytes: nil, byteCount: line.count,
+            rejection: DocumentReader.overLimit(line.count, limit: sizeLimit))
     }
 
     /// Ends the stream, reporting a read error (I/O, corrupt or truncated gzip) once.
@@ -159,18 +165,29 @@ public final class DocumentStream: Sequence, IteratorProtocol {
         var newlineSearch = start
         if dropped == 0, buffer.isEmpty { fill() }
         if dropped == 0, start == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
-            start = 3; probe = 3; newlineSearch = 3
+            start = 3
+            probe = 3
+            newlineSearch = 3
         }
         while true {
             if firstByte == nil {
                 while probe < buffer.count, JSONScanner.isWhitespace(buffer[probe]) {
-                    if buffer[probe] == 0x0A { lineNumber += 1; start = probe + 1 }
+                    if buffer[probe] == 0x0A {
+                        lineNumber += 1
+                        start = probe + 1
+                    }
                     probe += 1
                 }
-                if probe < buffer.count { firstByte = probe; newlineSearch = probe }
+                if probe < buffer.count {
+                    firstByte = probe
+                    newlineSearch = probe
+                }
             }
             if let first = firstByte {
-                if let newline = buffer[newlineSearch...].firstIndex(of: 0x0A) { lineEnd = newline; break }
+                if let newline = buffer[newlineSearch...].firstIndex(of: 0x0A) {
+                    lineEnd = newline
+                    break
+                }
                 newlineSearch = buffer.count
                 if buffer.count - first > sizeLimit { break }
             }
@@ -213,8 +230,11 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                 mode = .csv(header: header)
             } else if isCSVName {
                 skipThroughFirstLine()
-                mode = .queued([SourceDocument(location: "line \(lineNumber)", bytes: nil,
-                                               rejection: PayloadError(CustomersCSV.headerProblem(line)))])
+                mode = .queued([
+                    SourceDocument(
+                        location: "line \(lineNumber)", bytes: nil,
+                        rejection: PayloadError(CustomersCSV.headerProblem(line)))
+                ])
             } else {
                 mode = .lines
             }
@@ -233,8 +253,11 @@ public final class DocumentStream: Sequence, IteratorProtocol {
     private func wholeDocument(from first: Int) {
         let total = readToEnd(limit: sizeLimit)
         guard total <= sizeLimit, let bytes = trim(buffer[first...]) else {
-            mode = .queued([SourceDocument(location: nil, bytes: nil, byteCount: total,
-                                           rejection: DocumentReader.overLimit(total, limit: sizeLimit))])
+            mode = .queued([
+                SourceDocument(
+                    location: nil, bytes: nil, byteCount: total,
+                    rejection: DocumentReader.overLimit(total, limit: sizeLimit))
+            ])
             return
         }
         var documents = [SourceDocument(location: nil, bytes: Data(bytes))]
@@ -259,19 +282,22 @@ public final class DocumentStream: Sequence, IteratorProtocol {
             case UInt8(ascii: "]"):
                 start += 1
                 if skipWhitespace() {
-                    return arrayEnded("invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
+                    return arrayEnded(
+                        "invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
                 }
                 mode = .finished
                 return finish()
             default:
-                return arrayEnded("invalid JSON at byte \(dropped + start) of the file: expected ',' or ']' after an array element")
+                return arrayEnded(
+                    "invalid JSON at byte \(dropped + start) of the file: expected ',' or ']' after an array element")
             }
         } else if arrayIndex == 0 {
             guard skipWhitespace() else { return arrayEnded("truncated file: it ends inside the JSON array, before element 0") }
             if buffer[start] == UInt8(ascii: "]") {
                 start += 1
                 if skipWhitespace() {
-                    return arrayEnded("invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
+                    return arrayEnded(
+                        "invalid JSON at byte \(dropped + start) of the file: content after the JSON array's closing ']'")
                 }
                 return finish()
             }
@@ -290,8 +316,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                 arrayAfterElement = true
                 defer { start += length }
                 if length > sizeLimit {
-                    return SourceDocument(location: "index \(index)", bytes: nil, byteCount: length,
-                                          rejection: DocumentReader.overLimit(length, limit: sizeLimit))
+                    return SourceDocument(
+                        location: "index \(index)", bytes: nil, byteCount: length,
+                        rejection: DocumentReader.overLimit(length, limit: sizeLimit))
                 }
                 return SourceDocument(location: "index \(index)", bytes: Data(buffer[start..<(start + length)]))
             case .invalid(let at):
@@ -304,8 +331,9 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                     guard let count = skipOversizeElement() else {
                         return arrayEnded("truncated file: it ends inside this element of the JSON array")
                     }
-                    return SourceDocument(location: "index \(index)", bytes: nil, byteCount: count,
-                                          rejection: DocumentReader.overLimit(count, limit: sizeLimit))
+                    return SourceDocument(
+                        location: "index \(index)", bytes: nil, byteCount: count,
+                        rejection: DocumentReader.overLimit(count, limit: sizeLimit))
                 }
                 if sourceEnded { return arrayEnded("truncated file: it ends inside this element of the JSON array") }
                 fill()
@@ -348,13 +376,24 @@ public final class DocumentStream: Sequence, IteratorProtocol {
             while i < buffer.count {
                 let byte = buffer[i]
                 if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
                         inString = false
-                        if depth == 0 { i += 1; count += i - start; start = i; return count }
+                        if depth == 0 {
+                            i += 1
+                            count += i - start
+                            start = i
+                            return count
+                        }
                     }
                 } else if scalar {
                     if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || JSONScanner.isWhitespace(byte) {
-                        count += i - start; start = i; return count
+                        count += i - start
+                        start = i
+                        return count
                     }
                 } else {
                     switch byte {
@@ -362,7 +401,12 @@ public final class DocumentStream: Sequence, IteratorProtocol {
                     case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                     case UInt8(ascii: "}"), UInt8(ascii: "]"):
                         depth -= 1
-                        if depth == 0 { i += 1; count += i - start; start = i; return count }
+                        if depth == 0 {
+                            i += 1
+                            count += i - start
+                            start = i
+                            return count
+                        }
                     default: break
                     }
                 }
@@ -489,7 +533,8 @@ public final class DocumentStream: Sequence, IteratorProtocol {
 
     private func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let first = bytes.firstIndex(where: { !JSONScanner.isWhitespace($0) }),
-              let last = bytes.lastIndex(where: { !JSONScanner.isWhitespace($0) }) else { return nil }
+            let last = bytes.lastIndex(where: { !JSONScanner.isWhitespace($0) })
+        else { return nil }
         return bytes[first...last]
     }
 }

@@ -122,7 +122,8 @@ struct FieldReader {
         switch value(key) {
         case nil, .null?: return nil
         case .integer(let i)?: return try plausible(key, Instant(milliseconds: i))
-        case .double(let d)? where d.isFinite && abs(d) < 9e18: return try plausible(key, Instant(milliseconds: Int64(d.rounded(.down))))
+        case .double(let d)? where d.isFinite && abs(d) < 9e18:
+            return try plausible(key, Instant(milliseconds: Int64(d.rounded(.down))))
         case let value?: throw mismatch(key, expected: "milliseconds since 1970 (a number)", found: value)
         }
     }
@@ -131,8 +132,10 @@ struct FieldReader {
     /// the field, so that one forged date cannot move the data horizon to the year 3,000,000.
     func plausible(_ key: String, _ instant: Instant) throws(PayloadError) -> Instant {
         guard PlausibleDates.range.contains(instant) else {
-            throw PayloadError("\(path(key)): \(instant.milliseconds) ms is \(PlausibleDates.describe(instant)), "
-                + "outside the plausible range \(PlausibleDates.range.lowerBound.isoDate) to \(PlausibleDates.range.upperBound.isoDate)")
+            throw PayloadError(
+                "\(path(key)): \(instant.milliseconds) ms is \(PlausibleDates.describe(instant)), "
+                    + "outside the plausible range \(PlausibleDates.range.lowerBound.isoDate) to \(PlausibleDates.range.upperBound.isoDate)"
+            )
         }
         return instant
     }

@@ -21,14 +21,26 @@ enum IdentifierCheck {
             let n = bytes.count
             while i < n {
                 let b = bytes[i]
-                if b < 0x80 { i += 1; continue }
+                if b < 0x80 {
+                    i += 1
+                    continue
+                }
                 let length: Int
                 var minimum: UInt32
                 var scalar: UInt32
                 switch b {
-                case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(b & 0x1F)
-                case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(b & 0x0F)
-                case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(b & 0x07)
+                case 0xC2...0xDF:
+                    length = 2
+                    minimum = 0x80
+                    scalar = UInt32(b & 0x1F)
+                case 0xE0...0xEF:
+                    length = 3
+                    minimum = 0x800
+                    scalar = UInt32(b & 0x0F)
+                case 0xF0...0xF4:
+                    length = 4
+                    minimum = 0x10000
+                    scalar = UInt32(b & 0x07)
                 default: return i
                 }
                 guard i + length <= n else { return i }
@@ -84,7 +96,8 @@ enum IdentifierCheck {
             case 0x00:
                 throw PayloadError("\(field) holds a NUL character (\\u0000): not an identifier")
             case 0x01...0x1F, 0x7F...0x9F:
-                throw PayloadError("\(field) holds the control character U+\(String(format: "%04X", scalar.value)): not an identifier")
+                throw PayloadError(
+                    "\(field) holds the control character U+\(String(format: "%04X", scalar.value)): not an identifier")
             case 0xFFFD:
                 throw PayloadError("\(field) holds U+FFFD (bytes that were not UTF-8): not an identifier")
             default:

@@ -45,8 +45,10 @@ struct JSONParser {
     // MARK: - Values
 
     private mutating func append(_ kind: JSONTape.Kind, _ start: Int, _ end: Int, payload: Int64 = 0) {
-        tokens.append(JSONTape.Token(kind: kind, start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: end),
-                                     next: UInt32(truncatingIfNeeded: tokens.count + 1), payload: payload))
+        tokens.append(
+            JSONTape.Token(
+                kind: kind, start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: end),
+                next: UInt32(truncatingIfNeeded: tokens.count + 1), payload: payload))
     }
 
     private mutating func parseValue() throws(PayloadError) {
@@ -55,9 +57,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): try parseObject()
         case UInt8(ascii: "["): try parseArray()
         case UInt8(ascii: "\""): try parseString()
-        case UInt8(ascii: "t"): try expectLiteral("true"); append(.true, position - 4, position)
-        case UInt8(ascii: "f"): try expectLiteral("false"); append(.false, position - 5, position)
-        case UInt8(ascii: "n"): try expectLiteral("null"); append(.null, position - 4, position)
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            append(.true, position - 4, position)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            append(.false, position - 5, position)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            append(.null, position - 4, position)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
         case let byte: throw invalid("expected a value, found \(shown(byte))")
         }
@@ -95,8 +103,9 @@ struct JSONParser {
             if key.kind == .escapedString {
                 tokens[index].keyBits = ~0  // compared by value, never ruled out
             } else if key.end > key.start {
-                tokens[index].keyBits |= JSONTape.keyBit(count: Int(key.end - key.start), first: bytes[Int(key.start)],
-                                                         last: bytes[Int(key.end) - 1])
+                tokens[index].keyBits |= JSONTape.keyBit(
+                    count: Int(key.end - key.start), first: bytes[Int(key.start)],
+                    last: bytes[Int(key.end) - 1])
             }
             skipWhitespace()
             guard position < bytes.count else { throw truncated("inside an object that opened at byte \(opened)") }
@@ -189,7 +198,7 @@ struct JSONParser {
                 guard position < bytes.count else { break }
                 switch bytes[position] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 1
                 case UInt8(ascii: "u"):
                     position += 1
@@ -258,7 +267,9 @@ struct JSONParser {
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
             guard position < bytes.count else { throw truncated("inside a number") }
             guard isDigit(bytes[position]) else { throw invalid("expected an exponent digit, found \(shown(bytes[position]))") }
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }

@@ -184,7 +184,8 @@ final class JSONTape: Sendable {
     /// document order finds each one at the first comparison.
     func member(of object: Int, named name: UnsafeBufferPointer<UInt8>, from: Int? = nil) -> Int? {
         if let first = name.first, let last = name.last,
-           tokens[object].keyBits & Self.keyBit(count: name.count, first: first, last: last) == 0 {
+            tokens[object].keyBits & Self.keyBit(count: name.count, first: first, last: last) == 0
+        {
             return nil
         }
         let begin = object + 1
@@ -198,8 +199,10 @@ final class JSONTape: Sendable {
                     let length = Int(key.end &- key.start)
                     if key.kind == .string {
                         if length == name.count,
-                           length == 0 || (all[Int(key.start)] == name[0]
-                                           && memcmp(all.baseAddress! + Int(key.start), name.baseAddress!, length) == 0) {
+                            length == 0
+                                || (all[Int(key.start)] == name[0]
+                                    && memcmp(all.baseAddress! + Int(key.start), name.baseAddress!, length) == 0)
+                        {
                             return i + 1
                         }
                     } else if Self.unescape(all[Int(key.start)..<Int(key.end)]).utf8.elementsEqual(name) {
@@ -237,7 +240,11 @@ final class JSONTape: Sendable {
         }
         while i < raw.endIndex {
             let byte = raw[i]
-            guard byte == UInt8(ascii: "\\") else { utf8.append(byte); i += 1; continue }
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                i += 1
+                continue
+            }
             let escape = raw[i + 1]
             i += 2
             switch escape {
@@ -250,7 +257,8 @@ final class JSONTape: Sendable {
                 var scalar = hex4(i)
                 i += 4
                 if (0xD800..<0xDC00).contains(scalar), i + 5 < raw.endIndex,
-                   raw[i] == UInt8(ascii: "\\"), raw[i + 1] == UInt8(ascii: "u") {
+                    raw[i] == UInt8(ascii: "\\"), raw[i + 1] == UInt8(ascii: "u")
+                {
                     let low = hex4(i + 2)
                     if (0xDC00..<0xE000).contains(low) {
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)

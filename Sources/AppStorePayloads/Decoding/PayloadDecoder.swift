@@ -33,8 +33,9 @@ public struct PayloadDecoder: Sendable {
             return try V2NotificationDecoder(parts: parts).decode(signedPayload: jws, path: path)
         case .v2Decoded(let payload):
             guard !verifier.verifiesSignatures else {
-                throw PayloadError("a decoded v2 notification (notificationType without signedPayload) has no signature "
-                    + "to verify: import the original {\"signedPayload\": …} body, or pass --no-verify")
+                throw PayloadError(
+                    "a decoded v2 notification (notificationType without signedPayload) has no signature "
+                        + "to verify: import the original {\"signedPayload\": …} body, or pass --no-verify")
             }
             return try V2NotificationDecoder(parts: parts).decode(payload: FieldReader(payload, path: ""))
         case .v1(let object):
@@ -44,7 +45,8 @@ public struct PayloadDecoder: Sendable {
                     throw PayloadError("password: missing, so the notification cannot be checked against the shared secret")
                 }
                 guard Self.sameBytes(password, sharedSecret) else {
-                    throw PayloadError("password: does not match the shared secret (--shared-secret): not sent by the App Store for this app")
+                    throw PayloadError(
+                        "password: does not match the shared secret (--shared-secret): not sent by the App Store for this app")
                 }
                 facts.sharedSecretMatched = true
             }
@@ -65,7 +67,8 @@ public struct PayloadDecoder: Sendable {
     /// Compares every byte whatever the first difference, so the time taken says nothing about
     /// how much of a guessed secret was right.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var difference = x.count ^ y.count
         for i in 0..<max(x.count, y.count) {
             difference |= Int((i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0))

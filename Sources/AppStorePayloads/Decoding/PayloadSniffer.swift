@@ -41,8 +41,9 @@ enum PayloadSniffer {
                 return .customersCSV(text)
             }
             if looksLikeJWS(text) {
-                throw PayloadError("a compact JWS must be three base64url segments separated by dots; "
-                    + "this one has \(text.split(separator: ".", omittingEmptySubsequences: false).count)")
+                throw PayloadError(
+                    "a compact JWS must be three base64url segments separated by dots; "
+                        + "this one has \(text.split(separator: ".", omittingEmptySubsequences: false).count)")
             }
             // Not JSON, not JWS, not CSV: let the parser say where it went wrong.
             return try sniff(JSONParser.parse(data))
@@ -63,20 +64,25 @@ enum PayloadSniffer {
         }
         if case .string(let jws)? = object["signedPayload"] { return .v2Signed(jws: jws, path: "signedPayload") }
         if object["signedPayload"] != nil {
-            throw FieldReader(object, path: "").mismatch("signedPayload", expected: "a compact JWS string",
-                                                       found: object["signedPayload"]!)
+            throw FieldReader(object, path: "").mismatch(
+                "signedPayload", expected: "a compact JWS string",
+                found: object["signedPayload"]!)
         }
         if object["notification_type"] != nil { return .v1(object) }
         if object["notificationType"] != nil, object["notificationUUID"] != nil { return .v2Decoded(object) }
-        if object["status"] != nil, object["receipt"] != nil || object["latest_receipt_info"] != nil { return .verifyReceipt(object) }
+        if object["status"] != nil, object["receipt"] != nil || object["latest_receipt_info"] != nil {
+            return .verifyReceipt(object)
+        }
         // A failed verifyReceipt call answers only `{"status": 21007}` (maybe with `environment`).
         if case .integer(let status)? = object["status"], status != 0,
-           object.keys.allSatisfy({ ["status", "environment", "is_retryable", "exception"].contains($0) }) {
+            object.keys.allSatisfy({ ["status", "environment", "is_retryable", "exception"].contains($0) })
+        {
             return .verifyReceipt(object)
         }
         if case .array(let groups)? = object["data"],
-           groups.allSatisfy({ $0.object?["lastTransactions"] != nil }),
-           !groups.isEmpty || object["bundleId"] != nil || object["appAppleId"] != nil {
+            groups.allSatisfy({ $0.object?["lastTransactions"] != nil }),
+            !groups.isEmpty || object["bundleId"] != nil || object["appAppleId"] != nil
+        {
             return .statusResponse(object)
         }
         if object["signedTransactions"] != nil { return .transactionHistory(object) }
@@ -116,7 +122,7 @@ enum PayloadSniffer {
     private static func isBase64URL(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
             return true
         default:
             return false

@@ -47,7 +47,8 @@ struct ReceiptRows {
         if a.purchaseDate != b.purchaseDate { return a.purchaseDate > b.purchaseDate }
         // Same instant: an upgrade's new row beats the row it cancelled.
         if a.isUpgraded != b.isUpgraded { return !a.isUpgraded }
-        let ae = a.expiresDate ?? a.purchaseDate, be = b.expiresDate ?? b.purchaseDate
+        let ae = a.expiresDate ?? a.purchaseDate
+        let be = b.expiresDate ?? b.purchaseDate
         if ae != be { return ae > be }
         return a.transactionId > b.transactionId
     }
@@ -107,8 +108,10 @@ struct ReceiptRows {
     }
 
     /// A `pending_renewal_info` row at the document's instant. `"1"`/`"0"` booleans.
-    static func renewal(_ row: FieldReader, instant: Instant, transactionId: String?,
-                        environment: StoreEnvironment) throws(PayloadError) -> RenewalFact {
+    static func renewal(
+        _ row: FieldReader, instant: Instant, transactionId: String?,
+        environment: StoreEnvironment
+    ) throws(PayloadError) -> RenewalFact {
         let originalTransactionId = try row.requiredV1String("original_transaction_id")
         let digit = "\"1\" or \"0\""
         var consent = try row.v1Int("price_consent_status")

@@ -20,9 +20,10 @@ struct ServerAPIDecoder {
                 }
                 if let r = try parts.object(last, "signedRenewalInfo") {
                     let sameSubscription = try r.string("originalTransactionId") == transaction?.originalTransactionId
-                    facts.renewals.append(try SignedParts.renewal(
-                        r, fallbackInstant: transaction?.signedDate,
-                        transactionId: sameSubscription ? transaction?.transactionId : nil, environment: environment))
+                    facts.renewals.append(
+                        try SignedParts.renewal(
+                            r, fallbackInstant: transaction?.signedDate,
+                            transactionId: sameSubscription ? transaction?.transactionId : nil, environment: environment))
                 }
             }
         }
@@ -34,7 +35,8 @@ struct ServerAPIDecoder {
         let top = FieldReader(root, path: "")
         let environment = try top.environment("environment") ?? .production
         guard case .array(let signed)? = root["signedTransactions"] else {
-            throw top.mismatch("signedTransactions", expected: "an array of JWS strings", found: root["signedTransactions"] ?? .null)
+            throw top.mismatch(
+                "signedTransactions", expected: "an array of JWS strings", found: root["signedTransactions"] ?? .null)
         }
         var facts = DocumentFacts(format: .transactionHistory)
         facts.app = try Self.app(top)
@@ -70,6 +72,8 @@ struct ServerAPIDecoder {
 
     /// The response's `bundleId` and `appAppleId`.
     static func app(_ top: FieldReader) throws(PayloadError) -> AppIdentity? {
-        try top.string("bundleId").map { b throws(PayloadError) in AppIdentity(bundleId: b, appAppleId: try top.int64("appAppleId")) }
+        try top.string("bundleId").map { b throws(PayloadError) in
+            AppIdentity(bundleId: b, appAppleId: try top.int64("appAppleId"))
+        }
     }
 }

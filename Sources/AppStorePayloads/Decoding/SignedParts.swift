@@ -29,8 +29,9 @@ struct SignedParts {
         case .object(let decoded)? where !verifier.verifiesSignatures:
             return FieldReader(decoded, path: reader.path(key))
         case .object?:
-            throw PayloadError("\(reader.path(key)): expected a signed JWS string, found a decoded object "
-                + "that cannot be verified (import the original signed document, or pass --no-verify)")
+            throw PayloadError(
+                "\(reader.path(key)): expected a signed JWS string, found a decoded object "
+                    + "that cannot be verified (import the original signed document, or pass --no-verify)")
         case let value?:
             throw reader.mismatch(key, expected: "a compact JWS string", found: value)
         }
@@ -91,8 +92,10 @@ struct SignedParts {
 
     /// `JWSRenewalInfoDecodedPayload`, a renewal fact at its own `signedDate` (or, lacking one,
     /// at `fallbackInstant`, the notification's).
-    static func renewal(_ r: FieldReader, fallbackInstant: Instant?, transactionId: String?,
-                        environment fallback: StoreEnvironment) throws(PayloadError) -> RenewalFact {
+    static func renewal(
+        _ r: FieldReader, fallbackInstant: Instant?, transactionId: String?,
+        environment fallback: StoreEnvironment
+    ) throws(PayloadError) -> RenewalFact {
         guard let instant = try r.milliseconds("signedDate") ?? fallbackInstant else { throw r.missing("signedDate") }
         var autoRenewStatus: Bool?
         if let status = try r.int("autoRenewStatus") {

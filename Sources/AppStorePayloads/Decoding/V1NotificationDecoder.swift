@@ -33,8 +33,9 @@ enum V1NotificationDecoder {
         let isToggleType = type == "DID_CHANGE_RENEWAL_STATUS"
         let changeDate = try isToggleType ? top.v1Milliseconds("auto_renew_status_change_date_ms") : nil
         guard let instant = changeDate ?? subject.flatMap({ rows.latestInstant[$0] }) ?? rows.latestInstantOverall else {
-            throw PayloadError("\(type) notification has no instant: no auto_renew_status_change_date_ms and no "
-                + "latest_receipt_info row with purchase_date_ms or cancellation_date_ms")
+            throw PayloadError(
+                "\(type) notification has no instant: no auto_renew_status_change_date_ms and no "
+                    + "latest_receipt_info row with purchase_date_ms or cancellation_date_ms")
         }
 
         let notification = NotificationFact(
@@ -55,12 +56,15 @@ enum V1NotificationDecoder {
         for row in pending {
             let originalTransactionId = try row.requiredV1String("original_transaction_id")
             let factInstant = changeDate ?? rows.latestInstant[originalTransactionId] ?? instant
-            renewals.append(try ReceiptRows.renewal(row, instant: factInstant,
-                                                    transactionId: rows.latestRow[originalTransactionId]?.transactionId,
-                                                    environment: environment))
+            renewals.append(
+                try ReceiptRows.renewal(
+                    row, instant: factInstant,
+                    transactionId: rows.latestRow[originalTransactionId]?.transactionId,
+                    environment: environment))
         }
-        return DocumentFacts(format: .v1Notification, notifications: [notification],
-                             transactions: rows.transactions, renewals: renewals)
+        return DocumentFacts(
+            format: .v1Notification, notifications: [notification],
+            transactions: rows.transactions, renewals: renewals)
     }
 
     /// Legacy top-level receipt info: one object (sometimes `{}`), or an array of them.

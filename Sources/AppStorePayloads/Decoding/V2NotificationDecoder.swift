@@ -51,9 +51,10 @@ struct V2NotificationDecoder {
             if let r = try parts.object(data, "signedRenewalInfo") {
                 let originalTransactionId = try r.string("originalTransactionId")
                 let sameSubscription = originalTransactionId == transaction?.originalTransactionId
-                renewal = try SignedParts.renewal(r, fallbackInstant: signedDate,
-                                                  transactionId: sameSubscription ? transaction?.transactionId : nil,
-                                                  environment: env)
+                renewal = try SignedParts.renewal(
+                    r, fallbackInstant: signedDate,
+                    transactionId: sameSubscription ? transaction?.transactionId : nil,
+                    environment: env)
             }
         }
 
@@ -77,9 +78,10 @@ struct V2NotificationDecoder {
             status: status,
             autoRenewStatus: autoRenewStatus,
             bundleId: bundleId)
-        var facts = DocumentFacts(format: .v2Notification, notifications: [notification],
-                                  transactions: transaction.map { [$0] } ?? [],
-                                  renewals: renewal.map { [$0] } ?? [])
+        var facts = DocumentFacts(
+            format: .v2Notification, notifications: [notification],
+            transactions: transaction.map { [$0] } ?? [],
+            renewals: renewal.map { [$0] } ?? [])
         facts.app = bundleId.map { AppIdentity(bundleId: $0, appAppleId: appAppleId) }
         return facts
     }

@@ -27,12 +27,15 @@ enum VerifyReceiptDecoder {
         for row in try top.objects("pending_renewal_info") {
             let originalTransactionId = try row.requiredV1String("original_transaction_id")
             guard let instant = rows.latestInstant[originalTransactionId] ?? fallback else {
-                throw PayloadError("\(row.path): no instant for subscription \(originalTransactionId): the response has "
-                    + "no latest_receipt_info row with purchase_date_ms and no receipt.request_date_ms")
+                throw PayloadError(
+                    "\(row.path): no instant for subscription \(originalTransactionId): the response has "
+                        + "no latest_receipt_info row with purchase_date_ms and no receipt.request_date_ms")
             }
-            renewals.append(try ReceiptRows.renewal(row, instant: instant,
-                                                    transactionId: rows.latestRow[originalTransactionId]?.transactionId,
-                                                    environment: environment))
+            renewals.append(
+                try ReceiptRows.renewal(
+                    row, instant: instant,
+                    transactionId: rows.latestRow[originalTransactionId]?.transactionId,
+                    environment: environment))
         }
         return DocumentFacts(format: .verifyReceipt, transactions: rows.transactions, renewals: renewals)
     }
@@ -48,8 +51,12 @@ enum VerifyReceiptDecoder {
         case 21004: meaning = "the shared secret does not match the one on file for the account"
         case 21005: meaning = "the receipt server was temporarily unable to provide the receipt (try again)"
         case 21006: meaning = "the receipt is valid but the subscription has expired (iOS 6-style receipt)"
-        case 21007: meaning = "this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox)"
-        case 21008: meaning = "this receipt is from production but was sent to the sandbox for verification (verify it against production)"
+        case 21007:
+            meaning =
+                "this receipt is from the sandbox but was sent to production for verification (verify it against the sandbox)"
+        case 21008:
+            meaning =
+                "this receipt is from production but was sent to the sandbox for verification (verify it against production)"
         case 21009: meaning = "internal data access error at the App Store (try again later)"
         case 21010: meaning = "the user account cannot be found or has been deleted"
         case 21100...21199: meaning = "internal data access error at the App Store (try again later)"

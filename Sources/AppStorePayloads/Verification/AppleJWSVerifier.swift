@@ -111,7 +111,8 @@ public struct AppleJWSVerifier: SignatureVerifier {
     /// Parses and checks `[leaf, intermediate, root]` at no particular time.
     private static func validate(der: [[UInt8]], roots: [Certificate]) throws(PayloadError) -> TrustedChain {
         guard der.count == 3 else {
-            throw PayloadError("JWS x5c holds \(der.count) certificate\(der.count == 1 ? "" : "s"), expected 3 (leaf, intermediate, root)")
+            throw PayloadError(
+                "JWS x5c holds \(der.count) certificate\(der.count == 1 ? "" : "s"), expected 3 (leaf, intermediate, root)")
         }
         var certificates: [Certificate] = []
         for (index, bytes) in der.enumerated() {
@@ -137,9 +138,10 @@ public struct AppleJWSVerifier: SignatureVerifier {
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
             throw PayloadError(badSignatureMessage)
         }
-        let digest = jws.signingInput.utf8.withContiguousStorageIfAvailable {
-            SHA256.hash(data: UnsafeRawBufferPointer($0))
-        } ?? SHA256.hash(data: Array(jws.signingInput.utf8))
+        let digest =
+            jws.signingInput.utf8.withContiguousStorageIfAvailable {
+                SHA256.hash(data: UnsafeRawBufferPointer($0))
+            } ?? SHA256.hash(data: Array(jws.signingInput.utf8))
         guard key.isValidSignature(signature, for: digest) else {
             throw PayloadError(badSignatureMessage)
         }

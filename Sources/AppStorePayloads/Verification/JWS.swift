@@ -87,7 +87,10 @@ extension JWS {
         bytes.reserveCapacity(text.utf8.count + 3)
         var padding = 0
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "=") { padding += 1; continue }
+            if byte == UInt8(ascii: "=") {
+                padding += 1
+                continue
+            }
             guard padding == 0 else { return nil }
             switch byte {
             case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
@@ -106,7 +109,11 @@ extension JWS {
         var encoded = Array(Data(bytes).base64EncodedData())
         while encoded.last == UInt8(ascii: "=") { encoded.removeLast() }
         for i in encoded.indices {
-            if encoded[i] == UInt8(ascii: "+") { encoded[i] = UInt8(ascii: "-") } else if encoded[i] == UInt8(ascii: "/") { encoded[i] = UInt8(ascii: "_") }
+            if encoded[i] == UInt8(ascii: "+") {
+                encoded[i] = UInt8(ascii: "-")
+            } else if encoded[i] == UInt8(ascii: "/") {
+                encoded[i] = UInt8(ascii: "_")
+            }
         }
         return String(decoding: encoded, as: UTF8.self)
     }

@@ -137,9 +137,9 @@ enum SignedDateScanner {
             var end = index
             while end < bytes.count, Scanner.isNumberByte(bytes[end]) { end += 1 }
             guard end > start,
-                  bytes[start] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start]),
-                  let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)),
-                  value.isFinite
+                bytes[start] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start]),
+                let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)),
+                value.isFinite
             else { return nil }
             index = end
             return value
@@ -148,7 +148,7 @@ enum SignedDateScanner {
         private static func isNumberByte(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
-                 UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
                 return true
             default:
                 return false
@@ -186,7 +186,8 @@ enum SignedDateScanner {
                 // A number or a literal (true, false, null): runs to the next delimiter.
                 let start = index
                 while let byte = peek(), byte != UInt8(ascii: ","), byte != UInt8(ascii: "}"),
-                      byte != UInt8(ascii: "]"), byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
+                    byte != UInt8(ascii: "]"), byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09
+                {
                     index += 1
                 }
                 return index > start

@@ -60,7 +60,8 @@ extension TrustedChain {
         "certificate chain does not chain to a trusted root (pass --trust-root PEM for sandbox or test data)"
 
     /// Checks leaf → intermediate → one of `roots`, at no particular time, with `X509.Verifier`.
-    static func validate(leaf: Certificate, intermediate: Certificate, roots: [Certificate]) throws(PayloadError) -> TrustedChain {
+    static func validate(leaf: Certificate, intermediate: Certificate, roots: [Certificate]) throws(PayloadError) -> TrustedChain
+    {
         let outcome = ChainVerification.run {
             var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
                 RFC5280Policy.withValidityCheckDisabled()
@@ -76,8 +77,9 @@ extension TrustedChain {
                 throw PayloadError(untrustedMessage)
             }
             let validities = zip(certificates, ["leaf", "intermediate", "root"]).map { certificate, role in
-                Validity(role: role, name: displayName(certificate),
-                         notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)
+                Validity(
+                    role: role, name: displayName(certificate),
+                    notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)
             }
             return TrustedChain(
                 leafKey: leafKey,
@@ -93,17 +95,24 @@ extension TrustedChain {
     /// Why the verifier found no chain, in the words a person acts on: Apple's policy speaks for
     /// itself; otherwise the most specific of a broken link, an untrusted root, or the verifier's
     /// own reason.
-    private static func explanation(leaf: Certificate, intermediate: Certificate, roots: [Certificate],
-                                    failures: [CertificateValidationResult.PolicyFailure]) -> String {
+    private static func explanation(
+        leaf: Certificate, intermediate: Certificate, roots: [Certificate],
+        failures: [CertificateValidationResult.PolicyFailure]
+    ) -> String {
         let reasons = failures.map { String(describing: $0.policyFailureReason) }
         if let apple = reasons.first(where: { $0.hasPrefix(AppleSigningChainPolicy.reasonPrefix) }) {
             return String(apple.dropFirst(AppleSigningChainPolicy.reasonPrefix.count))
         }
         guard leaf.issuer == intermediate.subject,
-              intermediate.publicKey.isValidSignature(leaf.signature, for: leaf) else {
+            intermediate.publicKey.isValidSignature(leaf.signature, for: leaf)
+        else {
             return "certificate chain is broken: the leaf is not issued by the intermediate in x5c"
         }
-        guard roots.contains(where: { $0.subject == intermediate.issuer && $0.publicKey.isValidSignature(intermediate.signature, for: intermediate) }) else {
+        guard
+            roots.contains(where: {
+                $0.subject == intermediate.issuer && $0.publicKey.isValidSignature(intermediate.signature, for: intermediate)
+            })
+        else {
             return untrustedMessage
         }
         if let reason = reasons.first { return "certificate chain rejected: \(reason)" }
@@ -130,25 +139,32 @@ struct AppleSigningChainPolicy: VerifierPolicy {
 
     /// The OIDs are markers, not constraints this policy enforces beyond their presence; a critical
     /// one would be understood here.
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [TrustedChain.wwdrIntermediateOID, TrustedChain.receiptSigningLeafOID]
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [
+        TrustedChain.wwdrIntermediateOID, TrustedChain.receiptSigningLeafOID,
+    ]
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         let certificates = Array(chain)
         guard certificates.count == 3 else {
-            return Self.fails("certificate chain has \(certificates.count) certificate\(certificates.count == 1 ? "" : "s") "
-                              + "from leaf to trusted root, expected 3 (leaf, intermediate, root)")
+            return Self.fails(
+                "certificate chain has \(certificates.count) certificate\(certificates.count == 1 ? "" : "s") "
+                    + "from leaf to trusted root, expected 3 (leaf, intermediate, root)")
         }
-        let leaf = certificates[0], intermediate = certificates[1]
+        let leaf = certificates[0]
+        let intermediate = certificates[1]
         guard intermediate.extensions[oid: TrustedChain.wwdrIntermediateOID] != nil else {
-            return Self.fails("intermediate certificate \(TrustedChain.displayName(intermediate)) lacks Apple's WWDR OID "
-                              + "1.2.840.113635.100.6.2.1 (not an App Store signing chain)")
+            return Self.fails(
+                "intermediate certificate \(TrustedChain.displayName(intermediate)) lacks Apple's WWDR OID "
+                    + "1.2.840.113635.100.6.2.1 (not an App Store signing chain)")
         }
         guard leaf.extensions[oid: TrustedChain.receiptSigningLeafOID] != nil else {
-            return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) lacks Apple's receipt-signing OID "
-                              + "1.2.840.113635.100.6.11.1 (not an App Store signing chain)")
+            return Self.fails(
+                "leaf certificate \(TrustedChain.displayName(leaf)) lacks Apple's receipt-signing OID "
+                    + "1.2.840.113635.100.6.11.1 (not an App Store signing chain)")
         }
         if let keyUsage = try? leaf.extensions.keyUsage, !keyUsage.digitalSignature {
-            return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) may not sign data (key usage lacks digitalSignature)")
+            return Self.fails(
+                "leaf certificate \(TrustedChain.displayName(leaf)) may not sign data (key usage lacks digitalSignature)")
         }
         guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
             return Self.fails("leaf certificate \(TrustedChain.displayName(leaf)) holds no P-256 key, so it cannot sign ES256")

@@ -36,9 +36,13 @@ public struct DeterministicP256Signer: Sendable {
         for i in 0..<8 { seedBytes[i] = UInt8(truncatingIfNeeded: seed >> (56 - 8 * UInt64(i))) }
         var counter: UInt8 = 0
         while true {
-            let mac = HMAC<SHA256>.authenticationCode(for: Array(("subdash-simulator-key:" + label).utf8) + [counter],
-                                                      using: SymmetricKey(data: seedBytes))
-            if let signer = try? DeterministicP256Signer(privateKeyBytes: Array(mac)) { self = signer; return }
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Array(("subdash-simulator-key:" + label).utf8) + [counter],
+                using: SymmetricKey(data: seedBytes))
+            if let signer = try? DeterministicP256Signer(privateKeyBytes: Array(mac)) {
+                self = signer
+                return
+            }
             counter &+= 1
         }
     }
@@ -55,7 +59,7 @@ public struct DeterministicP256Signer: Sendable {
             counter &+= 1
             let k = P256Scalar(reducingBigEndian: Array(HMAC<SHA256>.authenticationCode(for: nonceInput, using: nonceKey)))
             guard !k.isZero,
-                  let point = try? P256.Signing.PrivateKey(rawRepresentation: k.bigEndianBytes).publicKey.rawRepresentation
+                let point = try? P256.Signing.PrivateKey(rawRepresentation: k.bigEndianBytes).publicKey.rawRepresentation
             else { continue }
             let r = P256Scalar(reducingBigEndian: point.prefix(32))
             guard !r.isZero else { continue }

@@ -5,7 +5,10 @@ struct P256Scalar: Equatable, Sendable {
     var l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64
 
     init(_ l0: UInt64, _ l1: UInt64, _ l2: UInt64, _ l3: UInt64) {
-        self.l0 = l0; self.l1 = l1; self.l2 = l2; self.l3 = l3
+        self.l0 = l0
+        self.l1 = l1
+        self.l2 = l2
+        self.l3 = l3
     }
 
     /// n = FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551.
@@ -100,8 +103,10 @@ struct P256Scalar: Equatable, Sendable {
     /// self⁻¹ mod n for non-zero self, by the binary extended Euclidean algorithm (variable
     /// time, which is fine for a test signer, and several times faster than Fermat).
     var inverse: P256Scalar {
-        var u = self, v = P256Scalar.order
-        var x1 = P256Scalar.one, x2 = P256Scalar.zero
+        var u = self
+        var v = P256Scalar.order
+        var x1 = P256Scalar.one
+        var x2 = P256Scalar.zero
         while u != .one && v != .one {
             while u.l0 & 1 == 0 {
                 u = u.halved(carry: false)
@@ -134,8 +139,9 @@ struct P256Scalar: Equatable, Sendable {
         if l0 & 1 == 0 { return halved(carry: false) }
         let n = P256Scalar.order
         var carry: UInt64 = 0
-        let sum = P256Scalar(P256Scalar.addWithCarry(l0, n.l0, &carry), P256Scalar.addWithCarry(l1, n.l1, &carry),
-                             P256Scalar.addWithCarry(l2, n.l2, &carry), P256Scalar.addWithCarry(l3, n.l3, &carry))
+        let sum = P256Scalar(
+            P256Scalar.addWithCarry(l0, n.l0, &carry), P256Scalar.addWithCarry(l1, n.l1, &carry),
+            P256Scalar.addWithCarry(l2, n.l2, &carry), P256Scalar.addWithCarry(l3, n.l3, &carry))
         return sum.halved(carry: carry != 0)
     }
 
@@ -146,8 +152,9 @@ struct P256Scalar: Equatable, Sendable {
         guard borrow else { return difference }
         let n = P256Scalar.order
         var carry: UInt64 = 0
-        return P256Scalar(P256Scalar.addWithCarry(difference.l0, n.l0, &carry), P256Scalar.addWithCarry(difference.l1, n.l1, &carry),
-                          P256Scalar.addWithCarry(difference.l2, n.l2, &carry), P256Scalar.addWithCarry(difference.l3, n.l3, &carry))
+        return P256Scalar(
+            P256Scalar.addWithCarry(difference.l0, n.l0, &carry), P256Scalar.addWithCarry(difference.l1, n.l1, &carry),
+            P256Scalar.addWithCarry(difference.l2, n.l2, &carry), P256Scalar.addWithCarry(difference.l3, n.l3, &carry))
     }
 
     @inline(__always)
@@ -170,7 +177,11 @@ struct P256Scalar: Equatable, Sendable {
 
     /// self · b · 2⁻²⁵⁶ mod n (CIOS Montgomery multiplication).
     func montgomeryProduct(_ b: P256Scalar) -> P256Scalar {
-        var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
+        var t0: UInt64 = 0
+        var t1: UInt64 = 0
+        var t2: UInt64 = 0
+        var t3: UInt64 = 0
+        var t4: UInt64 = 0
         montgomeryRound(b.l0, &t0, &t1, &t2, &t3, &t4)
         montgomeryRound(b.l1, &t0, &t1, &t2, &t3, &t4)
         montgomeryRound(b.l2, &t0, &t1, &t2, &t3, &t4)
@@ -182,10 +193,14 @@ struct P256Scalar: Equatable, Sendable {
 
     /// One limb of b: t += self·bi, then add m·n so the low word vanishes, and shift a word down.
     @inline(__always)
-    private func montgomeryRound(_ bi: UInt64, _ t0: inout UInt64, _ t1: inout UInt64, _ t2: inout UInt64,
-                                 _ t3: inout UInt64, _ t4: inout UInt64) {
-        let n0: UInt64 = 0xF3B9_CAC2_FC63_2551, n1: UInt64 = 0xBCE6_FAAD_A717_9E84
-        let n2: UInt64 = 0xFFFF_FFFF_FFFF_FFFF, n3: UInt64 = 0xFFFF_FFFF_0000_0000
+    private func montgomeryRound(
+        _ bi: UInt64, _ t0: inout UInt64, _ t1: inout UInt64, _ t2: inout UInt64,
+        _ t3: inout UInt64, _ t4: inout UInt64
+    ) {
+        let n0: UInt64 = 0xF3B9_CAC2_FC63_2551
+        let n1: UInt64 = 0xBCE6_FAAD_A717_9E84
+        let n2: UInt64 = 0xFFFF_FFFF_FFFF_FFFF
+        let n3: UInt64 = 0xFFFF_FFFF_0000_0000
         var c: UInt64 = 0
         t0 = P256Scalar.multiplyAccumulate(l0, bi, t0, &c)
         t1 = P256Scalar.multiplyAccumulate(l1, bi, t1, &c)

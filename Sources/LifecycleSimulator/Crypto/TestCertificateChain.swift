@@ -84,9 +84,11 @@ public struct TestCertificateChain: Sendable {
 
     /// swift-certificates can only sign with a randomised ECDSA nonce, so it builds the
     /// TBSCertificate and this re-signs those exact bytes deterministically.
-    private static func certificate(serial: [UInt8], subjectKey: P256.Signing.PublicKey, subject: DistinguishedName,
-                                    issuer: DistinguishedName, issuerKey: DeterministicP256Signer, notBefore: Date,
-                                    notAfter: Date, extensions: Certificate.Extensions) throws -> Certificate {
+    private static func certificate(
+        serial: [UInt8], subjectKey: P256.Signing.PublicKey, subject: DistinguishedName,
+        issuer: DistinguishedName, issuerKey: DeterministicP256Signer, notBefore: Date,
+        notAfter: Date, extensions: Certificate.Extensions
+    ) throws -> Certificate {
         let draft = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(bytes: serial), publicKey: Certificate.PublicKey(subjectKey),
             notValidBefore: notBefore, notValidAfter: notAfter, issuer: issuer, subject: subject,

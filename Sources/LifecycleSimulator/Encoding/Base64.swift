@@ -9,7 +9,8 @@ enum Base64 {
         out.reserveCapacity(out.count + (input.count + 2) / 3 * 4)
         var iterator = input.makeIterator()
         while let b0 = iterator.next() {
-            let b1 = iterator.next(), b2 = iterator.next()
+            let b1 = iterator.next()
+            let b2 = iterator.next()
             let v = UInt32(b0) << 16 | UInt32(b1 ?? 0) << 8 | UInt32(b2 ?? 0)
             out.append(alphabet[Int(v >> 18 & 63)])
             out.append(alphabet[Int(v >> 12 & 63)])

@@ -6,10 +6,24 @@ struct JSONBuffer {
 
     init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
-    mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma = false }
-    mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
-    mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma = false }
-    mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
 
     mutating func key(_ name: StaticString) {
         separate()
@@ -20,8 +34,14 @@ struct JSONBuffer {
         needsComma = false
     }
 
-    mutating func beginObject(_ name: StaticString) { key(name); beginObject() }
-    mutating func beginArray(_ name: StaticString) { key(name); beginArray() }
+    mutating func beginObject(_ name: StaticString) {
+        key(name)
+        beginObject()
+    }
+    mutating func beginArray(_ name: StaticString) {
+        key(name)
+        beginArray()
+    }
 
     mutating func string(_ value: String) {
         separate()
@@ -40,9 +60,17 @@ struct JSONBuffer {
         needsComma = true
     }
 
-    mutating func int(_ value: Int64) { separate(); appendDecimal(value); needsComma = true }
+    mutating func int(_ value: Int64) {
+        separate()
+        appendDecimal(value)
+        needsComma = true
+    }
     mutating func int(_ value: Int) { int(Int64(value)) }
-    mutating func bool(_ value: Bool) { separate(); appendLiteral(value ? "true" : "false"); needsComma = true }
+    mutating func bool(_ value: Bool) {
+        separate()
+        appendLiteral(value ? "true" : "false")
+        needsComma = true
+    }
 
     /// An integer as a JSON string (v1 sends every number that way).
     mutating func decimalString(_ value: Int64) {
@@ -54,10 +82,22 @@ struct JSONBuffer {
     }
     mutating func decimalString(_ value: UInt64) { decimalString(Int64(value)) }
 
-    mutating func field(_ name: StaticString, _ value: String) { key(name); string(value) }
-    mutating func field(_ name: StaticString, _ value: Int64) { key(name); int(value) }
-    mutating func field(_ name: StaticString, _ value: Int) { key(name); int(value) }
-    mutating func field(_ name: StaticString, _ value: Bool) { key(name); bool(value) }
+    mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        string(value)
+    }
+    mutating func field(_ name: StaticString, _ value: Int64) {
+        key(name)
+        int(value)
+    }
+    mutating func field(_ name: StaticString, _ value: Int) {
+        key(name)
+        int(value)
+    }
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
 
     private mutating func separate() { if needsComma { bytes.append(UInt8(ascii: ",")) } }
 
@@ -66,9 +106,12 @@ struct JSONBuffer {
     mutating func appendDecimal(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             repeat {
@@ -82,9 +125,15 @@ struct JSONBuffer {
 
     private mutating func appendEscaped(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\""):
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(byte)
+        case UInt8(ascii: "\\"):
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(byte)
+        case 0x0A:
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "n"))
         case 0..<0x20:
             let hex: [UInt8] = Array("0123456789abcdef".utf8)
             bytes.append(contentsOf: Array("\\u00".utf8))

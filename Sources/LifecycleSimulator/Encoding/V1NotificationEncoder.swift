@@ -9,8 +9,10 @@ struct V1NotificationEncoder {
     static let sharedSecret = SimulationConfiguration.sharedSecret
     /// Kinds Apple's v1 notifications send to sandbox: no DID_FAIL_TO_RENEW, DID_RECOVER or
     /// PRICE_INCREASE_CONSENT.
-    static let sandboxTypes: Set<String> = ["INITIAL_BUY", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_RENEW",
-                                            "INTERACTIVE_RENEWAL", "CANCEL", "REFUND"]
+    static let sandboxTypes: Set<String> = [
+        "INITIAL_BUY", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_RENEW",
+        "INTERACTIVE_RENEWAL", "CANCEL", "REFUND",
+    ]
 
     /// The v1 `notification_type`s for a lifecycle event, in delivery order; empty when v1 has no
     /// notification for it.
@@ -21,7 +23,8 @@ struct V1NotificationEncoder {
         case .renew: return ["DID_RENEW"]
         case .billingRecovery: return ["DID_RECOVER"]
         case .failToRenew, .failToRenewGracePeriod: return ["DID_FAIL_TO_RENEW"]
-        case .gracePeriodExpired, .expiredVoluntary, .offerRedeemed, .priceIncreaseAccepted, .autoRenewDisabledForRefund: return []
+        case .gracePeriodExpired, .expiredVoluntary, .offerRedeemed, .priceIncreaseAccepted, .autoRenewDisabledForRefund:
+            return []
         // v1 has no expiry notification; the App Store turns auto-renew off when retry or consent runs out.
         case .expiredBillingRetry, .expiredPriceIncrease: return ["DID_CHANGE_RENEWAL_STATUS"]
         case .autoRenewDisabled, .autoRenewEnabled: return ["DID_CHANGE_RENEWAL_STATUS"]
@@ -49,23 +52,28 @@ struct V1NotificationEncoder {
         let autoRenewProduct = Catalog.products[renewal.autoRenewProduct]
         var json = JSONBuffer(capacity: 4096)
         json.beginObject()
-        json.key("auto_renew_adam_id"); json.decimalString(adamId(renewal.autoRenewProduct))
+        json.key("auto_renew_adam_id")
+        json.decimalString(adamId(renewal.autoRenewProduct))
         json.field("auto_renew_product_id", autoRenewProduct.productId)
         json.field("auto_renew_status", autoRenew ? "true" : "false")
         if isToggle {
-            json.v1Date("auto_renew_status_change_date", "auto_renew_status_change_date_ms", "auto_renew_status_change_date_pst", n.instant)
+            json.v1Date(
+                "auto_renew_status_change_date", "auto_renew_status_change_date_ms", "auto_renew_status_change_date_pst",
+                n.instant)
         }
         json.field("bid", Catalog.bundleId)
         json.field("bvrs", Catalog.bundleVersion)
         json.field("environment", life.environment == .sandbox ? "Sandbox" : "PROD")
         if renewal.status == 2, let intent = renewal.expirationIntent { json.field("expiration_intent", intent) }
         json.field("notification_type", type)
-        json.key("original_transaction_id"); json.int(Int64(life.originalTransactionId))
+        json.key("original_transaction_id")
+        json.int(Int64(life.originalTransactionId))
         json.field("password", sharedSecret)
 
         json.beginObject("unified_receipt")
         json.field("environment", life.environment == .sandbox ? "Sandbox" : "Production")
-        json.key("latest_receipt"); json.rawString(latestReceipt(life: life, instant: n.instant))
+        json.key("latest_receipt")
+        json.rawString(latestReceipt(life: life, instant: n.instant))
         json.beginArray("latest_receipt_info")
         for index in receiptOrder(life: life, instant: n.instant) {
             row(life.transactions[index], life: life, at: n.instant, into: &json)
@@ -82,11 +90,16 @@ struct V1NotificationEncoder {
         if renewal.isInBillingRetry || renewal.expirationIntent == 2 {
             json.field("is_in_billing_retry_period", renewal.isInBillingRetry ? "1" : "0")
         }
-        if let offer = renewal.nextOffer, offer.kind == .offerCode, let name = offer.identifier { json.field("offer_code_ref_name", name) }
-        json.key("original_transaction_id"); json.decimalString(life.originalTransactionId)
+        if let offer = renewal.nextOffer, offer.kind == .offerCode, let name = offer.identifier {
+            json.field("offer_code_ref_name", name)
+        }
+        json.key("original_transaction_id")
+        json.decimalString(life.originalTransactionId)
         if let consent = renewal.priceIncreaseStatus { json.field("price_consent_status", String(consent)) }
         json.field("product_id", current.productId)
-        if let offer = renewal.nextOffer, offer.kind == .promotional, let id = offer.identifier { json.field("promotional_offer_id", id) }
+        if let offer = renewal.nextOffer, offer.kind == .promotional, let id = offer.identifier {
+            json.field("promotional_offer_id", id)
+        }
         json.endObject()
         json.endArray()
         json.field("status", 0)
@@ -95,7 +108,9 @@ struct V1NotificationEncoder {
         return json.bytes
     }
 
-    private static func row(_ t: SimulatedTransaction, life: SubscriberLifecycle, at instant: Instant, into json: inout JSONBuffer) {
+    private static func row(
+        _ t: SimulatedTransaction, life: SubscriberLifecycle, at instant: Instant, into json: inout JSONBuffer
+    ) {
         json.beginObject()
         if let token = life.appAccountToken { json.field("app_account_token", token) }
         // An upgraded transaction carries the upgrade time as its cancellation date, without a reason.
@@ -110,8 +125,10 @@ struct V1NotificationEncoder {
         json.field("is_trial_period", t.isFree ? "true" : "false")
         if let upgraded = t.upgradedAt, upgraded <= instant { json.field("is_upgraded", "true") }
         if let offer = t.offer, offer.kind == .offerCode, let name = offer.identifier { json.field("offer_code_ref_name", name) }
-        json.v1Date("original_purchase_date", "original_purchase_date_ms", "original_purchase_date_pst", life.originalPurchaseDate)
-        json.key("original_transaction_id"); json.decimalString(life.originalTransactionId)
+        json.v1Date(
+            "original_purchase_date", "original_purchase_date_ms", "original_purchase_date_pst", life.originalPurchaseDate)
+        json.key("original_transaction_id")
+        json.decimalString(life.originalTransactionId)
         json.field("product_id", t.productId)
         if let offer = t.offer, offer.kind == .promotional || offer.kind == .winBack, let id = offer.identifier {
             json.field("promotional_offer_id", id)
@@ -119,8 +136,10 @@ struct V1NotificationEncoder {
         json.v1Date("purchase_date", "purchase_date_ms", "purchase_date_pst", t.purchaseDate)
         json.field("quantity", "1")
         json.field("subscription_group_identifier", Catalog.subscriptionGroupIdentifier)
-        json.key("transaction_id"); json.decimalString(t.transactionId)
-        json.key("web_order_line_item_id"); json.decimalString(t.webOrderLineItemId)
+        json.key("transaction_id")
+        json.decimalString(t.transactionId)
+        json.key("web_order_line_item_id")
+        json.decimalString(t.webOrderLineItemId)
         json.endObject()
     }
 
@@ -133,7 +152,12 @@ struct V1NotificationEncoder {
         var rng = SplitMix64(state: UInt64(bitPattern: instant.milliseconds) ^ life.originalTransactionId)
         var i = 0
         while i + 1 < indices.count {
-            if rng.chance(0.3) { indices.swapAt(i, i + 1); i += 2 } else { i += 1 }
+            if rng.chance(0.3) {
+                indices.swapAt(i, i + 1)
+                i += 2
+            } else {
+                i += 1
+            }
         }
         return indices
     }

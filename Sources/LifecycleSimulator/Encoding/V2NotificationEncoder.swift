@@ -45,8 +45,10 @@ struct V2NotificationEncoder: Sendable {
         payload.field("bundleId", Catalog.bundleId)
         payload.field("bundleVersion", Catalog.bundleVersion)
         payload.field("environment", environment)
-        payload.key("signedTransactionInfo"); payload.rawString(jws.sign(transaction(n, life)))
-        payload.key("signedRenewalInfo"); payload.rawString(jws.sign(renewalInfo(n, life)))
+        payload.key("signedTransactionInfo")
+        payload.rawString(jws.sign(transaction(n, life)))
+        payload.key("signedRenewalInfo")
+        payload.rawString(jws.sign(renewalInfo(n, life)))
         payload.field("status", n.renewal.status)
         payload.endObject()
         payload.field("version", "2.0")
@@ -55,7 +57,8 @@ struct V2NotificationEncoder: Sendable {
 
         var body = JSONBuffer(capacity: 16384)
         body.beginObject()
-        body.key("signedPayload"); body.rawString(jws.sign(payload.bytes))
+        body.key("signedPayload")
+        body.rawString(jws.sign(payload.bytes))
         body.endObject()
         return body.bytes
     }
@@ -64,9 +67,12 @@ struct V2NotificationEncoder: Sendable {
         let t = life.transactions[n.transaction]
         var json = JSONBuffer(capacity: 1024)
         json.beginObject()
-        json.key("transactionId"); json.decimalString(t.transactionId)
-        json.key("originalTransactionId"); json.decimalString(life.originalTransactionId)
-        json.key("webOrderLineItemId"); json.decimalString(t.webOrderLineItemId)
+        json.key("transactionId")
+        json.decimalString(t.transactionId)
+        json.key("originalTransactionId")
+        json.decimalString(life.originalTransactionId)
+        json.key("webOrderLineItemId")
+        json.decimalString(t.webOrderLineItemId)
         json.field("bundleId", Catalog.bundleId)
         json.field("productId", t.productId)
         json.field("subscriptionGroupIdentifier", Catalog.subscriptionGroupIdentifier)
@@ -105,7 +111,8 @@ struct V2NotificationEncoder: Sendable {
             json.field("offerDiscountType", offer.discount.rawValue)
             json.field("offerPeriod", offer.period)
         }
-        json.key("appTransactionId"); json.decimalString(Self.appTransactionId(life))
+        json.key("appTransactionId")
+        json.decimalString(Self.appTransactionId(life))
         json.endObject()
         return json.bytes
     }
@@ -117,7 +124,8 @@ struct V2NotificationEncoder: Sendable {
         var json = JSONBuffer(capacity: 768)
         json.beginObject()
         if r.status == 2, let intent = r.expirationIntent { json.field("expirationIntent", intent) }
-        json.key("originalTransactionId"); json.decimalString(life.originalTransactionId)
+        json.key("originalTransactionId")
+        json.decimalString(life.originalTransactionId)
         json.field("autoRenewProductId", next.productId)
         json.field("productId", t.productId)
         json.field("autoRenewStatus", r.autoRenewStatus ? 1 : 0)
@@ -133,7 +141,9 @@ struct V2NotificationEncoder: Sendable {
         json.field("recentSubscriptionStartDate", r.recentSubscriptionStartDate.milliseconds)
         if r.status == 1 || r.status == 3 || r.status == 4 {
             json.field("renewalDate", t.expiresDate.milliseconds)
-            let increased = next.increasedPrice.flatMap { r.priceIncreaseStatus != nil || t.purchaseDate >= priceIncreaseDate ? $0 : nil }
+            let increased = next.increasedPrice.flatMap {
+                r.priceIncreaseStatus != nil || t.purchaseDate >= priceIncreaseDate ? $0 : nil
+            }
             let storefront = SimulatedStorefront.of(subscriber: life.index)
             json.field("renewalPrice", storefront.localPrice(r.nextOffer?.price ?? increased ?? next.price))
             json.field("currency", storefront.currency)
@@ -148,7 +158,8 @@ struct V2NotificationEncoder: Sendable {
             json.endArray()
         }
         if let token = life.appAccountToken { json.field("appAccountToken", token) }
-        json.key("appTransactionId"); json.decimalString(Self.appTransactionId(life))
+        json.key("appTransactionId")
+        json.decimalString(Self.appTransactionId(life))
         json.endObject()
         return json.bytes
     }

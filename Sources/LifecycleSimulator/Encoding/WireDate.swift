@@ -21,7 +21,7 @@ enum WireDate {
         let year = UTCCalendar.components(of: instant).year
         func sunday(month: Int, nth: Int) -> Int {
             let first = UTCCalendar.daysFromCivil(year: year, month: month, day: 1)
-            let weekday = Int((first + 4) % 7) // 1970-01-01 was a Thursday; 0 = Sunday
+            let weekday = Int((first + 4) % 7)  // 1970-01-01 was a Thursday; 0 = Sunday
             return 1 + (7 - weekday) % 7 + 7 * (nth - 1)
         }
         let begins = UTCCalendar.instant(year: year, month: 3, day: sunday(month: 3, nth: 2), hour: 10)
@@ -31,13 +31,22 @@ enum WireDate {
 
     private static func appendCivil(_ instant: Instant, into out: inout [UInt8]) {
         let c = UTCCalendar.components(of: instant)
-        func two(_ v: Int) { out.append(UInt8(ascii: "0") + UInt8(v / 10)); out.append(UInt8(ascii: "0") + UInt8(v % 10)) }
-        two(c.year / 100); two(c.year % 100)
-        out.append(UInt8(ascii: "-")); two(c.month)
-        out.append(UInt8(ascii: "-")); two(c.day)
-        out.append(UInt8(ascii: " ")); two(c.hour)
-        out.append(UInt8(ascii: ":")); two(c.minute)
-        out.append(UInt8(ascii: ":")); two(c.second)
+        func two(_ v: Int) {
+            out.append(UInt8(ascii: "0") + UInt8(v / 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+        }
+        two(c.year / 100)
+        two(c.year % 100)
+        out.append(UInt8(ascii: "-"))
+        two(c.month)
+        out.append(UInt8(ascii: "-"))
+        two(c.day)
+        out.append(UInt8(ascii: " "))
+        two(c.hour)
+        out.append(UInt8(ascii: ":"))
+        two(c.minute)
+        out.append(UInt8(ascii: ":"))
+        two(c.second)
     }
 }
 

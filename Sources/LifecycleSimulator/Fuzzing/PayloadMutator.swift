@@ -6,7 +6,7 @@ public struct PayloadMutator: Sendable {
     /// The kinds of damage, one per mutant.
     public enum Kind: String, CaseIterable, Sendable {
         case truncate, flipBytes, deepNesting, hugeNumber, wrongType, invalidUTF8, nul, bom, crlf,
-             duplicateKey, hugeString, jwsAlgNone, jwsHS256, jwsBadBase64, jwsX5cCount, jwsSwapPayload
+            duplicateKey, hugeString, jwsAlgNone, jwsHS256, jwsBadBase64, jwsX5cCount, jwsSwapPayload
     }
 
     /// The size of the `hugeString` mutants' string (10 MB).
@@ -27,10 +27,16 @@ public struct PayloadMutator: Sendable {
             }
         case .deepNesting:
             let depth = 1 + index(200_000)
-            bytes = [UInt8](repeating: UInt8(ascii: "["), count: depth) + bytes + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+            bytes =
+                [UInt8](repeating: UInt8(ascii: "["), count: depth) + bytes + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
         case .hugeNumber:
-            bytes = replaceNumber(bytes, with: Array(["1e999999", "-0", "18446744073709551616000", "9" + String(repeating: "9", count: 400),
-                                                      "1.5e-400", "-9223372036854775809"][index(6)].utf8), at: index(1000))
+            bytes = replaceNumber(
+                bytes,
+                with: Array(
+                    [
+                        "1e999999", "-0", "18446744073709551616000", "9" + String(repeating: "9", count: 400),
+                        "1.5e-400", "-9223372036854775809",
+                    ][index(6)].utf8), at: index(1000))
         case .wrongType:
             bytes = replaceValue(bytes, with: Array(["true", "null", "[]", "{}", "\"x\"", "1"][index(6)].utf8), at: index(1000))
         case .invalidUTF8:
@@ -65,7 +71,10 @@ public struct PayloadMutator: Sendable {
         while i < bytes.count {
             let b = bytes[i]
             if inString {
-                if b == UInt8(ascii: "\\") { i += 2; continue }
+                if b == UInt8(ascii: "\\") {
+                    i += 2
+                    continue
+                }
                 if b == UInt8(ascii: "\"") { inString = false }
             } else if b == UInt8(ascii: "\"") {
                 inString = true
@@ -95,7 +104,10 @@ public struct PayloadMutator: Sendable {
         while end < bytes.count {
             let b = bytes[end]
             if inString {
-                if b == UInt8(ascii: "\\") { end += 2; continue }
+                if b == UInt8(ascii: "\\") {
+                    end += 2
+                    continue
+                }
                 if b == UInt8(ascii: "\"") { inString = false }
             } else {
                 switch b {
@@ -144,7 +156,9 @@ public struct PayloadMutator: Sendable {
         let jws = String(tail[..<end])
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else { return bytes }
-        var header = parts[0], payload = parts[1], signature = parts[2]
+        var header = parts[0]
+        var payload = parts[1]
+        var signature = parts[2]
         switch kind {
         case .jwsAlgNone:
             header = Self.base64URL(#"{"alg":"none","typ":"JWT"}"#)

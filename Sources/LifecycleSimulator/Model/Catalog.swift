@@ -47,22 +47,35 @@ public enum Catalog {
 
     public static let premiumMonthly = 0, proYearly = 1, proMonthly = 2, proWeekly = 3
     public static let products: [SimulatedProduct] = [
-        SimulatedProduct(productId: "com.example.premium.monthly", level: 1, duration: .months(1), periodName: "P1M",
-                         price: 14_990, increasedPrice: nil, graceDays: 16),
-        SimulatedProduct(productId: "com.example.pro.yearly", level: 2, duration: .months(12), periodName: "P1Y",
-                         price: 59_990, increasedPrice: nil, graceDays: 16),
-        SimulatedProduct(productId: "com.example.pro.monthly", level: 2, duration: .months(1), periodName: "P1M",
-                         price: 7_990, increasedPrice: 9_990, graceDays: 16),
+        SimulatedProduct(
+            productId: "com.example.premium.monthly", level: 1, duration: .months(1), periodName: "P1M",
+            price: 14_990, increasedPrice: nil, graceDays: 16),
+        SimulatedProduct(
+            productId: "com.example.pro.yearly", level: 2, duration: .months(12), periodName: "P1Y",
+            price: 59_990, increasedPrice: nil, graceDays: 16),
+        SimulatedProduct(
+            productId: "com.example.pro.monthly", level: 2, duration: .months(1), periodName: "P1M",
+            price: 7_990, increasedPrice: 9_990, graceDays: 16),
         // Weekly has no grace period: its billing failures go straight to billing retry.
-        SimulatedProduct(productId: "com.example.pro.weekly", level: 3, duration: .days(7), periodName: "P1W",
-                         price: 2_990, increasedPrice: nil, graceDays: 0),
+        SimulatedProduct(
+            productId: "com.example.pro.weekly", level: 3, duration: .days(7), periodName: "P1W",
+            price: 2_990, increasedPrice: nil, graceDays: 0),
     ]
 }
 
 /// A subscription offer applied to a period.
 public struct SimulatedOffer: Sendable, Equatable {
-    public enum Discount: String, Sendable { case freeTrial = "FREE_TRIAL", payAsYouGo = "PAY_AS_YOU_GO", payUpFront = "PAY_UP_FRONT" }
-    public enum Kind: Int, Sendable { case introductory = 1, promotional = 2, offerCode = 3, winBack = 4 }
+    public enum Discount: String, Sendable {
+        case freeTrial = "FREE_TRIAL"
+        case payAsYouGo = "PAY_AS_YOU_GO"
+        case payUpFront = "PAY_UP_FRONT"
+    }
+    public enum Kind: Int, Sendable {
+        case introductory = 1
+        case promotional = 2
+        case offerCode = 3
+        case winBack = 4
+    }
 
     public let kind: Kind
     public let discount: Discount
@@ -85,50 +98,62 @@ public struct SimulatedOffer: Sendable, Equatable {
 extension Catalog {
     static func introductoryFreeTrial(for product: Int) -> SimulatedOffer {
         switch Catalog.products[product].duration {
-        case .days: return SimulatedOffer(kind: .introductory, discount: .freeTrial, identifier: nil, period: "P3D",
-                                          duration: .days(3), periodCount: 1, price: 0)
-        case .months(12): return SimulatedOffer(kind: .introductory, discount: .freeTrial, identifier: nil, period: "P2W",
-                                                duration: .days(14), periodCount: 1, price: 0)
-        case .months: return SimulatedOffer(kind: .introductory, discount: .freeTrial, identifier: nil, period: "P1W",
-                                            duration: .days(7), periodCount: 1, price: 0)
+        case .days:
+            return SimulatedOffer(
+                kind: .introductory, discount: .freeTrial, identifier: nil, period: "P3D",
+                duration: .days(3), periodCount: 1, price: 0)
+        case .months(12):
+            return SimulatedOffer(
+                kind: .introductory, discount: .freeTrial, identifier: nil, period: "P2W",
+                duration: .days(14), periodCount: 1, price: 0)
+        case .months:
+            return SimulatedOffer(
+                kind: .introductory, discount: .freeTrial, identifier: nil, period: "P1W",
+                duration: .days(7), periodCount: 1, price: 0)
         }
     }
 
     /// Three months at half price, billed monthly.
     static func introductoryPayAsYouGo(for product: Int) -> SimulatedOffer {
-        SimulatedOffer(kind: .introductory, discount: .payAsYouGo, identifier: nil, period: "P3M", duration: nil,
-                       periodCount: 3, price: Catalog.products[product].price / 2)
+        SimulatedOffer(
+            kind: .introductory, discount: .payAsYouGo, identifier: nil, period: "P3M", duration: nil,
+            periodCount: 3, price: Catalog.products[product].price / 2)
     }
 
     /// Three months for the price of two and a half, paid once.
     static func introductoryPayUpFront(for product: Int) -> SimulatedOffer {
-        SimulatedOffer(kind: .introductory, discount: .payUpFront, identifier: nil, period: "P3M", duration: .months(3),
-                       periodCount: 1, price: Catalog.products[product].price * 5 / 2)
+        SimulatedOffer(
+            kind: .introductory, discount: .payUpFront, identifier: nil, period: "P3M", duration: .months(3),
+            periodCount: 1, price: Catalog.products[product].price * 5 / 2)
     }
 
     /// An offer code for a first free month.
-    static let offerCodeFreeMonth = SimulatedOffer(kind: .offerCode, discount: .freeTrial, identifier: "LAUNCH-FREE-MONTH",
-                                                   period: "P1M", duration: .months(1), periodCount: 1, price: 0)
+    static let offerCodeFreeMonth = SimulatedOffer(
+        kind: .offerCode, discount: .freeTrial, identifier: "LAUNCH-FREE-MONTH",
+        period: "P1M", duration: .months(1), periodCount: 1, price: 0)
 
     /// An offer code redeemed by an active subscriber: next period 30 % off.
     static func offerCodeLoyalty(for product: Int) -> SimulatedOffer {
         let p = Catalog.products[product]
-        return SimulatedOffer(kind: .offerCode, discount: .payAsYouGo, identifier: "LOYALTY-30", period: p.periodName,
-                              duration: nil, periodCount: 1, price: p.price * 7 / 10)
+        return SimulatedOffer(
+            kind: .offerCode, discount: .payAsYouGo, identifier: "LOYALTY-30", period: p.periodName,
+            duration: nil, periodCount: 1, price: p.price * 7 / 10)
     }
 
     /// A promotional (retention) offer: next period half price.
     static func promotional(for product: Int) -> SimulatedOffer {
         let p = Catalog.products[product]
-        return SimulatedOffer(kind: .promotional, discount: .payAsYouGo, identifier: "promo.retention.50", period: p.periodName,
-                              duration: nil, periodCount: 1, price: p.price / 2)
+        return SimulatedOffer(
+            kind: .promotional, discount: .payAsYouGo, identifier: "promo.retention.50", period: p.periodName,
+            duration: nil, periodCount: 1, price: p.price / 2)
     }
 
     /// A win-back offer for a lapsed subscriber: first period back at half price.
     static func winBack(for product: Int) -> SimulatedOffer {
         let p = Catalog.products[product]
-        return SimulatedOffer(kind: .winBack, discount: .payAsYouGo, identifier: "winback.half-price", period: p.periodName,
-                              duration: nil, periodCount: 1, price: p.price / 2)
+        return SimulatedOffer(
+            kind: .winBack, discount: .payAsYouGo, identifier: "winback.half-price", period: p.periodName,
+            duration: nil, periodCount: 1, price: p.price / 2)
     }
 
     /// The product a subscriber moves to at renewal (downgrade or crossgrade to another duration).

@@ -16,7 +16,8 @@ extension LifecycleModel {
     /// horizon does not move either.
     public func familyMembers(of purchaser: SubscriberLifecycle) -> [SubscriberLifecycle] {
         guard purchaser.environment == .production, purchaser.ownership == .purchased,
-              let lastNotice = purchaser.notifications.map(\.instant).max() else { return [] }
+            let lastNotice = purchaser.notifications.map(\.instant).max()
+        else { return [] }
         var rng = SplitMix64(seed: seed, index: purchaser.index, stream: 3)
         guard rng.chance(Self.familySharingShare) else { return [] }
         let count = 1 + rng.int(in: 0..<3)
@@ -29,14 +30,17 @@ extension LifecycleModel {
         }
     }
 
-    private func familyMember(_ member: Int, of purchaser: SubscriberLifecycle, joiningAt first: Int, lastNotice: Instant,
-                              rng: inout SplitMix64) -> SubscriberLifecycle? {
+    private func familyMember(
+        _ member: Int, of purchaser: SubscriberLifecycle, joiningAt first: Int, lastNotice: Instant,
+        rng: inout SplitMix64
+    ) -> SubscriberLifecycle? {
         let run = purchaser.transactions[first].run
         let mirrored = purchaser.transactions.indices.filter {
             $0 >= first && purchaser.transactions[$0].run == run && purchaser.transactions[$0].purchaseDate <= lastNotice
         }
-        var life = SubscriberLifecycle(index: Self.memberIndexBase + purchaser.index * 4 + member,
-                                       environment: purchaser.environment, appAccountToken: nil, ownership: .familyShared)
+        var life = SubscriberLifecycle(
+            index: Self.memberIndexBase + purchaser.index * 4 + member,
+            environment: purchaser.environment, appAccountToken: nil, ownership: .familyShared)
         life.scenarios.append(.familyMember)
         // A random revocation inside one of the mirrored periods, before the purchaser's last notice.
         var revokeAt: Instant?
@@ -63,17 +67,22 @@ extension LifecycleModel {
                 scenario = .sharingRevoked
             }
             life.transactions.append(t)
-            let renewal = RenewalSnapshot(autoRenewProduct: source.product, recentSubscriptionStartDate: mirrored.first
-                .map { purchaser.transactions[$0].purchaseDate } ?? source.purchaseDate)
-            life.notifications.append(SimulatedNotification(
-                kind: k == 0 ? .initialBuy : .renew, instant: source.purchaseDate, transaction: k, renewal: renewal,
-                notificationUUID: rng.uuid()))
+            let renewal = RenewalSnapshot(
+                autoRenewProduct: source.product,
+                recentSubscriptionStartDate: mirrored.first
+                    .map { purchaser.transactions[$0].purchaseDate } ?? source.purchaseDate)
+            life.notifications.append(
+                SimulatedNotification(
+                    kind: k == 0 ? .initialBuy : .renew, instant: source.purchaseDate, transaction: k, renewal: renewal,
+                    notificationUUID: rng.uuid()))
             if let revoked = t.revocationDate, let scenario {
                 var ended = renewal
                 ended.autoRenewStatus = false
                 ended.status = 5
-                life.notifications.append(SimulatedNotification(kind: .revoke, instant: revoked, transaction: k,
-                                                                renewal: ended, notificationUUID: rng.uuid()))
+                life.notifications.append(
+                    SimulatedNotification(
+                        kind: .revoke, instant: revoked, transaction: k,
+                        renewal: ended, notificationUUID: rng.uuid()))
                 life.scenarios.append(scenario)
                 break
             }

@@ -50,7 +50,12 @@ public struct LifecycleModel: Sendable {
 /// how each period ends.
 struct LifecycleGenerator {
     private enum Outcome { case renew, recover, billingExpire, voluntary, priceIncrease, refundNext }
-    private enum Action { case autoRenewOff, autoRenewOn, downgrade(Int), offerRedeemed(SimulatedOffer), priceIncreasePending, priceIncreaseAccepted }
+    private enum Action {
+        case autoRenewOff, autoRenewOn
+        case downgrade(Int)
+        case offerRedeemed(SimulatedOffer)
+        case priceIncreasePending, priceIncreaseAccepted
+    }
 
     let model: LifecycleModel
     var rng: SplitMix64
@@ -100,8 +105,10 @@ struct LifecycleGenerator {
 
     /// Simulates one run from its first purchase; returns how it ended, or nil when it is still
     /// open at the horizon.
-    private mutating func simulateRun(from t: Instant, product initialProduct: Int,
-                                      previous: (end: Instant, reason: ExpirationReason, paid: Bool)?) -> (end: Instant, reason: ExpirationReason, paid: Bool)? {
+    private mutating func simulateRun(
+        from t: Instant, product initialProduct: Int,
+        previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
+    ) -> (end: Instant, reason: ExpirationReason, paid: Bool)? {
         let chances = model.runProbabilities
         var product = initialProduct
         let runIndex = life.runs.count
@@ -120,7 +127,8 @@ struct LifecycleGenerator {
 
         while life.transactions.count < Self.maxTransactions {
             let current = life.transactions.count - 1
-            let s = life.transactions[current].purchaseDate, e = life.transactions[current].expiresDate
+            let s = life.transactions[current].purchaseDate
+            let e = life.transactions[current].expiresDate
             let isFree = life.transactions[current].isFree
 
             // An immediate upgrade to a higher level cuts this period short.
@@ -129,7 +137,9 @@ struct LifecycleGenerator {
             if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(chances.upgrade) {
                 let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
                 guard u < model.horizon else { return nil }
-                let target = product == Catalog.proWeekly && rng.chance(chances.weeklyUpgradeToProMonthly) ? Catalog.proMonthly : Catalog.premiumMonthly
+                let target =
+                    product == Catalog.proWeekly && rng.chance(chances.weeklyUpgradeToProMonthly)
+                    ? Catalog.proMonthly : Catalog.premiumMonthly
                 life.transactions[current].upgradedAt = u
                 if !isFree { life.runs[runIndex].paidPeriods -= 1 }
                 product = target
@@ -137,8 +147,9 @@ struct LifecycleGenerator {
                 renewal.nextOffer = nil
                 introRemaining = 0
                 anchorProduct = -1
-                addTransaction(product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil,
-                               isRenewal: false, run: runIndex)
+                addTransaction(
+                    product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil,
+                    isRenewal: false, run: runIndex)
                 emit(.upgrade, at: u)
                 life.scenarios.append(.upgrade)
                 continue
@@ -146,17 +157,22 @@ struct LifecycleGenerator {
 
             // How this period ends.
             let paid = life.runs[runIndex].paidPeriods
-            let priceIncreaseDue = !priceIncreaseSettled && !isFree && Catalog.products[product].increasedPrice != nil
+            let priceIncreaseDue =
+                !priceIncreaseSettled && !isFree && Catalog.products[product].increasedPrice != nil
                 && e >= model.priceIncreaseDate
             let outcome: Outcome
             if rng.chance(isFree ? LifecycleModel.trialConversion : LifecycleModel.continueProbability(afterPaidPeriods: paid)) {
-                outcome = rng.chance(isFree ? chances.trialConversionThroughRecovery : chances.renewalThroughRecovery) ? .recover : .renew
+                outcome =
+                    rng.chance(isFree ? chances.trialConversionThroughRecovery : chances.renewalThroughRecovery)
+                    ? .recover : .renew
             } else if isFree {
                 outcome = rng.chance(chances.trialLapseVoluntary) ? .voluntary : .billingExpire
             } else if priceIncreaseDue && rng.chance(chances.priceIncreaseLapse) {
                 outcome = .priceIncrease
             } else {
-                outcome = [.voluntary, .billingExpire, .refundNext][rng.pick([chances.paidEndVoluntary, chances.paidEndBilling, chances.paidEndRefund])]
+                outcome =
+                    [.voluntary, .billingExpire, .refundNext][
+                        rng.pick([chances.paidEndVoluntary, chances.paidEndBilling, chances.paidEndRefund])]
             }
 
             // What happens inside the period, all before a renewal charged up to a day early.
@@ -168,7 +184,9 @@ struct LifecycleGenerator {
             }
             if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -2)) {
                 plan.append((notice, .priceIncreasePending))
-                if outcome != .priceIncrease, let consent = inside(notice, latest) { plan.append((consent, .priceIncreaseAccepted)) }
+                if outcome != .priceIncrease, let consent = inside(notice, latest) {
+                    plan.append((consent, .priceIncreaseAccepted))
+                }
             }
             var lastOff = latest
             if outcome == .voluntary, let off = inside(s, latest) {
@@ -180,12 +198,18 @@ struct LifecycleGenerator {
                 plan.append((on, .autoRenewOn))
             }
             let continuing = outcome == .renew || outcome == .recover
-            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(chances.downgrade), let at = inside(s, latest) {
+            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(chances.downgrade),
+                let at = inside(s, latest)
+            {
                 plan.append((at, .downgrade(target)))
             }
-            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration, rng.chance(chances.offerRedemption),
-               let at = inside(s, latest) {
-                let offer = rng.chance(chances.promotionalRatherThanOfferCode) ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
+            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration,
+                rng.chance(chances.offerRedemption),
+                let at = inside(s, latest)
+            {
+                let offer =
+                    rng.chance(chances.promotionalRatherThanOfferCode)
+                    ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
                 plan.append((at, .offerRedeemed(offer)))
             }
             plan.sort { $0.at < $1.at }
@@ -226,7 +250,9 @@ struct LifecycleGenerator {
                 if let graceEnd, rng.chance(chances.recoveryWithinGrace) {
                     delay = rng.int64(in: Self.hour..<(graceEnd.milliseconds - e.milliseconds))
                 } else {
-                    delay = rng.chance(chances.recoveryWithin16Days) ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
+                    delay =
+                        rng.chance(chances.recoveryWithin16Days)
+                        ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
                 }
                 let r = e.adding(milliseconds: delay)
                 if let graceEnd, graceEnd < r {
@@ -279,33 +305,59 @@ struct LifecycleGenerator {
 
     // MARK: - Steps
 
-    private mutating func firstOffer(product: Int, at t: Instant,
-                                     previous: (end: Instant, reason: ExpirationReason, paid: Bool)?) -> SimulatedOffer? {
+    private mutating func firstOffer(
+        product: Int, at t: Instant,
+        previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
+    ) -> SimulatedOffer? {
         guard let previous else {
             switch product {
             case Catalog.proMonthly, Catalog.premiumMonthly:
                 switch rng.pick([0.35, 0.10, 0.05, 0.04, 0.46]) {
-                case 0: life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product)
+                case 0:
+                    life.scenarios.append(.freeTrial)
+                    return Catalog.introductoryFreeTrial(for: product)
                 case 1 where product == Catalog.proMonthly:
-                    life.scenarios.append(.introPayAsYouGo); return Catalog.introductoryPayAsYouGo(for: product)
+                    life.scenarios.append(.introPayAsYouGo)
+                    return Catalog.introductoryPayAsYouGo(for: product)
                 case 2 where product == Catalog.proMonthly:
-                    life.scenarios.append(.introPayUpFront); return Catalog.introductoryPayUpFront(for: product)
-                case 3: life.scenarios.append(.offerCode); return Catalog.offerCodeFreeMonth
+                    life.scenarios.append(.introPayUpFront)
+                    return Catalog.introductoryPayUpFront(for: product)
+                case 3:
+                    life.scenarios.append(.offerCode)
+                    return Catalog.offerCodeFreeMonth
                 default: return nil
                 }
             case Catalog.proYearly:
-                if rng.chance(0.4) { life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product) }
-                if rng.chance(0.05) { life.scenarios.append(.offerCode); return Catalog.offerCodeFreeMonth }
+                if rng.chance(0.4) {
+                    life.scenarios.append(.freeTrial)
+                    return Catalog.introductoryFreeTrial(for: product)
+                }
+                if rng.chance(0.05) {
+                    life.scenarios.append(.offerCode)
+                    return Catalog.offerCodeFreeMonth
+                }
                 return nil
             default:
-                if rng.chance(0.3) { life.scenarios.append(.freeTrial); return Catalog.introductoryFreeTrial(for: product) }
+                if rng.chance(0.3) {
+                    life.scenarios.append(.freeTrial)
+                    return Catalog.introductoryFreeTrial(for: product)
+                }
                 return nil
             }
         }
         let lapsedByChoice = previous.reason == .voluntary || previous.reason == .priceIncrease
-        if lapsedByChoice, t >= model.v2From, rng.chance(0.35) { life.scenarios.append(.winBack); return Catalog.winBack(for: product) }
-        if rng.chance(0.12) { life.scenarios.append(.promotionalOffer); return Catalog.promotional(for: product) }
-        if rng.chance(0.05) { life.scenarios.append(.offerCode); return Catalog.offerCodeLoyalty(for: product) }
+        if lapsedByChoice, t >= model.v2From, rng.chance(0.35) {
+            life.scenarios.append(.winBack)
+            return Catalog.winBack(for: product)
+        }
+        if rng.chance(0.12) {
+            life.scenarios.append(.promotionalOffer)
+            return Catalog.promotional(for: product)
+        }
+        if rng.chance(0.05) {
+            life.scenarios.append(.offerCode)
+            return Catalog.offerCodeLoyalty(for: product)
+        }
         return nil
     }
 
@@ -383,8 +435,10 @@ struct LifecycleGenerator {
         addTransaction(product: product, purchase: purchase, expires: expires, offer: offer, isRenewal: true, run: run)
     }
 
-    private mutating func addTransaction(product: Int, purchase: Instant, expires: Instant, offer: SimulatedOffer?,
-                                         isRenewal: Bool, run: Int) {
+    private mutating func addTransaction(
+        product: Int, purchase: Instant, expires: Instant, offer: SimulatedOffer?,
+        isRenewal: Bool, run: Int
+    ) {
         let sequence = UInt64(life.transactions.count)
         let base = Catalog.products[product]
         if purchase >= model.priceIncreaseDate, !isRenewal { priceIncreaseSettled = true }
@@ -416,7 +470,9 @@ struct LifecycleGenerator {
 
     private mutating func emit(_ kind: NotificationKind, at instant: Instant) {
         guard instant < model.horizon else { return }
-        life.notifications.append(SimulatedNotification(kind: kind, instant: instant, transaction: life.transactions.count - 1,
-                                                        renewal: renewal, notificationUUID: rng.uuid()))
+        life.notifications.append(
+            SimulatedNotification(
+                kind: kind, instant: instant, transaction: life.transactions.count - 1,
+                renewal: renewal, notificationUUID: rng.uuid()))
     }
 }

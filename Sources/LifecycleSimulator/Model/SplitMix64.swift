@@ -49,7 +49,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A random (version 4) UUID, lowercase as Apple sends them.
     mutating func uuid() -> String {
-        let a = next(), b = next()
+        let a = next()
+        let b = next()
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(36)

@@ -12,8 +12,9 @@ struct GzipSegment: Sendable {
         length = input.count
         crc = input.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, UInt32($0.count)) }
         var stream = z_stream()
-        let status = deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
-                                   Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(
+            &stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size))
         precondition(status == Z_OK, "deflateInit2 failed (\(status))")
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: max(4096, Int(deflateBound(&stream, UInt(input.count))) + 64))
@@ -43,7 +44,9 @@ struct GzipSegment: Sendable {
     }
 
     static func trailer(crc: UInt, length: Int) -> [UInt8] {
-        let c = UInt32(truncatingIfNeeded: crc), n = UInt32(truncatingIfNeeded: length)
-        return [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: c >> $0) } + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: n >> $0) }
+        let c = UInt32(truncatingIfNeeded: crc)
+        let n = UInt32(truncatingIfNeeded: length)
+        return [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: c >> $0) }
+            + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: n >> $0) }
     }
 }

@@ -14,12 +14,15 @@ public struct RecoveryCounts: Sendable, Equatable {
 
 extension AppDatabase {
     /// The billing failures with from <= at < upper, counted in one pass over `billingFailure`.
-    public func recoveryCounts(from: Int64, upper: Int64, asOf: Int64, withinDays days: [Int],
-                               scope: RowScope) throws -> RecoveryCounts {
+    public func recoveryCounts(
+        from: Int64, upper: Int64, asOf: Int64, withinDays days: [Int],
+        scope: RowScope
+    ) throws -> RecoveryCounts {
         let length = Instant.millisecondsPerDay
         var within: SQL = ""
         for d in days {
-            within += ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= \(asOf) AND recoveryStart - at <= \(Int64(d) * length)) AS \(sql: "within\(d)")"
+            within +=
+                ", SUM(recoveryStart IS NOT NULL AND recoveryStart <= \(asOf) AND recoveryStart - at <= \(Int64(d) * length)) AS \(sql: "within\(d)")"
         }
         let request: SQLRequest<Row> = """
             SELECT COUNT(*) AS failures,

@@ -8,13 +8,16 @@ extension AppDatabase {
     /// instead of scanning every transaction).
     public func latestFactInstant() throws -> Instant? {
         try writer.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT MAX(m) FROM (
-                    SELECT MAX(instant) AS m FROM notification
-                    UNION ALL SELECT MAX(instant) FROM renewalFact
-                    UNION ALL SELECT MAX(purchaseDate) FROM "transaction"
-                    UNION ALL SELECT MAX(revocationDate) FROM "transaction" WHERE revocationDate IS NOT NULL)
-                """).map(Instant.init(milliseconds:))
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(m) FROM (
+                        SELECT MAX(instant) AS m FROM notification
+                        UNION ALL SELECT MAX(instant) FROM renewalFact
+                        UNION ALL SELECT MAX(purchaseDate) FROM "transaction"
+                        UNION ALL SELECT MAX(revocationDate) FROM "transaction" WHERE revocationDate IS NOT NULL)
+                    """
+            ).map(Instant.init(milliseconds:))
         }
     }
 }

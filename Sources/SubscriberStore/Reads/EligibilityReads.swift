@@ -63,43 +63,49 @@ public struct EligibilityReads {
 
     /// The segment covering as-of, in any state but `expired`.
     public func forEachLiveSegment(_ body: (LiveSegmentRow) throws -> Void) throws {
-        let cursor = try SQLRequest<LiveSegmentRow>(literal: """
-            SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
-            WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
-            """).fetchCursor(db)
+        let cursor = try SQLRequest<LiveSegmentRow>(
+            literal: """
+                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
+                WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
+                """
+        ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }
 
     /// Subscriptions whose latest run ended voluntarily (or over a price increase) in
     /// (as-of − `windowDays`, as-of], with no later run started by as-of.
     public func forEachEndedRun(windowDays: Int64, _ body: (EndedRunRow) throws -> Void) throws {
-        let cursor = try SQLRequest<EndedRunRow>(literal: """
-            SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
-                SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
-                       (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
-                        AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
-                FROM run r
-                WHERE \(scope.rows("r")) AND r.endedAt <= \(asOf) AND r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
-                  AND r.expirationReason IN ('voluntary', 'priceIncrease')
-                  AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
-                                  AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
-            WHERE 1\(scope.product("productId"))
-            """).fetchCursor(db)
+        let cursor = try SQLRequest<EndedRunRow>(
+            literal: """
+                SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
+                    SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
+                           (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
+                            AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
+                    FROM run r
+                    WHERE \(scope.rows("r")) AND r.endedAt <= \(asOf) AND r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
+                      AND r.expirationReason IN ('voluntary', 'priceIncrease')
+                      AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
+                                      AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
+                WHERE 1\(scope.product("productId"))
+                """
+        ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }
 
     /// Subscriptions with at least `minimum` billing failures in (as-of − `windowDays`, as-of].
     public func forEachRepeatedFailures(windowDays: Int64, minimum: Int, _ body: (RepeatedFailuresRow) throws -> Void) throws {
-        let cursor = try SQLRequest<RepeatedFailuresRow>(literal: """
-            SELECT originalTransactionId, productId, n AS failures FROM (
-                SELECT f.originalTransactionId, COUNT(*) AS n,
-                       (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
-                        AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
-                FROM billingFailure f
-                WHERE \(scope.rows("f")) AND f.at <= \(asOf) AND f.at > \(asOf - windowDays * Instant.millisecondsPerDay)
-                GROUP BY f.originalTransactionId HAVING COUNT(*) >= \(minimum))
-            WHERE 1\(scope.product("productId"))
-            """).fetchCursor(db)
+        let cursor = try SQLRequest<RepeatedFailuresRow>(
+            literal: """
+                SELECT originalTransactionId, productId, n AS failures FROM (
+                    SELECT f.originalTransactionId, COUNT(*) AS n,
+                           (SELECT s.productId FROM segment s WHERE s.originalTransactionId = f.originalTransactionId
+                            AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
+                    FROM billingFailure f
+                    WHERE \(scope.rows("f")) AND f.at <= \(asOf) AND f.at > \(asOf - windowDays * Instant.millisecondsPerDay)
+                    GROUP BY f.originalTransactionId HAVING COUNT(*) >= \(minimum))
+                WHERE 1\(scope.product("productId"))
+                """
+        ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }
 }

@@ -30,17 +30,22 @@ extension AppDatabase {
             let firstWhole = fromDay * length == from ? fromDay : fromDay + 1
             let lastDay = Self.day(of: Instant(milliseconds: upper))  // days before it are whole
             guard firstWhole < lastDay else {
-                return try Self.scanEvents(from: from, upper: upper, origin: fromDay * length, firstDay: fromDay, scope: scope, db)
+                return try Self.scanEvents(
+                    from: from, upper: upper, origin: fromDay * length, firstDay: fromDay, scope: scope, db)
             }
-            var rows = try Self.scanEvents(from: from, upper: firstWhole * length, origin: fromDay * length, firstDay: fromDay,
-                                           scope: scope, db)
-            rows += try SQLRequest<EventDayCount>(literal: """
-                SELECT day, type, NULLIF(expirationReason, '') AS reason, SUM(count) AS count FROM eventDay
-                WHERE \(scope.rows()) AND day >= \(firstWhole) AND day < \(lastDay)\(scope.product("productId"))
-                GROUP BY 1, 2, 3
-                """).fetchAll(db)
-            rows += try Self.scanEvents(from: lastDay * length, upper: upper, origin: lastDay * length, firstDay: lastDay,
-                                        scope: scope, db)
+            var rows = try Self.scanEvents(
+                from: from, upper: firstWhole * length, origin: fromDay * length, firstDay: fromDay,
+                scope: scope, db)
+            rows += try SQLRequest<EventDayCount>(
+                literal: """
+                    SELECT day, type, NULLIF(expirationReason, '') AS reason, SUM(count) AS count FROM eventDay
+                    WHERE \(scope.rows()) AND day >= \(firstWhole) AND day < \(lastDay)\(scope.product("productId"))
+                    GROUP BY 1, 2, 3
+                    """
+            ).fetchAll(db)
+            rows += try Self.scanEvents(
+                from: lastDay * length, upper: upper, origin: lastDay * length, firstDay: lastDay,
+                scope: scope, db)
             return rows
         }
     }
@@ -48,19 +53,27 @@ extension AppDatabase {
     /// The events with from <= at < upper, read from the `event_at` index, by day counted from
     /// `origin` (day `firstDay` starts there), type and expiration reason: for sparklines whose
     /// days start at an instant other than midnight.
-    public func eventCountsByDay(scanning from: Int64, upper: Int64, origin: Int64, firstDay: Int64,
-                                 scope: RowScope) throws -> [EventDayCount] {
-        try writer.read { db in try Self.scanEvents(from: from, upper: upper, origin: origin, firstDay: firstDay, scope: scope, db) }
+    public func eventCountsByDay(
+        scanning from: Int64, upper: Int64, origin: Int64, firstDay: Int64,
+        scope: RowScope
+    ) throws -> [EventDayCount] {
+        try writer.read { db in
+            try Self.scanEvents(from: from, upper: upper, origin: origin, firstDay: firstDay, scope: scope, db)
+        }
     }
 
-    static func scanEvents(from: Int64, upper: Int64, origin: Int64, firstDay: Int64, scope: RowScope,
-                           _ db: Database) throws -> [EventDayCount] {
+    static func scanEvents(
+        from: Int64, upper: Int64, origin: Int64, firstDay: Int64, scope: RowScope,
+        _ db: Database
+    ) throws -> [EventDayCount] {
         guard from < upper else { return [] }
-        return try SQLRequest<EventDayCount>(literal: """
-            SELECT (at - \(origin)) / \(Instant.millisecondsPerDay) + \(firstDay) AS day, type,
-                   expirationReason AS reason, COUNT(*) AS count FROM event
-            WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))
-            GROUP BY 1, 2, 3
-            """).fetchAll(db)
+        return try SQLRequest<EventDayCount>(
+            literal: """
+                SELECT (at - \(origin)) / \(Instant.millisecondsPerDay) + \(firstDay) AS day, type,
+                       expirationReason AS reason, COUNT(*) AS count FROM event
+                WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))
+                GROUP BY 1, 2, 3
+                """
+        ).fetchAll(db)
     }
 }

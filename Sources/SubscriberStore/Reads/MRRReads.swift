@@ -19,14 +19,17 @@ public struct MRRKey: Hashable, Sendable {
     }
 
     init(_ row: Row, from column: Int) {
-        self.init(offerKind: row[column], productId: row[column + 1], currency: row[column + 2], price: row[column + 3],
-                  monthlyTwelfths: row[column + 4])
+        self.init(
+            offerKind: row[column], productId: row[column + 1], currency: row[column + 2], price: row[column + 3],
+            monthlyTwelfths: row[column + 4])
     }
 
     /// The stored form in `mrrDay` / `mrrMonth`: an unpriced period is currency '' and price 0.
     var storedValues: [DatabaseValue] {
-        [offerKind.databaseValue, productId.databaseValue, (currency ?? "").databaseValue, (price ?? 0).databaseValue,
-         monthlyTwelfths.databaseValue]
+        [
+            offerKind.databaseValue, productId.databaseValue, (currency ?? "").databaseValue, (price ?? 0).databaseValue,
+            monthlyTwelfths.databaseValue,
+        ]
     }
 }
 
@@ -49,29 +52,38 @@ extension AppDatabase {
         let environmentSQL = "IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         let allOwnerships = "IN (" + Ownership.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
         // Counted rows store an unpriced period as currency '' and price 0.
-        let keyColumns = "x.offerKind, x.productId, NULLIF(x.currency, ''), CASE WHEN x.currency = '' THEN NULL ELSE x.price END, "
+        let keyColumns =
+            "x.offerKind, x.productId, NULLIF(x.currency, ''), CASE WHEN x.currency = '' THEN NULL ELSE x.price END, "
             + "x.monthlyTwelfths"
         let moneyColumns = "m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths"
-        var product = "", arguments = StatementArguments()
+        var product = ""
+        var arguments = StatementArguments()
         var samples: [String] = []
         for (index, t) in instants.enumerated() {
             // The nearer day boundary: from the day's start, the intervals starting or ending up to
             // t are added; from the next day's, the whole day is counted and those starting or
             // ending after t are taken back (a month's last millisecond reads none).
-            let day = Self.day(of: t), dayStart = day * Instant.millisecondsPerDay
+            let day = Self.day(of: t)
+            let dayStart = day * Instant.millisecondsPerDay
             let before = t.milliseconds - dayStart < Instant.millisecondsPerDay / 2
-            let (dayLimit, low, high, sign) = before
-                ? (day, dayStart, t.milliseconds, 1) : (day + 1, t.milliseconds + 1, dayStart + Instant.millisecondsPerDay - 1, -1)
+            let (dayLimit, low, high, sign) =
+                before
+                ? (day, dayStart, t.milliseconds, 1)
+                : (day + 1, t.milliseconds + 1, dayStart + Instant.millisecondsPerDay - 1, -1)
             samples.append("(\(index), \(dayLimit), \(low), \(high), \(sign), \(t.month.index), \(Self.day(of: t.month.start)))")
         }
-        if let productId { product = "AND x.productId = ?"; arguments += [productId] }
+        if let productId {
+            product = "AND x.productId = ?"
+            arguments += [productId]
+        }
         let moneyProduct = productId == nil ? "" : "AND m.productId = ?"
         func repeated(_ n: Int) -> StatementArguments {
             var all = StatementArguments()
             for _ in 0..<n { all += arguments }
             return all
         }
-        let sample = "WITH sample(i, dayLimit, low, high, sign, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
+        let sample =
+            "WITH sample(i, dayLimit, low, high, sign, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
         let sql = """
             \(sample)
             SELECT s.i, \(keyColumns),
@@ -131,16 +143,19 @@ extension AppDatabase {
             try instants.map { t in
                 var counts: [MRRKey: Int] = [:]
                 let arguments: StatementArguments = ["t": t.milliseconds, "product": productId]
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*) FROM periodMoney m
-                    WHERE m.environment \(environmentSQL) AND m.start <= :t AND m."end" > :t \(product)
-                    GROUP BY 1, 2, 3, 4, 5
-                    UNION ALL
-                    SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
-                    FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-                    WHERE f.environment \(environmentSQL) AND f.at <= :t AND f.windowEnd > :t AND f.graceEnd > :t \(product)
-                    GROUP BY 1, 2, 3, 4, 5
-                    """, arguments: arguments) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*) FROM periodMoney m
+                        WHERE m.environment \(environmentSQL) AND m.start <= :t AND m."end" > :t \(product)
+                        GROUP BY 1, 2, 3, 4, 5
+                        UNION ALL
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                        WHERE f.environment \(environmentSQL) AND f.at <= :t AND f.windowEnd > :t AND f.graceEnd > :t \(product)
+                        GROUP BY 1, 2, 3, 4, 5
+                        """, arguments: arguments)
+                {
                     counts[MRRKey(row, from: 0), default: 0] += row[5] as Int
                 }
                 return counts
@@ -153,21 +168,25 @@ extension AppDatabase {
     /// consistent store (tests).
     public func mrrCountTables() throws -> (kept: [[DatabaseValue]], recomputed: [[DatabaseValue]]) {
         try writer.read { db in
-            let kept = try Row.fetchAll(db, sql: """
-                SELECT 'day', environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends FROM mrrDay
-                UNION ALL
-                SELECT 'month', environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends
-                FROM mrrMonth
-                ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
-                """)
-            let recomputed = try Row.fetchAll(db, sql: """
-                WITH d AS (\(Self.mrrDaySQL))
-                SELECT 'day', * FROM d
-                UNION ALL
-                SELECT 'month', environment, \(Self.monthIndexSQL(day: "day")), offerKind, productId, currency, price,
-                    monthlyTwelfths, SUM(starts), SUM(ends) FROM d GROUP BY 2, 3, 4, 5, 6, 7, 8
-                ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
-                """)
+            let kept = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT 'day', environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends FROM mrrDay
+                    UNION ALL
+                    SELECT 'month', environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends
+                    FROM mrrMonth
+                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+                    """)
+            let recomputed = try Row.fetchAll(
+                db,
+                sql: """
+                    WITH d AS (\(Self.mrrDaySQL))
+                    SELECT 'day', * FROM d
+                    UNION ALL
+                    SELECT 'month', environment, \(Self.monthIndexSQL(day: "day")), offerKind, productId, currency, price,
+                        monthlyTwelfths, SUM(starts), SUM(ends) FROM d GROUP BY 2, 3, 4, 5, 6, 7, 8
+                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+                    """)
             return (kept.map { Array($0.databaseValues) }, recomputed.map { Array($0.databaseValues) })
         }
     }

@@ -61,12 +61,13 @@ extension AppDatabase {
     public func refundCounts(from: Int64, upper: Int64, asOf: Int64, byMonth: Bool, scope: RowScope) throws -> [RefundCount] {
         let key = byMonth ? Self.monthSQL("start") : "productId"
         // The index by start covers the query (refundAt included); named so `refundAt` never draws the planner to the refund index.
-        let request = SQLRequest<RefundCount>(literal: """
-            SELECT \(key) AS key, COUNT(*) AS charged, COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= \(asOf)), 0) AS refunded
-            FROM periodMoney INDEXED BY periodMoney_start
-            WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))
-            GROUP BY 1 ORDER BY 1
-            """)
+        let request = SQLRequest<RefundCount>(
+            literal: """
+                SELECT \(key) AS key, COUNT(*) AS charged, COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= \(asOf)), 0) AS refunded
+                FROM periodMoney INDEXED BY periodMoney_start
+                WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))
+                GROUP BY 1 ORDER BY 1
+                """)
         return try writer.read { db in try request.fetchAll(db) }
     }
 
@@ -74,31 +75,39 @@ extension AppDatabase {
     /// currency, month (when `withMonth`), amount and proceeds rate: conversion and proceeds are
     /// rounded per item, and a population pays few distinct prices, so each group is one amount
     /// times a count. `proceedsRatePercent` replaces each period's own rate when given.
-    public func moneyAmounts(from: Int64, upper: Int64, by grouping: MoneyGrouping?, withMonth: Bool,
-                             proceedsRatePercent: Int?, scope: RowScope) throws -> [MoneyAmountGroup] {
+    public func moneyAmounts(
+        from: Int64, upper: Int64, by grouping: MoneyGrouping?, withMonth: Bool,
+        proceedsRatePercent: Int?, scope: RowScope
+    ) throws -> [MoneyAmountGroup] {
         try writer.read { db in
             var groups: [MoneyAmountGroup] = []
             for kind in MoneyAmountKind.allCases {
                 let (instant, amount, index) = kind.columns
-                let key: SQL = switch grouping {
-                case nil: "NULL"
-                case .month: Self.monthSQL(instant)
-                case .product: "productId"
-                case .storefront: "COALESCE(storefront, 'unknown')"
-                case .currency: "currency"
-                }
+                let key: SQL =
+                    switch grouping {
+                    case nil: "NULL"
+                    case .month: Self.monthSQL(instant)
+                    case .product: "productId"
+                    case .storefront: "COALESCE(storefront, 'unknown')"
+                    case .currency: "currency"
+                    }
                 let month = withMonth ? Self.monthSQL(instant) : "NULL"
                 let rate = SQL(sql: proceedsRatePercent.map(String.init) ?? "proceedsRate")
                 // Each amount's own index by its instant covers its query; named so the range column alone decides.
-                let cursor = try Row.fetchCursor(db, SQLRequest(literal: """
-                    SELECT \(key) AS key, currency, \(month) AS month, \(sql: amount) AS amount, \(rate) AS rate, COUNT(*) AS count
-                    FROM periodMoney INDEXED BY \(sql: index)
-                    WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))
-                    GROUP BY 1, 2, 3, 4, 5
-                    """))
+                let cursor = try Row.fetchCursor(
+                    db,
+                    SQLRequest(
+                        literal: """
+                            SELECT \(key) AS key, currency, \(month) AS month, \(sql: amount) AS amount, \(rate) AS rate, COUNT(*) AS count
+                            FROM periodMoney INDEXED BY \(sql: index)
+                            WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))
+                            GROUP BY 1, 2, 3, 4, 5
+                            """))
                 while let row = try cursor.next() {
-                    groups.append(MoneyAmountGroup(kind: kind, key: row["key"], currency: row["currency"], month: row["month"],
-                                                   amount: row["amount"], proceedsRatePercent: row["rate"], count: row["count"]))
+                    groups.append(
+                        MoneyAmountGroup(
+                            kind: kind, key: row["key"], currency: row["currency"], month: row["month"],
+                            amount: row["amount"], proceedsRatePercent: row["rate"], count: row["count"]))
                 }
             }
             return groups

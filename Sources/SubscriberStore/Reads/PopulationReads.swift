@@ -41,10 +41,11 @@ public struct PopulationCount: FetchableRecord, Sendable, Equatable {
 extension AppDatabase {
     /// How many members `population` has at `asOf`, and how many subscriptions they are.
     public func count(of population: PopulationMembers, asOf: Int64, scope: RowScope) throws -> PopulationCount {
-        let request = SQLRequest<PopulationCount>(literal: """
-            SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
-            FROM (\(Self.members(population, asOf: asOf, scope: scope)))
-            """)
+        let request = SQLRequest<PopulationCount>(
+            literal: """
+                SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
+                FROM (\(Self.members(population, asOf: asOf, scope: scope)))
+                """)
         return try writer.read { db in try request.fetchOne(db) } ?? PopulationCount(row: [:])
     }
 

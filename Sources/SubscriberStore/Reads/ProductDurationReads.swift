@@ -18,9 +18,11 @@ extension AppDatabase {
     /// first, ties to the shorter: the first of a product is its billing duration in days.
     public func productBillingDays() throws -> [(productId: String, billingDays: Int)] {
         try writer.read { db in
-            try SQLRequest<Row>(literal: """
-                SELECT productId, billingDays FROM productDuration ORDER BY productId, count DESC, billingDays
-                """).fetchAll(db).map { ($0["productId"], $0["billingDays"]) }
+            try SQLRequest<Row>(
+                literal: """
+                    SELECT productId, billingDays FROM productDuration ORDER BY productId, count DESC, billingDays
+                    """
+            ).fetchAll(db).map { ($0["productId"], $0["billingDays"]) }
         }
     }
 }

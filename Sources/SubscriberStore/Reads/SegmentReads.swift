@@ -40,11 +40,13 @@ extension AppDatabase {
 
         // The segments covering the start of each boundary day: running sums of starts minus ends.
         var perDay: [Int64: [SubscriptionState: Int]] = [:]
-        for row in try SQLRequest<StateCountRow>(literal: """
-            SELECT day, state, SUM(starts - ends) AS count FROM segmentDay
-            WHERE \(scope.rows()) AND day < \(boundary(last))\(product)
-            GROUP BY day, state
-            """).fetchAll(db) {
+        for row in try SQLRequest<StateCountRow>(
+            literal: """
+                SELECT day, state, SUM(starts - ends) AS count FROM segmentDay
+                WHERE \(scope.rows()) AND day < \(boundary(last))\(product)
+                GROUP BY day, state
+                """
+        ).fetchAll(db) {
             guard let state = SubscriptionState(rawValue: row.state), let day = row.day else { continue }
             perDay[day, default: [:]][state, default: 0] += row.count
         }
@@ -61,10 +63,11 @@ extension AppDatabase {
 
         func add(_ column: String, from: Int64, to: Int64, sign: Int, into counts: inout [SubscriptionState: Int]) throws {
             guard from <= to else { return }
-            let request = SQLRequest<StateCountRow>(literal: """
-                SELECT state, COUNT(*) AS count FROM segment
-                WHERE \(scope.rows()) AND \(sql: column) >= \(from) AND \(sql: column) <= \(to)\(product) GROUP BY state
-                """, cached: true)
+            let request = SQLRequest<StateCountRow>(
+                literal: """
+                    SELECT state, COUNT(*) AS count FROM segment
+                    WHERE \(scope.rows()) AND \(sql: column) >= \(from) AND \(sql: column) <= \(to)\(product) GROUP BY state
+                    """, cached: true)
             for row in try request.fetchAll(db) {
                 guard let state = SubscriptionState(rawValue: row.state) else { continue }
                 counts[state, default: 0] += sign * row.count
@@ -72,7 +75,8 @@ extension AppDatabase {
         }
         return try zip(instants, boundaries).map { instant, boundary in
             var counts = atBoundary[boundary] ?? [:]
-            let t = instant.milliseconds, b = boundary * dayLength
+            let t = instant.milliseconds
+            let b = boundary * dayLength
             if b <= t {
                 // Started or ended in [b, t]: a segment ending at t no longer covers it.
                 try add("start", from: b, to: t, sign: 1, into: &counts)

@@ -14,8 +14,10 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
     public var email: String?
     public var ownership: Ownership
 
-    public init(id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
-                userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased) {
+    public init(
+        id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
+        userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased
+    ) {
         self.id = id
         self.productId = productId
         self.state = state
@@ -28,9 +30,10 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
     }
 
     public init(row: Row) {
-        self.init(id: row["originalTransactionId"], productId: row["productId"], state: row["state"], paidPeriods: row["paidPeriods"],
-                  autoRenew: row["autoRenew"], flagCount: row["flagCount"], userId: row["userId"], email: row["email"],
-                  ownership: Ownership(rawValue: row["ownership"]) ?? .purchased)
+        self.init(
+            id: row["originalTransactionId"], productId: row["productId"], state: row["state"], paidPeriods: row["paidPeriods"],
+            autoRenew: row["autoRenew"], flagCount: row["flagCount"], userId: row["userId"], email: row["email"],
+            ownership: Ownership(rawValue: row["ownership"]) ?? .purchased)
     }
 }
 
@@ -51,17 +54,18 @@ public struct SubscriberSort: Hashable, Sendable {
     }
 
     var sql: SQL {
-        let expression = switch column {
-        case .id: "s.originalTransactionId"
-        case .userId: "x.userId"
-        case .email: "x.email"
-        case .state: "g.state"
-        case .product: "s.productId"
-        case .paidPeriods: "g.paidPeriods"
-        case .autoRenew: "g.autoRenew"
-        case .flags: "flagCount"
-        case .ownership: "s.ownership = 'familyShared'"
-        }
+        let expression =
+            switch column {
+            case .id: "s.originalTransactionId"
+            case .userId: "x.userId"
+            case .email: "x.email"
+            case .state: "g.state"
+            case .product: "s.productId"
+            case .paidPeriods: "g.paidPeriods"
+            case .autoRenew: "g.autoRenew"
+            case .flags: "flagCount"
+            case .ownership: "s.ownership = 'familyShared'"
+            }
         let direction = ascending ? "" : " DESC"
         return SQL(sql: column == .id ? expression + direction : "\(expression)\(direction), s.originalTransactionId")
     }
@@ -75,22 +79,30 @@ extension AppDatabase {
     ///
     /// Sorting by anything but the id sorts the whole list before the page is cut: over a search or a
     /// drill-down that is a few rows, over every subscriber of a large store it reads them all.
-    public func subscriberList(offset: Int, limit: Int, asOf: Int64, scope: RowScope, matching filter: String?,
-                               population: PopulationMembers?, sort: SubscriberSort) throws -> [SubscriberRow] {
+    public func subscriberList(
+        offset: Int, limit: Int, asOf: Int64, scope: RowScope, matching filter: String?,
+        population: PopulationMembers?, sort: SubscriberSort
+    ) throws -> [SubscriberRow] {
         try writer.read { db in
-            guard let list = try Self.list(db, asOf: asOf, scope: scope, filter: filter, population: population) else { return [] }
-            return try SQLRequest<SubscriberRow>(literal: """
-                SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
-                       (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId) AS flagCount,
-                       x.userId, x.email, s.ownership
-                \(list)
-                ORDER BY \(sort.sql) LIMIT \(limit) OFFSET \(offset)
-                """).fetchAll(db)
+            guard let list = try Self.list(db, asOf: asOf, scope: scope, filter: filter, population: population) else {
+                return []
+            }
+            return try SQLRequest<SubscriberRow>(
+                literal: """
+                    SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
+                           (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId) AS flagCount,
+                           x.userId, x.email, s.ownership
+                    \(list)
+                    ORDER BY \(sort.sql) LIMIT \(limit) OFFSET \(offset)
+                    """
+            ).fetchAll(db)
         }
     }
 
     /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through.
-    public func subscriberCount(asOf: Int64, scope: RowScope, matching filter: String?, population: PopulationMembers?) throws -> Int {
+    public func subscriberCount(asOf: Int64, scope: RowScope, matching filter: String?, population: PopulationMembers?) throws
+        -> Int
+    {
         try writer.read { db in
             guard let list = try Self.list(db, asOf: asOf, scope: scope, filter: filter, population: population) else { return 0 }
             return try Int.fetchOne(db, SQLRequest<Int>(literal: "SELECT COUNT(*) \(list)")) ?? 0
@@ -98,8 +110,10 @@ extension AppDatabase {
     }
 
     /// `FROM … WHERE …` of the list, nil when a search found nobody.
-    private static func list(_ db: Database, asOf: Int64, scope: RowScope, filter: String?,
-                             population: PopulationMembers?) throws -> SQL? {
+    private static func list(
+        _ db: Database, asOf: Int64, scope: RowScope, filter: String?,
+        population: PopulationMembers?
+    ) throws -> SQL? {
         var ids: [String]?
         if let filter {
             ids = try subscriptions(searching: filter, limit: searchLimit, in: db)
@@ -120,7 +134,8 @@ extension AppDatabase {
         }
         if let ids {
             // A JSON array is one argument, however many the search found.
-            sql += " AND s.originalTransactionId IN (SELECT value FROM json_each(\(String(decoding: try JSONEncoder().encode(ids), as: UTF8.self))))"
+            sql +=
+                " AND s.originalTransactionId IN (SELECT value FROM json_each(\(String(decoding: try JSONEncoder().encode(ids), as: UTF8.self))))"
         }
         return sql
     }
@@ -129,7 +144,8 @@ extension AppDatabase {
     /// table the import keeps; a product stays listed once seen).
     public func productIds(scope: RowScope) throws -> [String] {
         try writer.read { db in
-            try String.fetchAll(db, SQLRequest<String>(literal: "SELECT DISTINCT productId FROM product WHERE \(scope.environment()) ORDER BY 1"))
+            try String.fetchAll(
+                db, SQLRequest<String>(literal: "SELECT DISTINCT productId FROM product WHERE \(scope.environment()) ORDER BY 1"))
         }
     }
 }

@@ -25,15 +25,20 @@ public struct Breadcrumbs: Widget {
         }
         var x = area.x
         if elided {
-            x = buffer.set(string: "…" + Breadcrumbs.separator, at: Position(x: x, y: area.y), style: palette[.crumb], maxWidth: area.right - x)
+            x = buffer.set(
+                string: "…" + Breadcrumbs.separator, at: Position(x: x, y: area.y), style: palette[.crumb],
+                maxWidth: area.right - x)
         }
         for (index, crumb) in shown.enumerated() {
             let isLast = index == shown.count - 1
             let room = area.right - x
-            x = buffer.set(string: " " + crumb.truncated(toWidth: max(0, room - 2)) + " ", at: Position(x: x, y: area.y),
-                           style: palette[isLast ? .crumbActive : .crumb], maxWidth: room)
+            x = buffer.set(
+                string: " " + crumb.truncated(toWidth: max(0, room - 2)) + " ", at: Position(x: x, y: area.y),
+                style: palette[isLast ? .crumbActive : .crumb], maxWidth: room)
             if !isLast {
-                x = buffer.set(string: Breadcrumbs.separator, at: Position(x: x, y: area.y), style: palette[.muted], maxWidth: area.right - x)
+                x = buffer.set(
+                    string: Breadcrumbs.separator, at: Position(x: x, y: area.y), style: palette[.muted], maxWidth: area.right - x
+                )
             }
         }
     }

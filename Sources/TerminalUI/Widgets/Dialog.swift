@@ -45,12 +45,19 @@ public struct Dialog: Hashable, Sendable {
             for word in paragraph.split(separator: " ") {
                 var word = String(word)
                 while word.displayWidth > width {
-                    if !line.isEmpty { lines.append(line); line = "" }
+                    if !line.isEmpty {
+                        lines.append(line)
+                        line = ""
+                    }
                     let head = word.truncated(toWidth: width, ellipsis: "")
                     lines.append(head)
                     word = String(word.dropFirst(head.count))
                 }
-                if line.isEmpty { line = word } else if line.displayWidth + 1 + word.displayWidth <= width { line += " " + word } else {
+                if line.isEmpty {
+                    line = word
+                } else if line.displayWidth + 1 + word.displayWidth <= width {
+                    line += " " + word
+                } else {
                     lines.append(line)
                     line = word
                 }
@@ -77,7 +84,8 @@ public struct Dialog: Hashable, Sendable {
         let inner = box.inset(horizontal: 2, vertical: 1)
         let lines = Dialog.wrap(message, width: inner.width)
         for (index, line) in lines.enumerated() where inner.y + 1 + index < inner.bottom - 1 {
-            buffer.set(string: line, at: Position(x: inner.x, y: inner.y + 1 + index), style: palette[.dialog], maxWidth: inner.width)
+            buffer.set(
+                string: line, at: Position(x: inner.x, y: inner.y + 1 + index), style: palette[.dialog], maxWidth: inner.width)
         }
         var x = inner.x + max(0, (inner.width - buttonRow.displayWidth) / 2)
         let y = inner.bottom - 1

@@ -15,9 +15,11 @@ public struct HeatGrid: Widget {
 
     public static let shades: [String] = [" ", "░", "▒", "▓", "█"]
 
-    public init(rowLabels: [String], columnLabels: [String], values: [[Double?]], cellWidth: Int = 5,
-                selected: (row: Int, column: Int)? = nil,
-                format: @escaping @Sendable (Double) -> String = HeatGrid.percentage) {
+    public init(
+        rowLabels: [String], columnLabels: [String], values: [[Double?]], cellWidth: Int = 5,
+        selected: (row: Int, column: Int)? = nil,
+        format: @escaping @Sendable (Double) -> String = HeatGrid.percentage
+    ) {
         self.rowLabels = rowLabels
         self.columnLabels = columnLabels
         self.values = values
@@ -43,14 +45,17 @@ public struct HeatGrid: Widget {
         var x = area.x + labelWidth + 1
         buffer.fill(area.row(0), style: .plain)
         for label in columnLabels where x < area.right {
-            buffer.set(string: label.padded(toWidth: cellWidth, alignment: .right), at: Position(x: x, y: area.y),
-                       style: header, maxWidth: area.right - x)
+            buffer.set(
+                string: label.padded(toWidth: cellWidth, alignment: .right), at: Position(x: x, y: area.y),
+                style: header, maxWidth: area.right - x)
             x += cellWidth + 1
         }
         for (rowIndex, label) in rowLabels.enumerated() {
             let y = area.y + 1 + rowIndex
             guard y < area.bottom else { break }
-            buffer.set(string: label.padded(toWidth: labelWidth), at: Position(x: area.x, y: y), style: palette[.text], maxWidth: labelWidth)
+            buffer.set(
+                string: label.padded(toWidth: labelWidth), at: Position(x: area.x, y: y), style: palette[.text],
+                maxWidth: labelWidth)
             var x = area.x + labelWidth + 1
             let row = rowIndex < values.count ? values[rowIndex] : []
             for columnIndex in columnLabels.indices where x < area.right {

@@ -3,7 +3,10 @@ public struct HelpBar: Widget {
     public struct Item: Hashable, Sendable {
         public var key: String
         public var description: String
-        public init(key: String, description: String) { self.key = key; self.description = description }
+        public init(key: String, description: String) {
+            self.key = key
+            self.description = description
+        }
     }
 
     public var items: [Item]
@@ -36,10 +39,12 @@ public struct HelpBar: Widget {
             x += 1
             if count == 0 {
                 // Not even one whole hint fits: show what does.
-                buffer.set(string: item.description.truncated(toWidth: area.right - x), at: Position(x: x, y: area.y),
-                           style: palette[.helpText], maxWidth: area.right - x)
+                buffer.set(
+                    string: item.description.truncated(toWidth: area.right - x), at: Position(x: x, y: area.y),
+                    style: palette[.helpText], maxWidth: area.right - x)
             } else {
-                x = buffer.set(string: item.description, at: Position(x: x, y: area.y), style: palette[.helpText], maxWidth: area.right - x)
+                x = buffer.set(
+                    string: item.description, at: Position(x: x, y: area.y), style: palette[.helpText], maxWidth: area.right - x)
             }
         }
     }

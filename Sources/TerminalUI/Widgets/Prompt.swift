@@ -57,7 +57,10 @@ public struct Prompt: Hashable, Sendable {
             cursor += 1
             historyIndex = nil
         case .backspace, .ctrl("h"):
-            if cursor > 0 { text.remove(at: cursor - 1); cursor -= 1 }
+            if cursor > 0 {
+                text.remove(at: cursor - 1)
+                cursor -= 1
+            }
         case .delete, .ctrl("d"):
             if cursor < text.count { text.remove(at: cursor) }
         case .left, .ctrl("b"): cursor = max(0, cursor - 1)
@@ -131,7 +134,10 @@ public struct Prompt: Hashable, Sendable {
         }
         let found = matches
         guard !found.isEmpty else { return }
-        if found.count == 1 { setText(found[0]); return }
+        if found.count == 1 {
+            setText(found[0])
+            return
+        }
         let common = found.dropFirst().reduce(found[0]) { String($0.commonPrefix(with: $1)) }
         if common.count > text.count {
             setText(common)
@@ -151,7 +157,9 @@ public struct Prompt: Hashable, Sendable {
         guard !area.isEmpty else { return nil }
         let style = palette[.prompt]
         buffer.fill(area.row(0), style: style)
-        var x = buffer.set(string: prefix, at: Position(x: area.x, y: area.y), style: palette[.accent].patched(with: Style(attributes: .bold)), maxWidth: area.width)
+        var x = buffer.set(
+            string: prefix, at: Position(x: area.x, y: area.y), style: palette[.accent].patched(with: Style(attributes: .bold)),
+            maxWidth: area.width)
         let room = area.right - x - 1
         guard room > 0 else { return Position(x: min(x, area.right - 1), y: area.y) }
         // Scroll so that the cursor column stays inside the room.
@@ -164,7 +172,9 @@ public struct Prompt: Hashable, Sendable {
         let typedWords = value.lastIndex(of: " ").map { value.distance(from: value.startIndex, to: $0) + 1 } ?? 0
         let hint = matches.map { String($0.dropFirst(typedWords)) }
         if !hint.isEmpty && x + 3 < area.right {
-            buffer.set(string: "  " + hint.joined(separator: " "), at: Position(x: x, y: area.y), style: palette[.muted], maxWidth: area.right - x)
+            buffer.set(
+                string: "  " + hint.joined(separator: " "), at: Position(x: x, y: area.y), style: palette[.muted],
+                maxWidth: area.right - x)
         }
         return Position(x: cursorX, y: area.y)
     }

@@ -17,15 +17,18 @@ public struct Sparkline: Widget {
     public func glyphs(width: Int) -> String {
         let shown = values.suffix(max(0, width))
         let top = maximum ?? (shown.max() ?? 0)
-        return String(shown.map { value -> Character in
-            guard value > 0, top > 0 else { return " " }
-            let level = Int((min(value, top) / top * Double(Sparkline.levels.count)).rounded(.up)) - 1
-            return Sparkline.levels[max(0, min(Sparkline.levels.count - 1, level))]
-        })
+        return String(
+            shown.map { value -> Character in
+                guard value > 0, top > 0 else { return " " }
+                let level = Int((min(value, top) / top * Double(Sparkline.levels.count)).rounded(.up)) - 1
+                return Sparkline.levels[max(0, min(Sparkline.levels.count - 1, level))]
+            })
     }
 
     public func render(in area: Rect, buffer: inout Buffer, palette: Palette) {
         guard !area.isEmpty else { return }
-        buffer.set(string: glyphs(width: area.width), at: Position(x: area.x, y: area.bottom - 1), style: palette[role], maxWidth: area.width)
+        buffer.set(
+            string: glyphs(width: area.width), at: Position(x: area.x, y: area.bottom - 1), style: palette[role],
+            maxWidth: area.width)
     }
 }

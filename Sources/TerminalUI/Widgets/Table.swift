@@ -37,7 +37,10 @@ public struct Table: Widget {
     public struct Sort: Hashable, Sendable {
         public var column: Int
         public var ascending: Bool
-        public init(column: Int, ascending: Bool) { self.column = column; self.ascending = ascending }
+        public init(column: Int, ascending: Bool) {
+            self.column = column
+            self.ascending = ascending
+        }
     }
 
     public var columns: [Column]
@@ -50,8 +53,10 @@ public struct Table: Widget {
     /// Reserves a one-column gutter that shows `*` on marked rows (marks stay visible without colour).
     public var showsMarkGutter: Bool
 
-    public init(columns: [Column], rows: [Row], selected: Int? = nil, offset: Int = 0, sort: Sort? = nil,
-                showsHeader: Bool = true, showsMarkGutter: Bool = false) {
+    public init(
+        columns: [Column], rows: [Row], selected: Int? = nil, offset: Int = 0, sort: Sort? = nil,
+        showsHeader: Bool = true, showsMarkGutter: Bool = false
+    ) {
         self.columns = columns
         self.rows = rows
         self.selected = selected
@@ -83,13 +88,15 @@ public struct Table: Widget {
                 var indicatorWidth = 0
                 if let sort, sort.column == index { indicatorWidth = 1 }
                 title = title.truncated(toWidth: rect.width - indicatorWidth)
-                let text = column.alignment == .right
+                let text =
+                    column.alignment == .right
                     ? title.padded(toWidth: rect.width - indicatorWidth, alignment: .right)
                     : title
                 let end = buffer.set(string: text, at: Position(x: rect.x, y: y), style: palette[.header], maxWidth: rect.width)
                 if let sort, sort.column == index, rect.width > 0 {
-                    buffer.set(string: sort.ascending ? "↑" : "↓", at: Position(x: min(end, rect.right - 1), y: y),
-                               style: palette[.header].patched(with: palette[.sortIndicator]))
+                    buffer.set(
+                        string: sort.ascending ? "↑" : "↓", at: Position(x: min(end, rect.right - 1), y: y),
+                        style: palette[.header].patched(with: palette[.sortIndicator]))
                 }
             }
             y += 1
@@ -100,7 +107,9 @@ public struct Table: Widget {
             let isSelected = index == selected
             var style = palette[row.role ?? .text]
             if row.isMarked { style = style.patched(with: palette[.marked]) }
-            if isSelected { style = palette[.selection].patched(with: Style(attributes: row.isMarked ? palette[.marked].attributes : [])) }
+            if isSelected {
+                style = palette[.selection].patched(with: Style(attributes: row.isMarked ? palette[.marked].attributes : []))
+            }
             let line = Rect(x: area.x, y: y, width: area.width, height: 1)
             buffer.fill(line, style: style)
             if showsMarkGutter && row.isMarked { buffer.set(string: "*", at: Position(x: area.x, y: y), style: style) }

@@ -15,8 +15,9 @@ public struct Tabs: Widget {
         for (index, title) in titles.enumerated() {
             let label = " \(index + 1) \(title) "
             guard x < area.right else { break }
-            x = buffer.set(string: label, at: Position(x: x, y: area.y), style: palette[index == active ? .tabActive : .tab],
-                           maxWidth: area.right - x)
+            x = buffer.set(
+                string: label, at: Position(x: x, y: area.y), style: palette[index == active ? .tabActive : .tab],
+                maxWidth: area.right - x)
         }
     }
 }

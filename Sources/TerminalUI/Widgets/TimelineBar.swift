@@ -9,14 +9,22 @@ public struct TimelineBar: Widget {
         public var start: Double
         public var end: Double
         public var role: ThemeRole
-        public init(start: Double, end: Double, role: ThemeRole) { self.start = start; self.end = end; self.role = role }
+        public init(start: Double, end: Double, role: ThemeRole) {
+            self.start = start
+            self.end = end
+            self.role = role
+        }
     }
 
     public struct Marker: Hashable, Sendable {
         public var at: Double
         public var symbol: String
         public var role: ThemeRole
-        public init(at: Double, symbol: String = "▲", role: ThemeRole = .marker) { self.at = at; self.symbol = symbol; self.role = role }
+        public init(at: Double, symbol: String = "▲", role: ThemeRole = .marker) {
+            self.at = at
+            self.symbol = symbol
+            self.role = role
+        }
     }
 
     /// The time shown across the width.
@@ -77,13 +85,16 @@ public struct TimelineBar: Widget {
         }
         for (column, segment) in shown.enumerated() {
             guard let segment else { continue }
-            buffer.set(string: TimelineBar.glyph(for: segment.role, palette: palette), at: Position(x: area.x + column, y: area.y),
-                       style: palette[segment.role])
+            buffer.set(
+                string: TimelineBar.glyph(for: segment.role, palette: palette), at: Position(x: area.x + column, y: area.y),
+                style: palette[segment.role])
         }
         let markerRow = area.height >= 2 ? area.y + 1 : area.y
         for marker in markers {
             guard let column = column(of: marker.at, width: area.width) else { continue }
-            buffer.set(string: marker.symbol, at: Position(x: area.x + column, y: markerRow), style: palette[marker.role], maxWidth: area.right - area.x - column)
+            buffer.set(
+                string: marker.symbol, at: Position(x: area.x + column, y: markerRow), style: palette[marker.role],
+                maxWidth: area.right - area.x - column)
         }
     }
 }
