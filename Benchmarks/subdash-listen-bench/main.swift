@@ -6,9 +6,16 @@
 //     swift build -c release --product subdash --product subdash-listen-bench
 //     .build/release/subdash-listen-bench --subdash .build/release/subdash --connections 1,16,64
 //
-// The notifications are SampleData's v2 file (2,584, signed by the simulator's test chain) unless
-// --data names another NDJSON(.gz) file (from `subdash generate --format v2`); --notifications
-// takes the first N. Each run posts every document once, as Apple would.
+// The notifications are generated first: `subdash generate --versions v2 --subscribers 5000` gives
+// 32,615 verified v2 notifications signed by the simulator's test chain, so a run at 2,000/s lasts
+// about 16 s and most of it is steady state (SampleData's 2,793 lasted 1–2 s, mostly warm-up).
+// --subscribers N generates another size; --data names an NDJSON(.gz) file or a directory of them
+// instead (with --trust-root its test-root.pem); --notifications takes the first N. Each run posts
+// every document once, as Apple would.
+//
+// Besides the whole run's rate, the steady rate counts only the answers between 10% and 90% of the
+// run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
+// its group commits per 1,000 notifications, which do not depend on the machine's load.
 import Foundation
 
 #if canImport(Glibc)
@@ -17,8 +24,9 @@ import Foundation
 
 struct Options {
     var subdash = ".build/release/subdash"
-    var data = "SampleData/generated/v2/notifications-0001.ndjson.gz"
-    var trustRoot = "SampleData/generated/test-root.pem"
+    var data: String? = nil
+    var trustRoot: String? = nil
+    var subscribers = 5000
     var connections = [1, 16, 64]
     var notifications = Int.max
     var output: String? = nil
@@ -35,12 +43,13 @@ struct Options {
             case "--subdash": subdash = value()
             case "--data": data = value()
             case "--trust-root": trustRoot = value()
+            case "--subscribers": subscribers = Int(value()) ?? subscribers
             case "--connections": connections = value().split(separator: ",").compactMap { Int($0) }
             case "--notifications": notifications = Int(value()) ?? Int.max
             case "--output": output = value()
             case "-h", "--help":
                 print(
-                    "usage: subdash-listen-bench [--subdash PATH] [--data NDJSON[.gz]] [--trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]"
+                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]"
                 )
                 exit(0)
             default: fail("unknown argument \(args[i])")
@@ -70,14 +79,26 @@ func run(_ executable: String, _ arguments: [String]) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// The documents of an NDJSON file, gzip'd or not (read through gzip -dc).
+/// The documents of an NDJSON file, gzip'd or not (read through gzip -dc), or of a directory's
+/// NDJSON files in name order.
 func loadDocuments(_ path: String, limit: Int) -> [Data] {
-    let text =
-        path.hasSuffix(".gz")
-        ? run("/bin/sh", ["-c", "gzip -dc '\(path)'"]) : ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
-    let lines = text.split(separator: "\n").filter { !$0.isEmpty }.prefix(limit)
-    guard !lines.isEmpty else { fail("no documents in \(path)") }
-    return lines.map { Data($0.utf8) }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { fail("no file at \(path)") }
+    var files = [path]
+    if isDirectory.boolValue {
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        files = ((enumerator?.allObjects as? [String]) ?? []).filter { $0.hasSuffix(".ndjson") || $0.hasSuffix(".ndjson.gz") }
+            .sorted().map { path + "/" + $0 }
+    }
+    var documents: [Data] = []
+    for file in files where documents.count < limit {
+        let data =
+            file.hasSuffix(".gz")
+            ? Data(run("/bin/sh", ["-c", "gzip -dc '\(file)'"]).utf8) : ((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
+        for line in data.split(separator: 0x0A) where !line.isEmpty && documents.count < limit { documents.append(Data(line)) }
+    }
+    guard !documents.isEmpty else { fail("no documents in \(path)") }
+    return documents
 }
 
 /// A keep-alive HTTP/1.1 connection to 127.0.0.1:port over a plain socket.
@@ -152,13 +173,40 @@ final class Connection {
 final class Results: @unchecked Sendable {
     private let lock = NSLock()
     var latencies: [Double] = []
+    /// When each answer arrived (seconds, `now()`).
+    var answered: [Double] = []
     var statuses: [Int: Int] = [:]
-    func add(_ ms: Double, _ status: Int) {
+    func add(_ ms: Double, at time: Double, _ status: Int) {
         lock.lock()
         latencies.append(ms)
+        answered.append(time)
         statuses[status, default: 0] += 1
         lock.unlock()
     }
+}
+
+/// Answers per second between 10% and 90% of the run: the steady state, without the warm-up and
+/// without the tail where the last connections finish alone.
+func steadyRate(_ answered: [Double], from start: Double, to end: Double) -> Double {
+    let lower = start + (end - start) * 0.1
+    let upper = start + (end - start) * 0.9
+    return Double(answered.filter { $0 >= lower && $0 < upper }.count) / (upper - lower)
+}
+
+/// Group commits per 1,000 stored notifications, from the listener's log: each request's line
+/// names the commit that stored it.
+func commitsPerThousand(log: String) -> Double? {
+    guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
+    var commits = Set<Int>()
+    var requests = 0
+    for line in text.split(separator: "\n") {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let commit = object["commit"] as? Int
+        else { continue }
+        commits.insert(commit)
+        requests += 1
+    }
+    return requests == 0 ? nil : Double(commits.count) * 1000 / Double(requests)
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -169,17 +217,30 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 let options = Options(CommandLine.arguments)
 guard FileManager.default.isExecutableFile(atPath: options.subdash) else { fail("no subdash binary at \(options.subdash)") }
-let documents = loadDocuments(options.data, limit: options.notifications)
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-bench-\(getpid())").path
 try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }
+let dataPath: String
+let trustRoot: String
+if let data = options.data {
+    dataPath = data
+    trustRoot = options.trustRoot ?? "SampleData/generated/test-root.pem"
+} else {
+    let generated = work + "/generated"
+    FileHandle.standardError.write(Data("generating \(options.subscribers) subscribers' v2 notifications…\n".utf8))
+    run(options.subdash, ["generate", "--subscribers", "\(options.subscribers)", "--versions", "v2", "--out", generated])
+    dataPath = generated + "/v2"
+    trustRoot = options.trustRoot ?? generated + "/test-root.pem"
+}
+let documents = loadDocuments(dataPath, limit: options.notifications)
+let dataName = options.data.map { "`\($0)`" } ?? "`subdash generate --versions v2 --subscribers \(options.subscribers)`"
 
 // The reference: the same documents through `subdash import`.
 let ndjson = work + "/documents.ndjson"
 try! documents.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").write(
     toFile: ndjson, atomically: true, encoding: .utf8)
 let reference = work + "/reference.sqlite"
-run(options.subdash, ["import", "--db", reference, "--trust-root", options.trustRoot, ndjson])
+run(options.subdash, ["import", "--db", reference, "--trust-root", trustRoot, ndjson])
 func count(_ store: String, _ sql: String) -> String {
     run("/usr/bin/sqlite3", [store, sql]).trimmingCharacters(in: .whitespacesAndNewlines)
 }
@@ -191,7 +252,7 @@ for connections in options.connections {
     let listener = Process()
     listener.executableURL = URL(fileURLWithPath: options.subdash)
     listener.arguments = [
-        "listen", "--db", store, "--port", "0", "--trust-root", options.trustRoot, "--log", work + "/log-\(connections)",
+        "listen", "--db", store, "--port", "0", "--trust-root", trustRoot, "--log", work + "/log-\(connections)",
     ]
     let err = Pipe()
     listener.standardError = err
@@ -220,7 +281,8 @@ for connections in options.connections {
             while i < documents.count {
                 let t0 = now()
                 let status = connection.post(documents[i])
-                results.add((now() - t0) * 1000, status)
+                let t1 = now()
+                results.add((t1 - t0) * 1000, at: t1, status)
                 i += connections
             }
             finished.leave()
@@ -229,16 +291,19 @@ for connections in options.connections {
         thread.start()
     }
     finished.wait()
-    let seconds = now() - started
+    let ended = now()
+    let seconds = ended - started
     kill(listener.processIdentifier, SIGTERM)
     listener.waitUntilExit()
     let sorted = results.latencies.sorted()
     let stored = (count(store, "SELECT COUNT(*) FROM notification"), count(store, "SELECT COUNT(*) FROM document"))
     let ok = results.statuses[200, default: 0]
     let same = stored == expected && ok == documents.count
+    let commits = commitsPerThousand(log: work + "/log-\(connections)").map { String(format: "%.1f", $0) } ?? "?"
     let row = String(
-        format: "| %d | %d | %.1f | %.0f | %.2f | %.2f | %.2f | %@ |", connections, documents.count, seconds,
-        Double(documents.count) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
+        format: "| %d | %d | %.1f | %.0f | %.0f | %@ | %.2f | %.2f | %.2f | %@ |", connections, documents.count, seconds,
+        Double(documents.count) / seconds, steadyRate(results.answered, from: started, to: ended), commits,
+        percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
         same
             ? "\(stored.0) notifications, as `import` (none lost or doubled)"
             : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
@@ -258,11 +323,13 @@ if let output = options.output {
 
         Measured by `subdash-listen-bench --subdash \(options.subdash) --connections \(options.connections.map(String.init).joined(separator: ","))` \
         on this machine (2 cores, the client on the same cores), \(date): the real binary on loopback with a new store each \
-        time, \(documents.count) verified v2 notifications from `\(options.data)` posted over N keep-alive connections; time to \
-        200 is from the request's first byte to the whole response. Every 200 is a durable commit (`synchronous = FULL`).
+        time, \(documents.count) verified v2 notifications from \(dataName) posted over N keep-alive connections; time to \
+        200 is from the request's first byte to the whole response. Every 200 is a durable commit (`synchronous = FULL`). \
+        "steady/s" counts the answers between 10% and 90% of the run's time; "commits per 1,000" is the listener's group \
+        commits per 1,000 requests, from its log.
 
-        | connections | notifications | seconds | notifications/s | p50 ms | p99 ms | max ms | store |
-        |---|---|---|---|---|---|---|---|
+        | connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | store |
+        |---|---|---|---|---|---|---|---|---|---|
         \(rows.joined(separator: "\n"))
 
         """

@@ -86,20 +86,23 @@ struct NotificationResponder: HTTPResponder {
             return Self.text(.badRequest, "body could not be read\n")
         }
         let bytes = Data(body.readableBytesView)
-        var document = importer.incoming(bytes, source: "listen")
-        entry.id = "sha256:" + document.sha256
-        if case .facts(let facts) = document.content {
-            if facts.format == .v1Notification || facts.format == .v2Notification {
-                if let notification = facts.notifications.first {
-                    if facts.format == .v2Notification { entry.id = notification.notificationId }
-                    entry.type = notification.notificationType + (notification.subtype.map { "/" + $0 } ?? "")
-                }
-            } else {
+        let importer = self.importer
+        let committed = await committer.commit(preparing: {
+            var document = importer.incoming(bytes, source: "listen")
+            if case .facts(let facts) = document.content, facts.format != .v1Notification, facts.format != .v2Notification {
                 // An API response or a receipt is importable, but not something Apple posts here.
                 document.content = .rejected(reason: "not a server notification (a \(facts.format.rawValue) document)")
             }
+            return document
+        })
+        let document = committed.document
+        entry.id = "sha256:" + document.sha256
+        if case .facts(let facts) = document.content, let notification = facts.notifications.first {
+            if facts.format == .v2Notification { entry.id = notification.notificationId }
+            entry.type = notification.notificationType + (notification.subtype.map { "/" + $0 } ?? "")
         }
-        switch await committer.commit(document) {
+        if committed.commit > 0 { entry.commit = committed.commit }
+        switch committed.outcome {
         case .failure(let error):
             entry.outcome = "not stored"
             entry.reason = "\(error)"

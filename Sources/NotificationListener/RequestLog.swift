@@ -2,7 +2,8 @@ import Foundation
 
 /// One JSON line per request, to stderr or a file opened for appending: when it arrived, which
 /// notification (its `notificationUUID`, or `sha256:` and the body's digest when there is none to
-/// trust), its type, what became of it, the HTTP status and the milliseconds to the answer.
+/// trust), its type, what became of it, the HTTP status, the milliseconds to the answer and the
+/// commit that stored it.
 public final class RequestLog: @unchecked Sendable {
     /// One request as logged.
     public struct Entry: Sendable, Encodable {
@@ -15,6 +16,9 @@ public final class RequestLog: @unchecked Sendable {
         public var status: Int
         public var ms: Double
         public var reason: String?
+        /// The number of the group commit that stored it (1, 2, … since the listener started):
+        /// requests sharing a number shared one durable commit.
+        public var commit: Int?
     }
 
     private let handle: FileHandle

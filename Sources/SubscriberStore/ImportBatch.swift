@@ -95,6 +95,20 @@ extension AppDatabase {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
+    /// Runs `body` with commits written to the WAL but not flushed (`synchronous = NORMAL`), then
+    /// puts back the setting it found: for work whose input is already durable and which is redone
+    /// if a crash loses it (deriving pending subscriptions). The WAL is written in order, so the
+    /// next flushed commit flushes these too; a power cut loses at most a suffix of them.
+    public func withCommitsNotFlushed<T>(_ body: () throws -> T) throws -> T {
+        let previous = try writer.writeWithoutTransaction { db -> Int in
+            let previous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            return previous
+        }
+        defer { try? writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(previous)") } }
+        return try body()
+    }
+
     /// Throws unless a write could begin within `busyTimeout` seconds (the file is writable, no
     /// other process holds the write lock for longer): a health check that changes nothing. It
     /// takes a connection of its own, so it neither waits behind this process's queued writes nor
