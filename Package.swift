@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "NotificationListenerTests",
             dependencies: [
-                "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
+                "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "NotificationListener", "subdash",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -507,4 +507,9 @@ final class Flag: @unchecked Sendable {
         done = true
         return true
     }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
+    }
 }

@@ -1,0 +1,110 @@
+import Foundation
+import NotificationListener
+import StoreImport
+import SubscriberStore
+import TestSupport
+import Testing
+
+/// How concurrent notifications share commits: in process for the committer's timing, and through
+/// the real binary for what a sender sees.
+@Suite(.serialized) struct GroupCommitTests {
+    @Test func aDocumentStillBeingVerifiedJoinsTheCommitOfOneAlreadyWaiting() async throws {
+        let path = ListenTests.temporaryPath("group") + ".sqlite"
+        defer { ListenTests.remove(path) }
+        let database = try AppDatabase.open(path: path)
+        let importer = Importer.appStore(database: database, verifier: try SampleDataStore.verifier(), report: { _ in })
+        let committer = GroupCommitter(database: database, gatherWait: 5, onDerivationError: { _ in })
+        defer { committer.stop() }
+        let documents = try ListenTests.v2.get()
+        let slowStarted = Flag()
+        // The slow request is still verifying when the quick one's document is waiting: the commit
+        // waits for it rather than going without it.
+        async let slow = committer.commit(preparing: {
+            _ = slowStarted.set()
+            Thread.sleep(forTimeInterval: 0.3)
+            return importer.incoming(documents[0], source: "listen")
+        })
+        async let quick = committer.commit(preparing: {
+            _ = waitUntil(timeout: 5) { slowStarted.isSet }
+            return importer.incoming(documents[1], source: "listen")
+        })
+        let (a, b) = await (slow, quick)
+        #expect((try a.outcome.get()).applied == 1)
+        #expect((try b.outcome.get()).applied == 1)
+        #expect(a.commit == 1)
+        #expect(b.commit == 1)
+    }
+
+    @Test func aSteadyStreamIsDerivedWithinASecondOfItsLastCommit() async throws {
+        let path = ListenTests.temporaryPath("derive") + ".sqlite"
+        defer { ListenTests.remove(path) }
+        let database = try AppDatabase.open(path: path)
+        let importer = Importer.appStore(database: database, verifier: try SampleDataStore.verifier(), report: { _ in })
+        let committer = GroupCommitter(database: database, onDerivationError: { _ in })
+        defer { committer.stop() }
+        // One after another, as fast as they come: derivation waits for its interval between them.
+        for document in try ListenTests.v2.get() {
+            _ = await committer.commit(preparing: { importer.incoming(document, source: "listen") })
+        }
+        let committed = Date()
+        #expect(try waitUntil(timeout: 5) { try database.pendingCount() == 0 })
+        #expect(Date().timeIntervalSince(committed) < 1)
+    }
+
+    @Test func sixteenConnectionsPostingEveryNotificationTwiceAreAllAnsweredAndStoredOnce() throws {
+        let binary = try ListenTests.binary()
+        let store = ListenTests.temporaryPath("sixteen") + ".sqlite"
+        let log = ListenTests.temporaryPath("log") + ".ndjson"
+        defer { ListenTests.remove(store, log) }
+        let documents = try ListenTests.v2.get()
+        // Each notification twice, the copies far apart, so most pairs are in flight on two
+        // connections at about the same time.
+        let posted = documents + documents
+        let listener = try ListenerProcess(
+            binary: binary, store: store, extra: ["--trust-root", ListenTests.trustRoot, "--log", log])
+        let answers = PostAnswers()
+        let finished = DispatchGroup()
+        for worker in 0..<16 {
+            finished.enter()
+            Thread.detachNewThread {
+                var i = worker
+                while i < posted.count {
+                    let response = try? LoopbackHTTP(port: listener.port).post("/notifications", posted[i])
+                    answers.add(response?.status ?? 0, response?.body ?? "")
+                    i += 16
+                }
+                finished.leave()
+            }
+        }
+        finished.wait()
+        #expect(answers.statuses == [200: posted.count])
+        // The sample holds a few byte-for-byte repeats already: each distinct one applied once.
+        let distinct = Set(documents).count
+        #expect(answers.bodies["applied\n"] == distinct)
+        #expect(answers.bodies["duplicate\n"] == posted.count - distinct)
+        try ListenTests.waitForDerivation(store)
+        #expect(listener.stop().status == 0)
+
+        let (_, cleanPath) = try ListenTests.cleanImport(documents)
+        defer { ListenTests.remove(cleanPath) }
+        #expect(try ListenTests.dump(store) == ListenTests.dump(cleanPath))
+        // Every request names its commit; concurrent ones shared them.
+        let commits = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["commit"] as? Int
+        }
+        #expect(commits.count == posted.count)
+        #expect(Set(commits).count < posted.count)
+    }
+}
+
+final class PostAnswers: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var statuses: [Int: Int] = [:]
+    private(set) var bodies: [String: Int] = [:]
+    func add(_ status: Int, _ body: String) {
+        lock.lock()
+        statuses[status, default: 0] += 1
+        bodies[body, default: 0] += 1
+        lock.unlock()
+    }
+}
