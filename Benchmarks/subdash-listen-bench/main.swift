@@ -246,6 +246,7 @@ func count(_ store: String, _ sql: String) -> String {
 }
 let expected = (count(reference, "SELECT COUNT(*) FROM notification"), count(reference, "SELECT COUNT(*) FROM document"))
 
+print("| connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | store |")
 var rows: [String] = []
 for connections in options.connections {
     let store = work + "/listen-\(connections).sqlite"
@@ -315,7 +316,14 @@ for connections in options.connections {
 if let output = options.output {
     let marker = "<!-- subdash-listen-bench -->"
     var text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "# Performance\n"
-    if let r = text.range(of: marker) { text = String(text[..<r.lowerBound]) }
+    // The section runs from the marker to the next section's heading; what follows is kept.
+    var rest = ""
+    if let r = text.range(of: marker) {
+        let heading = text.range(of: "\n## ", range: r.upperBound..<text.endIndex)
+        let next = heading.flatMap { text.range(of: "\n## ", range: $0.upperBound..<text.endIndex) }
+        rest = next.map { String(text[text.index(after: $0.lowerBound)...]) } ?? ""
+        text = String(text[..<r.lowerBound])
+    }
     let date = ISO8601DateFormatter().string(from: Date())
     text += """
         \(marker)
@@ -333,5 +341,6 @@ if let output = options.output {
         \(rows.joined(separator: "\n"))
 
         """
+    if !rest.isEmpty { text += "\n" + rest }
     try! text.write(toFile: output, atomically: true, encoding: .utf8)
 }
