@@ -94,7 +94,8 @@ func loadDocuments(_ path: String, limit: Int) -> [Data] {
     for file in files where documents.count < limit {
         let data =
             file.hasSuffix(".gz")
-            ? Data(run("/bin/sh", ["-c", "gzip -dc '\(file)'"]).utf8) : ((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
+            ? Data(run("/bin/sh", ["-c", "gzip -dc '\(file)'"]).utf8)
+            : ((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
         for line in data.split(separator: 0x0A) where !line.isEmpty && documents.count < limit { documents.append(Data(line)) }
     }
     guard !documents.isEmpty else { fail("no documents in \(path)") }
@@ -246,7 +247,9 @@ func count(_ store: String, _ sql: String) -> String {
 }
 let expected = (count(reference, "SELECT COUNT(*) FROM notification"), count(reference, "SELECT COUNT(*) FROM document"))
 
-print("| connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | store |")
+print(
+    "| connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | store |"
+)
 var rows: [String] = []
 for connections in options.connections {
     let store = work + "/listen-\(connections).sqlite"
