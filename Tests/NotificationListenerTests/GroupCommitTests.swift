@@ -17,18 +17,24 @@ import Testing
         defer { committer.stop() }
         let documents = try ListenTests.v2.get()
         let slowStarted = Flag()
+        let quickPrepared = Flag()
         // The slow request is still verifying when the quick one's document is waiting: the commit
-        // waits for it rather than going without it.
-        async let slow = committer.commit(preparing: {
-            _ = slowStarted.set()
-            Thread.sleep(forTimeInterval: 0.3)
-            return importer.incoming(documents[0], source: "listen")
-        })
-        async let quick = committer.commit(preparing: {
-            _ = waitUntil(timeout: 5) { slowStarted.isSet }
-            return importer.incoming(documents[1], source: "listen")
-        })
-        let (a, b) = await (slow, quick)
+        // waits for it rather than going without it. Each waits for the other with a deadline, on
+        // threads of their own: the test run's shared pool may be blocked by other tests.
+        let (a, b) = await withTaskExecutorPreference(ThreadPerJobExecutor()) {
+            async let slow = committer.commit(preparing: {
+                _ = slowStarted.set()
+                _ = waitUntil(timeout: 5) { quickPrepared.isSet }
+                Thread.sleep(forTimeInterval: 0.1)
+                return importer.incoming(documents[0], source: "listen")
+            })
+            async let quick = committer.commit(preparing: {
+                _ = waitUntil(timeout: 5) { slowStarted.isSet }
+                defer { _ = quickPrepared.set() }
+                return importer.incoming(documents[1], source: "listen")
+            })
+            return await (slow, quick)
+        }
         #expect((try a.outcome.get()).applied == 1)
         #expect((try b.outcome.get()).applied == 1)
         #expect(a.commit == 1)
@@ -94,6 +100,15 @@ import Testing
         }
         #expect(commits.count == posted.count)
         #expect(Set(commits).count < posted.count)
+    }
+}
+
+/// Runs each job on a new thread, so a task that blocks its thread never waits for a free one.
+final class ThreadPerJobExecutor: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        Thread.detachNewThread { job.runSynchronously(on: executor) }
     }
 }
 
