@@ -1,5 +1,6 @@
 import AppStorePayloads
 import Foundation
+import TestSupport
 import SubscriptionModel
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     let decoder = PayloadDecoder(verifier: Base64URLVerifier())
 
     func temporaryFile(_ name: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-hostile-\(UUID().uuidString)-\(name)")
+        URL(fileURLWithPath: TemporaryDirectory.uniquePath("hostile-\(name)"))
     }
 
     /// gzip of `url`, through the system's gzip (as a user would make one).

@@ -1,5 +1,6 @@
 import Dashboard
 import Foundation
+import TestSupport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -53,7 +54,7 @@ private enum SearchStore {
         return documents
     }
 
-    static func runner(extra: Int = 0, exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
+    static func runner(extra: Int = 0, exportDirectory: String = TemporaryDirectory.process.path) throws -> EffectRunner {
         let db = try AppDatabase.inMemory()
         try db.apply(documents(extra: extra))
         return EffectRunner(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import SubscriptionModel
 import Testing
 
@@ -7,10 +8,7 @@ import Testing
 /// Helpers shared by the simulator tests.
 enum Scratch {
     static func directory(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("subdash-sim-tests-\(ProcessInfo.processInfo.processIdentifier)-\(name)-\(UUID().uuidString)")
-        try? FileManager.default.removeItem(at: url)
-        return url
+        URL(fileURLWithPath: TemporaryDirectory.uniquePath("sim-\(name)"))
     }
 
     /// Every regular file under `root`, by relative path.
