@@ -65,7 +65,6 @@ let package = Package(
             name: "SubscriberAnalytics",
             dependencies: [
                 "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
-                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "LifecycleSimulator",

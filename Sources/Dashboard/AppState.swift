@@ -172,18 +172,6 @@ extension OwnershipFilter {
     }
 
     /// How a pane title says it.
-    /// Whether the pane waits for a load in the background.
-    var loadingFlag: WritableKeyPath<AppState, Bool> {
-        switch self {
-        case .subscribers: \.subscribers.loading
-        case .subscriber: \.subscriber.loading
-        case .cohorts: \.cohorts.loading
-        case .statesEvents: \.statesEvents.loading
-        case .offers: \.offers.loading
-        case .money: \.money.loading
-        }
-    }
-
     public var title: String {
         switch self {
         case .purchased: "purchased"
