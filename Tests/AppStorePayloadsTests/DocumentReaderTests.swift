@@ -1,7 +1,7 @@
 import AppStorePayloads
 import Foundation
-import TestSupport
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @Suite struct DocumentReaderTests {

@@ -1,7 +1,7 @@
 import AppStorePayloads
 import Foundation
-import TestSupport
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// Input crafted to hurt: bombs, special bytes, forged dates. Each gives per-document

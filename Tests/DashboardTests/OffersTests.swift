@@ -1,10 +1,10 @@
 import Dashboard
 import Foundation
-import TestSupport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TerminalUI
+import TestSupport
 import Testing
 
 /// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended

@@ -1,10 +1,10 @@
 import Dashboard
 import Foundation
-import TestSupport
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TerminalUI
+import TestSupport
 import Testing
 
 /// The sample store (24 subscriptions 5000, 5010 … 5230) with the ids support is asked about:

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @testable import LifecycleSimulator
