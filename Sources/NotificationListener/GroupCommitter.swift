@@ -16,6 +16,11 @@ import SubscriberStore
 ///   after a quiet spell. Derivation commits without flushing to disk: its input, the facts and the
 ///   list of pending subscriptions, is already durable, and what a crash would lose is derived
 ///   again at the next start.
+///
+/// `@unchecked Sendable`: `queue`, `preparing` and `stopped` are read and written only with
+/// `condition` locked (the commit thread waits on it for work, which `BlockingChannel` cannot
+/// express with the derivation pending); `commits` only on the commit thread; every other stored
+/// property is immutable.
 public final class GroupCommitter: @unchecked Sendable {
     /// What became of one document: its result once committed, or the error that kept it out.
     public typealias Outcome = Result<BatchResult, any Error>
