@@ -170,14 +170,26 @@ extension AppDatabase {
         progress: ((Int) -> Void)? = nil
     ) throws -> Int {
         guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
-        let ids = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1")
+        // The ids are read a chunk at a time, after the last one taken, not all at once: at a
+        // million pending subscriptions the whole list was about 100 MB of strings. Read through
+        // the writing connection, whose cache holds these pages anyway (it deletes the rows), so
+        // no second reader fills a cache of its own beside the one deriving ahead.
+        func pendingIds(after last: String?) throws -> [String] {
+            try pool.writeWithoutTransaction { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT originalTransactionId FROM pendingSubscription WHERE ?1 IS NULL OR originalTransactionId > ?1
+                        ORDER BY 1 LIMIT ?2
+                        """, arguments: [last, chunk])
+            }
         }
-        guard !ids.isEmpty else { return 0 }
-        let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
+        var current = try pendingIds(after: nil)
+        guard !current.isEmpty else { return 0 }
+        let pendingCount = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSubscription") ?? 0 }
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-        if ids.count >= deferIndexesFrom {
+        if pendingCount >= deferIndexesFrom {
             try longWrite(turn) { try pool.write { db in try DerivedIndexes.drop(db) } }
         }
         // Indexes built at the end sort their keys in temporary files, not in memory (this cannot
@@ -185,10 +197,14 @@ extension AppDatabase {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = FILE") }
         defer { try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") } }
         var ahead = DerivedChunk()
-        ahead.start(chunks[0], pool: pool)
+        ahead.start(current, pool: pool)
         var total = 0
-        for (k, ids) in chunks.enumerated() {
+        var k = 0
+        while !current.isEmpty {
+            let ids = current
             let derived = ahead.wait()
+            let next = ids.count < chunk ? [] : try pendingIds(after: ids.last)
+            let last = next.isEmpty
             // The reader deriving ahead always holds a snapshot, so the WAL could never start over:
             // at 1,000,000 subscribers it grew to 4.6 GB, and every page read searches the WAL's
             // index, which grows with it. Every `walRestartEvery` chunks the next derivation waits
@@ -196,7 +212,7 @@ extension AppDatabase {
             // write then starts the WAL from its beginning. (Rebuilding 200,000 of the 1,000,000
             // subscribers: 243 → 227 s, one run each, within this machine's noise.)
             let restart = (k + 1) % Self.walRestartEvery == 0
-            if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
+            if !last && !restart { ahead.start(next, pool: pool) }
             try longWrite(turn) {
                 try pool.write { db in
                     let materializer = Materializer(db)
@@ -210,15 +226,17 @@ extension AppDatabase {
                     for id in ids { try delete.run(db, id) }
                     // With the last pending rows gone, the indexes are whole again in the same
                     // commit: a store never has an index missing and nothing pending.
-                    if k + 1 == chunks.count { try DerivedIndexes.buildMissing(db) }
+                    if last { try DerivedIndexes.buildMissing(db) }
                 }
             }
             if restart {
                 _ = try pool.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-                if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
+                if !last { ahead.start(next, pool: pool) }
             }
             total += ids.count
             progress?(total)
+            current = next
+            k += 1
         }
         _ = ahead.wait()
         return total + (try rebuildPendingInline(chunk: chunk, progress: nil))
@@ -513,6 +531,10 @@ struct RankedTransactions {
 /// back through a channel of one.
 private struct DerivedChunk {
     private let results = BlockingChannel<Result<[Materializer.Derived], any Error>>(capacity: 1)
+    /// The deriving reader's page cache, in KiB. It reads each subscription's facts once, in id
+    /// order, so beyond the tables' inner pages a cache holds nothing it reads again; at the
+    /// everyday 64 MiB it was 64 MiB more of a rebuild's memory, beside the writer's cache.
+    static let cacheKibibytes = 16 * 1024
     /// Whether a derivation was started and not waited for.
     private var running = false
 
@@ -520,7 +542,15 @@ private struct DerivedChunk {
         precondition(!running, "one derivation ahead at a time")
         running = true
         DispatchQueue.global().async { [results] in
-            results.send(Result { try pool.read { db in try Materializer.derive(ids, from: db) } })
+            results.send(
+                Result {
+                    try pool.read { db in
+                        let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -AppDatabase.everydayCacheKibibytes
+                        try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKibibytes)")
+                        defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
+                        return try Materializer.derive(ids, from: db)
+                    }
+                })
         }
     }
 
@@ -532,19 +562,51 @@ private struct DerivedChunk {
     }
 }
 
-/// The transaction versions (id and rank) one import has written. Every v1 document repeats its
-/// subscription's whole receipt; without this, each repeated transaction costs a lookup in the
+/// The transaction versions (id and rank) one import has written lately. Every v1 document repeats
+/// its subscription's whole receipt; without this, each repeated transaction costs a lookup in the
 /// transaction index, at a random place in it, only to find the same version there. A rank ends
 /// with a hash of the version's content, so the same id and rank is the same version. Kept as
-/// 128-bit digests (about 22 bytes a version in memory).
+/// 128-bit digests.
+///
+/// Only a hint: forgetting a version costs that lookup, never a wrong row (the store keeps the
+/// highest rank whatever is written). So it holds at most `budgetBytes`, in two generations: when
+/// the newer one is full the older is dropped, and a version found in the older one moves to the
+/// newer, so the receipts of subscriptions still renewing stay. Without the bound it held every
+/// version of the import: at 1,000,000 subscribers about 3.4 million, a 128 MiB table and 192 MiB
+/// while it last doubled (docs/performance.md, "An import's memory").
 struct WrittenVersions {
     private struct Key: Hashable {
         var a: Int
         var b: Int
     }
-    private var keys = Set<Key>()
 
-    /// Records the version; false when it was written before.
+    /// Memory of both generations together. 16 MiB hold two generations of 393,216 versions: the
+    /// newer alone holds every version of a 100,000-subscriber import (about 342,000), and a
+    /// larger one forgets only versions not seen again for the last few hundred thousand written.
+    static let defaultBudgetBytes = 16 << 20
+
+    /// Versions one generation holds: its table of 16-byte keys, a power of two of buckets at
+    /// most three quarters full (how `Set` grows), fits half the budget.
+    let generationCapacity: Int
+    /// The first generation grows as `Set`s do, so a small import's table stays small (at most
+    /// one and a half halves of the budget while it doubles); a later one is made whole at once.
+    private var newer = Set<Key>()
+    private var older = Set<Key>()
+
+    init(budgetBytes: Int = Self.defaultBudgetBytes) {
+        let buckets = max(16, budgetBytes / 2 / MemoryLayout<Key>.stride)
+        // The largest power of two not above `buckets`, three quarters of it usable.
+        let power = 1 << (Int.bitWidth - 1 - buckets.leadingZeroBitCount)
+        generationCapacity = power / 4 * 3
+    }
+
+    /// How many versions it holds (both generations).
+    var count: Int { newer.count + older.count }
+
+    /// Bytes its tables take.
+    var tableBytes: Int { (newer.capacity + older.capacity) / 3 * 4 * MemoryLayout<Key>.stride }
+
+    /// Records the version; false when it was written before (and not forgotten since).
     mutating func insert(_ transactionId: String, rank: String) -> Bool {
         var first = Hasher()
         var second = Hasher()
@@ -554,6 +616,14 @@ struct WrittenVersions {
         second.combine(1 as UInt8)
         second.combine(transactionId)
         second.combine(rank)
-        return keys.insert(Key(a: first.finalize(), b: second.finalize())).inserted
+        let key = Key(a: first.finalize(), b: second.finalize())
+        if newer.contains(key) { return false }
+        let known = older.remove(key) != nil
+        if newer.count >= generationCapacity {
+            older = newer
+            newer = Set(minimumCapacity: generationCapacity)
+        }
+        newer.insert(key)
+        return !known
     }
 }
