@@ -186,7 +186,9 @@ extension AppDatabase {
         }
         var current = try pendingIds(after: nil)
         guard !current.isEmpty else { return 0 }
-        let pendingCount = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSubscription") ?? 0 }
+        let pendingCount = try pool.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSubscription") ?? 0
+        }
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         if pendingCount >= deferIndexesFrom {
