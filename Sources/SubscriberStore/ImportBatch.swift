@@ -170,28 +170,14 @@ extension AppDatabase {
         progress: ((Int) -> Void)? = nil
     ) throws -> Int {
         guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
-        // The ids are read a chunk at a time, after the last one taken, not all at once: at a
-        // million pending subscriptions the whole list was about 100 MB of strings. Read through
-        // the writing connection, whose cache holds these pages anyway (it deletes the rows), so
-        // no second reader fills a cache of its own beside the one deriving ahead.
-        func pendingIds(after last: String?) throws -> [String] {
-            try pool.writeWithoutTransaction { db in
-                try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT originalTransactionId FROM pendingSubscription WHERE ?1 IS NULL OR originalTransactionId > ?1
-                        ORDER BY 1 LIMIT ?2
-                        """, arguments: [last, chunk])
-            }
+        let ids = try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1")
         }
-        var current = try pendingIds(after: nil)
-        guard !current.isEmpty else { return 0 }
-        let pendingCount = try pool.writeWithoutTransaction { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSubscription") ?? 0
-        }
+        guard !ids.isEmpty else { return 0 }
+        let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-        if pendingCount >= deferIndexesFrom {
+        if ids.count >= deferIndexesFrom {
             try longWrite(turn) { try pool.write { db in try DerivedIndexes.drop(db) } }
         }
         // Indexes built at the end sort their keys in temporary files, not in memory (this cannot
@@ -199,22 +185,17 @@ extension AppDatabase {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = FILE") }
         defer { try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") } }
         var ahead = DerivedChunk()
-        ahead.start(current, pool: pool)
+        ahead.start(chunks[0], pool: pool)
         var total = 0
-        var k = 0
-        while !current.isEmpty {
-            let ids = current
+        for (k, ids) in chunks.enumerated() {
             let derived = ahead.wait()
-            let next = ids.count < chunk ? [] : try pendingIds(after: ids.last)
-            let last = next.isEmpty
             // The reader deriving ahead always holds a snapshot, so the WAL could never start over:
             // at 1,000,000 subscribers it grew to 4.6 GB, and every page read searches the WAL's
             // index, which grows with it. Every `walRestartEvery` chunks the next derivation waits
             // until this chunk is written and checkpointed with no reader in the way; the next
-            // write then starts the WAL from its beginning. (Rebuilding 200,000 of the 1,000,000
-            // subscribers: 243 → 227 s, one run each, within this machine's noise.)
+            // write then starts the WAL from its beginning; the pauses cost no measurable time.
             let restart = (k + 1) % Self.walRestartEvery == 0
-            if !last && !restart { ahead.start(next, pool: pool) }
+            if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
             try longWrite(turn) {
                 try pool.write { db in
                     let materializer = Materializer(db)
@@ -228,17 +209,15 @@ extension AppDatabase {
                     for id in ids { try delete.run(db, id) }
                     // With the last pending rows gone, the indexes are whole again in the same
                     // commit: a store never has an index missing and nothing pending.
-                    if last { try DerivedIndexes.buildMissing(db) }
+                    if k + 1 == chunks.count { try DerivedIndexes.buildMissing(db) }
                 }
             }
             if restart {
                 _ = try pool.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-                if !last { ahead.start(next, pool: pool) }
+                if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
             }
             total += ids.count
             progress?(total)
-            current = next
-            k += 1
         }
         _ = ahead.wait()
         return total + (try rebuildPendingInline(chunk: chunk, progress: nil))
@@ -548,7 +527,8 @@ private struct DerivedChunk {
                 Result {
                     try pool.read { db in
                         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -AppDatabase.everydayCacheKibibytes
-                        try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKibibytes)")
+                        // A setting only: were it refused, the derivation goes ahead with the larger cache.
+                        try? db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKibibytes)")
                         defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
                         return try Materializer.derive(ids, from: db)
                     }

@@ -1,3 +1,4 @@
+import GRDB
 import Testing
 
 @testable import SubscriberStore
@@ -39,5 +40,17 @@ import Testing
             if i % 1000 == 0 && versions.insert("kept", rank: "r") { writtenAgain += 1 }
         }
         #expect(writtenAgain == 0)
+    }
+
+    /// The rebuild narrows its deriving reader's cache inside a read: SQLite takes the setting
+    /// there (a refusal would leave the everyday 64 MiB, silently).
+    @Test func aReaderTakesTheDerivingCacheSize() throws {
+        let store = try AppDatabase.open(path: try Fixture.temporaryStorePath("cache"))
+        let pool = try #require(store.writer as? DatabasePool)
+        let size = try pool.read { db in
+            try db.execute(sql: "PRAGMA cache_size = -\(16 * 1024)")
+            return try Int.fetchOne(db, sql: "PRAGMA cache_size")
+        }
+        #expect(size == -16 * 1024)
     }
 }
