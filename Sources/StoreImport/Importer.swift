@@ -157,7 +157,7 @@ public final class Importer: Sendable {
         var pending: [(source: String, raw: SourceDocument)] = []
         var pendingBytes = 0
         var rejectedArchived = 0
-        var touched = Set<String>()
+        var touched = TouchedSubscriptions()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
         var rejections = RejectionGroups()
         func reject(_ source: String, _ reason: String) {
@@ -248,12 +248,15 @@ public final class Importer: Sendable {
         }
         try flush()
         merge(try writes.finish())
+        let tracing = ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil
+        if tracing { tracePhase("facts written", since: started) }
         for line in rejections.remainder { report(line) }
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()
         try database.rebuildPending()
         trace.rebuild = seconds(since: t2)
-        if ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil {
+        if tracing {
+            tracePhase("derived rows rebuilt", since: started)
             FileHandle.standardError.write(
                 Data(
                     String(
@@ -439,6 +442,16 @@ public final class Importer: Sendable {
 
     /// Files in a data directory that are not App Store documents.
     static let skippedNames: Set<String> = ["manifest.json", "README", "README.txt"]
+
+    /// One line of `SUBDASH_IMPORT_TRACE`: the phase that ended, when, and SQLite's memory (now
+    /// and its highest so far), to set beside the process's resident size sampled from outside.
+    private func tracePhase(_ phase: String, since start: DispatchTime) {
+        let memory = AppDatabase.sqliteMemory()
+        let line =
+            String(format: "trace: %.1f s: ", seconds(since: start))
+            + "\(phase); SQLite memory \(memory.used >> 20) MB, at most \(memory.highest >> 20) MB\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
 
     func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9

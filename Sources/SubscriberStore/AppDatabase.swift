@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import ThreadKit
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
@@ -226,5 +227,13 @@ public final class BackgroundCheckpoints: Sendable {
     public func stop() {
         stopRequest.send(true)
         done.wait()
+    }
+}
+
+extension AppDatabase {
+    /// Bytes SQLite holds in this process (page caches, sorters, statements: every connection),
+    /// now and at most since the process started; for `SUBDASH_IMPORT_TRACE`.
+    public static func sqliteMemory() -> (used: Int64, highest: Int64) {
+        (sqlite3_memory_used(), sqlite3_memory_highwater(0))
     }
 }

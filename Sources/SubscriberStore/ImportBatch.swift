@@ -526,6 +526,10 @@ struct RankedTransactions {
 /// back through a channel of one.
 private struct DerivedChunk {
     private let results = BlockingChannel<Result<[Materializer.Derived], any Error>>(capacity: 1)
+    /// The deriving reader's page cache, in KiB. It reads each subscription's facts once, in id
+    /// order, so beyond the tables' inner pages a cache holds nothing it reads again; at the
+    /// everyday 64 MiB it was 64 MiB more of a rebuild's memory, beside the writer's cache.
+    static let cacheKibibytes = 16 * 1024
     /// Whether a derivation was started and not waited for.
     private var running = false
 
@@ -533,7 +537,16 @@ private struct DerivedChunk {
         precondition(!running, "one derivation ahead at a time")
         running = true
         DispatchQueue.global().async { [results] in
-            results.send(Result { try pool.read { db in try Materializer.derive(ids, from: db) } })
+            results.send(
+                Result {
+                    try pool.read { db in
+                        let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -AppDatabase.everydayCacheKibibytes
+                        // A setting only: were it refused, the derivation goes ahead with the larger cache.
+                        try? db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKibibytes)")
+                        defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
+                        return try Materializer.derive(ids, from: db)
+                    }
+                })
         }
     }
 
@@ -545,19 +558,51 @@ private struct DerivedChunk {
     }
 }
 
-/// The transaction versions (id and rank) one import has written. Every v1 document repeats its
-/// subscription's whole receipt; without this, each repeated transaction costs a lookup in the
+/// The transaction versions (id and rank) one import has written lately. Every v1 document repeats
+/// its subscription's whole receipt; without this, each repeated transaction costs a lookup in the
 /// transaction index, at a random place in it, only to find the same version there. A rank ends
 /// with a hash of the version's content, so the same id and rank is the same version. Kept as
-/// 128-bit digests (about 22 bytes a version in memory).
+/// 128-bit digests.
+///
+/// Only a hint: forgetting a version costs that lookup, never a wrong row (the store keeps the
+/// highest rank whatever is written). So it holds at most `budgetBytes`, in two generations: when
+/// the newer one is full the older is dropped, and a version found in the older one moves to the
+/// newer, so the receipts of subscriptions still renewing stay. Without the bound it held every
+/// version of the import: at 1,000,000 subscribers about 3.4 million, a 128 MiB table and 192 MiB
+/// while it last doubled (docs/performance.md, "An import's memory").
 struct WrittenVersions {
     private struct Key: Hashable {
         var a: Int
         var b: Int
     }
-    private var keys = Set<Key>()
 
-    /// Records the version; false when it was written before.
+    /// Memory of both generations together. 16 MiB hold two generations of 393,216 versions: the
+    /// newer alone holds every version of a 100,000-subscriber import (about 342,000), and a
+    /// larger one forgets only versions not seen again for the last few hundred thousand written.
+    static let defaultBudgetBytes = 16 << 20
+
+    /// Versions one generation holds: its table of 16-byte keys, a power of two of buckets at
+    /// most three quarters full (how `Set` grows), fits half the budget.
+    let generationCapacity: Int
+    /// The first generation grows as `Set`s do, so a small import's table stays small (at most
+    /// one and a half halves of the budget while it doubles); a later one is made whole at once.
+    private var newer = Set<Key>()
+    private var older = Set<Key>()
+
+    init(budgetBytes: Int = Self.defaultBudgetBytes) {
+        let buckets = max(16, budgetBytes / 2 / MemoryLayout<Key>.stride)
+        // The largest power of two not above `buckets`, three quarters of it usable.
+        let power = 1 << (Int.bitWidth - 1 - buckets.leadingZeroBitCount)
+        generationCapacity = power / 4 * 3
+    }
+
+    /// How many versions it holds (both generations).
+    var count: Int { newer.count + older.count }
+
+    /// Bytes its tables take.
+    var tableBytes: Int { (newer.capacity + older.capacity) / 3 * 4 * MemoryLayout<Key>.stride }
+
+    /// Records the version; false when it was written before (and not forgotten since).
     mutating func insert(_ transactionId: String, rank: String) -> Bool {
         var first = Hasher()
         var second = Hasher()
@@ -567,6 +612,14 @@ struct WrittenVersions {
         second.combine(1 as UInt8)
         second.combine(transactionId)
         second.combine(rank)
-        return keys.insert(Key(a: first.finalize(), b: second.finalize())).inserted
+        let key = Key(a: first.finalize(), b: second.finalize())
+        if newer.contains(key) { return false }
+        let known = older.remove(key) != nil
+        if newer.count >= generationCapacity {
+            older = newer
+            newer = Set(minimumCapacity: generationCapacity)
+        }
+        newer.insert(key)
+        return !known
     }
 }
