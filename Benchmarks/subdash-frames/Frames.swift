@@ -93,6 +93,17 @@ struct Frames: ParsableCommand {
         session.settle()
         session.draw()
         firstVisits.append(Row(label: "`6` first visit (Money queries)", samples: [milliseconds(clock.now - moneyStart)]))
+        // Pane 5 draws the first screen of its list as soon as it arrives, then streams the other lists.
+        if trace { StatementTrace.phase("key 5") }
+        let offersStart = clock.now
+        session.press(KeyEvent(.char("5")))
+        session.settle { $0.offers.board != nil }
+        session.draw()
+        firstVisits.append(
+            Row(label: "`5` first visit, first frame (first screen of its list)", samples: [milliseconds(clock.now - offersStart)]))
+        session.settle()
+        session.draw()
+        firstVisits.append(Row(label: "`5` first visit (Offers queries)", samples: [milliseconds(clock.now - offersStart)]))
         var paneSamples: [Double] = []
         var tabSamples: [Double] = []
         for _ in 0..<max(1, presses / 4) {
