@@ -56,6 +56,7 @@ func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [Bill
 
 /// A query failed: nothing is loading any more, and the status line says why.
 func loadFailed(_ state: inout AppState, _ message: String) {
+    state.exporting = false
     state.subscribers.loading = false
     state.subscribers.openWhenLoaded = nil
     state.subscriber.loading = false

@@ -212,6 +212,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 .split(separator: "-").joined(separator: "-")
         }
         state.notice = "exporting…"
+        state.exporting = true
         return [
             .exportSubscribers(
                 stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
@@ -224,6 +225,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
     if case .eligible(let kind) = list, let stream = state.offers.stream, stream.lists[kind] == nil {
         // Only the first screen of this list has come: the export reads the whole list itself.
         state.notice = "exporting the whole \(list.title) list…"
+        state.exporting = true
         return [
             .exportOffers(
                 stem: stem, kind: kind, asOf: stream.asOf, scope: stream.scope, flags: board.flags,
