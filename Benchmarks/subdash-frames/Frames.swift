@@ -100,7 +100,9 @@ struct Frames: ParsableCommand {
         session.settle { $0.offers.board != nil }
         session.draw()
         firstVisits.append(
-            Row(label: "`5` first visit, first frame (first screen of its list)", samples: [milliseconds(clock.now - offersStart)]))
+            Row(
+                label: "`5` first visit, first frame (first screen of its list)", samples: [milliseconds(clock.now - offersStart)]
+            ))
         session.settle()
         session.draw()
         firstVisits.append(Row(label: "`5` first visit (Offers queries)", samples: [milliseconds(clock.now - offersStart)]))

@@ -14,22 +14,25 @@ enum StatementTrace {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -65536")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            sqlite3_trace_v2(db.sqliteConnection, UInt32(SQLITE_TRACE_PROFILE), { _, _, p, x in
-                guard let p, let x else { return 0 }
-                let statement = OpaquePointer(p)
-                let nanoseconds = x.assumingMemoryBound(to: Int64.self).pointee
-                let steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)
-                let scans = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)
-                let sorts = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_SORT, 0)
-                let sql = sqlite3_expanded_sql(statement).map { pointer in
-                    defer { sqlite3_free(pointer) }
-                    return String(cString: pointer)
-                } ?? ""
-                let line = String(
-                    format: "steps %9d  fullscan %8d  sorts %d  %8.2f ms  ", steps, scans, sorts, Double(nanoseconds) / 1e6)
-                StatementTrace.write(line + sql.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n")
-                return 0
-            }, nil)
+            sqlite3_trace_v2(
+                db.sqliteConnection, UInt32(SQLITE_TRACE_PROFILE),
+                { _, _, p, x in
+                    guard let p, let x else { return 0 }
+                    let statement = OpaquePointer(p)
+                    let nanoseconds = x.assumingMemoryBound(to: Int64.self).pointee
+                    let steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)
+                    let scans = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)
+                    let sorts = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_SORT, 0)
+                    let sql =
+                        sqlite3_expanded_sql(statement).map { pointer in
+                            defer { sqlite3_free(pointer) }
+                            return String(cString: pointer)
+                        } ?? ""
+                    let line = String(
+                        format: "steps %9d  fullscan %8d  sorts %d  %8.2f ms  ", steps, scans, sorts, Double(nanoseconds) / 1e6)
+                    StatementTrace.write(line + sql.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n")
+                    return 0
+                }, nil)
         }
         return try AppDatabase(try DatabasePool(path: path, configuration: config), path: path)
     }
