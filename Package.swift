@@ -131,6 +131,8 @@ let package = Package(
             dependencies: [
                 "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ], path: "Benchmarks/subdash-frames"),
         // `subdash listen` under load: the real binary, N keep-alive connections on loopback.
         .executableTarget(name: "subdash-listen-bench", path: "Benchmarks/subdash-listen-bench"),

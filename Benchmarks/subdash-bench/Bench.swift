@@ -333,6 +333,9 @@ struct Bench: ParsableCommand {
             if cells[0].hasPrefix("`6` first visit, first frame") {
                 values["dashboard pane 6 first frame: ms"] = Double(cells[2])
             }
+            if cells[0].hasPrefix("`5` first visit, first frame") {
+                values["dashboard pane 5 first frame: ms"] = Double(cells[2])
+            }
             if cells[0].contains("first visit"), !cells[0].contains("first frame") {
                 // "`3` first visit (Cohorts queries)" → "dashboard first visit, pane 3 Cohorts: ms"
                 let pane = cells[0].split(separator: "`").first.map(String.init) ?? cells[0]

@@ -131,6 +131,11 @@ public enum Effect: Equatable, Sendable {
     case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     /// A subscriber's history and statuses from the App Store Server API, into the store.
     case fetchFromApple(id: String)
+    /// One offer's whole eligibility list (read here, not what has streamed in so far), with
+    /// `flags`, `filter` and `sort` applied as pane 5 shows it, as CSV.
+    case exportOffers(
+        stem: String, kind: OfferFlagKind, asOf: Instant, scope: ReportScope, flags: [OfferFlag], filter: String?,
+        sort: OfferSort?)
 }
 
 /// One confirmed flag change: what the store's `setFlags` is asked to do.

@@ -241,6 +241,9 @@ public struct AppState: Equatable, Sendable {
     public var status: String?
     /// What just happened ("flagged 2 …", "exported … to …"), shown when there is no error.
     public var notice: String?
+    /// An export is being written: its notice shows even while a pane loads (an export started
+    /// while pane 5 streams reads its whole list, which takes as long).
+    public var exporting = false
     public var shouldQuit = false
     /// Opened with `--read-only`: no action that writes to the store is offered.
     public var readOnly = false

@@ -17,7 +17,7 @@ extension EffectRunner {
         case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
         case .loadMoney, .loadMoneySection: "loading the money figures"
         case .writeFlags: "writing the flags"
-        case .exportCSV, .exportSubscribers: "the export"
+        case .exportCSV, .exportSubscribers, .exportOffers: "the export"
         case .loadTheme(let name): "loading theme \(name)"
         default: "reading the store"
         }

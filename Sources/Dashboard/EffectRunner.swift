@@ -180,6 +180,15 @@ public final class EffectRunner: Sendable {
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await fetch(id)) }
                 return answer.receive() ?? .fetchFromAppleFailed(id: id, message: "no answer")
+            case .exportOffers(let stem, let kind, let asOf, let scope, let flags, let filter, let sort):
+                let list = OfferList.eligible(kind)
+                let board = OfferBoard(
+                    asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope), flags: flags)
+                let rows = OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.cells(for: list) }
+                let path = try Self.writeNewFile(
+                    directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
+                    contents: CSV.render(header: list.csvHeader, rows: rows) + "\n")
+                return .exported(path: path, rows: rows.count)
             case .exportCSV(let stem, let header, let rows):
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",

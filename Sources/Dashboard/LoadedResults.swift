@@ -56,6 +56,7 @@ func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [Bill
 
 /// A query failed: nothing is loading any more, and the status line says why.
 func loadFailed(_ state: inout AppState, _ message: String) {
+    state.exporting = false
     for pane in Pane.allCases { state[keyPath: pane.loadingFlag] = false }
     state.subscribers.openWhenLoaded = nil
     state.status = message

@@ -200,7 +200,8 @@ func filterOffers(_ state: inout AppState, _ text: String) -> [Effect] {
 }
 
 /// `ctrl-s`: the shown rows, in their order, with the columns the pane shows; on pane 1, every
-/// subscriber of the list (search or drill-down), not only the pages loaded.
+/// subscriber of the list (search or drill-down), not only the pages loaded; on pane 5 while the
+/// list is still streaming, the whole list read for the export.
 func exportShown(_ state: inout AppState) -> [Effect] {
     if state.pane == .subscribers, let asOf = state.asOf {
         var stem = "subscribers-\(asOf.isoDate)"
@@ -211,6 +212,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 .split(separator: "-").joined(separator: "-")
         }
         state.notice = "exporting…"
+        state.exporting = true
         return [
             .exportSubscribers(
                 stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
@@ -220,5 +222,15 @@ func exportShown(_ state: inout AppState) -> [Effect] {
     guard state.pane == .offers, let board = state.offers.board else { return [] }
     let list = state.offers.list
     let stem = "offers-\(list.title)-\(board.asOf.isoDate)"
+    if case .eligible(let kind) = list, let stream = state.offers.stream, stream.lists[kind] == nil {
+        // Only the first screen of this list has come: the export reads the whole list itself.
+        state.notice = "exporting the whole \(list.title) list…"
+        state.exporting = true
+        return [
+            .exportOffers(
+                stem: stem, kind: kind, asOf: stream.asOf, scope: stream.scope, flags: board.flags,
+                filter: state.offers.filter, sort: state.offers.sort)
+        ]
+    }
     return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) })]
 }

@@ -151,6 +151,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .flagsWritten(let write, let changed):
         return flagsWritten(&state, write, changed: changed)
     case .exported(let path, let rows):
+        state.exporting = false
         state.notice = "exported \(rows) row\(rows == 1 ? "" : "s") to \(path)"
         return []
     case .failed(let message):

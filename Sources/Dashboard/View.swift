@@ -73,6 +73,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         buffer.set(string: clean(status), at: statusRow, style: palette[.error], maxWidth: rows[3].width)
     } else if !state.pendingKeys.isEmpty {
         buffer.set(string: pendingHint(state), at: statusRow, style: palette[.accent], maxWidth: rows[3].width)
+    } else if state.exporting, let notice = state.notice {
+        buffer.set(string: clean(notice), at: statusRow, style: palette[.accent], maxWidth: rows[3].width)
     } else if isLoading(state) {
         Spinner(tick: 0, label: "loading…", frames: Spinner.asciiFrames).render(in: rows[3], buffer: &buffer, palette: palette)
     } else if let notice = state.notice {

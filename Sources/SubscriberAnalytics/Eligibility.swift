@@ -78,7 +78,10 @@ extension SubscriberAnalytics {
             // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
             // in (asOf − 180 days, asOf], and no later run started by asOf.
             if wanted.contains(.winBackOffer) {
-                try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays) { row in
+                // Win-back alone with a limit (the Offers pane's first screen): the first rows by id,
+                // cut in SQL.
+                let cut = kinds == [.winBackOffer] ? limit : nil
+                try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays, limit: cut) { row in
                     add(
                         .winBackOffer, row.originalTransactionId, row.productId,
                         "ended \(row.expirationReason) \(row.endedAt.isoDate)")

@@ -643,6 +643,40 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
         #expect(screen(state)[3].contains(" winBack 1   retention 3"))
     }
 
+    @Test func ctrlSWhileTheListStreamsExportsTheWholeList() throws {
+        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let runner = try makeOffersRunner(exportDirectory: directory)
+        var state = AppState(asOf: asOf, operatorName: "alice")
+        send(.start, to: &state, runner: runner)
+        state.offers.list = .eligible(.retention)
+        state.offers.firstScreenRows = 2
+        // The first screen (2 of the 3 retention rows) has come; the whole lists have not.
+        for effect in step(.key(.char("5")), &state) { _ = step(runner.perform(effect), &state) }
+        _ = step(.key(.char("]")), &state)
+        #expect(state.offers.shown.map(\.id) == ["2000", "1000"])
+        let export = try KeyChord(parsing: "ctrl-s").keys.flatMap { step(.key($0), &state) }
+        #expect(
+            export == [
+                .exportOffers(
+                    stem: "offers-retention-2025-03-10", kind: .retention, asOf: asOf, scope: state.scope, flags: [],
+                    filter: nil, sort: state.offers.sort)
+            ])
+        #expect(screen(state).contains { $0.contains("exporting the whole retention list…") }, "\(screen(state))")
+        for effect in export { _ = step(runner.perform(effect), &state) }
+        let path = directory + "/subdash-offers-retention-2025-03-10.csv"
+        #expect(state.notice == "exported 3 rows to \(path)")
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8) == """
+                originalTransactionId,productId,why,flags
+                3000,pro.monthly,"auto-renew off, standard",
+                2000,pro.monthly,"auto-renew off, standard",
+                1000,pro.monthly,"auto-renew off, standard",
+
+                """)
+    }
+
     @Test func aFirstScreenForAnAsOfLeftIsDropped() throws {
         let runner = try makeOffersRunner()
         var state = AppState(asOf: asOf, operatorName: "alice")

@@ -73,8 +73,17 @@ public struct EligibilityReads {
     }
 
     /// Subscriptions whose latest run ended voluntarily (or over a price increase) in
-    /// (as-of − `windowDays`, as-of], with no later run started by as-of.
-    public func forEachEndedRun(windowDays: Int64, _ body: (EndedRunRow) throws -> Void) throws {
+    /// (as-of − `windowDays`, as-of], with no later run started by as-of; with `limit`, the first
+    /// `limit` of them by id.
+    ///
+    /// With a limit the runs are read in primary-key (id) order, the conditions on the `run_ended`
+    /// index turned off (`+`): SQLite stops after `limit` rows found instead of reading the window's
+    /// every run and sorting them, so the first screen of the list reads about the same number of
+    /// rows at any store size.
+    public func forEachEndedRun(windowDays: Int64, limit: Int? = nil, _ body: (EndedRunRow) throws -> Void) throws {
+        let ordered = limit != nil
+        let plus: SQL = ordered ? "+" : ""
+        let cut: SQL = limit.map { " ORDER BY originalTransactionId LIMIT \($0)" } ?? ""
         let cursor = try SQLRequest<EndedRunRow>(
             literal: """
                 SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
@@ -82,11 +91,12 @@ public struct EligibilityReads {
                            (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
                             AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
                     FROM run r
-                    WHERE \(scope.rows("r")) AND r.endedAt <= \(asOf) AND r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
+                    WHERE \(plus)\(scope.environment("r")) AND \(plus)\(scope.ownership("r"))
+                      AND \(plus)r.endedAt <= \(asOf) AND \(plus)r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
                       AND r.expirationReason IN ('voluntary', 'priceIncrease')
                       AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
                                       AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
-                WHERE 1\(scope.product("productId"))
+                WHERE 1\(scope.product("productId"))\(cut)
                 """
         ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }

@@ -120,12 +120,15 @@ extension AppDatabase {
             if ids?.isEmpty == true { return nil }
         }
         let environments = scope.environments.map(\.rawValue)
+        // Every ownership: no condition. `ownership IN (both)` would have SQLite read the list through
+        // the ownership index, one range per value, and sort the whole list for a page in id order;
+        // without it the first page is the first rows of the primary key.
+        let ownership: SQL = Set(scope.ownerships) == Set(Ownership.allCases) ? "" : " AND \(scope.ownership("s"))"
         var sql: SQL = """
             FROM subscription s
             LEFT JOIN segment g ON g.originalTransactionId = s.originalTransactionId AND g.start <= \(asOf) AND g."end" > \(asOf)
             LEFT JOIN subscriberSearch x ON x.originalTransactionId = s.originalTransactionId
-            WHERE s.firstStart <= \(asOf) AND s.environment IN \(environments)
-                AND \(scope.ownership("s"))
+            WHERE s.firstStart <= \(asOf) AND s.environment IN \(environments)\(ownership)
             """
         if let population {
             sql += " AND s.originalTransactionId IN (\(members(population, asOf: asOf, scope: scope)))"

@@ -20,6 +20,10 @@ struct Frames: ParsableCommand {
     @Option(help: "Presses of each navigation key.") var presses = 100
     @Option(help: "Subscribers to open.") var opens = 30
     @Flag(help: "Print only the markdown table rows (what subdash-bench puts in docs/performance.md).") var markdown = false
+    @Flag(
+        help:
+            "Log every statement with its SQLite VM steps, full-scan steps and sorts on stderr (opens the store writable: use a copy)."
+    ) var trace = false
 
     struct Row {
         var label: String
@@ -29,7 +33,8 @@ struct Frames: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let started = clock.now
-        let database = try AppDatabase.open(path: db, readOnly: true)
+        let database = trace ? try StatementTrace.open(path: db) : try AppDatabase.open(path: db, readOnly: true)
+        if trace { StatementTrace.phase("first full frame") }
         let session = DashboardSession(
             backend: TestBackend(width: width, height: height),
             runner: EffectRunner(analytics: SubscriberAnalytics(database: database)),
@@ -45,6 +50,7 @@ struct Frames: ParsableCommand {
         /// Presses `chord`, waits for what it asked for, draws: milliseconds.
         func time(_ chord: String) throws -> Double {
             let keys = try KeyChord(parsing: chord).keys
+            if trace { StatementTrace.phase("key \(chord)") }
             let start = clock.now
             for key in keys { session.press(key) }
             session.settle()
@@ -78,6 +84,7 @@ struct Frames: ParsableCommand {
             firstVisits.append(Row(label: "`\(key)` first visit (\(pane) queries)", samples: [try time(key)]))
         }
         // Pane 6 draws MRR now as soon as it arrives, then fills in its other sections.
+        if trace { StatementTrace.phase("key 6") }
         let moneyStart = clock.now
         session.press(KeyEvent(.char("6")))
         session.settle { $0.money.figures != nil }
@@ -86,6 +93,19 @@ struct Frames: ParsableCommand {
         session.settle()
         session.draw()
         firstVisits.append(Row(label: "`6` first visit (Money queries)", samples: [milliseconds(clock.now - moneyStart)]))
+        // Pane 5 draws the first screen of its list as soon as it arrives, then streams the other lists.
+        if trace { StatementTrace.phase("key 5") }
+        let offersStart = clock.now
+        session.press(KeyEvent(.char("5")))
+        session.settle { $0.offers.board != nil }
+        session.draw()
+        firstVisits.append(
+            Row(
+                label: "`5` first visit, first frame (first screen of its list)", samples: [milliseconds(clock.now - offersStart)]
+            ))
+        session.settle()
+        session.draw()
+        firstVisits.append(Row(label: "`5` first visit (Offers queries)", samples: [milliseconds(clock.now - offersStart)]))
         var paneSamples: [Double] = []
         var tabSamples: [Double] = []
         for _ in 0..<max(1, presses / 4) {
