@@ -112,15 +112,16 @@ struct LTVMember {
         var previous: State?
         for t in instants.sorted() {
             let state = Self.state(at: t, ordered: ordered, endedAt: endedAt)
-            if let previous {
-                if previous.member.group == state.member.group {
+            if let old = previous {
+                if old.member.group == state.member.group {
                     // Same group: the earlier periods' price rows stay as they are.
-                    let kept = previous.prices.count
-                    body(t, State(member: previous.member, prices: []), -1)
+                    let kept = old.prices.count
+                    body(t, State(member: old.member, prices: []), -1)
                     body(t, State(member: state.member, prices: Array(state.prices.dropFirst(kept))), 1)
+                    previous = state
                     continue
                 }
-                body(t, previous, -1)
+                body(t, old, -1)
             }
             body(t, state, 1)
             previous = state
@@ -191,10 +192,12 @@ extension AppDatabase {
                     """
                     (r.originalTransactionId, r.runIndex) IN (
                         SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
-                        WHERE \(scope.environment()) AND firstPaidStart >= \(dayStart) AND firstPaidStart <= \(asOf.milliseconds)
+                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
+                            AND firstPaidStart <= \(asOf.milliseconds)
                         UNION
                         SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
                         WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
+                            AND firstPaidStart IS NOT NULL
                         UNION
                         SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
                         WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds))

@@ -47,12 +47,20 @@ struct Materializer {
         let table: String
         let keyColumns: [String]
         let countColumns: [String]
+        /// Counts that may be negative (a day's changes): a row can fall to zero from below.
+        var signed = false
         private var changes: [[DatabaseValue]: [Int]] = [:]
 
         init(table: String, keyColumns: [String], countColumns: [String]) {
             self.table = table
             self.keyColumns = keyColumns
             self.countColumns = countColumns
+        }
+
+        static func signed(table: String, keyColumns: [String], countColumns: [String]) -> CountChanges {
+            var changes = CountChanges(table: table, keyColumns: keyColumns, countColumns: countColumns)
+            changes.signed = true
+            return changes
         }
 
         /// The changes as rows (key, then counts), those of no change left out.
@@ -78,7 +86,7 @@ struct Materializer {
                     """)
             for (key, change) in changes where change.contains(where: { $0 != 0 }) {
                 try add.execute(arguments: StatementArguments(key + change.map(\.databaseValue)))
-                if change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
+                if signed || change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
             }
         }
     }
@@ -122,14 +130,14 @@ struct Materializer {
             ],
             countColumns: ["starts", "ends"])
 
-        var ltvMemberDays = CountChanges(
+        var ltvMemberDays = CountChanges.signed(
             table: "ltvMemberDay", keyColumns: ["environment", "day"] + AppDatabase.ltvMemberColumns, countColumns: ["count"])
-        var ltvMemberMonths = CountChanges(
+        var ltvMemberMonths = CountChanges.signed(
             table: "ltvMemberMonth", keyColumns: ["environment", "month"] + AppDatabase.ltvMemberColumns,
             countColumns: ["count"])
-        var ltvPriceDays = CountChanges(
+        var ltvPriceDays = CountChanges.signed(
             table: "ltvPriceDay", keyColumns: ["environment", "day"] + AppDatabase.ltvPriceColumns, countColumns: ["count"])
-        var ltvPriceMonths = CountChanges(
+        var ltvPriceMonths = CountChanges.signed(
             table: "ltvPriceMonth", keyColumns: ["environment", "month"] + AppDatabase.ltvPriceColumns,
             countColumns: ["count"])
 
