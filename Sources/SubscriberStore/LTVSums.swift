@@ -248,7 +248,8 @@ extension AppDatabase {
     /// counted paid periods and prices, handed to `body` one by one with their environment and
     /// first paid product.
     static func forEachLTVMember(
-        _ db: Database, where condition: SQL, _ body: (_ environment: String, _ firstPaidProductId: String, LTVMember) throws -> Void
+        _ db: Database, where condition: SQL,
+        _ body: (_ environment: String, _ firstPaidProductId: String, LTVMember) throws -> Void
     ) throws {
         let rows = try SQLRequest<Row>(
             literal:

@@ -1,10 +1,11 @@
 import GRDB
-@testable import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
 import TestSupport
 import Testing
+
+@testable import SubscriberAnalytics
 
 /// `report ltv` reads per-day and per-month sums of each cohort member's realized-LTV state kept
 /// by the materialiser, plus the members changing on as-of's day. At any instant and for every
@@ -152,7 +153,8 @@ import Testing
         let horizon = try #require(try analytics.dataHorizon())
         let rates = try Self.rates(database)
         let products = try database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT firstPaidProductId FROM run WHERE firstPaidProductId IS NOT NULL ORDER BY 1")
         }
         #expect(products.count >= 2)
         var nonEmpty = 0
@@ -204,7 +206,8 @@ import Testing
             for asOf in try Self.instants(database, horizon: horizon, edges: 8) {
                 #expect(
                     ReportJSON.ltv(try analytics.ltv(asOf: asOf, scope: ReportScope(environment: .all)))
-                        == ReportJSON.ltv(try Self.byMembers(database, asOf: asOf, periods: 12, scope: ReportScope(environment: .all))),
+                        == ReportJSON.ltv(
+                            try Self.byMembers(database, asOf: asOf, periods: 12, scope: ReportScope(environment: .all))),
                     "after \(step), at \(asOf.iso8601)")
             }
         }
