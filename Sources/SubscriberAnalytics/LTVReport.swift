@@ -33,40 +33,33 @@ extension SubscriberAnalytics {
         rates: CurrencyRates? = nil
     ) throws -> LTVReport {
         precondition(periods >= 1)
-        // Every member's counted paid periods (as cohorts count them) with their price, in order.
-        var members: [Member] = []
-        var last: (String, Int)?
-        try database.forEachCohortMemberPeriod(asOf: asOf.milliseconds, scope: scope.rows) { row in
-            let id = (row.originalTransactionId, row.runIndex)
-            if last == nil || last! != id {
-                members.append(Member(month: row.cohortMonth, ended: row.ended))
-                last = id
-            }
-            guard let start = row.start else { return }
-            var price = row.price
-            var currency = row.currency
-            if let rates, let p = price, let c = currency {
-                price = try rates.convert(p, c, month: Instant(milliseconds: start).month)
-                currency = rates.target
-            }
-            members[members.count - 1].prices.append(price.flatMap { p in currency.map { (p, $0) } })
-        }
+        // The members' counts and prices summed per cohort month and currency group, kept by the
+        // store: a few thousand rows whatever the number of members.
+        let sums = try database.ltvSums(asOf: asOf, scope: scope.rows)
         var unpriced = 0
         var mixed = 0
-        var groups: [String: [Int: [Member]]] = [:]
         var firstMonth: Int?
-        for member in members {
-            firstMonth = min(firstMonth ?? member.month, member.month)
-            let currencies = Set(member.prices.compactMap { $0?.1 })
-            guard let currency = member.prices.lazy.compactMap({ $0?.1 }).first else {
-                unpriced += 1
+        var groups: [String: [Int: Group]] = [:]
+        /// The group a member's currency group is shown in (with `--rates`, every priced member is
+        /// in the target currency), nil when left out.
+        func shown(_ currencyGroup: String) -> String? {
+            if currencyGroup == LTVSums.unpriced { return nil }
+            if let rates { return rates.target }
+            return currencyGroup == LTVSums.mixed ? nil : currencyGroup
+        }
+        for m in sums.members {
+            firstMonth = min(firstMonth ?? m.cohortMonth, m.cohortMonth)
+            guard let group = shown(m.currencyGroup) else {
+                if m.currencyGroup == LTVSums.unpriced { unpriced += m.count } else { mixed += m.count }
                 continue
             }
-            guard currencies.count == 1 else {
-                mixed += 1
-                continue
-            }
-            groups[currency, default: [:]][member.month, default: []].append(member)
+            groups[group, default: [:]][m.cohortMonth, default: Group()].add(m)
+        }
+        for p in sums.prices {
+            guard let group = shown(p.currencyGroup) else { continue }
+            var price = p.price
+            if let rates { price = try rates.convert(price, p.currency, month: Month(index: p.priceMonth)) }
+            groups[group, default: [:]][p.cohortMonth, default: Group()].add(period: p.period, price: price, count: p.count)
         }
         let lastIndex = (to ?? asOf.month).index
         let firstIndex = from?.index ?? firstMonth ?? lastIndex
@@ -77,45 +70,75 @@ extension SubscriberAnalytics {
         for m in firstIndex...lastIndex {
             for currency in groups.keys.sorted() {
                 report.cohorts.append(
-                    Self.ltvRow(
-                        groups[currency]![m] ?? [], month: Month(index: m), currency: currency,
-                        periods: periods))
+                    Self.ltvRow(groups[currency]![m] ?? Group(), month: Month(index: m), currency: currency, periods: periods))
             }
         }
         for currency in groups.keys.sorted() {
-            let pooled = (firstIndex...lastIndex).flatMap { groups[currency]![$0] ?? [] }
+            var pooled = Group()
+            for m in firstIndex...lastIndex { if let g = groups[currency]![m] { pooled.add(g) } }
             report.average.append(Self.ltvRow(pooled, month: nil, currency: currency, periods: periods))
         }
         return report
     }
 
-    /// `ltv[k] = Σ_{j=1..k} S(j−1) × m[j]` over `members` (docs/metrics.md "Realized LTV per cohort").
-    static func ltvRow(_ members: [Member], month: Month?, currency: String, periods: Int) -> LTVReport.Row {
-        let rate = retention(members.map { ($0.prices.count, $0.ended) }, periods: periods)
+    /// `ltv[k] = Σ_{j=1..k} S(j−1) × m[j]` over a group's members (docs/metrics.md "Realized LTV per cohort").
+    static func ltvRow(_ group: Group, month: Month?, currency: String, periods: Int) -> LTVReport.Row {
+        var retained = [Int](repeating: 0, count: periods)
+        var ended = [Int](repeating: 0, count: periods)
+        var started = 0
+        for (key, count) in group.members {
+            started += count
+            for k in 1...periods where key.paid >= k + 1 { retained[k - 1] += count }
+            if key.ended, key.paid >= 1, key.paid <= periods { ended[key.paid - 1] += count }
+        }
+        let rate = KaplanMeier.rates(retained: retained, ended: ended)
         var ltv: [Double?] = []
         var sum: Double? = 0
         for j in 1...periods {
             let survival: Double? = j == 1 ? 1 : rate[j - 2]
             if let s = sum {
-                let priced = members.compactMap { $0.prices.count >= j ? $0.prices[j - 1]?.0 : nil }
+                let priced = group.prices[j] ?? (count: 0, sum: 0)
                 if let s0 = survival, s0 == 0 {
                     sum = s
-                } else if let s0 = survival, !priced.isEmpty {
-                    sum = s + s0 * Double(priced.reduce(0, +)) / Double(priced.count)
+                } else if let s0 = survival, priced.count > 0 {
+                    sum = s + s0 * Double(priced.sum) / Double(priced.count)
                 } else {
                     sum = nil
                 }
             }
             ltv.append(sum)
         }
-        return LTVReport.Row(month: month, currency: currency, started: members.count, rate: rate, ltv: ltv)
+        return LTVReport.Row(month: month, currency: currency, started: started, rate: rate, ltv: ltv)
     }
 
-    struct Member {
-        var month: Int
-        var ended: Bool
-        /// Each counted paid period's price and currency, nil when unpriced.
-        var prices: [(Int64, String)?] = []
+    /// The members of one cohort month (or several, pooled) in one currency group.
+    struct Group {
+        struct MemberKey: Hashable {
+            var paid: Int
+            var ended: Bool
+        }
+
+        /// How many members have `paid` counted paid periods, ended or not.
+        var members: [MemberKey: Int] = [:]
+        /// Per paid period j: how many members have a priced j-th period, and their prices' sum.
+        var prices: [Int: (count: Int, sum: Int64)] = [:]
+
+        mutating func add(_ m: LTVSums.MemberCount) {
+            members[MemberKey(paid: m.paidPeriods, ended: m.ended), default: 0] += m.count
+        }
+
+        mutating func add(period: Int, price: Int64, count: Int) {
+            let old = prices[period] ?? (count: 0, sum: 0)
+            prices[period] = (old.count + count, old.sum + price * Int64(count))
+        }
+
+        mutating func add(_ other: Group) {
+            for (key, count) in other.members { members[key, default: 0] += count }
+            for (period, p) in other.prices {
+                let old = prices[period] ?? (count: 0, sum: 0)
+                prices[period] = (old.count + p.count, old.sum + p.sum)
+            }
+        }
     }
 }
 

@@ -47,12 +47,25 @@ struct Materializer {
         let table: String
         let keyColumns: [String]
         let countColumns: [String]
+        /// Counts that may be negative (a day's changes): a row can fall to zero from below.
+        var signed = false
         private var changes: [[DatabaseValue]: [Int]] = [:]
 
         init(table: String, keyColumns: [String], countColumns: [String]) {
             self.table = table
             self.keyColumns = keyColumns
             self.countColumns = countColumns
+        }
+
+        static func signed(table: String, keyColumns: [String], countColumns: [String]) -> CountChanges {
+            var changes = CountChanges(table: table, keyColumns: keyColumns, countColumns: countColumns)
+            changes.signed = true
+            return changes
+        }
+
+        /// The changes as rows (key, then counts), those of no change left out.
+        var rows: [[DatabaseValue]] {
+            changes.filter { $0.value.contains { $0 != 0 } }.map { $0.key + $0.value.map(\.databaseValue) }
         }
 
         /// A table counted per day (`STEMDay`) and its twin per month (`STEMMonth`): keyed by
@@ -84,7 +97,7 @@ struct Materializer {
                     """)
             for (key, change) in changes where change.contains(where: { $0 != 0 }) {
                 try add.execute(arguments: StatementArguments(key + change.map(\.databaseValue)))
-                if change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
+                if signed || change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
             }
         }
     }
@@ -113,6 +126,41 @@ struct Materializer {
         var (mrrDays, mrrMonths) = CountChanges.byDayAndMonth(
             "mrr", keyColumns: ["offerKind", "productId", "currency", "price", "monthlyTwelfths"],
             countColumns: ["starts", "ends"])
+
+        var ltvMemberDays = CountChanges.signed(
+            table: "ltvMemberDay", keyColumns: ["environment", "day"] + AppDatabase.ltvMemberColumns, countColumns: ["count"])
+        var ltvMemberMonths = CountChanges.signed(
+            table: "ltvMemberMonth", keyColumns: ["environment", "month"] + AppDatabase.ltvMemberColumns,
+            countColumns: ["count"])
+        var ltvPriceDays = CountChanges.signed(
+            table: "ltvPriceDay", keyColumns: ["environment", "day"] + AppDatabase.ltvPriceColumns, countColumns: ["count"])
+        var ltvPriceMonths = CountChanges.signed(
+            table: "ltvPriceMonth", keyColumns: ["environment", "month"] + AppDatabase.ltvPriceColumns,
+            countColumns: ["count"])
+
+        /// A cohort member stored (+1) or removed (-1): the changes of its realized-LTV state, each
+        /// on the day and the month it happens (`LTVSums`).
+        mutating func ltvMember(environment: String, firstPaidProductId: String, _ member: LTVMember, _ sign: Int) {
+            let (env, product) = (environment.databaseValue, firstPaidProductId.databaseValue)
+            let cohortMonth = member.cohortMonth.databaseValue
+            member.changes { at, state, change in
+                let instant = Instant(milliseconds: at)
+                let day = AppDatabase.day(of: instant).databaseValue
+                let month = instant.month.index.databaseValue
+                let m = state.member
+                let memberKey = [product, cohortMonth, m.group.databaseValue, m.paidPeriods.databaseValue, m.ended.databaseValue]
+                ltvMemberDays.add([env, day] + memberKey, change * sign)
+                ltvMemberMonths.add([env, month] + memberKey, change * sign)
+                for p in state.prices {
+                    let priceKey = [
+                        product, cohortMonth, p.group.databaseValue, p.period.databaseValue, p.currency.databaseValue,
+                        p.priceMonth.databaseValue, p.price.databaseValue,
+                    ]
+                    ltvPriceDays.add([env, day] + priceKey, change * sign)
+                    ltvPriceMonths.add([env, month] + priceKey, change * sign)
+                }
+            }
+        }
 
         /// An interval MRR counts (a charged period, or a grace period after one) stored (+1) or
         /// removed (-1): its start and its end, by day and by month. An empty one covers no instant.
@@ -209,6 +257,10 @@ struct Materializer {
             try cohortStepMonths.write(db)
             try mrrDays.write(db)
             try mrrMonths.write(db)
+            try ltvMemberDays.write(db)
+            try ltvMemberMonths.write(db)
+            try ltvPriceDays.write(db)
+            try ltvPriceMonths.write(db)
         }
     }
 
@@ -220,8 +272,9 @@ struct Materializer {
     private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure", "subscriberSearch"]
 
     private func delete(_ id: String, _ counts: inout Counts) throws {
-        // First: the grace periods MRR counts join failures to their periods.
-        try deleteMoney(id, &counts)
+        // First: the grace periods MRR counts join failures to their periods; the prices the
+        // cohort members' LTV rows were stored with.
+        let prices = try deleteMoney(id, &counts)
         for table in Self.tables where !["subscription", "segment", "run", "event", "period"].contains(table) {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
         }
@@ -236,13 +289,20 @@ struct Materializer {
         let periods = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM period WHERE originalTransactionId = ? RETURNING productId, billingDays, runIndex, start, countsForRetention
+                    DELETE FROM period WHERE originalTransactionId = ?
+                    RETURNING productId, billingDays, runIndex, start, countsForRetention, transactionId
                     """), arguments: [id])
         // The paid periods counted for retention, per run: the cohort steps the runs are removed with.
         var paidStarts: [Int: [Int64]] = [:]
+        var paidPeriods: [Int: [LTVMember.Period]] = [:]
         while let row = try periods.next() {
             counts.period(productId: row[0], billingDays: row[1], -1)
-            if row[4] as Bool { paidStarts[row[2], default: []].append(row[3]) }
+            if row[4] as Bool {
+                paidStarts[row[2], default: []].append(row[3])
+                let transactionId: String = row[5]
+                paidPeriods[row[2], default: []].append(
+                    LTVMember.Period(start: row[3], transactionId: transactionId, price: prices[transactionId] ?? nil))
+            }
         }
         let segments = try Row.fetchCursor(
             db.cachedStatement(
@@ -278,11 +338,17 @@ struct Materializer {
             counts.cohortSteps(
                 environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
                 paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
+            if let firstPaidStart: Int64 = row[6], let product: String = row[2] {
+                let member = LTVMember(
+                    firstPaidStart: firstPaidStart, endedAt: row[1], cohortMonth: row[3], periods: paidPeriods[row[5]] ?? [])
+                counts.ltvMember(environment: row[0], firstPaidProductId: product, member, -1)
+            }
         }
     }
 
-    /// Removes the money rows of a subscription, and what they added to the MRR counts.
-    private func deleteMoney(_ id: String, _ counts: inout Counts) throws {
+    /// Removes the money rows of a subscription, and what they added to the MRR counts. Returns
+    /// each charged period's price and currency (nil when unpriced), by transaction id.
+    private func deleteMoney(_ id: String, _ counts: inout Counts) throws -> [String: (amount: Int64, currency: String)?] {
         let graces = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
@@ -298,12 +364,16 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     DELETE FROM periodMoney WHERE originalTransactionId = ?
-                    RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths
+                    RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, transactionId
                     """), arguments: [id])
+        var prices: [String: (amount: Int64, currency: String)?] = [:]
         while let row = try periods.next() {
             counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
+            let (amount, currency): (Int64?, String?) = (row[6], row[5])
+            prices[row[8]] = amount.flatMap { a in currency.map { (a, $0) } }
         }
         try db.cachedStatement(sql: "DELETE FROM offerUse WHERE originalTransactionId = ?").run(db, id)
+        return prices
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").
@@ -335,7 +405,21 @@ struct Materializer {
                 u.nextStart == nil ? nil : counted.max()?.milliseconds)
         }
         var keys: [String: MRRKey] = [:]
-        for (p, m) in zip(t.periods, t.money(priceTable: priceTable)) where m.isCharged {
+        let money = t.money(priceTable: priceTable)
+        var paidPeriods: [Int: [LTVMember.Period]] = [:]
+        for (p, m) in zip(t.periods, money) where p.countsForRetention {
+            let price = m.isCharged ? m.price.flatMap { a in m.currency.map { (a, $0) } } : nil
+            paidPeriods[p.runIndex, default: []].append(
+                LTVMember.Period(start: p.start.milliseconds, transactionId: p.transactionId, price: price))
+        }
+        for (i, r) in t.runs.enumerated() {
+            guard let firstPaidStart = r.firstPaidStart, let product = r.firstPaidProductId else { continue }
+            let member = LTVMember(
+                firstPaidStart: firstPaidStart.milliseconds, endedAt: r.endedAt.milliseconds,
+                cohortMonth: firstPaidStart.month.index, periods: paidPeriods[i] ?? [])
+            counts.ltvMember(environment: env, firstPaidProductId: product, member, 1)
+        }
+        for (p, m) in zip(t.periods, money) where m.isCharged {
             try statement.run(
                 db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                 p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,

@@ -790,6 +790,72 @@ extension AppDatabase {
                         nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId);
                     """)
         }
+        migrator.registerMigration("v17 realized LTV by day and month") { db in
+            // `report ltv` read every cohort member's paid periods with their prices (0.98 s at
+            // 100,000 subscribers). A member's contribution at as-of — its currency group, its
+            // number of counted paid periods, whether it ended, the price of each — changes only at
+            // its first paid start, its later counted paid starts and its end; these changes,
+            // counted by UTC day and month and kept by the materialiser (`LTVSums`), give the
+            // figures as whole months plus the days of as-of's month plus the members changing on
+            // as-of's day. Rows whose count falls to zero are removed.
+            try db.execute(
+                sql: """
+                    CREATE TABLE ltvMemberDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        -- the currency of the member's priced periods; '' none priced, '*' two or more
+                        currencyGroup TEXT NOT NULL,
+                        paidPeriods INTEGER NOT NULL,
+                        ended INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, currencyGroup, paidPeriods, ended)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE ltvMemberMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        currencyGroup TEXT NOT NULL,
+                        paidPeriods INTEGER NOT NULL,
+                        ended INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, firstPaidProductId, cohortMonth, currencyGroup, paidPeriods, ended)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE ltvPriceDay (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        currencyGroup TEXT NOT NULL,
+                        -- the paid period's place in the run, from 1
+                        period INTEGER NOT NULL,
+                        currency TEXT NOT NULL,
+                        -- the month of the period's start, for --rates
+                        priceMonth INTEGER NOT NULL,
+                        price INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, firstPaidProductId, cohortMonth, currencyGroup, period, currency,
+                            priceMonth, price)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE ltvPriceMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        firstPaidProductId TEXT NOT NULL,
+                        cohortMonth INTEGER NOT NULL,
+                        currencyGroup TEXT NOT NULL,
+                        period INTEGER NOT NULL,
+                        currency TEXT NOT NULL,
+                        priceMonth INTEGER NOT NULL,
+                        price INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, firstPaidProductId, cohortMonth, currencyGroup, period, currency,
+                            priceMonth, price)
+                    ) WITHOUT ROWID;
+                    """)
+            try AppDatabase.backfillLTVSums(db)
+        }
         return migrator
     }
 

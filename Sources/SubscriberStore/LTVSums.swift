@@ -1,0 +1,318 @@
+import GRDB
+import SubscriptionModel
+
+/// Realized LTV's inputs summed per cohort month and currency group (docs/metrics.md "Realized LTV
+/// per cohort"): how many members have n counted paid periods (ended or not), and the prices of
+/// their j-th paid periods. Kept by the materialiser in `ltvMemberDay`/`ltvMemberMonth` and
+/// `ltvPriceDay`/`ltvPriceMonth` as the changes of each member's state at the instants it changes
+/// (its first paid start, each counted paid period's start, its end), so the sums at any as-of
+/// are the changes of the months and days before as-of's day plus the members changing on that day.
+public struct LTVSums: Sendable, Equatable {
+    /// A member's currency group: the currency of all its priced periods, `unpriced` when none is
+    /// priced, `mixed` when they are in two currencies or more.
+    public static let unpriced = ""
+    public static let mixed = "*"
+
+    public struct MemberCount: Sendable, Hashable {
+        public var cohortMonth: Int
+        public var currencyGroup: String
+        /// Counted paid periods started by as-of.
+        public var paidPeriods: Int
+        public var ended: Bool
+        public var count: Int
+    }
+
+    public struct PriceCount: Sendable, Hashable {
+        public var cohortMonth: Int
+        public var currencyGroup: String
+        /// The paid period's place in the member's run, from 1.
+        public var period: Int
+        public var currency: String
+        /// `Month.index` of the period's start (what `--rates` converts by).
+        public var priceMonth: Int
+        public var price: Int64
+        public var count: Int
+    }
+
+    /// Sorted, without zero counts.
+    public var members: [MemberCount]
+    public var prices: [PriceCount]
+}
+
+/// One cohort member (a run with a paid start) as realized LTV sees it.
+struct LTVMember {
+    struct Period {
+        var start: Int64
+        var transactionId: String
+        /// Nil when unpriced (no money row, or a money row without price or currency).
+        var price: (amount: Int64, currency: String)?
+    }
+
+    var firstPaidStart: Int64
+    var endedAt: Int64
+    var cohortMonth: Int
+    /// The run's counted paid periods (`countsForRetention`), in any order.
+    var periods: [Period]
+
+    struct MemberKey: Hashable {
+        var group: String
+        var paidPeriods: Int
+        var ended: Bool
+    }
+
+    struct PriceKey: Hashable {
+        var group: String
+        var period: Int
+        var currency: String
+        var priceMonth: Int
+        var price: Int64
+    }
+
+    /// The member's rows at an instant: one member row and one price row per priced period.
+    struct State {
+        var member: MemberKey
+        var prices: [PriceKey]
+    }
+
+    /// The periods in the order they are numbered: by start, then transaction id.
+    var ordered: [Period] {
+        periods.sorted { ($0.start, $0.transactionId) < ($1.start, $1.transactionId) }
+    }
+
+    /// The member's state at `t` (at or after its first paid start).
+    static func state(at t: Int64, ordered: [Period], endedAt: Int64) -> State {
+        let started = ordered.prefix { $0.start <= t }
+        var currencies = Set<String>()
+        var first: String?
+        for p in started {
+            if let c = p.price?.currency {
+                currencies.insert(c)
+                if first == nil { first = c }
+            }
+        }
+        let group = currencies.count > 1 ? LTVSums.mixed : (first ?? LTVSums.unpriced)
+        var prices: [PriceKey] = []
+        for (j, p) in started.enumerated() {
+            guard let price = p.price else { continue }
+            prices.append(
+                PriceKey(
+                    group: group, period: j + 1, currency: price.currency,
+                    priceMonth: Instant(milliseconds: p.start).month.index, price: price.amount))
+        }
+        return State(member: MemberKey(group: group, paidPeriods: started.count, ended: endedAt <= t), prices: prices)
+    }
+
+    /// The instants the member's state changes, each with the rows removed (-1) and added (+1)
+    /// then; their sum up to `t` is the state at `t`.
+    func changes(_ body: (Int64, State, Int) -> Void) {
+        let ordered = self.ordered
+        var instants = Set(ordered.map(\.start).filter { $0 > firstPaidStart })
+        instants.insert(firstPaidStart)
+        if endedAt > firstPaidStart { instants.insert(endedAt) }
+        var previous: State?
+        for t in instants.sorted() {
+            let state = Self.state(at: t, ordered: ordered, endedAt: endedAt)
+            if let old = previous {
+                if old.member.group == state.member.group {
+                    // Same group: the earlier periods' price rows stay as they are.
+                    let kept = old.prices.count
+                    body(t, State(member: old.member, prices: []), -1)
+                    body(t, State(member: state.member, prices: Array(state.prices.dropFirst(kept))), 1)
+                    previous = state
+                    continue
+                }
+                body(t, old, -1)
+            }
+            body(t, state, 1)
+            previous = state
+        }
+    }
+}
+
+extension AppDatabase {
+    static let ltvMemberColumns = ["firstPaidProductId", "cohortMonth", "currencyGroup", "paidPeriods", "ended"]
+    static let ltvPriceColumns = [
+        "firstPaidProductId", "cohortMonth", "currencyGroup", "period", "currency", "priceMonth", "price",
+    ]
+
+    /// Realized LTV's sums at `asOf` for the members in `scope` (its environments and product;
+    /// cohort members are all purchased). Whole months before as-of's month come from
+    /// `ltvMemberMonth`/`ltvPriceMonth`, the days of its month before its day from the day tables;
+    /// the members whose state changes on as-of's day are read one by one (their state at as-of
+    /// minus their state before the day).
+    public func ltvSums(asOf: Instant, scope: RowScope) throws -> LTVSums {
+        let day = Self.day(of: asOf)
+        let dayStart = day * Instant.millisecondsPerDay
+        let month = asOf.month.index
+        let monthFirstDay = Self.day(of: Month(index: month).start)
+        var members: [LTVMember.MemberKey: [Int: Int]] = [:]
+        var prices: [LTVMember.PriceKey: [Int: Int]] = [:]
+        // Every ownership: the leading columns of `segment_start` (cohort members are purchased anyway).
+        let allOwnerships = RowScope(environments: scope.environments, ownerships: Ownership.allCases).ownership()
+        try writer.read { db in
+            let memberRows = try SQLRequest<Row>(
+                literal:
+                    """
+                    SELECT cohortMonth, currencyGroup, paidPeriods, ended, SUM(count) AS count FROM (
+                        SELECT cohortMonth, currencyGroup, paidPeriods, ended, count FROM ltvMemberMonth
+                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))
+                        UNION ALL
+                        SELECT cohortMonth, currencyGroup, paidPeriods, ended, count FROM ltvMemberDay
+                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId")))
+                    GROUP BY 1, 2, 3, 4
+                    """
+            ).fetchCursor(db)
+            while let row = try memberRows.next() {
+                let key = LTVMember.MemberKey(group: row[1], paidPeriods: row[2], ended: row[3])
+                members[key, default: [:]][row[0], default: 0] += row[4] as Int
+            }
+            let priceRows = try SQLRequest<Row>(
+                literal:
+                    """
+                    SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, SUM(count) AS count FROM (
+                        SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, count FROM ltvPriceMonth
+                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))
+                        UNION ALL
+                        SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, count FROM ltvPriceDay
+                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId")))
+                    GROUP BY 1, 2, 3, 4, 5, 6
+                    """
+            ).fetchCursor(db)
+            while let row = try priceRows.next() {
+                let key = LTVMember.PriceKey(
+                    group: row[1], period: row[2], currency: row[3], priceMonth: row[4], price: row[5])
+                prices[key, default: [:]][row[0], default: 0] += row[6] as Int
+            }
+            // The members whose state changes on as-of's day: first paid starts and ends from the
+            // cohort indexes, counted paid period starts from the segments starting that day.
+            var touched: [LTVMember] = []
+            try Self.forEachLTVMember(
+                db,
+                where: SQL(
+                    """
+                    (r.originalTransactionId, r.runIndex) IN (
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
+                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
+                            AND firstPaidStart <= \(asOf.milliseconds)
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
+                        WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
+                            AND firstPaidStart IS NOT NULL
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
+                        WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds))
+                    AND \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
+                    """)
+            ) { _, _, member in touched.append(member) }
+            for member in touched {
+                let ordered = member.ordered
+                func add(_ t: Int64, _ sign: Int) {
+                    guard member.firstPaidStart <= t else { return }
+                    let state = LTVMember.state(at: t, ordered: ordered, endedAt: member.endedAt)
+                    members[state.member, default: [:]][member.cohortMonth, default: 0] += sign
+                    for p in state.prices { prices[p, default: [:]][member.cohortMonth, default: 0] += sign }
+                }
+                add(dayStart - 1, -1)
+                add(asOf.milliseconds, 1)
+            }
+        }
+        var sums = LTVSums(members: [], prices: [])
+        for (key, months) in members {
+            for (cohortMonth, count) in months where count != 0 {
+                sums.members.append(
+                    LTVSums.MemberCount(
+                        cohortMonth: cohortMonth, currencyGroup: key.group, paidPeriods: key.paidPeriods, ended: key.ended,
+                        count: count))
+            }
+        }
+        for (key, months) in prices {
+            for (cohortMonth, count) in months where count != 0 {
+                sums.prices.append(
+                    LTVSums.PriceCount(
+                        cohortMonth: cohortMonth, currencyGroup: key.group, period: key.period, currency: key.currency,
+                        priceMonth: key.priceMonth, price: key.price, count: count))
+            }
+        }
+        sums.members.sort {
+            ($0.cohortMonth, $0.currencyGroup, $0.paidPeriods, $0.ended ? 1 : 0)
+                < ($1.cohortMonth, $1.currencyGroup, $1.paidPeriods, $1.ended ? 1 : 0)
+        }
+        sums.prices.sort {
+            ($0.cohortMonth, $0.currencyGroup, $0.period, $0.currency, $0.priceMonth, $0.price)
+                < ($1.cohortMonth, $1.currencyGroup, $1.period, $1.currency, $1.priceMonth, $1.price)
+        }
+        return sums
+    }
+
+    /// The cohort members (runs with a paid start) selected by `condition` on `run r`, with their
+    /// counted paid periods and prices, handed to `body` one by one with their environment and
+    /// first paid product.
+    static func forEachLTVMember(
+        _ db: Database, where condition: SQL,
+        _ body: (_ environment: String, _ firstPaidProductId: String, LTVMember) throws -> Void
+    ) throws {
+        let rows = try SQLRequest<Row>(
+            literal:
+                """
+                SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.endedAt, r.cohortMonth, p.start, p.transactionId,
+                    m.price, m.currency, r.environment, r.firstPaidProductId
+                FROM run r
+                LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                    AND p.countsForRetention
+                LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
+                WHERE \(condition)
+                ORDER BY r.originalTransactionId, r.runIndex
+                """
+        ).fetchCursor(db)
+        var member: (String, String, LTVMember)?
+        var last: (String, Int)?
+        while let row = try rows.next() {
+            let id: (String, Int) = (row[0], row[1])
+            if last == nil || last! != id {
+                if let (environment, product, m) = member { try body(environment, product, m) }
+                member = (row[9], row[10], LTVMember(firstPaidStart: row[2], endedAt: row[3], cohortMonth: row[4], periods: []))
+                last = id
+            }
+            guard let start: Int64 = row[5] else { continue }
+            let amount: Int64? = row[7]
+            let currency: String? = row[8]
+            member!.2.periods.append(
+                LTVMember.Period(
+                    start: start, transactionId: row[6], price: amount.flatMap { a in currency.map { (a, $0) } }))
+        }
+        if let (environment, product, m) = member { try body(environment, product, m) }
+    }
+
+    /// The realized-LTV tables as the materialiser keeps them, and as recomputed from the stored
+    /// runs, periods and prices (what the migration fills them with): equal in a consistent store
+    /// (tests). Each row is the table's name, then its columns.
+    public func ltvSumTables() throws -> (kept: [[DatabaseValue]], recomputed: [[DatabaseValue]]) {
+        try writer.read { db in
+            var kept: [[DatabaseValue]] = []
+            for table in ["ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth"] {
+                kept += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { [table.databaseValue] + $0.databaseValues }
+            }
+            var counts = Materializer.Counts()
+            try Self.forEachLTVMember(db, where: "r.firstPaidStart IS NOT NULL") { environment, product, member in
+                counts.ltvMember(environment: environment, firstPaidProductId: product, member, 1)
+            }
+            var recomputed: [[DatabaseValue]] = []
+            for table in [counts.ltvMemberDays, counts.ltvMemberMonths, counts.ltvPriceDays, counts.ltvPriceMonths] {
+                recomputed += table.rows.map { [table.table.databaseValue] + $0 }
+            }
+            func sorted(_ rows: [[DatabaseValue]]) -> [[DatabaseValue]] {
+                rows.sorted { $0.map(\.description).lexicographicallyPrecedes($1.map(\.description)) }
+            }
+            return (sorted(kept), sorted(recomputed))
+        }
+    }
+
+    /// Fills the realized-LTV tables from the stored runs, periods and prices (a store migrated to v17).
+    static func backfillLTVSums(_ db: Database) throws {
+        var counts = Materializer.Counts()
+        try forEachLTVMember(db, where: "r.firstPaidStart IS NOT NULL") { environment, product, member in
+            counts.ltvMember(environment: environment, firstPaidProductId: product, member, 1)
+        }
+        try counts.write(db)
+    }
+}
