@@ -61,11 +61,12 @@ public struct EligibilityReads {
     let asOf: Int64
     let scope: RowScope
 
-    /// The segment covering as-of, in any state but `expired`.
+    /// The segment covering as-of, in any state but `expired`: read from the index of the live
+    /// segments, which leaves out every subscription's last, expired segment.
     public func forEachLiveSegment(_ body: (LiveSegmentRow) throws -> Void) throws {
         let cursor = try SQLRequest<LiveSegmentRow>(
             literal: """
-                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
+                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment INDEXED BY segment_live
                 WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
                 """
         ).fetchCursor(db)
@@ -74,6 +75,8 @@ public struct EligibilityReads {
 
     /// Subscriptions whose latest run ended voluntarily (or over a price increase) in
     /// (as-of − `windowDays`, as-of], with no later run started by as-of.
+    /// Read from the index of the runs ended for those reasons (the condition below is its own,
+    /// word for word, so SQLite can use it).
     public func forEachEndedRun(windowDays: Int64, _ body: (EndedRunRow) throws -> Void) throws {
         let cursor = try SQLRequest<EndedRunRow>(
             literal: """
@@ -81,7 +84,7 @@ public struct EligibilityReads {
                     SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
                            (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
                             AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
-                    FROM run r
+                    FROM run r INDEXED BY run_winBack
                     WHERE \(scope.rows("r")) AND r.endedAt <= \(asOf) AND r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
                       AND r.expirationReason IN ('voluntary', 'priceIncrease')
                       AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
