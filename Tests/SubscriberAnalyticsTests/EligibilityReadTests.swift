@@ -13,7 +13,7 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
     final class Count: @unchecked Sendable { var steps: Int64 = 0 }
     let count = Count()
     let context = Unmanaged.passUnretained(count).toOpaque()
-    try analytics.database.writer.writeWithoutTransaction { db in
+    let installed = analytics.database.writer.writeWithoutTransaction { db in
         sqlite3_trace_v2(
             db.sqliteConnection, UInt32(SQLITE_TRACE_PROFILE),
             { _, context, statement, _ in
@@ -23,7 +23,8 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
                 return 0
             }, context)
     }
-    defer { _ = try? analytics.database.writer.writeWithoutTransaction { db in sqlite3_trace_v2(db.sqliteConnection, 0, nil, nil) } }
+    #expect(installed == SQLITE_OK)
+    defer { _ = analytics.database.writer.writeWithoutTransaction { db in sqlite3_trace_v2(db.sqliteConnection, 0, nil, nil) } }
     try body()
     return withExtendedLifetime(count) { count.steps }
 }
@@ -73,7 +74,8 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
         #expect(lists[0] == ["winBack W1", "retention R1", "upgrade U1", "service S1"])
         #expect(lists[1] == lists[0])
         #expect(steps[0] > 0)
-        #expect(steps[1] == steps[0], "360 more subscriptions that left cost \(steps[1] - steps[0]) more steps")
+        // A step or two of B-tree bookkeeping at most; reading each of them would cost hundreds.
+        #expect(steps[1] - steps[0] < 10, "360 more subscriptions that left cost \(steps[1] - steps[0]) more steps")
     }
 }
 
@@ -92,7 +94,9 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
         let day = Instant.millisecondsPerDay
         func latestProduct(_ id: String) throws -> String {
             try String.fetchOne(
-                db, sql: "SELECT productId FROM segment NOT INDEXED WHERE originalTransactionId = ? AND start <= ? ORDER BY start DESC",
+                db,
+                sql:
+                    "SELECT productId FROM segment NOT INDEXED WHERE originalTransactionId = ? AND start <= ? ORDER BY start DESC",
                 arguments: [id, t]) ?? ""
         }
         var found: [String] = []
@@ -175,7 +179,9 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
         let database = try SampleDataStore.copy(.sharedSecret)
         let analytics = SubscriberAnalytics(database: database)
         let horizon = try #require(try analytics.dataHorizon())
-        let products = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM segment ORDER BY 1") }
+        let products = try database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM segment ORDER BY 1")
+        }
         var instants: [Instant] = [horizon]
         var t = UTCCalendar.instant(year: 2024, month: 1, day: 1)
         while t < horizon {
