@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // NIOCore and NIOHTTP1, which the listener and the API client use directly (already in the graph
+        // through Hummingbird and AsyncHTTPClient).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // HTTPRequestPart / HTTPResponsePart, for the listener's header timeout (already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -62,7 +65,6 @@ let package = Package(
             name: "SubscriberAnalytics",
             dependencies: [
                 "SubscriptionModel", "SubscriptionTimeline", "SubscriberStore",
-                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "LifecycleSimulator",
@@ -80,6 +82,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -91,6 +94,8 @@ let package = Package(
             dependencies: [
                 "StoreImport", "SubscriberStore", "AppStorePayloads",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]),
@@ -135,13 +140,12 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport",
+                "SubscriptionModel", "AppStorePayloads", "SubscriberStore", "StoreImport", "ThreadKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/TestSupport"),
 
-        .testTarget(name: "SubscriptionModelTests", dependencies: ["TestSupport", "SubscriptionModel"]),
-        .testTarget(
-            name: "SubscriptionTimelineTests", dependencies: ["TestSupport", "SubscriptionTimeline", "SubscriptionModel"]),
+        .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
+        .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
         .testTarget(
             name: "AppStorePayloadsTests",
             dependencies: [
@@ -151,7 +155,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThreadKitTests", dependencies: ["TestSupport", "ThreadKit"]),
+        .testTarget(name: "ThreadKitTests", dependencies: ["ThreadKit"]),
         .testTarget(
             name: "SubscriberStoreTests",
             dependencies: [
@@ -187,6 +191,7 @@ let package = Package(
                 "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // Runs `subdash fetch` as a process too: it needs the binary built, not the module.
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: [

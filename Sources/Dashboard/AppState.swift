@@ -7,6 +7,18 @@ import TerminalUI
 public enum Pane: Int, CaseIterable, Hashable, Sendable {
     case subscribers, subscriber, cohorts, statesEvents, offers, money
 
+    /// Whether the pane waits for a load in the background.
+    var loadingFlag: WritableKeyPath<AppState, Bool> {
+        switch self {
+        case .subscribers: \.subscribers.loading
+        case .subscriber: \.subscriber.loading
+        case .cohorts: \.cohorts.loading
+        case .statesEvents: \.statesEvents.loading
+        case .offers: \.offers.loading
+        case .money: \.money.loading
+        }
+    }
+
     public var title: String {
         switch self {
         case .subscribers: "Subscribers"

@@ -5,6 +5,7 @@ import SubscriberStore
 import SubscriptionModel
 import Synchronization
 import TerminalUI
+import ThreadKit
 
 /// Runs effects against the store on a background queue and hands each result back as an action.
 public final class EffectRunner: Sendable {
@@ -165,10 +166,10 @@ public final class EffectRunner: Sendable {
                 var rows: [[String]] = []
                 while true {
                     let page = try analytics.subscriberList(
-                        offset: rows.count, limit: 10_000, asOf: asOf, scope: scope,
+                        offset: rows.count, limit: Self.exportPageSize, asOf: asOf, scope: scope,
                         matching: filter, population: population)
                     rows += page.map(Self.csvRow)
-                    if page.count < 10_000 { break }
+                    if page.count < Self.exportPageSize { break }
                 }
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
@@ -176,14 +177,9 @@ public final class EffectRunner: Sendable {
                 return .exported(path: path, rows: rows.count)
             case .fetchFromApple(let id):
                 // Here and now (tests): waits for the background fetch.
-                let answer = AnswerBox()
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    answer.action = await fetch(id)
-                    done.signal()
-                }
-                done.wait()
-                return answer.action ?? .fetchFromAppleFailed(id: id, message: "no answer")
+                let answer = BlockingChannel<Action>(capacity: 1)
+                Task { answer.send(await fetch(id)) }
+                return answer.receive() ?? .fetchFromAppleFailed(id: id, message: "no answer")
             case .exportCSV(let stem, let header, let rows):
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
@@ -195,6 +191,9 @@ public final class EffectRunner: Sendable {
             return .failed(Self.failureSentence(effect, error))
         }
     }
+
+    /// Rows read per query while exporting pane 1's whole list: memory per step stays bounded.
+    static let exportPageSize = 10_000
 
     static let subscriberHeader = ["originalTransactionId", "productId", "state", "paidPeriods", "autoRenew", "flags"]
 
@@ -225,9 +224,4 @@ private final class LatestSearch: Sendable {
 
     func set(_ filter: String?) { self.filter.withLock { $0 = filter } }
     func get() -> String? { filter.withLock { $0 } }
-}
-
-/// Hands an action from a task to the thread waiting for it.
-private final class AnswerBox: @unchecked Sendable {
-    var action: Action?
 }

@@ -56,13 +56,8 @@ func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [Bill
 
 /// A query failed: nothing is loading any more, and the status line says why.
 func loadFailed(_ state: inout AppState, _ message: String) {
-    state.subscribers.loading = false
+    for pane in Pane.allCases { state[keyPath: pane.loadingFlag] = false }
     state.subscribers.openWhenLoaded = nil
-    state.subscriber.loading = false
-    state.cohorts.loading = false
-    state.statesEvents.loading = false
-    state.offers.loading = false
-    state.money.loading = false
     state.status = message
 }
 

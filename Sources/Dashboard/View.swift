@@ -120,16 +120,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
 /// Payload strings never reach the screen with control characters in them.
 func clean(_ text: String) -> String { TextSanitizer.visible(text) }
 
-private func isLoading(_ state: AppState) -> Bool {
-    switch state.pane {
-    case .subscribers: state.subscribers.loading
-    case .subscriber: state.subscriber.loading
-    case .cohorts: state.cohorts.loading
-    case .statesEvents: state.statesEvents.loading
-    case .offers: state.offers.loading
-    case .money: state.money.loading
-    }
-}
+private func isLoading(_ state: AppState) -> Bool { state[keyPath: state.pane.loadingFlag] }
 
 /// `g …`: the keys that can finish the sequence typed so far.
 private func pendingHint(_ state: AppState) -> String {

@@ -193,6 +193,9 @@ struct RenderedChunk: Sendable {
 }
 
 /// Writes rendered batches in order on its own queue, one batch at a time.
+///
+/// `@unchecked Sendable`: `failure`, `manifest` and the writers are touched only on the serial
+/// `queue`, and `manifest` is read only after `waitAndRethrow()` has waited for it.
 private final class BatchWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "subdash.generate.writer")
     private let group = DispatchGroup()

@@ -6,6 +6,10 @@ import SubscriberStore
 /// (`AppDatabase.applyEach`), answers each request with its own outcome, then derives the touched
 /// subscriptions (`rebuildPending`) while the next documents gather. Under load a commit carries
 /// many requests, so the cost of flushing to disk is shared; alone, a request waits for one commit.
+///
+/// `@unchecked Sendable`: `queue` and `stopped` are read and written only with `condition`
+/// locked (the commit thread waits on it for work, which `BlockingChannel` cannot express with
+/// the derivation pending); every other stored property is immutable.
 public final class GroupCommitter: @unchecked Sendable {
     /// What became of one document: its result once committed, or the error that kept it out.
     public typealias Outcome = Result<BatchResult, any Error>

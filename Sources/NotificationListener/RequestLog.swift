@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// One JSON line per request, to stderr or a file opened for appending: when it arrived, which
 /// notification (its `notificationUUID`, or `sha256:` and the body's digest when there is none to
 /// trust), its type, what became of it, the HTTP status and the milliseconds to the answer.
-public final class RequestLog: @unchecked Sendable {
+public final class RequestLog: Sendable {
     /// One request as logged.
     public struct Entry: Sendable, Encodable {
         public var time: String
@@ -18,7 +19,8 @@ public final class RequestLog: @unchecked Sendable {
     }
 
     private let handle: FileHandle
-    private let lock = NSLock()
+    /// Held while a line is written: lines of concurrent requests never interleave.
+    private let writing = Mutex(())
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -45,16 +47,12 @@ public final class RequestLog: @unchecked Sendable {
     public func write(_ entry: Entry) {
         guard var data = try? encoder.encode(entry) else { return }
         data.append(0x0A)
-        lock.lock()
-        defer { lock.unlock() }
-        handle.write(data)
+        writing.withLock { _ in handle.write(data) }
     }
 
     /// A line of text (startup, shutdown), not a request.
     public func note(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        handle.write(Data((text + "\n").utf8))
+        writing.withLock { _ in handle.write(Data((text + "\n").utf8)) }
     }
 
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -37,7 +37,7 @@ extension AppDatabase {
         let day = Self.day(of: asOf)
         let month = asOf.month.index
         let monthFirstDay = Self.day(of: Month(index: month).start)
-        let environment = "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+        let environment = "environment " + RowScope.inList(environments)
         var products = ""
         var arguments: StatementArguments = [
             "asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay,
@@ -71,7 +71,7 @@ extension AppDatabase {
             }
             // Paid periods starting on as-of's day by as-of: their place in the run is the number
             // of its counted periods started before them, plus one for each started with them.
-            let ownerships = "ownership IN (" + Ownership.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+            let ownerships = "ownership " + RowScope.inList(Ownership.allCases)
             let started = try Row.fetchAll(
                 db,
                 sql: """

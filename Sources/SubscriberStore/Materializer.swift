@@ -55,6 +55,17 @@ struct Materializer {
             self.countColumns = countColumns
         }
 
+        /// A table counted per day (`STEMDay`) and its twin per month (`STEMMonth`): keyed by
+        /// environment, then the day or month, then `keyColumns`.
+        static func byDayAndMonth(
+            _ stem: String, keyColumns: [String], countColumns: [String]
+        ) -> (days: CountChanges, months: CountChanges) {
+            func table(_ period: String, _ suffix: String) -> CountChanges {
+                CountChanges(table: stem + suffix, keyColumns: ["environment", period] + keyColumns, countColumns: countColumns)
+            }
+            return (table("day", "Day"), table("month", "Month"))
+        }
+
         mutating func add(_ key: [DatabaseValue], column: Int = 0, _ change: Int) {
             changes[key, default: Array(repeating: 0, count: countColumns.count)][column] += change
         }
@@ -97,24 +108,10 @@ struct Materializer {
         var subscriptionStartDays = CountChanges(
             table: "subscriptionStartDay",
             keyColumns: ["environment", "ownership", "day", "productId"], countColumns: ["count"])
-        var cohortStepDays = CountChanges(
-            table: "cohortStepDay",
-            keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "step"],
-            countColumns: ["count"])
-        var cohortStepMonths = CountChanges(
-            table: "cohortStepMonth",
-            keyColumns: ["environment", "month", "firstPaidProductId", "cohortMonth", "step"],
-            countColumns: ["count"])
-        var mrrDays = CountChanges(
-            table: "mrrDay",
-            keyColumns: ["environment", "day", "offerKind", "productId", "currency", "price", "monthlyTwelfths"],
-            countColumns: ["starts", "ends"])
-        var mrrMonths = CountChanges(
-            table: "mrrMonth",
-            keyColumns: [
-                "environment", "month", "offerKind", "productId", "currency", "price",
-                "monthlyTwelfths",
-            ],
+        var (cohortStepDays, cohortStepMonths) = CountChanges.byDayAndMonth(
+            "cohortStep", keyColumns: ["firstPaidProductId", "cohortMonth", "step"], countColumns: ["count"])
+        var (mrrDays, mrrMonths) = CountChanges.byDayAndMonth(
+            "mrr", keyColumns: ["offerKind", "productId", "currency", "price", "monthlyTwelfths"],
             countColumns: ["starts", "ends"])
 
         /// An interval MRR counts (a charged period, or a grace period after one) stored (+1) or

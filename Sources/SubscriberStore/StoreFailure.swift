@@ -1,10 +1,15 @@
 import GRDB
 
 extension AppDatabase {
+    /// The sentence for a store error with no more useful advice.
+    static let unreadable = "the store could not be read (--debug logs why)"
+
     /// What went wrong with the store and what to do, short enough for an 80-column status line;
-    /// nil when `error` is not SQLite's. SQLite's own message (with the statement it ran) is for
+    /// nil when `error` is not GRDB's. GRDB's own message (with the statement it ran) is for
     /// logs only.
     public static func failureReason(_ error: any Error) -> String? {
+        // GRDB's other errors quote SQL, columns or tables too: a user sees the same sentence.
+        if error is RowDecodingError || error is RecordError { return Self.unreadable }
         guard let error = error as? DatabaseError else { return nil }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
@@ -18,7 +23,7 @@ extension AppDatabase {
         case .SQLITE_CANTOPEN, .SQLITE_IOERR:
             return "the store file cannot be read; check it is still there"
         default:
-            return "the store could not be read (--debug logs why)"
+            return Self.unreadable
         }
     }
 }

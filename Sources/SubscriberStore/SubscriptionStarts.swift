@@ -15,8 +15,8 @@ extension AppDatabase {
         productId: String? = nil
     ) throws -> Int {
         let day = Self.day(of: asOf)
-        let environment = "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
-        let ownership = "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+        let environment = "environment " + RowScope.inList(environments)
+        let ownership = "ownership " + RowScope.inList(ownerships)
         var arguments: StatementArguments = ["asOf": asOf.milliseconds, "day": day, "dayStart": day * Instant.millisecondsPerDay]
         var product = ""
         if let productId {

@@ -14,7 +14,7 @@ import Foundation
 /// `STORE-write-turn.lock`, for one transaction. Before each of its transactions an import
 /// waits while anyone has announced, so whoever waited goes first. The kernel lets go of both
 /// when a process ends, however it ends.
-public final class WriterTurn: @unchecked Sendable {
+public final class WriterTurn: Sendable {
     private let announce: Int32
     private let turn: Int32
 

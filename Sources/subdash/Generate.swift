@@ -21,7 +21,7 @@ struct Generate: ParsableCommand {
     var seed: UInt64 = 1
 
     @Option(help: "First month of the range (YYYY-MM).")
-    var start: String = "2024-01"
+    var start = Month(year: 2024, month: 1)
 
     @Option(help: "Months in the range; nothing is dated after its end.")
     var months: Int = 24
@@ -46,7 +46,6 @@ struct Generate: ParsableCommand {
 
     func validate() throws {
         guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
-        guard Month(parsing: start) != nil else { throw ValidationError("--start must be YYYY-MM, got '\(start)'") }
         guard (1...240).contains(months) else { throw ValidationError("--months must be between 1 and 240") }
         guard maxFileMB > 0 else { throw ValidationError("--max-file-mb must be positive") }
     }
@@ -57,7 +56,7 @@ struct Generate: ParsableCommand {
         }
         let versions = deprecatedFormat ?? self.versions
         let configuration = SimulationConfiguration(
-            seed: seed, subscribers: subscribers, start: Month(parsing: start)!, months: months, format: versions, gzip: gzip,
+            seed: seed, subscribers: subscribers, start: start, months: months, format: versions, gzip: gzip,
             maxFileBytes: maxFileMB << 20)
         let simulator = try Simulator(configuration: configuration)
         let interactive = isatty(STDERR_FILENO) == 1

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @Suite struct DocumentReaderTests {
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func aLineOverTheLimitIsRejectedOnItsOwn() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-long-line-\(UUID().uuidString).ndjson")
+        let path = URL(fileURLWithPath: TemporaryDirectory.uniquePath("long-line.ndjson"))
         defer { try? FileManager.default.removeItem(at: path) }
         #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
         let handle = try FileHandle(forWritingTo: path)

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 /// Input crafted to hurt: bombs, special bytes, forged dates. Each gives per-document
@@ -9,7 +10,7 @@ import Testing
     let decoder = PayloadDecoder(verifier: Base64URLVerifier())
 
     func temporaryFile(_ name: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-hostile-\(UUID().uuidString)-\(name)")
+        URL(fileURLWithPath: TemporaryDirectory.uniquePath("hostile-\(name)"))
     }
 
     /// gzip of `url`, through the system's gzip (as a user would make one).

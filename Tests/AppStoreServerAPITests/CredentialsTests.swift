@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppStoreServerAPI
@@ -7,7 +8,7 @@ import Testing
 /// Where credentials come from, and the key file's protection.
 @Suite struct CredentialsTests {
     static func writeKey(mode: mode_t) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey-\(UUID().uuidString).p8").path
+        let path = TemporaryDirectory.uniquePath("AuthKey.p8")
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, mode)
         return path

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SubscriptionModel
+import TestSupport
 
 @testable import LifecycleSimulator
 
@@ -65,20 +66,34 @@ final class FakeAppStore: @unchecked Sendable {
 
     func script(_ responses: Scripted...) { lock.withLock { scripted += responses } }
 
-    /// Serves on a free port while `body` runs.
+    /// Serves on a free port while `body` runs. The server's tasks run on a thread of their own
+    /// (`ThreadTaskExecutor`): it answers however busy the cooperative pool is.
     func serve<T>(_ body: (String) async throws -> T) async throws -> T {
-        let port = PortBox()
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: CallbackResponder<BasicRequestContext> { request, _ in
                 await self.respond(request)
             }, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
-                port.set(channel.localAddress?.port ?? 0)
+                portSink.yield(channel.localAddress?.port ?? 0)
             }, logger: Self.quiet)
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        let bound = try await port.wait()
-        return try await body("http://127.0.0.1:\(bound)")
+        let executor = ThreadTaskExecutor(name: "fake-app-store")
+        let server = Task(executorPreference: executor) {
+            // Ends the wait for a port if the server stops without one.
+            defer { portSink.finish() }
+            try await app.run()
+        }
+        let outcome: Result<T, any Error>
+        var bound = ports.makeAsyncIterator()
+        if let port = await bound.next() {
+            do { outcome = .success(try await body("http://127.0.0.1:\(port)")) } catch { outcome = .failure(error) }
+        } else {
+            outcome = .failure(TestSupportError("the fake App Store stopped before it listened: \(await server.result)"))
+        }
+        server.cancel()
+        _ = await server.result
+        executor.shutdown()
+        return try outcome.get()
     }
 
     private func respond(_ request: Request) async -> Response {
@@ -183,21 +198,5 @@ final class FakeAppStore: @unchecked Sendable {
         Response(
             status: .init(code: status), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-}
-
-/// The port the server bound, handed from its start-up callback to the test.
-final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port: Int?
-
-    func set(_ p: Int) { lock.withLock { port = p } }
-
-    func wait() async throws -> Int {
-        for _ in 0..<500 {
-            if let p = lock.withLock({ port }) { return p }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw CancellationError()
     }
 }

@@ -4,12 +4,13 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TerminalUI
+import TestSupport
 import Testing
 
 /// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended
 /// voluntarily on 2025-02-01 (win-back); 5000 is active with auto-renew on (nothing); 6000 renews
 /// monthly since 2025-01-05 (the January cohort with 4000).
-func makeOffersRunner(exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
+func makeOffersRunner(exportDirectory: String = TemporaryDirectory.process.path) throws -> EffectRunner {
     var documents: [IncomingDocument] = []
     func add(_ facts: DocumentFacts) {
         let name = "doc\(documents.count + 1)"
@@ -389,9 +390,9 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
     }
 
     @Test func exportWritesTheShownRows() throws {
-        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let export = try TemporaryDirectory("export")
+        defer { export.remove() }
+        let directory = export.path
         let runner = try makeOffersRunner(exportDirectory: directory)
         var state = try onRetention(runner)
         try press("]", "ctrl-s", state: &state, runner: runner)
@@ -411,9 +412,9 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
     }
 
     @Test func ctrlSOnSubscribersExportsTheWholeDrillDown() throws {
-        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let export = try TemporaryDirectory("export")
+        defer { export.remove() }
+        let directory = export.path
         let runner = try makeOffersRunner(exportDirectory: directory)
         var state = AppState(asOf: asOf)
         send(.start, to: &state, runner: runner)
@@ -473,9 +474,9 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
     }
 
     @Test func themeSwitchesLive() throws {
-        let themes = NSTemporaryDirectory() + "subdash-themes-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: themes, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: themes) }
+        let themeDirectory = try TemporaryDirectory("themes")
+        defer { themeDirectory.remove() }
+        let themes = themeDirectory.path
         try "name = \"Plain test\"\ntext = \"red\"\n".write(toFile: themes + "/plain.theme", atomically: true, encoding: .utf8)
         let base = try makeOffersRunner()
         let runner = EffectRunner(analytics: base.analytics, themes: ThemeCatalog(userDirectory: nil, bundledDirectory: themes))

@@ -93,9 +93,9 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
             EffectRunner.exportDirectory(option: "out/csv", environment: ["HOME": "/home/a"], currentDirectory: "/work")
                 == "/work/out/csv")
         // The notice names the file by its full path.
-        let directory = NSTemporaryDirectory() + "subdash-export-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let export = try TemporaryDirectory("export")
+        defer { export.remove() }
+        let directory = export.path
         let db = try SampleStore.database()
         let runner = EffectRunner(
             analytics: SubscriberAnalytics(database: db),

@@ -4,6 +4,7 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TerminalUI
+import TestSupport
 import Testing
 
 /// The sample store (24 subscriptions 5000, 5010 … 5230) with the ids support is asked about:
@@ -53,7 +54,7 @@ private enum SearchStore {
         return documents
     }
 
-    static func runner(extra: Int = 0, exportDirectory: String = NSTemporaryDirectory()) throws -> EffectRunner {
+    static func runner(extra: Int = 0, exportDirectory: String = TemporaryDirectory.process.path) throws -> EffectRunner {
         let db = try AppDatabase.inMemory()
         try db.apply(documents(extra: extra))
         return EffectRunner(

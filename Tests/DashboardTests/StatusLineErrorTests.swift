@@ -31,4 +31,11 @@ import Testing
         #expect(log.contains("loading the subscribers failed: SQLite error"))
         #expect(log.contains("segment"))
     }
+
+    /// GRDB's errors that are not SQLite's name tables and columns too: the same sentence.
+    @Test func grdbsOtherErrorsShowTheSentenceWithoutTableNames() {
+        let error = RecordError.recordNotFound(databaseTableName: "segment", key: ["originalTransactionId": "1000".databaseValue])
+        #expect("\(error)".contains("segment"))
+        #expect(AppDatabase.failureReason(error) == "the store could not be read (--debug logs why)")
+    }
 }

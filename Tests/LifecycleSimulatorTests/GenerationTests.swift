@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @testable import LifecycleSimulator
@@ -7,10 +8,7 @@ import Testing
 /// Helpers shared by the simulator tests.
 enum Scratch {
     static func directory(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("subdash-sim-tests-\(ProcessInfo.processInfo.processIdentifier)-\(name)-\(UUID().uuidString)")
-        try? FileManager.default.removeItem(at: url)
-        return url
+        URL(fileURLWithPath: TemporaryDirectory.uniquePath("sim-\(name)"))
     }
 
     /// Every regular file under `root`, by relative path.

@@ -22,7 +22,7 @@ import Testing
     static let v2 = Result { try documents("v2", count: 60) }
 
     static func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-\(name)-\(UUID().uuidString)").path
+        TemporaryDirectory.uniquePath("listen-\(name)")
     }
 
     static func remove(_ paths: String...) {

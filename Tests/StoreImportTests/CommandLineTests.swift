@@ -5,7 +5,7 @@ import Testing
 /// The real binary: exit codes and the messages a user sees.
 @Suite struct CommandLineTests {
     static func temporary(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("subdash-cli-\(UUID().uuidString)-\(name)").path
+        TemporaryDirectory.uniquePath("cli-\(name)")
     }
 
     @Test func badLinesAreNamedAndTheRestIsImported() throws {

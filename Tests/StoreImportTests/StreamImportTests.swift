@@ -46,8 +46,7 @@ import Testing
     }
 
     @Test func documentsAreStoredAndDerivedWhenTheStreamPauses() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString).sqlite")
-            .path
+        let path = TemporaryDirectory.uniquePath("stream.sqlite")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let db = try AppDatabase.open(path: path)
         let trickle = Trickle()
@@ -103,7 +102,7 @@ import Testing
             close(sockets[1])
         }
         #expect(Importer.isStream(fileDescriptor: sockets[0]))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-stream-\(UUID().uuidString)").path
+        let path = TemporaryDirectory.uniquePath("stream")
         #expect(FileManager.default.createFile(atPath: path, contents: Data("{}\n".utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = open(path, O_RDONLY)

@@ -36,9 +36,9 @@ import Testing
     }
 
     @Test func catalogSearchesUserDirectoryThenBundledThenBuiltin() throws {
-        let user = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-themes-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: user) }
+        let directory = try TemporaryDirectory("themes")
+        defer { directory.remove() }
+        let user = directory.path
         try "name = \"Mine\"\n".write(toFile: user + "/mono.theme", atomically: true, encoding: .utf8)
         try "text = \"#zzzzzz\"\n".write(toFile: user + "/broken.theme", atomically: true, encoding: .utf8)
 

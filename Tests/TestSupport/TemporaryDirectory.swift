@@ -21,3 +21,20 @@ public struct TemporaryDirectory: Sendable {
     /// Removes the directory and everything in it.
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
+
+extension TemporaryDirectory {
+    /// One private directory for this test process, removed when the process exits: where tests
+    /// put single files (`uniquePath`) instead of straight into the shared temporary directory.
+    public static let process: TemporaryDirectory = {
+        do {
+            let directory = try TemporaryDirectory("tests-\(getpid())")
+            atexit { TemporaryDirectory.process.remove() }
+            return directory
+        } catch {
+            fatalError("cannot create the tests' temporary directory: \(error)")
+        }
+    }()
+
+    /// A path no other test uses, inside `process`, ending in `name` (not created).
+    public static func uniquePath(_ name: String) -> String { process.path("\(UUID().uuidString)-\(name)") }
+}

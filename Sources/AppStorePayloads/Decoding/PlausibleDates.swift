@@ -17,7 +17,7 @@ public enum PlausibleDates {
 
     /// "in 1970", "in the year 3139155": how far off a date is, for a rejection message.
     static func describe(_ instant: Instant) -> String {
-        let year = 1970 + Double(instant.milliseconds) / (365.2425 * 86_400_000)
+        let year = 1970 + Double(instant.milliseconds) / (365.2425 * Double(Instant.millisecondsPerDay))
         return year < 1970 ? "before 1970" : "in the year \(Int(year.rounded(.down)))"
     }
 }

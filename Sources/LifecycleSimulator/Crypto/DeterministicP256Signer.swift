@@ -5,8 +5,11 @@ import Foundation
 /// message always give the same signature (swift-crypto's signer is randomised).
 ///
 /// The nonce is k = HMAC-SHA256(d, SHA-256(message) ‖ counter) mod n, in the spirit of
-/// RFC 6979. `k·G` comes from swift-crypto (the public key of the private key k); the scalar
-/// arithmetic `s = k⁻¹(z + r·d) mod n` is `P256Scalar`.
+/// RFC 6979 but not RFC 6979 itself. `k·G` comes from swift-crypto (the public key of the
+/// private key k); the scalar arithmetic `s = k⁻¹(z + r·d) mod n` is `P256Scalar`.
+///
+/// For the simulator's test data only (the same seed gives the same bytes): it is not constant
+/// time and signs with test keys; nothing real is ever signed with it.
 public struct DeterministicP256Signer: Sendable {
     private let scalar: P256Scalar
     private let scalarBytes: [UInt8]

@@ -49,8 +49,8 @@ extension AppDatabase {
     public func mrrCounts(at instants: [Instant], scope: RowScope) throws -> [[MRRKey: Int]] {
         guard !instants.isEmpty else { return [] }
         let (environments, productId) = (scope.environments, scope.productId)
-        let environmentSQL = "IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
-        let allOwnerships = "IN (" + Ownership.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+        let environmentSQL = RowScope.inList(environments)
+        let allOwnerships = RowScope.inList(Ownership.allCases)
         // Counted rows store an unpriced period as currency '' and price 0.
         let keyColumns =
             "x.offerKind, x.productId, NULLIF(x.currency, ''), CASE WHEN x.currency = '' THEN NULL ELSE x.price END, "
@@ -137,7 +137,7 @@ extension AppDatabase {
     /// instant: what ``mrrCounts(at:scope:)`` must always equal (tests).
     public func mrrCountsByScan(at instants: [Instant], scope: RowScope) throws -> [[MRRKey: Int]] {
         let (environments, productId) = (scope.environments, scope.productId)
-        let environmentSQL = "IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+        let environmentSQL = RowScope.inList(environments)
         let product = productId == nil ? "" : "AND m.productId = :product"
         return try writer.read { db in
             try instants.map { t in

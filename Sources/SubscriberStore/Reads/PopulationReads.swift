@@ -71,10 +71,10 @@ extension AppDatabase {
             return sql
         case .states(let states):
             // As states are counted: the segment covering as-of, by its product.
-            let list = SQL(sql: states.map { "'\($0.rawValue)'" }.joined(separator: ", "))
+            let list = SQL(sql: RowScope.inList(states))
             return """
                 SELECT originalTransactionId FROM segment
-                WHERE \(scope.rows()) AND "end" > \(now) AND start <= \(now) AND state IN (\(list))\(scope.product("productId"))
+                WHERE \(scope.rows()) AND "end" > \(now) AND start <= \(now) AND state \(list)\(scope.product("productId"))
                 """
         case .events(let type, let from, let upper):
             return """

@@ -17,12 +17,12 @@ public struct RowScope: Sendable, Hashable {
     /// `environment IN ('Production', …)`, the values written as literals: they are the leading
     /// column of the derived rows' indexes, and a literal list keeps it usable for every choice.
     func environment(_ alias: String = "") -> SQL {
-        SQL(sql: Self.prefix(alias) + "environment IN (" + environments.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
+        SQL(sql: Self.prefix(alias) + "environment " + Self.inList(environments))
     }
 
     /// `ownership IN (…)`, literals as for the environment: the index column after it.
     func ownership(_ alias: String = "") -> SQL {
-        SQL(sql: Self.prefix(alias) + "ownership IN (" + ownerships.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
+        SQL(sql: Self.prefix(alias) + "ownership " + Self.inList(ownerships))
     }
 
     /// The environment and ownership conditions on a derived row.
@@ -32,6 +32,13 @@ public struct RowScope: Sendable, Hashable {
     func product(_ column: String) -> SQL {
         guard let productId else { return "" }
         return " AND \(sql: column) = \(productId)"
+    }
+
+    /// `IN ('a', 'b')`: the raw values written as SQL literals (an environment's or ownership's raw
+    /// value holds no quote). Every read that restricts environments or ownerships builds its
+    /// condition with this.
+    static func inList<Value: RawRepresentable>(_ values: [Value]) -> String where Value.RawValue == String {
+        "IN (" + values.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
     }
 
     private static func prefix(_ alias: String) -> String { alias.isEmpty ? "" : alias + "." }
