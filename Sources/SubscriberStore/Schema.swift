@@ -856,6 +856,22 @@ extension AppDatabase {
                     """)
             try AppDatabase.backfillLTVSums(db)
         }
+        migrator.registerMigration("v18 live segments and win-back runs") { db in
+            // Offer eligibility read the segments ending after as-of by `segment_end`, which also
+            // holds every subscription's last, expired segment (open-ended): at 100,000 subscribers
+            // 100,000 entries skipped to find the 33,000 live ones, growing with every subscriber
+            // who ever left. Without the expired segments the read visits only the live ones, about
+            // the rows eligibility decides on. Likewise win-back read every run ended in its window
+            // and looked each up for its reason; this index holds only the reasons it wants.
+            // SQLite keeps both as the rows are written (import and rebuild), nothing else to maintain.
+            try db.execute(
+                sql: """
+                    CREATE INDEX segment_live ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                        paidPeriods, periodDays) WHERE state <> 'expired';
+                    CREATE INDEX run_winBack ON run(environment, ownership, endedAt, expirationReason)
+                        WHERE expirationReason IN ('voluntary', 'priceIncrease');
+                    """)
+        }
         return migrator
     }
 

@@ -61,11 +61,12 @@ public struct EligibilityReads {
     let asOf: Int64
     let scope: RowScope
 
-    /// The segment covering as-of, in any state but `expired`.
+    /// The segment covering as-of, in any state but `expired`: read from the index of the live
+    /// segments, which leaves out every subscription's last, expired segment.
     public func forEachLiveSegment(_ body: (LiveSegmentRow) throws -> Void) throws {
         let cursor = try SQLRequest<LiveSegmentRow>(
             literal: """
-                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment
+                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment INDEXED BY segment_live
                 WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
                 """
         ).fetchCursor(db)
@@ -76,13 +77,15 @@ public struct EligibilityReads {
     /// (as-of − `windowDays`, as-of], with no later run started by as-of; with `limit`, the first
     /// `limit` of them by id.
     ///
-    /// With a limit the runs are read in primary-key (id) order, the conditions on the `run_ended`
-    /// index turned off (`+`): SQLite stops after `limit` rows found instead of reading the window's
-    /// every run and sorting them, so the first screen of the list reads about the same number of
-    /// rows at any store size.
+    /// Without a limit the runs come from the index of the runs ended for those reasons (the
+    /// condition below is its own, word for word, so SQLite can use it). With a limit they are read
+    /// in primary-key (id) order with no index (`NOT INDEXED`, the conditions turned off with `+`):
+    /// SQLite stops after `limit` rows found instead of reading the window's every run and sorting
+    /// them, so the first screen of the list reads about the same number of rows at any store size.
     public func forEachEndedRun(windowDays: Int64, limit: Int? = nil, _ body: (EndedRunRow) throws -> Void) throws {
         let ordered = limit != nil
         let plus: SQL = ordered ? "+" : ""
+        let index: SQL = ordered ? "NOT INDEXED" : "INDEXED BY run_winBack"
         let cut: SQL = limit.map { " ORDER BY originalTransactionId LIMIT \($0)" } ?? ""
         let cursor = try SQLRequest<EndedRunRow>(
             literal: """
@@ -90,7 +93,7 @@ public struct EligibilityReads {
                     SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
                            (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
                             AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
-                    FROM run r
+                    FROM run r \(index)
                     WHERE \(plus)\(scope.environment("r")) AND \(plus)\(scope.ownership("r"))
                       AND \(plus)r.endedAt <= \(asOf) AND \(plus)r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
                       AND r.expirationReason IN ('voluntary', 'priceIncrease')
