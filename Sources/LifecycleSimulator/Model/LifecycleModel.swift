@@ -84,7 +84,7 @@ struct LifecycleGenerator {
         if life.appAccountToken != nil { life.scenarios.append(.appAccountToken) }
         var t = Instant(milliseconds: rng.int64(in: model.start.milliseconds..<model.horizon.milliseconds))
         var product = rng.pick([0.15, 0.20, 0.55, 0.10])
-        var previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
+        var previous: RunEnd?
         while t < model.horizon, life.transactions.count < Self.maxTransactions {
             guard let ended = simulateRun(from: t, product: product, previous: previous) else { return }
             previous = ended
@@ -103,14 +103,78 @@ struct LifecycleGenerator {
 
     // MARK: - Runs
 
+    /// How a run ended: when, why, and whether it had a paid period.
+    typealias RunEnd = (end: Instant, reason: ExpirationReason, paid: Bool)
+
+    /// What the end of one period leads to.
+    private enum PeriodEnd {
+        /// The run goes on with another period.
+        case continues
+        /// The run ended.
+        case ended(RunEnd)
+        /// What comes next falls at or after the horizon: the run is still open there.
+        case openAtHorizon
+    }
+
+    /// The run being simulated: its index, its current product, and the pay-as-you-go
+    /// introductory periods still to come.
+    private struct RunCursor {
+        let index: Int
+        var product: Int
+        var introRemaining: Int
+    }
+
     /// Simulates one run from its first purchase; returns how it ended, or nil when it is still
-    /// open at the horizon.
-    private mutating func simulateRun(
-        from t: Instant, product initialProduct: Int,
-        previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
-    ) -> (end: Instant, reason: ExpirationReason, paid: Bool)? {
-        let chances = model.runProbabilities
-        var product = initialProduct
+    /// open at the horizon. Each period may be cut by an upgrade; otherwise its outcome is drawn
+    /// first, then what happens inside it, then how it ends.
+    private mutating func simulateRun(from t: Instant, product: Int, previous: RunEnd?) -> RunEnd? {
+        var run = startRun(at: t, product: product, previous: previous)
+        while life.transactions.count < Self.maxTransactions {
+            let current = life.transactions.count - 1
+            switch upgradeIfChosen(current: current, run: &run) {
+            case .continues: continue
+            case .openAtHorizon: return nil
+            case .ended(let end): return end
+            case nil: break
+            }
+            let e = life.transactions[current].expiresDate
+            let isFree = life.transactions[current].isFree
+            let paid = life.runs[run.index].paidPeriods
+            let priceIncreaseDue =
+                !priceIncreaseSettled && !isFree && Catalog.products[run.product].increasedPrice != nil
+                && e >= model.priceIncreaseDate
+            let outcome = chooseOutcome(isFree: isFree, paidPeriods: paid, priceIncreaseDue: priceIncreaseDue)
+            playPeriod(current: current, outcome: outcome, priceIncreaseDue: priceIncreaseDue, run: run)
+            guard e < model.horizon else { return nil }
+
+            let next: PeriodEnd
+            switch outcome {
+            case .voluntary:
+                expire(.expiredVoluntary, at: e, intent: 1)
+                life.scenarios.append(.voluntaryExpiration)
+                next = .ended((e, .voluntary, paid > 0))
+            case .priceIncrease:
+                expire(.expiredPriceIncrease, at: e, intent: 3)
+                life.scenarios.append(.priceIncreaseExpiration)
+                next = .ended((e, .priceIncrease, paid > 0))
+            case .billingExpire:
+                next = lapseAfterBillingFailure(at: e, isFree: isFree, paid: paid, product: run.product)
+            case .recover:
+                next = recoverAfterBillingFailure(at: e, isFree: isFree, run: &run)
+            case .renew, .refundNext:
+                next = renew(at: e, thenRefund: outcome == .refundNext, run: &run)
+            }
+            switch next {
+            case .continues: continue
+            case .ended(let end): return end
+            case .openAtHorizon: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The run's first purchase, with the offer it starts with.
+    private mutating func startRun(at t: Instant, product: Int, previous: RunEnd?) -> RunCursor {
         let runIndex = life.runs.count
         life.runs.append(SimulatedRun(start: t))
         let offer = firstOffer(product: product, at: t, previous: previous)
@@ -118,196 +182,198 @@ struct LifecycleGenerator {
         if priceIncreaseSettled { renewal.priceIncreaseStatus = 1 }
         if t >= model.priceIncreaseDate { priceIncreaseSettled = true }
         anchorProduct = -1
-        var introRemaining = offer?.kind == .introductory && offer?.discount == .payAsYouGo ? (offer?.periodCount ?? 1) - 1 : 0
+        let introRemaining = offer?.kind == .introductory && offer?.discount == .payAsYouGo ? (offer?.periodCount ?? 1) - 1 : 0
         let firstExpiry = offer?.duration.map { $0.advance(t) } ?? nextExpiry(after: t, product: product)
         if offer?.duration != nil { anchorProduct = -1 }
         addTransaction(product: product, purchase: t, expires: firstExpiry, offer: offer, isRenewal: false, run: runIndex)
         emit(runIndex == 0 ? .initialBuy : .resubscribe, at: t)
         life.scenarios.append(runIndex == 0 ? .activation : .reactivation)
+        return RunCursor(index: runIndex, product: product, introRemaining: introRemaining)
+    }
 
-        while life.transactions.count < Self.maxTransactions {
-            let current = life.transactions.count - 1
-            let s = life.transactions[current].purchaseDate
-            let e = life.transactions[current].expiresDate
-            let isFree = life.transactions[current].isFree
+    /// By chance, an immediate upgrade to a higher level that cuts the current period short (more
+    /// than 24 h before its end, so the overlap reads as an upgrade: docs/metrics.md, "Periods").
+    /// Nil when there is none.
+    private mutating func upgradeIfChosen(current: Int, run: inout RunCursor) -> PeriodEnd? {
+        let chances = model.runProbabilities
+        let s = life.transactions[current].purchaseDate
+        let e = life.transactions[current].expiresDate
+        guard Catalog.products[run.product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(chances.upgrade)
+        else { return nil }
+        let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
+        guard u < model.horizon else { return .openAtHorizon }
+        let target =
+            run.product == Catalog.proWeekly && rng.chance(chances.weeklyUpgradeToProMonthly)
+            ? Catalog.proMonthly : Catalog.premiumMonthly
+        life.transactions[current].upgradedAt = u
+        if !life.transactions[current].isFree { life.runs[run.index].paidPeriods -= 1 }
+        run.product = target
+        renewal.autoRenewProduct = target
+        renewal.nextOffer = nil
+        run.introRemaining = 0
+        anchorProduct = -1
+        addTransaction(
+            product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil,
+            isRenewal: false, run: run.index)
+        emit(.upgrade, at: u)
+        life.scenarios.append(.upgrade)
+        return .continues
+    }
 
-            // An immediate upgrade to a higher level cuts this period short.
-            // (More than 24 h before the period's end, so the overlap reads as an upgrade:
-            // docs/metrics.md, "Periods".)
-            if Catalog.products[product].level > 1, e.milliseconds - s.milliseconds > 2 * Self.day, rng.chance(chances.upgrade) {
-                let u = s.adding(milliseconds: rng.int64(in: Self.hour..<(e.milliseconds - s.milliseconds - 25 * Self.hour)))
-                guard u < model.horizon else { return nil }
-                let target =
-                    product == Catalog.proWeekly && rng.chance(chances.weeklyUpgradeToProMonthly)
-                    ? Catalog.proMonthly : Catalog.premiumMonthly
-                life.transactions[current].upgradedAt = u
-                if !isFree { life.runs[runIndex].paidPeriods -= 1 }
-                product = target
-                renewal.autoRenewProduct = target
-                renewal.nextOffer = nil
-                introRemaining = 0
-                anchorProduct = -1
-                addTransaction(
-                    product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil,
-                    isRenewal: false, run: runIndex)
-                emit(.upgrade, at: u)
-                life.scenarios.append(.upgrade)
-                continue
-            }
+    /// How a period ends, drawn before anything happens inside it.
+    private mutating func chooseOutcome(isFree: Bool, paidPeriods paid: Int, priceIncreaseDue: Bool) -> Outcome {
+        let chances = model.runProbabilities
+        if rng.chance(isFree ? LifecycleModel.trialConversion : LifecycleModel.continueProbability(afterPaidPeriods: paid)) {
+            return rng.chance(isFree ? chances.trialConversionThroughRecovery : chances.renewalThroughRecovery)
+                ? .recover : .renew
+        }
+        if isFree { return rng.chance(chances.trialLapseVoluntary) ? .voluntary : .billingExpire }
+        if priceIncreaseDue && rng.chance(chances.priceIncreaseLapse) { return .priceIncrease }
+        return [.voluntary, .billingExpire, .refundNext][
+            rng.pick([chances.paidEndVoluntary, chances.paidEndBilling, chances.paidEndRefund])]
+    }
 
-            // How this period ends.
-            let paid = life.runs[runIndex].paidPeriods
-            let priceIncreaseDue =
-                !priceIncreaseSettled && !isFree && Catalog.products[product].increasedPrice != nil
-                && e >= model.priceIncreaseDate
-            let outcome: Outcome
-            if rng.chance(isFree ? LifecycleModel.trialConversion : LifecycleModel.continueProbability(afterPaidPeriods: paid)) {
-                outcome =
-                    rng.chance(isFree ? chances.trialConversionThroughRecovery : chances.renewalThroughRecovery)
-                    ? .recover : .renew
-            } else if isFree {
-                outcome = rng.chance(chances.trialLapseVoluntary) ? .voluntary : .billingExpire
-            } else if priceIncreaseDue && rng.chance(chances.priceIncreaseLapse) {
-                outcome = .priceIncrease
-            } else {
-                outcome =
-                    [.voluntary, .billingExpire, .refundNext][
-                        rng.pick([chances.paidEndVoluntary, chances.paidEndBilling, chances.paidEndRefund])]
-            }
-
-            // What happens inside the period, all before a renewal charged up to a day early.
-            let latest = e.adding(days: -1)
-            var plan: [(at: Instant, action: Action)] = []
-            func inside(_ from: Instant, _ to: Instant) -> Instant? {
-                to.milliseconds - from.milliseconds > 2 * Self.minute
-                    ? Instant(milliseconds: rng.int64(in: from.milliseconds + Self.minute..<to.milliseconds - Self.minute)) : nil
-            }
-            if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -2)) {
-                plan.append((notice, .priceIncreasePending))
-                if outcome != .priceIncrease, let consent = inside(notice, latest) {
-                    plan.append((consent, .priceIncreaseAccepted))
-                }
-            }
-            var lastOff = latest
-            if outcome == .voluntary, let off = inside(s, latest) {
-                plan.append((off, .autoRenewOff))
-                lastOff = off
-            }
-            if rng.chance(chances.autoRenewToggle), let off = inside(s, lastOff), let on = inside(off, lastOff) {
-                plan.append((off, .autoRenewOff))
-                plan.append((on, .autoRenewOn))
-            }
-            let continuing = outcome == .renew || outcome == .recover
-            if continuing, !isFree, let target = Catalog.downgradeTarget(from: product), rng.chance(chances.downgrade),
-                let at = inside(s, latest)
-            {
-                plan.append((at, .downgrade(target)))
-            }
-            if continuing, !isFree, introRemaining == 0, case .months(1) = Catalog.products[product].duration,
-                rng.chance(chances.offerRedemption),
-                let at = inside(s, latest)
-            {
-                let offer =
-                    rng.chance(chances.promotionalRatherThanOfferCode)
-                    ? Catalog.promotional(for: product) : Catalog.offerCodeLoyalty(for: product)
-                plan.append((at, .offerRedeemed(offer)))
-            }
-            plan.sort { $0.at < $1.at }
-            for step in plan where step.at < model.horizon { apply(step.action, at: step.at) }
-            guard e < model.horizon else { return nil }
-
-            switch outcome {
-            case .voluntary:
-                expire(.expiredVoluntary, at: e, intent: 1)
-                life.scenarios.append(.voluntaryExpiration)
-                return (e, .voluntary, paid > 0)
-            case .priceIncrease:
-                expire(.expiredPriceIncrease, at: e, intent: 3)
-                life.scenarios.append(.priceIncreaseExpiration)
-                return (e, .priceIncrease, paid > 0)
-            case .billingExpire:
-                let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
-                let cancels = rng.chance(chances.cancelDuringBillingRetry)
-                let end = cancels ? e.adding(milliseconds: rng.int64(in: Self.day..<59 * Self.day)) : e.adding(days: 60)
-                if let graceEnd, graceEnd < end {
-                    guard graceEnd < model.horizon else { return nil }
-                    graceExpired(at: graceEnd)
-                }
-                guard end < model.horizon else { return nil }
-                if cancels {
-                    renewal.autoRenewStatus = false
-                    emit(.autoRenewDisabled, at: end)
-                    life.scenarios.append(.canceledDuringBillingRetry)
-                    expire(.expiredVoluntary, at: end, intent: 1)
-                } else {
-                    expire(.expiredBillingRetry, at: end, intent: 2)
-                    life.scenarios.append(.billingRetryExpired)
-                }
-                return (end, .billing, paid > 0)
-            case .recover:
-                let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
-                let delay: Int64
-                if let graceEnd, rng.chance(chances.recoveryWithinGrace) {
-                    delay = rng.int64(in: Self.hour..<(graceEnd.milliseconds - e.milliseconds))
-                } else {
-                    delay =
-                        rng.chance(chances.recoveryWithin16Days)
-                        ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
-                }
-                let r = e.adding(milliseconds: delay)
-                if let graceEnd, graceEnd < r {
-                    guard graceEnd < model.horizon else { return nil }
-                    graceExpired(at: graceEnd)
-                }
-                guard r < model.horizon else { return nil }
-                let keepsAnniversary = graceEnd.map { r <= $0 } ?? false
-                let next = renewal.autoRenewProduct
-                if !keepsAnniversary { anchorProduct = -1 }
-                let expires = nextExpiry(after: keepsAnniversary ? e : r, product: next)
-                renewal.isInBillingRetry = false
-                renewal.gracePeriodExpiresDate = nil
-                renewal.status = 1
-                renewPeriod(product: next, purchase: r, expires: expires, run: runIndex, introRemaining: &introRemaining)
-                product = next
-                emit(.billingRecovery, at: r)
-                life.scenarios.append(keepsAnniversary ? .recoveryInGracePeriod : .recoveryWithNewAnniversary)
-            case .renew, .refundNext:
-                let early = rng.chance(chances.earlyRenewal) ? rng.int64(in: Self.minute..<24 * Self.hour) : 0
-                let purchase = e.adding(milliseconds: -early)
-                let next = renewal.autoRenewProduct
-                let expires = nextExpiry(after: e, product: next)
-                renewPeriod(product: next, purchase: purchase, expires: expires, run: runIndex, introRemaining: &introRemaining)
-                product = next
-                emit(.renew, at: purchase)
-                life.scenarios.append(early > 0 ? .earlyRenewal : .renewal)
-                if outcome == .refundNext {
-                    let longest = min(20 * Self.day, expires.milliseconds - purchase.milliseconds - Self.hour)
-                    let r = purchase.adding(milliseconds: rng.int64(in: 3 * Self.hour..<max(4 * Self.hour, longest)))
-                    guard r < model.horizon else { return nil }
-                    let requested = r.adding(milliseconds: -rng.int64(in: Self.hour..<2 * Self.hour))
-                    renewal.autoRenewStatus = false
-                    emit(.autoRenewDisabledForRefund, at: requested)
-                    let refunded = life.transactions.count - 1
-                    life.transactions[refunded].revocationDate = r
-                    life.transactions[refunded].revocationReason = rng.chance(chances.refundForOtherReason) ? 0 : 1
-                    if !life.transactions[refunded].isFree { life.runs[runIndex].paidPeriods -= 1 }
-                    renewal.status = 5
-                    emit(.refund, at: r)
-                    life.runs[runIndex].end = r
-                    life.runs[runIndex].reason = .refund
-                    life.scenarios.append(.refund)
-                    return (r, .refund, life.runs[runIndex].paidPeriods > 0)
-                }
+    /// What happens inside the period, all before a renewal charged up to a day early: a price
+    /// increase's notice and consent, auto-renew turned off (and maybe on again), a downgrade, an
+    /// offer redeemed.
+    private mutating func playPeriod(current: Int, outcome: Outcome, priceIncreaseDue: Bool, run: RunCursor) {
+        let chances = model.runProbabilities
+        let s = life.transactions[current].purchaseDate
+        let e = life.transactions[current].expiresDate
+        let isFree = life.transactions[current].isFree
+        let latest = e.adding(days: -1)
+        var plan: [(at: Instant, action: Action)] = []
+        func inside(_ from: Instant, _ to: Instant) -> Instant? {
+            to.milliseconds - from.milliseconds > 2 * Self.minute
+                ? Instant(milliseconds: rng.int64(in: from.milliseconds + Self.minute..<to.milliseconds - Self.minute)) : nil
+        }
+        if priceIncreaseDue, let notice = inside(max(s, e.adding(days: -25)), e.adding(days: -2)) {
+            plan.append((notice, .priceIncreasePending))
+            if outcome != .priceIncrease, let consent = inside(notice, latest) {
+                plan.append((consent, .priceIncreaseAccepted))
             }
         }
-        return nil
+        var lastOff = latest
+        if outcome == .voluntary, let off = inside(s, latest) {
+            plan.append((off, .autoRenewOff))
+            lastOff = off
+        }
+        if rng.chance(chances.autoRenewToggle), let off = inside(s, lastOff), let on = inside(off, lastOff) {
+            plan.append((off, .autoRenewOff))
+            plan.append((on, .autoRenewOn))
+        }
+        let continuing = outcome == .renew || outcome == .recover
+        if continuing, !isFree, let target = Catalog.downgradeTarget(from: run.product), rng.chance(chances.downgrade),
+            let at = inside(s, latest)
+        {
+            plan.append((at, .downgrade(target)))
+        }
+        if continuing, !isFree, run.introRemaining == 0, case .months(1) = Catalog.products[run.product].duration,
+            rng.chance(chances.offerRedemption),
+            let at = inside(s, latest)
+        {
+            let offer =
+                rng.chance(chances.promotionalRatherThanOfferCode)
+                ? Catalog.promotional(for: run.product) : Catalog.offerCodeLoyalty(for: run.product)
+            plan.append((at, .offerRedeemed(offer)))
+        }
+        plan.sort { $0.at < $1.at }
+        for step in plan where step.at < model.horizon { apply(step.action, at: step.at) }
+    }
+
+    /// The renewal at `e` fails and is never recovered: billing retry (with a grace period where
+    /// the product has one) until it expires after 60 days or the subscriber cancels.
+    private mutating func lapseAfterBillingFailure(at e: Instant, isFree: Bool, paid: Int, product: Int) -> PeriodEnd {
+        let chances = model.runProbabilities
+        let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: product)
+        let cancels = rng.chance(chances.cancelDuringBillingRetry)
+        let end = cancels ? e.adding(milliseconds: rng.int64(in: Self.day..<59 * Self.day)) : e.adding(days: 60)
+        if let graceEnd, graceEnd < end {
+            guard graceEnd < model.horizon else { return .openAtHorizon }
+            graceExpired(at: graceEnd)
+        }
+        guard end < model.horizon else { return .openAtHorizon }
+        if cancels {
+            renewal.autoRenewStatus = false
+            emit(.autoRenewDisabled, at: end)
+            life.scenarios.append(.canceledDuringBillingRetry)
+            expire(.expiredVoluntary, at: end, intent: 1)
+        } else {
+            expire(.expiredBillingRetry, at: end, intent: 2)
+            life.scenarios.append(.billingRetryExpired)
+        }
+        return .ended((end, .billing, paid > 0))
+    }
+
+    /// The renewal at `e` fails, then is recovered: within the grace period (keeping the
+    /// anniversary) or later in billing retry (a new one).
+    private mutating func recoverAfterBillingFailure(at e: Instant, isFree: Bool, run: inout RunCursor) -> PeriodEnd {
+        let chances = model.runProbabilities
+        let graceEnd = failToRenew(at: e, afterFreePeriod: isFree, product: run.product)
+        let delay: Int64
+        if let graceEnd, rng.chance(chances.recoveryWithinGrace) {
+            delay = rng.int64(in: Self.hour..<(graceEnd.milliseconds - e.milliseconds))
+        } else {
+            delay =
+                rng.chance(chances.recoveryWithin16Days)
+                ? rng.int64(in: Self.hour..<16 * Self.day) : rng.int64(in: 16 * Self.day..<59 * Self.day)
+        }
+        let r = e.adding(milliseconds: delay)
+        if let graceEnd, graceEnd < r {
+            guard graceEnd < model.horizon else { return .openAtHorizon }
+            graceExpired(at: graceEnd)
+        }
+        guard r < model.horizon else { return .openAtHorizon }
+        let keepsAnniversary = graceEnd.map { r <= $0 } ?? false
+        let next = renewal.autoRenewProduct
+        if !keepsAnniversary { anchorProduct = -1 }
+        let expires = nextExpiry(after: keepsAnniversary ? e : r, product: next)
+        renewal.isInBillingRetry = false
+        renewal.gracePeriodExpiresDate = nil
+        renewal.status = 1
+        renewPeriod(product: next, purchase: r, expires: expires, run: run.index, introRemaining: &run.introRemaining)
+        run.product = next
+        emit(.billingRecovery, at: r)
+        life.scenarios.append(keepsAnniversary ? .recoveryInGracePeriod : .recoveryWithNewAnniversary)
+        return .continues
+    }
+
+    /// The renewal at `e` (sometimes charged up to a day early); with `thenRefund`, the new period
+    /// is refunded within 20 days and the run ends there.
+    private mutating func renew(at e: Instant, thenRefund: Bool, run: inout RunCursor) -> PeriodEnd {
+        let chances = model.runProbabilities
+        let early = rng.chance(chances.earlyRenewal) ? rng.int64(in: Self.minute..<24 * Self.hour) : 0
+        let purchase = e.adding(milliseconds: -early)
+        let next = renewal.autoRenewProduct
+        let expires = nextExpiry(after: e, product: next)
+        renewPeriod(product: next, purchase: purchase, expires: expires, run: run.index, introRemaining: &run.introRemaining)
+        run.product = next
+        emit(.renew, at: purchase)
+        life.scenarios.append(early > 0 ? .earlyRenewal : .renewal)
+        guard thenRefund else { return .continues }
+        let longest = min(20 * Self.day, expires.milliseconds - purchase.milliseconds - Self.hour)
+        let r = purchase.adding(milliseconds: rng.int64(in: 3 * Self.hour..<max(4 * Self.hour, longest)))
+        guard r < model.horizon else { return .openAtHorizon }
+        let requested = r.adding(milliseconds: -rng.int64(in: Self.hour..<2 * Self.hour))
+        renewal.autoRenewStatus = false
+        emit(.autoRenewDisabledForRefund, at: requested)
+        let refunded = life.transactions.count - 1
+        life.transactions[refunded].revocationDate = r
+        life.transactions[refunded].revocationReason = rng.chance(chances.refundForOtherReason) ? 0 : 1
+        if !life.transactions[refunded].isFree { life.runs[run.index].paidPeriods -= 1 }
+        renewal.status = 5
+        emit(.refund, at: r)
+        life.runs[run.index].end = r
+        life.runs[run.index].reason = .refund
+        life.scenarios.append(.refund)
+        return .ended((r, .refund, life.runs[run.index].paidPeriods > 0))
     }
 
     // MARK: - Steps
 
     private mutating func firstOffer(
         product: Int, at t: Instant,
-        previous: (end: Instant, reason: ExpirationReason, paid: Bool)?
+        previous: RunEnd?
     ) -> SimulatedOffer? {
         guard let previous else {
             switch product {
