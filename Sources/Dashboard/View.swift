@@ -84,7 +84,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         case .idle: break
         case .running:
             buffer.set(
-                string: "an import is running: the figures follow it as it goes", at: statusRow, style: palette[.muted],
+                string: "an import or the listener is writing: the figures follow it as it goes", at: statusRow, style: palette[.muted],
                 maxWidth: rows[3].width)
         case .interrupted(let pending):
             buffer.set(

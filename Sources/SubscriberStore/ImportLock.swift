@@ -5,7 +5,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// Held by every import for as long as it runs: a read lock on the whole of `STORE-import.lock`
+/// Held by every import, and by `subdash listen`, for as long as it runs: a read lock on the whole of `STORE-import.lock`
 /// (an open-file-description lock, `F_OFD_SETLKW`), which the kernel lets go of when the process
 /// ends however it ends. Readers ask whether it is held with `F_OFD_GETLK`, which takes nothing,
 /// so any number of them can ask at once without taking each other for an import. It tells a reader that finds
@@ -72,17 +72,21 @@ public final class ImportLock: Sendable {
 public enum ImportActivity: Equatable, Sendable {
     /// Nothing pending.
     case idle
-    /// An import holds the lock: figures fill in as it goes.
+    /// An import or the listener holds the lock and subscriptions wait to be rebuilt: figures
+    /// fill in as it goes.
     case running
     /// Subscriptions wait to be rebuilt and no import is running: the last one was interrupted.
     case interrupted(pending: Int)
 }
 
 extension AppDatabase {
-    /// Whether an import is running, or the last one was interrupted, judged by the import lock.
+    /// Whether an import (or the listener) is at work, or the last import was interrupted, judged
+    /// by the import lock and the subscriptions waiting to be rebuilt. A listener waiting for the
+    /// next notification, with everything derived, is idle: the figures are current.
     public func importActivity() throws -> ImportActivity {
-        if let path, ImportLock.isHeld(storePath: path) { return .running }
         let pending = try pendingCount()
-        return pending > 0 ? .interrupted(pending: pending) : .idle
+        guard pending > 0 else { return .idle }
+        if let path, ImportLock.isHeld(storePath: path) { return .running }
+        return .interrupted(pending: pending)
     }
 }

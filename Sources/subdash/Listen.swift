@@ -72,6 +72,11 @@ struct Listen: AsyncParsableCommand {
         let storePath = database.path ?? "memory"
         let unverified = verification.noVerify ? " (signatures NOT verified: --no-verify)" : ""
         let servedPath = path
+        // Held for as long as the listener runs, as an import holds it: readers (`report`, the
+        // dashboard's store watch) then take the subscriptions waiting between a commit and their
+        // derivation for work in progress, not for an interrupted import.
+        let writing = database.path.flatMap { ImportLock(storePath: $0) }
+        defer { writing?.release() }
         do {
             try await listener.run { host, port in
                 printError(

@@ -72,7 +72,7 @@ import Testing
     @Test func theStatusLineTellsARunningImportFromAnInterruptedOne() {
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
         state.storeWatch.importActivity = .running
-        #expect(screen(state)[38].hasPrefix("an import is running: the figures follow it as it goes"))
+        #expect(screen(state)[38].hasPrefix("an import or the listener is writing: the figures follow it as it goes"))
         state.storeWatch.importActivity = .interrupted(pending: 3)
         #expect(
             screen(state)[38].hasPrefix(
