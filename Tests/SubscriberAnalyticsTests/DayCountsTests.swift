@@ -245,17 +245,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // are replaced by shorter lives, and the counts follow, down to rows that fall to zero.
-        try database.writer.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TEMP TABLE chosen AS
-                        SELECT originalTransactionId FROM subscription WHERE periodCount > 1 ORDER BY originalTransactionId LIMIT 80;
-                    DELETE FROM "transaction" WHERE transactionId IN (
-                        SELECT (SELECT t.transactionId FROM "transaction" t WHERE t.originalTransactionId = c.originalTransactionId
-                                ORDER BY t.purchaseDate DESC LIMIT 1) FROM chosen c);
-                    INSERT INTO pendingSubscription SELECT originalTransactionId FROM chosen;
-                    """)
-        }
+        try database.takeLatestTransactionAway(fromSubscriptions: 80)
         #expect(try database.rebuildPending() == 80)
         let (kept, recomputed) = try database.writer.read { db in (try Self.kept(db), try Self.recomputed(db)) }
         #expect(kept == recomputed)

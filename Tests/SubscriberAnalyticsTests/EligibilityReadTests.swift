@@ -194,17 +194,7 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
         // Take the latest transaction away from 80 subscriptions and rebuild them: their segments
         // and runs are replaced, and what the indexes hold follows.
         let before = try analytics.eligibility(asOf: horizon)
-        try database.writer.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TEMP TABLE chosen AS
-                        SELECT originalTransactionId FROM subscription WHERE periodCount > 1 ORDER BY originalTransactionId LIMIT 80;
-                    DELETE FROM "transaction" WHERE transactionId IN (
-                        SELECT (SELECT t.transactionId FROM "transaction" t WHERE t.originalTransactionId = c.originalTransactionId
-                                ORDER BY t.purchaseDate DESC LIMIT 1) FROM chosen c);
-                    INSERT INTO pendingSubscription SELECT originalTransactionId FROM chosen;
-                    """)
-        }
+        try database.takeLatestTransactionAway(fromSubscriptions: 80)
         #expect(try database.rebuildPending() == 80)
         #expect(try analytics.eligibility(asOf: horizon) != before)
         #expect(try Self.check(analytics, at: instants, scopes: scopes) > 1000)

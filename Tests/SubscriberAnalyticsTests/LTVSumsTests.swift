@@ -214,17 +214,7 @@ import Testing
         let before = try database.ltvSumTables().kept
         // The latest transaction of 80 subscriptions taken away (as if their renewals and refunds
         // had not arrived yet), and their subscriptions rebuilt.
-        try database.writer.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TEMP TABLE chosen AS
-                        SELECT originalTransactionId FROM subscription WHERE periodCount > 1 ORDER BY originalTransactionId LIMIT 80;
-                    DELETE FROM "transaction" WHERE transactionId IN (
-                        SELECT (SELECT t.transactionId FROM "transaction" t WHERE t.originalTransactionId = c.originalTransactionId
-                                ORDER BY t.purchaseDate DESC LIMIT 1) FROM chosen c);
-                    INSERT INTO pendingSubscription SELECT originalTransactionId FROM chosen;
-                    """)
-        }
+        try database.takeLatestTransactionAway(fromSubscriptions: 80)
         #expect(try database.rebuildPending() == 80)
         #expect(try database.ltvSumTables().kept != before)
         try check("a rebuild")
