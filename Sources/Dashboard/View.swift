@@ -84,8 +84,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         case .idle: break
         case .running:
             buffer.set(
-                string: "an import or the listener is writing: the figures follow it as it goes", at: statusRow, style: palette[.muted],
-                maxWidth: rows[3].width)
+                string: "an import or the listener is writing: the figures follow it as it goes", at: statusRow,
+                style: palette[.muted], maxWidth: rows[3].width)
         case .interrupted(let pending):
             buffer.set(
                 string: "the last import was interrupted: \(pending) subscription\(pending == 1 ? " is" : "s are") not rebuilt; "

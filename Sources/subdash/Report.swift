@@ -48,7 +48,9 @@ struct ReportOptions: ParsableArguments {
         switch try database.importActivity() {
         case .idle: break
         case .running:
-            printError("subdash: warning: an import or `subdash listen` is writing to this store: the figures may change as it goes on")
+            printError(
+                "subdash: warning: an import or `subdash listen` is writing to this store: "
+                    + "the figures may change as it goes on")
         case .interrupted(let pending):
             printError(
                 "subdash: warning: \(pending) subscriptions are not rebuilt yet (the last import was interrupted); "
