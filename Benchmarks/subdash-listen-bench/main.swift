@@ -17,6 +17,7 @@
 // run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
 // its group commits per 1,000 notifications, which do not depend on the machine's load.
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -171,18 +172,23 @@ final class Connection {
     }
 }
 
-final class Results: @unchecked Sendable {
-    private let lock = NSLock()
-    var latencies: [Double] = []
+final class Results: Sendable {
+    private struct Recorded {
+        var latencies: [Double] = []
+        var answered: [Double] = []
+        var statuses: [Int: Int] = [:]
+    }
+    private let recorded = Mutex(Recorded())
+    var latencies: [Double] { recorded.withLock { $0.latencies } }
     /// When each answer arrived (seconds, `now()`).
-    var answered: [Double] = []
-    var statuses: [Int: Int] = [:]
+    var answered: [Double] { recorded.withLock { $0.answered } }
+    var statuses: [Int: Int] { recorded.withLock { $0.statuses } }
     func add(_ ms: Double, at time: Double, _ status: Int) {
-        lock.lock()
-        latencies.append(ms)
-        answered.append(time)
-        statuses[status, default: 0] += 1
-        lock.unlock()
+        recorded.withLock {
+            $0.latencies.append(ms)
+            $0.answered.append(time)
+            $0.statuses[status, default: 0] += 1
+        }
     }
 }
 

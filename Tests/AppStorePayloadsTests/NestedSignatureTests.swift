@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import SubscriptionModel
+import Synchronization
 import Testing
 
 @testable import LifecycleSimulator
@@ -15,20 +16,19 @@ import Testing
     }
 
     /// The real verifier, counting the JWS it is asked to check.
-    final class Counting: SignatureVerifier, @unchecked Sendable {
+    final class Counting: SignatureVerifier {
         let verifier: AppleJWSVerifier
-        private let lock = NSLock()
-        private var checked = 0
+        private let checked = Mutex(0)
 
         init() throws {
             verifier = try AppleJWSVerifier(additionalRootsPEM: [try chain.get().rootPEM()], includeAppleRoot: false)
         }
 
         var verifiesSignatures: Bool { true }
-        var count: Int { lock.withLock { checked } }
+        var count: Int { checked.withLock { $0 } }
 
         func payload(ofJWS jws: String) throws(PayloadError) -> Data {
-            lock.withLock { checked += 1 }
+            checked.withLock { $0 += 1 }
             return try verifier.payload(ofJWS: jws)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SubscriptionModel
+import Synchronization
 import TestSupport
 
 @testable import LifecycleSimulator
@@ -11,7 +12,7 @@ import TestSupport
 /// (ES256 signature with the key's public half, `kid`, `typ`, `iss`, `aud`, `bid`, `iat`, an `exp`
 /// in the future and at most 60 minutes after `iat`) and serves pages signed with the simulator's
 /// test chain. Failures can be queued ahead of the next requests.
-final class FakeAppStore: @unchecked Sendable {
+final class FakeAppStore: Sendable {
     static let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
     static let keyId = "2X9R4HXF34"
     static let bundleId = "com.example.app"
@@ -29,19 +30,49 @@ final class FakeAppStore: @unchecked Sendable {
         case status(Int, retryAfter: String? = nil, body: String = "")
     }
 
+    /// What the tests and the server's threads share: the requests seen, the failures queued, and
+    /// what is served.
+    private struct State {
+        var seen: [Seen] = []
+        var scripted: [Scripted] = []
+        var transactions: [String] = []
+        var pageSize = 2
+        var notifications: [String] = []
+        var testNotification: String?
+        var testAttempts: [String] = []
+        var now: @Sendable () -> Date = { Date() }
+    }
+
     let publicKey: P256.Signing.PublicKey
     let jws: CompactJWS
-    private let lock = NSLock()
-    private var seen: [Seen] = []
-    private var scripted: [Scripted] = []
+    private let state = Mutex(State())
+
     /// Transactions of the history, in pages of `pageSize`.
-    var transactions: [String] = []
-    var pageSize = 2
+    var transactions: [String] {
+        get { state.withLock { $0.transactions } }
+        set { state.withLock { $0.transactions = newValue } }
+    }
+    var pageSize: Int {
+        get { state.withLock { $0.pageSize } }
+        set { state.withLock { $0.pageSize = newValue } }
+    }
     /// Signed v2 notification payloads served by the notification history, in pages of `pageSize`.
-    var notifications: [String] = []
-    var testNotification: String?
-    var testAttempts: [String] = []
-    var now: () -> Date = Date.init
+    var notifications: [String] {
+        get { state.withLock { $0.notifications } }
+        set { state.withLock { $0.notifications = newValue } }
+    }
+    var testNotification: String? {
+        get { state.withLock { $0.testNotification } }
+        set { state.withLock { $0.testNotification = newValue } }
+    }
+    var testAttempts: [String] {
+        get { state.withLock { $0.testAttempts } }
+        set { state.withLock { $0.testAttempts = newValue } }
+    }
+    var now: @Sendable () -> Date {
+        get { state.withLock { $0.now } }
+        set { state.withLock { $0.now = newValue } }
+    }
 
     static let chain = Result {
         try TestCertificateChain(
@@ -62,9 +93,9 @@ final class FakeAppStore: @unchecked Sendable {
 
     func sign(_ json: String) -> String { String(decoding: jws.sign(Array(json.utf8)), as: UTF8.self) }
 
-    var requests: [Seen] { lock.withLock { seen } }
+    var requests: [Seen] { state.withLock { $0.seen } }
 
-    func script(_ responses: Scripted...) { lock.withLock { scripted += responses } }
+    func script(_ responses: Scripted...) { state.withLock { $0.scripted += responses } }
 
     /// Serves on a free port while `body` runs. The server's tasks run on a thread of their own
     /// (`ThreadTaskExecutor`): it answers however busy the cooperative pool is.
@@ -103,13 +134,11 @@ final class FakeAppStore: @unchecked Sendable {
         for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
         let problem = checkToken(request.headers[.authorization])
         let path = request.uri.path
-        lock.withLock {
-            seen.append(
-                Seen(method: request.method.rawValue, path: path, query: query, body: String(buffer: body), tokenProblem: problem)
-            )
-        }
+        let seen = Seen(
+            method: request.method.rawValue, path: path, query: query, body: String(buffer: body), tokenProblem: problem)
+        state.withLock { $0.seen.append(seen) }
         if let problem { return Self.json(401, #"{"errorCode":401,"errorMessage":"\#(problem)"}"#) }
-        if let next = lock.withLock({ scripted.isEmpty ? nil : scripted.removeFirst() }) {
+        if let next = state.withLock({ $0.scripted.isEmpty ? nil : $0.scripted.removeFirst() }) {
             switch next {
             case .status(let code, let retryAfter, let text):
                 var response = Self.json(code, text)

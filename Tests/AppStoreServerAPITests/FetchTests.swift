@@ -2,6 +2,7 @@ import AppStorePayloads
 import Crypto
 import Foundation
 import SubscriberStore
+import Synchronization
 import Testing
 
 @testable import AppStoreServerAPI
@@ -57,13 +58,12 @@ import Testing
     static let patientTimeout = 600
 
     /// Records the waits instead of waiting; the jitter draws 0.5.
-    final class Waits: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [Double] = []
-        var all: [Double] { lock.withLock { list } }
+    final class Waits: Sendable {
+        private let list = Mutex<[Double]>([])
+        var all: [Double] { list.withLock { $0 } }
         var policy: RetryPolicy {
             RetryPolicy(
-                maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, sleep: { [self] s in lock.withLock { list.append(s) } },
+                maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, sleep: { [self] s in list.withLock { $0.append(s) } },
                 random: { 0.5 })
         }
     }

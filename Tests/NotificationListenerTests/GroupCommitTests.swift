@@ -2,6 +2,7 @@ import Foundation
 import NotificationListener
 import StoreImport
 import SubscriberStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -112,14 +113,18 @@ final class ThreadPerJobExecutor: TaskExecutor {
     }
 }
 
-final class PostAnswers: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var statuses: [Int: Int] = [:]
-    private(set) var bodies: [String: Int] = [:]
+final class PostAnswers: Sendable {
+    private struct Counts {
+        var statuses: [Int: Int] = [:]
+        var bodies: [String: Int] = [:]
+    }
+    private let counts = Mutex(Counts())
+    var statuses: [Int: Int] { counts.withLock { $0.statuses } }
+    var bodies: [String: Int] { counts.withLock { $0.bodies } }
     func add(_ status: Int, _ body: String) {
-        lock.lock()
-        statuses[status, default: 0] += 1
-        bodies[body, default: 0] += 1
-        lock.unlock()
+        counts.withLock {
+            $0.statuses[status, default: 0] += 1
+            $0.bodies[body, default: 0] += 1
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import StoreImport
 import SubscriberStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -459,57 +460,34 @@ import Testing
     }
 }
 
-final class Acknowledged: @unchecked Sendable {
-    private var set = Set<Int>()
-    private let lock = NSLock()
-    func insert(_ i: Int) {
-        lock.lock()
-        set.insert(i)
-        lock.unlock()
-    }
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return set.count
-    }
-    var all: Set<Int> {
-        lock.lock()
-        defer { lock.unlock() }
-        return set
-    }
+final class Acknowledged: Sendable {
+    private let indices = Mutex(Set<Int>())
+    func insert(_ i: Int) { indices.withLock { _ = $0.insert(i) } }
+    var count: Int { indices.withLock { $0.count } }
+    var all: Set<Int> { indices.withLock { $0 } }
 }
 
 /// The responses of requests sent from several threads, by index.
-final class Answers: @unchecked Sendable {
-    private var results: [Int: Result<LoopbackHTTP.Response, any Error>] = [:]
-    private let lock = NSLock()
-    func set(_ i: Int, _ r: Result<LoopbackHTTP.Response, any Error>) {
-        lock.lock()
-        results[i] = r
-        lock.unlock()
-    }
+final class Answers: Sendable {
+    private let results = Mutex<[Int: Result<LoopbackHTTP.Response, any Error>]>([:])
+    func set(_ i: Int, _ r: Result<LoopbackHTTP.Response, any Error>) { results.withLock { $0[i] = r } }
     func get(_ i: Int) throws -> LoopbackHTTP.Response {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let r = results[i] else { throw HTTPTestError("no response \(i)") }
-        return try r.get()
+        try results.withLock { results in
+            guard let r = results[i] else { throw HTTPTestError("no response \(i)") }
+            return try r.get()
+        }
     }
 }
 
 /// True for the first caller of `set` only.
-final class Flag: @unchecked Sendable {
-    private var done = false
-    private let lock = NSLock()
+final class Flag: Sendable {
+    private let done = Mutex(false)
     func set() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if done { return false }
-        done = true
-        return true
+        done.withLock { done in
+            if done { return false }
+            done = true
+            return true
+        }
     }
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return done
-    }
+    var isSet: Bool { done.withLock { $0 } }
 }

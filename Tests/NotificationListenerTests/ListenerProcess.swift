@@ -1,7 +1,8 @@
 import Foundation
+import Synchronization
 
 /// A real `subdash listen` process on a free loopback port, its stderr collected.
-final class ListenerProcess: @unchecked Sendable {
+final class ListenerProcess: Sendable {
     let process = Process()
     let port: Int
     private let lines = CollectedOutput()
@@ -54,17 +55,8 @@ final class ListenerProcess: @unchecked Sendable {
     }
 }
 
-final class CollectedOutput: @unchecked Sendable {
-    private var data = Data()
-    private let lock = NSLock()
-    func append(_ d: Data) {
-        lock.lock()
-        data.append(d)
-        lock.unlock()
-    }
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
-    }
+final class CollectedOutput: Sendable {
+    private let data = Mutex(Data())
+    func append(_ d: Data) { data.withLock { $0.append(d) } }
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
 }

@@ -2,6 +2,7 @@ import AppStorePayloads
 import Foundation
 import GRDB
 import SubscriberStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -11,32 +12,36 @@ import Testing
 /// is stored and derived at once, not at the end of the stream.
 @Suite struct StreamImportTests {
     /// Lines handed over one by one by the test, as a slow pipe would.
-    final class Trickle: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var lines: [String] = []
-        private var closed = false
-        private var count = 0
+    final class Trickle: Sendable {
+        private struct State {
+            var lines: [String] = []
+            var closed = false
+            var count = 0
+        }
+        private let state = Mutex(State())
+        /// Signalled once for each line sent and once for the close: a `next` that takes a signal
+        /// finds a line waiting, or the stream closed.
+        private let arrived = DispatchSemaphore(value: 0)
 
         func send(_ line: String) {
-            condition.lock()
-            lines.append(line)
-            condition.broadcast()
-            condition.unlock()
+            state.withLock { $0.lines.append(line) }
+            arrived.signal()
         }
         func close() {
-            condition.lock()
-            closed = true
-            condition.broadcast()
-            condition.unlock()
+            state.withLock { $0.closed = true }
+            arrived.signal()
         }
 
         func next() -> SourceDocument? {
-            condition.lock()
-            defer { condition.unlock() }
-            while lines.isEmpty && !closed { condition.wait() }
-            guard !lines.isEmpty else { return nil }
-            count += 1
-            return SourceDocument(location: "line \(count)", bytes: Data(lines.removeFirst().utf8))
+            arrived.wait()
+            let document: SourceDocument? = state.withLock { state in
+                guard !state.lines.isEmpty else { return nil }
+                state.count += 1
+                return SourceDocument(location: "line \(state.count)", bytes: Data(state.lines.removeFirst().utf8))
+            }
+            // Closed and empty: the signal goes back for the next caller, who finds the same.
+            if document == nil { arrived.signal() }
+            return document
         }
     }
 
@@ -112,18 +117,9 @@ import Testing
         #expect(Importer.isStream(fileDescriptor: -1), "a descriptor that cannot be examined is read as a stream")
     }
 
-    final class Outcome: @unchecked Sendable {
-        private let lock = NSLock()
-        private var result: Result<ImportSummary, any Error>?
-        func set(_ r: Result<ImportSummary, any Error>) {
-            lock.lock()
-            result = r
-            lock.unlock()
-        }
-        func get() throws -> ImportSummary? {
-            lock.lock()
-            defer { lock.unlock() }
-            return try result?.get()
-        }
+    final class Outcome: Sendable {
+        private let result = Mutex<Result<ImportSummary, any Error>?>(nil)
+        func set(_ r: Result<ImportSummary, any Error>) { result.withLock { $0 = r } }
+        func get() throws -> ImportSummary? { try result.withLock { try $0?.get() } }
     }
 }

@@ -4,13 +4,14 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
+import Synchronization
 import TestSupport
 import Testing
 
 /// SQLite's virtual-machine steps of the statements `body` runs on an in-memory store's one
 /// connection: what a read costs, whatever the machine's load.
 func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> Void) throws -> Int64 {
-    final class Count: @unchecked Sendable { var steps: Int64 = 0 }
+    final class Count: Sendable { let steps = Mutex<Int64>(0) }
     let count = Count()
     let context = Unmanaged.passUnretained(count).toOpaque()
     let installed = analytics.database.writer.writeWithoutTransaction { db in
@@ -19,14 +20,15 @@ func virtualMachineSteps(_ analytics: SubscriberAnalytics, _ body: () throws -> 
             { _, context, statement, _ in
                 guard let context, let statement else { return 0 }
                 let count = Unmanaged<Count>.fromOpaque(context).takeUnretainedValue()
-                count.steps += Int64(sqlite3_stmt_status(OpaquePointer(statement), SQLITE_STMTSTATUS_VM_STEP, 1))
+                let steps = Int64(sqlite3_stmt_status(OpaquePointer(statement), SQLITE_STMTSTATUS_VM_STEP, 1))
+                count.steps.withLock { $0 += steps }
                 return 0
             }, context)
     }
     #expect(installed == SQLITE_OK)
     defer { _ = analytics.database.writer.writeWithoutTransaction { db in sqlite3_trace_v2(db.sqliteConnection, 0, nil, nil) } }
     try body()
-    return withExtendedLifetime(count) { count.steps }
+    return withExtendedLifetime(count) { count.steps.withLock { $0 } }
 }
 
 /// Eligibility reads the live segments and the runs ended for the reasons win-back wants, not

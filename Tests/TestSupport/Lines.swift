@@ -1,13 +1,11 @@
-import Foundation
+import Synchronization
 
 /// Lines collected from any thread (an importer's rejection reports, a process's output).
-public final class Lines: @unchecked Sendable {
-    // Every access to `lines` holds `lock`.
-    private let lock = NSLock()
-    private var lines: [String] = []
+public final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
 
     public init() {}
 
-    public func append(_ line: String) { lock.withLock { lines.append(line) } }
-    public var all: [String] { lock.withLock { lines } }
+    public func append(_ line: String) { lines.withLock { $0.append(line) } }
+    public var all: [String] { lines.withLock { $0 } }
 }

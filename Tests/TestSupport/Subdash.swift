@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The built `subdash` executable, run as a user runs it.
 public enum Subdash {
@@ -77,10 +78,8 @@ public enum Subdash {
     }
 }
 
-private final class LockedData: @unchecked Sendable {
-    // Every access to `data` holds `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.withLock { data = value } }
-    func get() -> Data { lock.withLock { data } }
+private final class LockedData: Sendable {
+    private let data = Mutex(Data())
+    func set(_ value: Data) { data.withLock { $0 = value } }
+    func get() -> Data { data.withLock { $0 } }
 }
