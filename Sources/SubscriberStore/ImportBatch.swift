@@ -184,14 +184,14 @@ extension AppDatabase {
         progress: ((Int) -> Void)? = nil
     ) throws -> Int {
         guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
-        let ids = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1")
-        }
-        guard !ids.isEmpty else { return 0 }
-        let chunks = stride(from: 0, to: ids.count, by: chunk).map { Array(ids[$0..<min($0 + chunk, ids.count)]) }
+        // The pending ids when the rebuild starts, 8 bytes each (docs/performance.md, "An import's
+        // memory"); each chunk is made into strings when its turn comes.
+        let pending = try pool.read { db in try SubscriptionIdList.pending(db) }
+        guard !pending.isEmpty else { return 0 }
+        let chunks = pending.chunks(of: chunk)
         let turn = path.flatMap { WriterTurn(storePath: $0) }
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-        if ids.count >= deferIndexesFrom {
+        if pending.count >= deferIndexesFrom {
             try longWrite(turn) { try pool.write { db in try DerivedIndexes.drop(db) } }
         }
         // Indexes built at the end sort their keys in temporary files, not in memory (this cannot
@@ -199,9 +199,10 @@ extension AppDatabase {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = FILE") }
         defer { try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") } }
         var ahead = DerivedChunk()
-        ahead.start(chunks[0], pool: pool)
+        ahead.start(pending[chunks[0]], pool: pool)
         var total = 0
-        for (k, ids) in chunks.enumerated() {
+        for (k, range) in chunks.enumerated() {
+            let ids = pending[range]
             let derived = ahead.wait()
             // The reader deriving ahead always holds a snapshot, so the WAL could never start over:
             // at 1,000,000 subscribers it grew to 4.6 GB, and every page read searches the WAL's
@@ -209,7 +210,7 @@ extension AppDatabase {
             // until this chunk is written and checkpointed with no reader in the way; the next
             // write then starts the WAL from its beginning; the pauses cost no measurable time.
             let restart = (k + 1) % Self.walRestartEvery == 0
-            if k + 1 < chunks.count && !restart { ahead.start(chunks[k + 1], pool: pool) }
+            if k + 1 < chunks.count && !restart { ahead.start(pending[chunks[k + 1]], pool: pool) }
             try longWrite(turn) {
                 try pool.write { db in
                     let materializer = Materializer(db)
@@ -228,7 +229,7 @@ extension AppDatabase {
             }
             if restart {
                 _ = try pool.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-                if k + 1 < chunks.count { ahead.start(chunks[k + 1], pool: pool) }
+                if k + 1 < chunks.count { ahead.start(pending[chunks[k + 1]], pool: pool) }
             }
             total += ids.count
             progress?(total)

@@ -1,3 +1,4 @@
+import SubscriberStore
 import Testing
 
 @testable import StoreImport
@@ -9,9 +10,9 @@ import Testing
         touched.formUnion(["2000000000014000", "1", "01", "abc", "0", "-1", "+1", ""])
         // Six, then four more: "01" and "1" are two ids, so are "+1", "-1" and "1", and "" is one.
         #expect(touched.count == 10)
-        #expect(TouchedSubscriptions.number("2000000000014000") == 2_000_000_000_014_000)
-        #expect(TouchedSubscriptions.number("01") == nil)
-        #expect(TouchedSubscriptions.number("0") == 0)
-        #expect(TouchedSubscriptions.number("99999999999999999999") == nil)
+        #expect(SubscriptionIdList.number("2000000000014000") == 2_000_000_000_014_000)
+        #expect(SubscriptionIdList.number("01") == nil)
+        #expect(SubscriptionIdList.number("0") == 0)
+        #expect(SubscriptionIdList.number("99999999999999999999") == nil)
     }
 }

@@ -53,4 +53,19 @@ import Testing
         }
         #expect(size == -16 * 1024)
     }
+
+    /// The rebuild's pending ids: App Store ids kept as numbers, others as strings, every one given
+    /// back as it was, each once, in chunks that cover the list.
+    @Test func pendingIdsComeBackAsTheyWereInChunks() {
+        var list = SubscriptionIdList()
+        let ids = ["2000000000014000", "01", "1", "abc", "9999999999999999999", "99999999999999999999", "0", ""]
+        for id in ids { list.append(id) }
+        #expect(list.count == ids.count)
+        let back = list.chunks(of: 3).flatMap { list[$0] }
+        #expect(list.chunks(of: 3).map(\.count) == [3, 3, 2])
+        #expect(back.count == ids.count)
+        #expect(Set(back) == Set(ids))
+        // Numbers first, in the order given, then the others.
+        #expect(back == ["2000000000014000", "1", "9999999999999999999", "0", "01", "abc", "99999999999999999999", ""])
+    }
 }
