@@ -284,8 +284,8 @@ extension AppDatabase {
     }
 
     /// The realized-LTV tables as the materialiser keeps them, and as recomputed from the stored
-    /// runs, periods and prices (what the migration fills them with): equal in a consistent store
-    /// (tests). Each row is the table's name, then its columns.
+    /// runs, periods and prices: equal in a consistent store (tests). Each row is the table's name,
+    /// then its columns.
     public func ltvSumTables() throws -> (kept: [[DatabaseValue]], recomputed: [[DatabaseValue]]) {
         try writer.read { db in
             var kept: [[DatabaseValue]] = []
@@ -305,14 +305,5 @@ extension AppDatabase {
             }
             return (sorted(kept), sorted(recomputed))
         }
-    }
-
-    /// Fills the realized-LTV tables from the stored runs, periods and prices (a store migrated to v17).
-    static func backfillLTVSums(_ db: Database) throws {
-        var counts = Materializer.Counts()
-        try forEachLTVMember(db, where: "r.firstPaidStart IS NOT NULL") { environment, product, member in
-            counts.ltvMember(environment: environment, firstPaidProductId: product, member, 1)
-        }
-        try counts.write(db)
     }
 }

@@ -41,7 +41,7 @@ struct Materializer {
         try counts.write(db)
     }
 
-    /// Changes to a table of counts per key (`segmentDay`, `runEndDay`, `eventDay`), summed over a batch and
+    /// Changes to a table of counts per key (`segmentDay`, `eventDay`, …), summed over a batch and
     /// written once: a row whose counts fall to zero is removed.
     struct CountChanges {
         let table: String
@@ -107,10 +107,6 @@ struct Materializer {
         var segmentDays = CountChanges(
             table: "segmentDay", keyColumns: ["environment", "ownership", "day", "productId", "state"],
             countColumns: ["starts", "ends"])
-        var runEndDays = CountChanges(
-            table: "runEndDay",
-            keyColumns: ["environment", "day", "firstPaidProductId", "cohortMonth", "paidPeriodCount"],
-            countColumns: ["count"])
         var eventDays = CountChanges(
             table: "eventDay",
             keyColumns: ["environment", "ownership", "day", "productId", "type", "expirationReason"],
@@ -202,19 +198,6 @@ struct Materializer {
             segmentDays.add([env, owner, Self.day(end), productId.databaseValue, state.databaseValue], column: 1, sign)
         }
 
-        /// A run stored or removed; only runs with a paid period are cohort members.
-        mutating func run(
-            environment: String, endedAt: Int64, firstPaidProductId: String?, cohortMonth: Int?,
-            paidPeriodCount: Int, _ sign: Int
-        ) {
-            guard let firstPaidProductId, let cohortMonth else { return }
-            runEndDays.add(
-                [
-                    environment.databaseValue, Self.day(endedAt), firstPaidProductId.databaseValue,
-                    cohortMonth.databaseValue, paidPeriodCount.databaseValue,
-                ], sign)
-        }
-
         /// A subscription stored or removed: counted on the day of its first start.
         mutating func subscription(environment: String, ownership: String, firstStart: Int64, productId: String, _ sign: Int) {
             subscriptionStartDays.add(
@@ -249,7 +232,6 @@ struct Materializer {
 
         func write(_ db: Database) throws {
             try segmentDays.write(db)
-            try runEndDays.write(db)
             try eventDays.write(db)
             try productDurations.write(db)
             try subscriptionStartDays.write(db)
@@ -329,18 +311,15 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     DELETE FROM run WHERE originalTransactionId = ?
-                    RETURNING environment, endedAt, firstPaidProductId, cohortMonth, paidPeriodCount, runIndex, firstPaidStart
+                    RETURNING environment, endedAt, firstPaidProductId, cohortMonth, runIndex, firstPaidStart
                     """), arguments: [id])
         while let row = try runs.next() {
-            counts.run(
-                environment: row[0], endedAt: row[1], firstPaidProductId: row[2], cohortMonth: row[3],
-                paidPeriodCount: row[4], -1)
             counts.cohortSteps(
-                environment: row[0], firstPaidStart: row[6], firstPaidProductId: row[2],
-                paidPeriodStarts: (paidStarts[row[5]] ?? []).sorted(), endedAt: row[1], -1)
-            if let firstPaidStart: Int64 = row[6], let product: String = row[2] {
+                environment: row[0], firstPaidStart: row[5], firstPaidProductId: row[2],
+                paidPeriodStarts: (paidStarts[row[4]] ?? []).sorted(), endedAt: row[1], -1)
+            if let firstPaidStart: Int64 = row[5], let product: String = row[2] {
                 let member = LTVMember(
-                    firstPaidStart: firstPaidStart, endedAt: row[1], cohortMonth: row[3], periods: paidPeriods[row[5]] ?? [])
+                    firstPaidStart: firstPaidStart, endedAt: row[1], cohortMonth: row[3], periods: paidPeriods[row[4]] ?? [])
                 counts.ltvMember(environment: row[0], firstPaidProductId: product, member, -1)
             }
         }
@@ -503,9 +482,6 @@ struct Materializer {
                 db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                 r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
                 r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
-            counts.run(
-                environment: env, endedAt: r.endedAt.milliseconds, firstPaidProductId: r.firstPaidProductId,
-                cohortMonth: r.firstPaidStart?.month.index, paidPeriodCount: r.paidPeriodStarts.count, 1)
             counts.cohortSteps(
                 environment: env, firstPaidStart: r.firstPaidStart?.milliseconds,
                 firstPaidProductId: r.firstPaidProductId, paidPeriodStarts: r.paidPeriodStarts.map(\.milliseconds),

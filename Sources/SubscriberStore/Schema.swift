@@ -853,8 +853,18 @@ extension AppDatabase {
                         PRIMARY KEY (environment, month, firstPaidProductId, cohortMonth, currencyGroup, period, currency,
                             priceMonth, price)
                     ) WITHOUT ROWID;
+                    -- The stored runs have no rows in these tables yet. Their derivation is Swift
+                    -- code (a member's currency group changes over time), so they are derived again
+                    -- rather than counted here: the runs and the tables of counts made from them
+                    -- alone go, and every subscription is marked pending. The rebuild once every
+                    -- migration is done then writes the runs and all their counts afresh (the other
+                    -- derived rows are replaced as usual, their counts taken away and added back).
+                    DELETE FROM run;
+                    DELETE FROM runEndDay;
+                    DELETE FROM cohortStepDay;
+                    DELETE FROM cohortStepMonth;
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription;
                     """)
-            try AppDatabase.backfillLTVSums(db)
         }
         migrator.registerMigration("v18 live segments and win-back runs") { db in
             // Offer eligibility read the segments ending after as-of by `segment_end`, which also
@@ -870,6 +880,18 @@ extension AppDatabase {
                         paidPeriods, periodDays) WHERE state <> 'expired';
                     CREATE INDEX run_winBack ON run(environment, ownership, endedAt, expirationReason)
                         WHERE expirationReason IN ('voluntary', 'priceIncrease');
+                    """)
+        }
+        migrator.registerMigration("v19 no runs counted by end day") { db in
+            // `runEndDay` counted cohort members by the day their run ended, for the cohort grid;
+            // since v15 the grid reads `cohortStepDay`/`cohortStepMonth`, and nothing read it: the
+            // materialiser no longer keeps it.
+            try db.execute(
+                sql: """
+                    DROP TABLE runEndDay;
+                    DROP TRIGGER run_noUpdate;
+                    CREATE TRIGGER run_noUpdate BEFORE UPDATE ON run
+                    BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (cohortStepDay and ltvMemberDay count them)'); END;
                     """)
         }
         return migrator

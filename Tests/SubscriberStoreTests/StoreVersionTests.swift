@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SubscriptionModel
+import TestSupport
 import Testing
 
 @testable import SubscriberStore
@@ -83,10 +84,12 @@ import Testing
                         ('b1', 'b', 'Production', 0, 'm', 1736503200000, 1737108000000, 'freeTrial', 'new', 0, 0, 0, 0);
                         """)
             }
+            // v15 counts them; a later migration derives every subscription again from its facts,
+            // which these hand-made runs do not have, so the counts are read right after v15.
+            try AppDatabase.migrator.migrate(pool, upTo: "v15 cohort steps and subscription starts by day")
             try pool.close()
         }
-        let store = try AppDatabase.open(path: path)
-        let (days, months) = try store.writer.read { db in
+        let (days, months) = try DatabaseQueue(path: path).read { db in
             (
                 try Row.fetchAll(db, sql: "SELECT day, cohortMonth, step, count FROM cohortStepDay ORDER BY day")
                     .map { "\($0[0] as Int) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int)" },
@@ -237,6 +240,41 @@ import Testing
                     """)
         }
         #expect(money == ["p1 9990 EUR 9990", "p2 - - -"])
+    }
+
+    /// A store from before realized LTV's kept sums (v16), holding SampleData: brought up to date,
+    /// it is the store a clean import makes, table for table (the runs derived again fill the sums
+    /// and the cohort counts, nothing counted twice).
+    @Test func realizedLTVSumsAreDerivedForTheSubscriptionsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let store = try SampleDataStore.copyFile(to: path)
+            try store.writer.writeWithoutTransaction { db in
+                try db.execute(
+                    sql: """
+                        DROP TABLE ltvMemberDay; DROP TABLE ltvMemberMonth; DROP TABLE ltvPriceDay; DROP TABLE ltvPriceMonth;
+                        DROP INDEX segment_live; DROP INDEX run_winBack;
+                        CREATE TABLE runEndDay (environment TEXT, day INTEGER, firstPaidProductId TEXT, cohortMonth INTEGER,
+                            paidPeriodCount INTEGER, count INTEGER);
+                        DELETE FROM grdb_migrations
+                        WHERE identifier IN ('v17 realized LTV by day and month', 'v18 live segments and win-back runs',
+                            'v19 no runs counted by end day');
+                        PRAGMA user_version = 16;
+                        """)
+            }
+            try store.writer.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        #expect(try store.pendingCount() == 0)
+        let tables = try store.ltvSumTables()
+        #expect(!tables.kept.isEmpty)
+        #expect(tables.kept == tables.recomputed)
+        let migrated = try storeDump(store)
+        let clean = try SampleDataStore.dump()
+        #expect(migrated.keys.sorted() == clean.keys.sorted())
+        for (table, rows) in clean where migrated[table] != rows {
+            Issue.record("\(table) differs after the migration: \(migrated[table]?.count ?? 0) rows, \(rows.count) expected")
+        }
     }
 
     @Test func aStoreFromALaterVersionIsRefusedWithAMessage() throws {
