@@ -20,14 +20,15 @@ public struct CohortStepCount: Sendable, Equatable {
 extension AppDatabase {
     /// The steps cohort members passed at or before `asOf`, summed per cohort month and step.
     ///
-    /// Whole months before as-of's month come from `cohortStepMonth`, the days of its month up to
-    /// and including its day from `cohortStepDay` (a few thousand rows whatever the store's size);
-    /// what happens on as-of's day after as-of is taken away again, read from the indexes by
-    /// instant: first paid starts from `run_cohort`, ends from `run_cohortEnd`, later paid starts
-    /// from the segments starting then (every paid period starts a segment). At the data horizon,
-    /// the usual as-of, only runs ending later that day are there (nothing has started after it);
-    /// reading the day's steps up to as-of instead took every renewal of the day, each with two
-    /// lookups of its run's periods.
+    /// Whole months before as-of's month come from `cohortStepMonth`, whole days of its month from
+    /// `cohortStepDay` (a few thousand rows whatever the store's size). As-of's own day is read
+    /// from whichever side of as-of is shorter, from the indexes by instant (first paid starts from
+    /// `run_cohort`, ends from `run_cohortEnd`, later paid starts from the segments starting then:
+    /// every paid period starts a segment): in its first half, what happened from the day's start
+    /// to as-of is added to the days before it; in its second half, the whole day is counted and
+    /// what happens after as-of that day taken away. At the data horizon, the usual as-of and late
+    /// in its day, that is the runs ending later that day; counting the day up to as-of instead
+    /// took every renewal of the day, each with two lookups of its run's periods.
     ///
     /// - Parameters:
     ///   - environments: the stored environment values counted.
@@ -43,9 +44,16 @@ extension AppDatabase {
         let environment = "environment " + RowScope.inList(environments)
         var products = ""
         var arguments: StatementArguments = [
-            "asOf": asOf.milliseconds, "day": day, "dayEnd": (day + 1) * Instant.millisecondsPerDay,
             "month": month, "monthFirstDay": monthFirstDay,
         ]
+        // As-of's day: the instants [from, to] of it are read one by one and counted with `sign`;
+        // the days of as-of's month before `dayLimit` come from `cohortStepDay`.
+        let dayStart = day * Instant.millisecondsPerDay
+        let dayEnd = dayStart + Instant.millisecondsPerDay
+        let (dayLimit, from, to, sign) =
+            asOf.milliseconds - dayStart < dayEnd - asOf.milliseconds
+            ? (day, dayStart, asOf.milliseconds, 1) : (day + 1, asOf.milliseconds + 1, dayEnd - 1, -1)
+        arguments += ["dayLimit": dayLimit, "from": from, "to": to, "sign": sign]
         if let ids = firstPaidProductIds {
             products = " AND firstPaidProductId IN (" + ids.indices.map { ":p\($0)" }.joined(separator: ", ") + ")"
             for (i, id) in ids.enumerated() { arguments += ["p\(i)": id] }
@@ -59,22 +67,21 @@ extension AppDatabase {
                     WHERE \(environment) AND month < :month\(products) GROUP BY 1, 2
                     UNION ALL
                     SELECT cohortMonth, step, SUM(count) FROM cohortStepDay
-                    WHERE \(environment) AND day >= :monthFirstDay AND day <= :day\(products) GROUP BY 1, 2
+                    WHERE \(environment) AND day >= :monthFirstDay AND day < :dayLimit\(products) GROUP BY 1, 2
                     UNION ALL
-                    SELECT cohortMonth, 0, -COUNT(*) FROM run INDEXED BY run_cohort
-                    WHERE \(environment) AND firstPaidStart > :asOf AND firstPaidStart < :dayEnd\(products) GROUP BY 1
+                    SELECT cohortMonth, 0, :sign * COUNT(*) FROM run INDEXED BY run_cohort
+                    WHERE \(environment) AND firstPaidStart >= :from AND firstPaidStart <= :to\(products) GROUP BY 1
                     UNION ALL
-                    SELECT cohortMonth, -paidPeriodCount, -COUNT(*) FROM run INDEXED BY run_cohortEnd
-                    WHERE \(environment) AND endedAt > :asOf AND endedAt < :dayEnd AND firstPaidStart IS NOT NULL
+                    SELECT cohortMonth, -paidPeriodCount, :sign * COUNT(*) FROM run INDEXED BY run_cohortEnd
+                    WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL
                       AND paidPeriodCount > 0\(products) GROUP BY 1, 2
                     """, arguments: arguments)
             for row in counted {
                 let (cohort, step, count): (Int, Int, Int) = (row[0], row[1], row[2])
                 sums[cohort, default: [:]][step, default: 0] += count
             }
-            // Paid periods starting on as-of's day after as-of, taken away: their place in the run
-            // is the number of its counted periods started before them, plus one for each started
-            // with them.
+            // Paid periods starting in [from, to]: their place in the run is the number of its
+            // counted periods started before them, plus one for each started with them.
             let ownerships = "ownership " + RowScope.inList(Ownership.allCases)
             let started = try Row.fetchAll(
                 db,
@@ -86,14 +93,14 @@ extension AppDatabase {
                               AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start = s.start)
                     FROM segment s INDEXED BY segment_start
                     JOIN run r ON r.originalTransactionId = s.originalTransactionId AND r.runIndex = s.runIndex
-                    WHERE s.\(environment) AND s.\(ownerships) AND s.start > :asOf AND s.start < :dayEnd
+                    WHERE s.\(environment) AND s.\(ownerships) AND s.start >= :from AND s.start <= :to
                       AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
                     """, arguments: arguments)
             for row in started {
                 let (cohort, before, here): (Int, Int, Int) = (row[0], row[1], row[2])
                 guard here > 0 else { continue }
                 for index in (before + 1)...(before + here) where index >= 2 {
-                    sums[cohort, default: [:]][index - 1, default: 0] -= 1
+                    sums[cohort, default: [:]][index - 1, default: 0] += sign
                 }
             }
         }
