@@ -169,7 +169,7 @@ let package = Package(
             name: "StoreImportTests",
             dependencies: [
                 "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads",
-                "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI",
+                "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI", "ThreadKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

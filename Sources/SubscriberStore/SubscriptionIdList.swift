@@ -10,7 +10,7 @@ public struct SubscriptionIdList: Sendable {
     private var numbers: [UInt64] = []
     private var others: [String] = []
 
-    public init() {}
+    init() {}
 
     /// The pending subscriptions when this is called, in id order (a snapshot: subscriptions
     /// marked pending afterwards, say by another import, are that import's to rebuild).
@@ -21,10 +21,10 @@ public struct SubscriptionIdList: Sendable {
         return list
     }
 
-    public var count: Int { numbers.count + others.count }
-    public var isEmpty: Bool { count == 0 }
+    var count: Int { numbers.count + others.count }
+    var isEmpty: Bool { count == 0 }
 
-    public mutating func append(_ id: String) {
+    mutating func append(_ id: String) {
         if let number = Self.number(id) {
             numbers.append(number)
         } else {
@@ -33,12 +33,12 @@ public struct SubscriptionIdList: Sendable {
     }
 
     /// The ids from `range` of the list, as strings.
-    public subscript(range: Range<Int>) -> [String] {
+    subscript(range: Range<Int>) -> [String] {
         range.map { $0 < numbers.count ? String(numbers[$0]) : others[$0 - numbers.count] }
     }
 
     /// The list in slices of at most `size` ids, each made into strings only when asked for.
-    public func chunks(of size: Int) -> [Range<Int>] {
+    func chunks(of size: Int) -> [Range<Int>] {
         precondition(size > 0)
         return stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
     }

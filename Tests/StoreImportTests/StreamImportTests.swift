@@ -5,6 +5,7 @@ import SubscriberStore
 import Synchronization
 import TestSupport
 import Testing
+import ThreadKit
 
 @testable import StoreImport
 
@@ -13,35 +14,19 @@ import Testing
 @Suite struct StreamImportTests {
     /// Lines handed over one by one by the test, as a slow pipe would.
     final class Trickle: Sendable {
-        private struct State {
-            var lines: [String] = []
-            var closed = false
-            var count = 0
-        }
-        private let state = Mutex(State())
-        /// Signalled once for each line sent and once for the close: a `next` that takes a signal
-        /// finds a line waiting, or the stream closed.
-        private let arrived = DispatchSemaphore(value: 0)
+        private let lines = BlockingChannel<String>(capacity: .max)
+        private let count = Mutex(0)
 
-        func send(_ line: String) {
-            state.withLock { $0.lines.append(line) }
-            arrived.signal()
-        }
-        func close() {
-            state.withLock { $0.closed = true }
-            arrived.signal()
-        }
+        func send(_ line: String) { lines.send(line) }
+        func close() { lines.close() }
 
         func next() -> SourceDocument? {
-            arrived.wait()
-            let document: SourceDocument? = state.withLock { state in
-                guard !state.lines.isEmpty else { return nil }
-                state.count += 1
-                return SourceDocument(location: "line \(state.count)", bytes: Data(state.lines.removeFirst().utf8))
+            guard let line = lines.receive() else { return nil }
+            let n = count.withLock { count in
+                count += 1
+                return count
             }
-            // Closed and empty: the signal goes back for the next caller, who finds the same.
-            if document == nil { arrived.signal() }
-            return document
+            return SourceDocument(location: "line \(n)", bytes: Data(line.utf8))
         }
     }
 
