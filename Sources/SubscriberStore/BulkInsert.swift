@@ -59,7 +59,41 @@ extension Optional: SQLiteBindable where Wrapped: SQLiteBindable {
     }
 }
 
+extension DatabaseValue {
+    fileprivate func bindValue(to statement: OpaquePointer, at index: Int32) {
+        switch storage {
+        case .null: sqlite3_bind_null(statement, index)
+        case .int64(let value): sqlite3_bind_int64(statement, index, value)
+        case .double(let value): sqlite3_bind_double(statement, index, value)
+        case .string(let value): (value as any SQLiteBindable).bind(to: statement, at: index)
+        case .blob(let value): (value as any SQLiteBindable).bind(to: statement, at: index)
+        }
+    }
+}
+
 extension Statement {
+    /// Executes the statement once with `key`'s values, then `counts`, in parameter order (a row of
+    /// a table of counts): no `StatementArguments` is built. GRDB's initialiser from a sequence
+    /// reads each value through a key path made at run time, which was 38% of the listener's
+    /// derivation (docs/performance.md, "The listener's derivation").
+    func run(_ db: Database, key: [DatabaseValue], counts: [Int] = []) throws {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        var index: Int32 = 0
+        for value in key {
+            index += 1
+            value.bindValue(to: handle, at: index)
+        }
+        for count in counts {
+            index += 1
+            sqlite3_bind_int64(handle, index, Int64(count))
+        }
+        precondition(
+            index == sqlite3_bind_parameter_count(handle),
+            "\(index) values bound to \(sqlite3_bind_parameter_count(handle)) parameters: \(sql)")
+        try step(db, handle)
+    }
+
     /// Resets the statement and binds `values` in parameter order; every parameter must get one.
     private func bind<each Value: SQLiteBindable>(_ values: repeat each Value) -> OpaquePointer {
         let handle = sqliteStatement
@@ -78,7 +112,11 @@ extension Statement {
     /// Executes the statement once with `values` in parameter order. Throws SQLite's error
     /// (constraint violations included) as `execute(arguments:)` does.
     func run<each Value: SQLiteBindable>(_ db: Database, _ values: repeat each Value) throws {
-        let handle = bind(repeat each values)
+        try step(db, bind(repeat each values))
+    }
+
+    /// Steps a bound statement to its end and clears it.
+    private func step(_ db: Database, _ handle: OpaquePointer) throws {
         let code = sqlite3_step(handle)
         let failure = code == SQLITE_DONE || code == SQLITE_ROW ? nil : String(cString: sqlite3_errmsg(db.sqliteConnection))
         sqlite3_reset(handle)

@@ -65,7 +65,7 @@ struct Materializer {
 
         /// The changes as rows (key, then counts), those of no change left out.
         var rows: [[DatabaseValue]] {
-            changes.filter { $0.value.contains { $0 != 0 } }.map { $0.key + $0.value.map(\.databaseValue) }
+            changes.filter { $0.value.contains { $0 != 0 } }.map { $0.key + $0.value.map { $0.databaseValue } }
         }
 
         /// A table counted per day (`STEMDay`) and its twin per month (`STEMMonth`): keyed by
@@ -96,8 +96,8 @@ struct Materializer {
                         AND \(countColumns.map { "\($0) = 0" }.joined(separator: " AND "))
                     """)
             for (key, change) in changes where change.contains(where: { $0 != 0 }) {
-                try add.execute(arguments: StatementArguments(key + change.map(\.databaseValue)))
-                if signed || change.contains(where: { $0 < 0 }) { try removeEmpty.execute(arguments: StatementArguments(key)) }
+                try add.run(db, key: key, counts: change)
+                if signed || change.contains(where: { $0 < 0 }) { try removeEmpty.run(db, key: key) }
             }
         }
     }
