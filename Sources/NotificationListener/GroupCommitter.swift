@@ -11,11 +11,13 @@ import SubscriberStore
 /// - When documents are waiting but other requests are still being verified (`commit(preparing:)`
 ///   counts them), the thread waits for those too, up to `gatherWait`, so one commit takes them
 ///   all rather than one commit each. A lone request is never held back: nothing else is on its way.
-/// - The touched subscriptions are derived (`rebuildPending`) between commits, not after each one:
-///   at most once per `derivationInterval` while notifications keep coming, at once when one comes
-///   after a quiet spell. Derivation commits without flushing to disk: its input, the facts and the
-///   list of pending subscriptions, is already durable, and what a crash would lose is derived
-///   again at the next start.
+/// - The touched subscriptions are derived in slices that ride on the commits: each commit's
+///   transaction also derives the next few pending subscriptions, about `derivationBudget` seconds
+///   of work (`DerivationSlices`), so no request waits for a whole derivation. The pending list is
+///   read again once the last one is done and `derivationInterval` has passed, at once when a
+///   notification comes after a quiet spell. With no documents waiting, a slice is committed alone
+///   and not flushed to disk: its input, the facts and the list of pending subscriptions, is
+///   already durable, and what a crash would lose is derived again at the next start.
 ///
 /// `@unchecked Sendable`: `queue`, `preparing` and `stopped` are read and written only with
 /// `condition` locked (the commit thread waits on it for work, which `BlockingChannel` cannot
@@ -49,6 +51,7 @@ public final class GroupCommitter: @unchecked Sendable {
     private let maxGroup: Int
     private let gatherWait: Double
     private let derivationInterval: Double
+    private let derivationBudget: Double
     private let onDerivationError: @Sendable (any Error) -> Void
 
     /// - Parameters:
@@ -58,16 +61,18 @@ public final class GroupCommitter: @unchecked Sendable {
     ///   - derivationInterval: seconds from the end of one derivation to the start of the next
     ///     while notifications keep coming (the dashboard sees a notification within this plus a
     ///     derivation).
+    ///   - derivationBudget: about the seconds of derivation each commit carries.
     ///   - onDerivationError: told when deriving after a commit failed (the facts are committed and
     ///     their subscriptions stay pending: the next derivation, or the next start, derives them).
     public init(
         database: AppDatabase, maxGroup: Int = 512, gatherWait: Double = 0.002, derivationInterval: Double = 0.25,
-        onDerivationError: @escaping @Sendable (any Error) -> Void
+        derivationBudget: Double = 0.004, onDerivationError: @escaping @Sendable (any Error) -> Void
     ) {
         self.database = database
         self.maxGroup = maxGroup
         self.gatherWait = gatherWait
         self.derivationInterval = derivationInterval
+        self.derivationBudget = derivationBudget
         self.onDerivationError = onDerivationError
         done.enter()
         let thread = Thread { [self] in run() }
@@ -116,16 +121,21 @@ public final class GroupCommitter: @unchecked Sendable {
         done.wait()
     }
 
+    /// Seconds without documents after which the thread derives in larger slices.
+    static let quietAfter = 0.1
+
     private func run() {
         defer { done.leave() }
+        var derivation = DerivationSlices(budget: derivationBudget)
         var needsDerivation = true  // what an earlier run left pending
-        var lastDerivation = Date.distantPast
+        var lastDrained = Date.distantPast
+        var lastDocuments = Date.distantPast
         while true {
             condition.lock()
-            // Sleep until a document arrives, or until derivation is due.
-            while queue.isEmpty && !stopped {
+            // Sleep until a document arrives, or there is derivation to do.
+            while queue.isEmpty && !stopped && derivation.isEmpty {
                 if needsDerivation {
-                    let due = lastDerivation.addingTimeInterval(derivationInterval)
+                    let due = lastDrained.addingTimeInterval(derivationInterval)
                     if due <= Date() || !condition.wait(until: due) && queue.isEmpty { break }
                 } else {
                     condition.wait()
@@ -141,30 +151,113 @@ public final class GroupCommitter: @unchecked Sendable {
             let group = Array(queue.prefix(maxGroup))
             queue.removeFirst(group.count)
             let finished = stopped && queue.isEmpty && group.isEmpty
+            // No request waiting or on its way, and none lately: a larger slice. (Right after a
+            // commit nothing is waiting either, but its senders are about to send again.)
+            let quiet = queue.isEmpty && preparing == 0 && Date().timeIntervalSince(lastDocuments) >= Self.quietAfter
             condition.unlock()
 
-            if !group.isEmpty {
-                commits += 1
-                do {
-                    let results = try database.applyEach(group.map { [$0.document] })
-                    for (waiting, result) in zip(group, results) { waiting.answer(.success(result), commits) }
-                    needsDerivation = true
-                } catch {
-                    for waiting in group { waiting.answer(.failure(error), 0) }
-                }
-            }
-            // Derive when due, when stopping, or when a notification comes after a quiet spell
-            // (the last derivation is long past); otherwise commit what comes next first.
-            if needsDerivation && (finished || Date().timeIntervalSince(lastDerivation) >= derivationInterval) {
+            if finished {
+                // Everything still pending, at once: nothing is waiting for a commit any more.
                 do {
                     _ = try database.withCommitsNotFlushed { try database.rebuildPending() }
                 } catch {
                     onDerivationError(error)
                 }
-                needsDerivation = false
-                lastDerivation = Date()
+                return
             }
-            if finished { return }
+            // The next subscriptions to derive: those pending once the last ones are done and
+            // `derivationInterval` has passed since (the dashboard's delay), in id order.
+            if derivation.isEmpty && needsDerivation && Date().timeIntervalSince(lastDrained) >= derivationInterval {
+                do {
+                    derivation.load(try database.pendingSubscriptions(limit: DerivationSlices.loadLimit))
+                } catch {
+                    onDerivationError(error)
+                }
+                needsDerivation = false
+            }
+            let slice = derivation.next(alone: quiet && group.isEmpty)
+            if !group.isEmpty {
+                commits += 1
+                do {
+                    let applied = try commitGroup(group, deriving: slice, &derivation)
+                    for (waiting, result) in zip(group, applied) { waiting.answer(.success(result), commits) }
+                    needsDerivation = true
+                    lastDocuments = Date()
+                } catch {
+                    for waiting in group { waiting.answer(.failure(error), 0) }
+                }
+            } else if !slice.isEmpty {
+                do {
+                    let applied = try database.withCommitsNotFlushed { try database.applyEach([], deriving: slice) }
+                    derivation.done(slice.count, seconds: applied.derivationSeconds)
+                } catch {
+                    derivation.failed(slice.count)
+                    onDerivationError(error)
+                }
+            }
+            if !slice.isEmpty && derivation.isEmpty { lastDrained = Date() }
         }
     }
+
+    /// Commits a group's documents with a slice of derivation. Should the two fail together, the
+    /// documents are committed alone: a subscription that cannot be derived must not keep the
+    /// notifications of others out (it stays pending, and the error is told).
+    private func commitGroup(_ group: [Waiting], deriving slice: [String], _ derivation: inout DerivationSlices) throws
+        -> [BatchResult]
+    {
+        let documents = group.map { [$0.document] }
+        guard !slice.isEmpty else { return try database.applyEach(documents) }
+        do {
+            let applied = try database.applyEach(documents, deriving: slice)
+            derivation.done(slice.count, seconds: applied.derivationSeconds)
+            return applied.results
+        } catch {
+            derivation.failed(slice.count)
+            let results = try database.applyEach(documents)
+            onDerivationError(error)
+            return results
+        }
+    }
+}
+
+/// The subscriptions a receiver derives next, handed out in slices sized so that one takes about
+/// `budget` seconds: each commit carries one, so a request waits for at most one slice beside its
+/// own commit, however many subscriptions are pending (docs/performance.md, "The listener's
+/// derivation").
+struct DerivationSlices {
+    /// The most pending subscriptions read at once (the rest are read when these are done).
+    static let loadLimit = 10_000
+    /// A slice's seconds when no request is waiting or being verified: longer, since nobody
+    /// waits for it unless one arrives meanwhile.
+    static let aloneBudget = 0.05
+    private var ids: [String] = []
+    private var next = 0
+    private let budget: Double
+    /// Seconds a subscription's derivation takes, as the last slices measured it.
+    private var secondsEach = 0.001
+
+    init(budget: Double) { self.budget = budget }
+
+    var isEmpty: Bool { next >= ids.count }
+
+    mutating func load(_ pending: [String]) {
+        ids = pending
+        next = 0
+    }
+
+    /// The next slice (empty when none is left). Handed out again unless `done` or `failed` follows.
+    func next(alone: Bool) -> [String] {
+        let size = max(1, Int((alone ? max(budget, Self.aloneBudget) : budget) / secondsEach))
+        return Array(ids[next..<min(ids.count, next + size)])
+    }
+
+    /// The slice was derived, in `seconds`.
+    mutating func done(_ count: Int, seconds: Double) {
+        next += count
+        // A moving average, so one slow slice (a checkpoint, a long history) does not halve the next.
+        secondsEach = 0.7 * secondsEach + 0.3 * max(seconds, 1e-6) / Double(count)
+    }
+
+    /// The slice could not be derived: its subscriptions stay pending for the next start.
+    mutating func failed(_ count: Int) { next += count }
 }

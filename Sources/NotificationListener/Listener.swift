@@ -58,7 +58,9 @@ public struct NotificationListener: Sendable {
 
     /// Serves until SIGTERM or SIGINT. `onRunning` receives the bound host and port.
     public func run(onRunning: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws {
-        try database.makeCommitsDurable()
+        try database.prepareForReceiving()
+        let checkpoints = try database.startBackgroundCheckpoints(interval: 0.2)
+        defer { checkpoints?.stop() }
         let log = self.log
         let committer = GroupCommitter(database: database) { error in
             log.note("subdash listen: deriving after a commit failed (retried after the next one): \(error)")

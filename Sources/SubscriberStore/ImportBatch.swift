@@ -82,9 +82,44 @@ extension AppDatabase {
     /// groups see earlier ones: the same notification twice is applied once, then a duplicate.
     /// Derived rows are not rebuilt: call `rebuildPending()` after.
     public func applyEach(_ groups: [[IncomingDocument]]) throws -> [BatchResult] {
+        try applyEach(groups, deriving: []).results
+    }
+
+    /// What `applyEach(_:deriving:)` did: each group's result, and the seconds the derivation took.
+    public struct AppliedAndDerived: Sendable {
+        public var results: [BatchResult]
+        public var derivationSeconds: Double
+    }
+
+    /// Writes groups of documents as `applyEach(_:)` does, then, in the same transaction, rebuilds
+    /// the derived rows of the subscriptions `deriving` lists and takes them off the pending list:
+    /// a receiver derives what it was sent in slices carried by the commits it makes anyway, so
+    /// no request waits for a whole derivation (docs/performance.md, "The listener's derivation").
+    /// The derivation reads the facts as this transaction sees them, the documents' included.
+    /// Derived rows are a function of the committed facts, so a slice may stop at any
+    /// subscription: what is not derived yet stays pending.
+    public func applyEach(_ groups: [[IncomingDocument]], deriving ids: [String]) throws -> AppliedAndDerived {
         try writer.write { db in
             var written = WrittenVersions()
-            return try groups.map { try FactWriter(db).apply($0, written: &written) }
+            let results = try groups.map { try FactWriter(db).apply($0, written: &written) }
+            guard !ids.isEmpty else { return AppliedAndDerived(results: results, derivationSeconds: 0) }
+            let started = DispatchTime.now().uptimeNanoseconds
+            try Materializer(db).rebuild(ids)
+            let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
+            for id in ids { try delete.run(db, id) }
+            if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pendingSubscription)")! {
+                try DerivedIndexes.buildMissing(db)
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            return AppliedAndDerived(results: results, derivationSeconds: seconds)
+        }
+    }
+
+    /// The first `limit` pending subscriptions in id order: what a receiver derives next.
+    public func pendingSubscriptions(limit: Int) throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?", arguments: [limit])
         }
     }
 
@@ -94,6 +129,23 @@ extension AppDatabase {
     public func makeCommitsDurable() throws {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
+
+    /// Settings of the writing connection for a receiver: commits flushed to disk
+    /// (`makeCommitsDurable`), and checkpoints left to a thread of their own
+    /// (`startBackgroundCheckpoints`): the writer's own autocheckpoint only past `receiverCheckpointPages`,
+    /// a safety net. A checkpoint copies pages into the store and flushes it, which took the
+    /// commit that crossed the everyday 1,000 pages about 100 ms every third of a second under
+    /// load: every request waiting for that commit waited for it (docs/performance.md, "The
+    /// listener's derivation").
+    public func prepareForReceiving() throws {
+        try makeCommitsDurable()
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.receiverCheckpointPages)")
+        }
+    }
+
+    /// The writer's autocheckpoint while receiving (64 MiB of WAL at 4 KiB pages).
+    static let receiverCheckpointPages = 16_384
 
     /// Runs `body` with commits written to the WAL but not flushed (`synchronous = NORMAL`), then
     /// puts back the setting it found: for work whose input is already durable and which is redone

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NotificationListener
 import StoreImport
 import SubscriberStore
@@ -56,6 +57,44 @@ import Testing
         let committed = Date()
         #expect(try waitUntil(timeout: 5) { try database.pendingCount() == 0 })
         #expect(Date().timeIntervalSince(committed) < 1)
+    }
+
+    @Test func derivationInSlicesOfOneSubscriptionEndsWithTheStoreOfAnImport() async throws {
+        let path = ListenTests.temporaryPath("slices") + ".sqlite"
+        let reference = ListenTests.temporaryPath("reference") + ".sqlite"
+        defer { ListenTests.remove(path, reference) }
+        let database = try AppDatabase.open(path: path)
+        let importer = Importer.appStore(database: database, verifier: try SampleDataStore.verifier(), report: { _ in })
+        // The smallest budget: every commit carries a slice of one subscription.
+        let committer = GroupCommitter(
+            database: database, derivationInterval: 0, derivationBudget: 1e-9, onDerivationError: { _ in })
+        let documents = try ListenTests.v2.get()
+        var pendingSeen: [Int] = []
+        for document in documents {
+            _ = await committer.commit(preparing: { importer.incoming(document, source: "listen") })
+            pendingSeen.append(try database.pendingCount())
+        }
+        #expect(try waitUntil(timeout: 10) { try database.pendingCount() == 0 })
+        committer.stop()
+        #expect(pendingSeen.contains { $0 > 0 }, "slices of one leave some pending between commits")
+        let imported = try AppDatabase.open(path: reference)
+        let referenceImporter = Importer.appStore(database: imported, verifier: try SampleDataStore.verifier(), report: { _ in })
+        try imported.apply(documents.map { referenceImporter.incoming($0, source: "listen") })
+        #expect(try Self.derivedTables(database) == Self.derivedTables(imported))
+    }
+
+    /// The derived tables and the tables of counts, row by row.
+    static func derivedTables(_ store: AppDatabase) throws -> [String] {
+        try store.writer.read { db in
+            var rows: [String] = []
+            for table in [
+                "subscription", "period", "run", "segment", "event", "periodMoney", "segmentDay", "eventDay",
+                "cohortStepDay", "mrrDay", "ltvMemberDay", "ltvPriceDay",
+            ] {
+                rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
+            }
+            return rows
+        }
     }
 
     @Test func sixteenConnectionsPostingEveryNotificationTwiceAreAllAnsweredAndStoredOnce() throws {

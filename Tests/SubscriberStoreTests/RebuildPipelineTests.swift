@@ -40,6 +40,20 @@ import Testing
         }
     }
 
+    /// Every row of the tables of counts the derivation keeps, as text, in a stable order.
+    static func countRows(_ store: AppDatabase) throws -> [String] {
+        try store.writer.read { db in
+            var rows: [String] = []
+            for table in [
+                "segmentDay", "eventDay", "productDuration", "subscriptionStartDay", "cohortStepDay", "cohortStepMonth",
+                "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth",
+            ] {
+                rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
+            }
+            return rows
+        }
+    }
+
     @Test func aFileStoreRebuiltInChunksHasTheRowsOfAStoreRebuiltAtOnce() throws {
         let docs = Self.documents(count: 7)
         let memory = try AppDatabase.inMemory()
@@ -78,6 +92,49 @@ import Testing
         }
         #expect(refunded == true)
         #expect(try store.pendingCount() == 0)
+    }
+}
+
+/// A receiver's commits carry slices of derivation (`applyEach(_:deriving:)`).
+@Suite struct DerivationSliceTests {
+    static let refund = Fixture.document(
+        "refund",
+        DocumentFacts(
+            format: .v2Notification,
+            transactions: [
+                Fixture.transaction(
+                    "1001b", of: "1001", start: "2025-02-01", end: "2025-03-01", revoked: "2025-02-10", signed: "2025-02-10")
+            ]))
+
+    @Test func aSliceDerivesItsSubscriptionsWithTheDocumentsOfItsOwnCommitAndLeavesTheRestPending() throws {
+        let docs = RebuildPipelineTests.documents(count: 4)
+        let store = try AppDatabase.open(path: try Fixture.temporaryStorePath("slices"))
+        try store.apply(docs, rebuild: false)
+        #expect(try store.pendingSubscriptions(limit: 3) == ["1000", "1001", "1002"])
+        let applied = try store.applyEach([[Self.refund]], deriving: ["1000", "1001"])
+        #expect(applied.results.map(\.applied) == [1])
+        #expect(try store.pendingSubscriptions(limit: 10) == ["1002", "1003"])
+        let (refunded, periods) = try store.writer.read { db in
+            (
+                try Bool.fetchOne(db, sql: "SELECT isRefunded FROM period WHERE transactionId = '1001b'"),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM period") ?? 0
+            )
+        }
+        #expect(refunded == true, "derived after the refund written in the same transaction")
+        #expect(periods == 4, "two subscriptions derived, two still pending")
+        // The rest derived later: the store is the one-shot import's, counts included.
+        try store.rebuildPending()
+        let reference = try AppDatabase.inMemory()
+        try reference.apply(docs + [Self.refund])
+        #expect(try RebuildPipelineTests.derivedRows(store) == RebuildPipelineTests.derivedRows(reference))
+        #expect(try RebuildPipelineTests.countRows(store) == RebuildPipelineTests.countRows(reference))
+    }
+
+    @Test func aCommitWithoutASliceDerivesNothing() throws {
+        let store = try AppDatabase.open(path: try Fixture.temporaryStorePath("slices"))
+        let applied = try store.applyEach([[Self.refund]], deriving: [])
+        #expect(applied.derivationSeconds == 0)
+        #expect(try store.pendingSubscriptions(limit: 10) == ["1001"])
     }
 }
 
