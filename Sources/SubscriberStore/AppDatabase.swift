@@ -82,6 +82,11 @@ public final class AppDatabase: Sendable {
         config.prepareDatabase { db in
             // Settings of this connection only: nothing of them is written to the file.
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // Deleted content is overwritten on the pages a change writes anyway, but pages freed
+            // whole are not written again only to be zeroed: the system library is built with
+            // secure_delete ON, which made dropping the derived indexes before a large rebuild
+            // write every page of them (docs/performance.md, "`prices import`'s memory").
+            if !readOnly { try db.execute(sql: "PRAGMA secure_delete = FAST") }
             try db.execute(sql: "PRAGMA cache_size = -\(Self.everydayCacheKibibytes)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
