@@ -230,8 +230,14 @@ struct DerivationSlices {
     /// A slice's seconds when no request is waiting or being verified: longer, since nobody
     /// waits for it unless one arrives meanwhile.
     static let aloneBudget = 0.05
+    /// Seconds after which a list not yet derived counts as late: from then on each slice's budget
+    /// grows in proportion (twice as late, twice the budget), so a stream that touches
+    /// subscriptions faster than slices of `budget` derive them slows its requests a little
+    /// rather than leave the dashboard further and further behind.
+    static let lateAfter = 0.5
     private var ids: [String] = []
     private var next = 0
+    private var loadedAt = ContinuousClock.now
     private let budget: Double
     /// Seconds a subscription's derivation takes, as the last slices measured it.
     private var secondsEach = 0.001
@@ -240,14 +246,17 @@ struct DerivationSlices {
 
     var isEmpty: Bool { next >= ids.count }
 
-    mutating func load(_ pending: [String]) {
+    mutating func load(_ pending: [String], at now: ContinuousClock.Instant = .now) {
         ids = pending
         next = 0
+        loadedAt = now
     }
 
     /// The next slice (empty when none is left). Handed out again unless `done` or `failed` follows.
-    func next(alone: Bool) -> [String] {
-        let size = max(1, Int((alone ? max(budget, Self.aloneBudget) : budget) / secondsEach))
+    func next(alone: Bool, at now: ContinuousClock.Instant = .now) -> [String] {
+        let late = max(1, Self.seconds(now - loadedAt) / Self.lateAfter)
+        let seconds = max(budget * late, alone ? Self.aloneBudget : 0)
+        let size = max(1, Int(seconds / secondsEach))
         return Array(ids[next..<min(ids.count, next + size)])
     }
 
@@ -260,4 +269,8 @@ struct DerivationSlices {
 
     /// The slice could not be derived: its subscriptions stay pending for the next start.
     mutating func failed(_ count: Int) { next += count }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 }
