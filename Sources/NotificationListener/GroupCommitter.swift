@@ -168,12 +168,15 @@ public final class GroupCommitter: @unchecked Sendable {
             // The next subscriptions to derive: those pending once the last ones are done and
             // `derivationInterval` has passed since (the dashboard's delay), in id order.
             if derivation.isEmpty && needsDerivation && Date().timeIntervalSince(lastDrained) >= derivationInterval {
+                needsDerivation = false
                 do {
-                    derivation.load(try database.pendingSubscriptions(limit: DerivationSlices.loadLimit))
+                    let pending = try database.pendingSubscriptions(limit: DerivationSlices.loadLimit)
+                    derivation.load(pending)
+                    // More than one list's worth (a killed import's backlog): read on when these are done.
+                    needsDerivation = pending.count == DerivationSlices.loadLimit
                 } catch {
                     onDerivationError(error)
                 }
-                needsDerivation = false
             }
             let slice = derivation.next(alone: quiet && group.isEmpty)
             if !group.isEmpty {
