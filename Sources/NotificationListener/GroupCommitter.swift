@@ -233,11 +233,11 @@ struct DerivationSlices {
     /// A slice's seconds when no request is waiting or being verified: longer, since nobody
     /// waits for it unless one arrives meanwhile.
     static let aloneBudget = 0.05
-    /// Seconds after which a list not yet derived counts as late: from then on each slice's budget
+    /// How long after its reading a list not yet derived counts as late: from then on each slice's budget
     /// grows in proportion (twice as late, twice the budget), so a stream that touches
     /// subscriptions faster than slices of `budget` derive them slows its requests a little
     /// rather than leave the dashboard further and further behind.
-    static let lateAfter = 0.5
+    static let lateAfter = Duration.milliseconds(500)
     private var ids: [String] = []
     private var next = 0
     private var loadedAt = ContinuousClock.now
@@ -257,7 +257,7 @@ struct DerivationSlices {
 
     /// The next slice (empty when none is left). Handed out again unless `done` or `failed` follows.
     func next(alone: Bool, at now: ContinuousClock.Instant = .now) -> [String] {
-        let late = max(1, Self.seconds(now - loadedAt) / Self.lateAfter)
+        let late = max(1, (now - loadedAt) / Self.lateAfter)
         let seconds = max(budget * late, alone ? Self.aloneBudget : 0)
         let size = max(1, Int(seconds / secondsEach))
         return Array(ids[next..<min(ids.count, next + size)])
@@ -272,8 +272,4 @@ struct DerivationSlices {
 
     /// The slice could not be derived: its subscriptions stay pending for the next start.
     mutating func failed(_ count: Int) { next += count }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

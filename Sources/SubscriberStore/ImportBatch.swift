@@ -105,8 +105,7 @@ extension AppDatabase {
             guard !ids.isEmpty else { return AppliedAndDerived(results: results, derivationSeconds: 0) }
             let started = DispatchTime.now().uptimeNanoseconds
             try Materializer(db).rebuild(ids)
-            let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-            for id in ids { try delete.run(db, id) }
+            try Self.clearPending(ids, db)
             if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pendingSubscription)")! {
                 try DerivedIndexes.buildMissing(db)
             }
@@ -117,10 +116,18 @@ extension AppDatabase {
 
     /// The first `limit` pending subscriptions in id order: what a receiver derives next.
     public func pendingSubscriptions(limit: Int) throws -> [String] {
-        try writer.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?", arguments: [limit])
-        }
+        try writer.read { db in try Self.pendingSubscriptions(db, limit: limit) }
+    }
+
+    private static func pendingSubscriptions(_ db: Database, limit: Int) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?", arguments: [limit])
+    }
+
+    /// Takes derived subscriptions off the pending list (in the transaction that stored their rows).
+    private static func clearPending(_ ids: [String], _ db: Database) throws {
+        let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
+        for id in ids { try delete.run(db, id) }
     }
 
     /// Every commit from now on is flushed to the disk before it returns (`synchronous = FULL`),
@@ -272,8 +279,7 @@ extension AppDatabase {
                     } else {
                         try materializer.rebuild(ids)
                     }
-                    let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-                    for id in ids { try delete.run(db, id) }
+                    try Self.clearPending(ids, db)
                     // With the last pending rows gone, the indexes are whole again in the same
                     // commit: a store never has an index missing and nothing pending.
                     if k + 1 == chunks.count { try DerivedIndexes.buildMissing(db) }
@@ -295,12 +301,9 @@ extension AppDatabase {
         var total = 0
         while true {
             let done = try writer.write { db -> Int in
-                let ids = try String.fetchAll(
-                    db, sql: "SELECT originalTransactionId FROM pendingSubscription ORDER BY 1 LIMIT ?",
-                    arguments: [chunk])
+                let ids = try Self.pendingSubscriptions(db, limit: chunk)
                 try Materializer(db).rebuild(ids)
-                let delete = try db.cachedStatement(sql: "DELETE FROM pendingSubscription WHERE originalTransactionId = ?")
-                for id in ids { try delete.run(db, id) }
+                try Self.clearPending(ids, db)
                 return ids.count
             }
             total += done
