@@ -22,21 +22,26 @@ struct Materializer {
         return try originalTransactionIds.map { Derived(originalTransactionId: $0, timeline: .derive(try reader.facts(of: $0))) }
     }
 
-    /// Replaces the derived rows of each subscription by those of its timeline.
+    /// Replaces the derived rows of each subscription by those of its timeline. A subscription
+    /// stored before has only what changed written (`DerivedRows`); the tables of counts take the
+    /// stored rows' counts away and the new rows' counts in, and only keys whose sums changed are
+    /// written.
     func store(_ derived: [Derived]) throws {
         let priceTable = try PriceTableStore.load(db)
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE originalTransactionId = ?")
         var counts = Counts()
         for d in derived {
-            // A subscription seen for the first time has no derived rows to delete: six index
-            // seeks saved per new subscription. (Derived rows never exist without their
-            // `subscription` row: insert writes it first, delete removes all together.)
-            if try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil {
-                try delete(d.originalTransactionId, &counts)
+            // A subscription seen for the first time has no derived rows to compare with: six
+            // index seeks saved per new subscription. (Derived rows never exist without their
+            // `subscription` row: it is written first and removed with the rest.)
+            var rows =
+                try Int.fetchOne(exists, arguments: [d.originalTransactionId]) != nil
+                ? try subtract(d.originalTransactionId, &counts) : DerivedRows(new: d.originalTransactionId, db)
+            if !d.timeline.periods.isEmpty {
+                try insert(d.timeline, &counts, &rows)
+                try insertMoney(d.timeline, priceTable: priceTable, &counts, &rows)
             }
-            guard !d.timeline.periods.isEmpty else { continue }
-            try insert(d.timeline, &counts)
-            try insertMoney(d.timeline, priceTable: priceTable, &counts)
+            try rows.removeStale()
         }
         try counts.write(db)
     }
@@ -251,37 +256,44 @@ struct Materializer {
         var timeline: SubscriptionTimeline
     }
 
-    private static let tables = ["subscription", "period", "run", "segment", "event", "billingFailure", "subscriberSearch"]
-
-    private func delete(_ id: String, _ counts: inout Counts) throws {
+    /// Takes what a stored subscription's derived rows add to the tables of counts away from
+    /// `counts`, and returns the writer that replaces those rows, knowing their keys.
+    private func subtract(_ id: String, _ counts: inout Counts) throws -> DerivedRows {
+        var keys: [String: Set<[DatabaseValue]>] = [:]
         // First: the grace periods MRR counts join failures to their periods; the prices the
         // cohort members' LTV rows were stored with.
-        let prices = try deleteMoney(id, &counts)
-        for table in Self.tables where !["subscription", "segment", "run", "event", "period"].contains(table) {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE originalTransactionId = ?").run(db, id)
+        let prices = try subtractMoney(id, &counts, &keys)
+        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex")] {
+            keys[table] = try Set(
+                DatabaseValue.fetchAll(
+                    db.cachedStatement(sql: "SELECT \(key) FROM \(table) WHERE originalTransactionId = ?"), arguments: [id]
+                ).map { [$0] })
         }
+        keys["subscriberSearch"] = [[]]
         let subscriptions = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM subscription WHERE originalTransactionId = ? RETURNING environment, ownership, firstStart, productId
+                    SELECT environment, ownership, firstStart, productId FROM subscription WHERE originalTransactionId = ?
                     """), arguments: [id])
         while let row = try subscriptions.next() {
             counts.subscription(environment: row[0], ownership: row[1], firstStart: row[2], productId: row[3], -1)
+            keys["subscription", default: []].insert([])
         }
         let periods = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM period WHERE originalTransactionId = ?
-                    RETURNING productId, billingDays, runIndex, start, countsForRetention, transactionId
+                    SELECT productId, billingDays, runIndex, start, countsForRetention, transactionId
+                    FROM period WHERE originalTransactionId = ?
                     """), arguments: [id])
-        // The paid periods counted for retention, per run: the cohort steps the runs are removed with.
+        // The paid periods counted for retention, per run: the cohort steps the runs were stored with.
         var paidStarts: [Int: [Int64]] = [:]
         var paidPeriods: [Int: [LTVMember.Period]] = [:]
         while let row = try periods.next() {
             counts.period(productId: row[0], billingDays: row[1], -1)
+            let transactionId: String = row[5]
+            keys["period", default: []].insert([transactionId.databaseValue])
             if row[4] as Bool {
                 paidStarts[row[2], default: []].append(row[3])
-                let transactionId: String = row[5]
                 paidPeriods[row[2], default: []].append(
                     LTVMember.Period(start: row[3], transactionId: transactionId, price: prices[transactionId] ?? nil))
             }
@@ -289,45 +301,52 @@ struct Materializer {
         let segments = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM segment WHERE originalTransactionId = ?
-                    RETURNING environment, start, "end", productId, state, ownership
+                    SELECT environment, start, "end", productId, state, ownership FROM segment WHERE originalTransactionId = ?
                     """), arguments: [id])
         while let row = try segments.next() {
             counts.segment(
                 environment: row[0], ownership: row[5], start: row[1], end: row[2], productId: row[3],
                 state: row[4], -1)
+            keys["segment", default: []].insert([row[1]])
         }
         let events = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM event WHERE originalTransactionId = ?
-                    RETURNING environment, at, productId, type, expirationReason, ownership
+                    SELECT \(DerivedTable.eventColumns.dropFirst().joined(separator: ", ")), rowid
+                    FROM event WHERE originalTransactionId = ?
                     """), arguments: [id])
+        var storedEvents: [[DatabaseValue]: [Int64]] = [:]
         while let row = try events.next() {
+            // environment, at, type, productId, expirationReason, transactionId, ownership
             counts.event(
-                environment: row[0], ownership: row[5], at: row[1], productId: row[2], type: row[3], expirationReason: row[4], -1)
+                environment: row[0], ownership: row[6], at: row[1], productId: row[3], type: row[2], expirationReason: row[4], -1)
+            storedEvents[(0..<7).map { row[$0] as DatabaseValue }, default: []].append(row[7])
         }
         let runs = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM run WHERE originalTransactionId = ?
-                    RETURNING environment, endedAt, firstPaidProductId, cohortMonth, runIndex, firstPaidStart
+                    SELECT environment, endedAt, firstPaidProductId, cohortMonth, runIndex, firstPaidStart
+                    FROM run WHERE originalTransactionId = ?
                     """), arguments: [id])
         while let row = try runs.next() {
             counts.cohortSteps(
                 environment: row[0], firstPaidStart: row[5], firstPaidProductId: row[2],
                 paidPeriodStarts: (paidStarts[row[4]] ?? []).sorted(), endedAt: row[1], -1)
+            keys["run", default: []].insert([row[4]])
             if let firstPaidStart: Int64 = row[5], let product: String = row[2] {
                 let member = LTVMember(
                     firstPaidStart: firstPaidStart, endedAt: row[1], cohortMonth: row[3], periods: paidPeriods[row[4]] ?? [])
                 counts.ltvMember(environment: row[0], firstPaidProductId: product, member, -1)
             }
         }
+        return DerivedRows(replacing: id, keys: keys, events: storedEvents, db)
     }
 
-    /// Removes the money rows of a subscription, and what they added to the MRR counts. Returns
-    /// each charged period's price and currency (nil when unpriced), by transaction id.
-    private func deleteMoney(_ id: String, _ counts: inout Counts) throws -> [String: (amount: Int64, currency: String)?] {
+    /// Takes what a subscription's stored money rows add to the MRR counts away, and notes their
+    /// keys. Returns each charged period's price and currency (nil when unpriced), by transaction id.
+    private func subtractMoney(
+        _ id: String, _ counts: inout Counts, _ keys: inout [String: Set<[DatabaseValue]>]
+    ) throws -> [String: (amount: Int64, currency: String)?] {
         let graces = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
@@ -342,46 +361,37 @@ struct Materializer {
         let periods = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    DELETE FROM periodMoney WHERE originalTransactionId = ?
-                    RETURNING environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, transactionId
+                    SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, transactionId
+                    FROM periodMoney WHERE originalTransactionId = ?
                     """), arguments: [id])
         var prices: [String: (amount: Int64, currency: String)?] = [:]
         while let row = try periods.next() {
             counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
             prices[row[8]] = amount.flatMap { a in currency.map { (a, $0) } }
+            keys["periodMoney", default: []].insert([row[8]])
         }
-        try db.cachedStatement(sql: "DELETE FROM offerUse WHERE originalTransactionId = ?").run(db, id)
         return prices
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").
-    private func insertMoney(_ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts) throws {
+    private func insertMoney(
+        _ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts, _ rows: inout DerivedRows
+    ) throws {
         guard !t.periods.isEmpty else { return }
         let env = t.environment.rawValue
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
-                    start, "end", price, currency, priceSource, proceedsRate, isPaid, refundAt, refundAmount, creditAt,
-                    upgradeCredit, monthlyTwelfths)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        let use = try db.cachedStatement(
-            sql: """
-                INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, offerIdentifier, productId, start,
-                    runIndex, nextStart, nextIsStandard, runEndedAt, paidFromNext, lastPaidStart)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         for (i, u) in t.offerUses.enumerated() {
             // The run's paid periods as `period.countsForRetention` marks them: those from the next
             // period on, and the last start (offer retention reads them instead of the periods).
             let counted = t.periods.filter { $0.runIndex == u.runIndex && $0.isPaid && !$0.isCutByUpgrade }.map(\.start)
             let fromNext = u.nextStart.map { next in counted.filter { $0 >= next }.count } ?? 0
-            try use.run(
-                db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
-                u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
-                t.runs[u.runIndex].endedAt.milliseconds, fromNext,
-                u.nextStart == nil ? nil : counted.max()?.milliseconds)
+            try rows.write(.offerUse, key: [i.databaseValue]) { use in
+                try use.run(
+                    db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
+                    u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
+                    t.runs[u.runIndex].endedAt.milliseconds, fromNext,
+                    u.nextStart == nil ? nil : counted.max()?.milliseconds)
+            }
         }
         var keys: [String: MRRKey] = [:]
         let money = t.money(priceTable: priceTable)
@@ -399,11 +409,13 @@ struct Materializer {
             counts.ltvMember(environment: env, firstPaidProductId: product, member, 1)
         }
         for (p, m) in zip(t.periods, money) where m.isCharged {
-            try statement.run(
-                db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
-                p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
-                m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
-                m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+            try rows.write(.periodMoney, key: [p.transactionId.databaseValue]) { statement in
+                try statement.run(
+                    db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
+                    p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
+                    m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
+                    m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+            }
             let key = MRRKey(
                 offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
                 monthlyTwelfths: m.monthlyTwelfths)
@@ -418,43 +430,30 @@ struct Materializer {
         }
     }
 
-    private func insert(_ t: SubscriptionTimeline, _ counts: inout Counts) throws {
+    private func insert(_ t: SubscriptionTimeline, _ counts: inout Counts, _ rows: inout DerivedRows) throws {
         let id = t.originalTransactionId
         let env = t.environment.rawValue
         let owner = t.ownership.rawValue
         let last = t.periods[t.periods.count - 1]
         let lastEvent = t.events.last
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                    runCount, billingFailureCount, autoRenewProductId, priceIncreaseStatus, appAccountToken, lastEventAt,
-                    lastEventType, dataHorizon, ownership)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).run(
-            db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
-            t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
-            lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
+        try rows.write(.subscription, key: []) { statement in
+            try statement.run(
+                db, id, env, last.productId, t.periods[0].start.milliseconds, last.start.milliseconds, t.periods.count,
+                t.runs.count, t.billingFailures.count, t.autoRenewProductId, t.priceIncreaseStatus, t.appAccountToken,
+                lastEvent?.at.milliseconds, lastEvent?.type.rawValue, t.dataHorizon?.milliseconds, owner)
+        }
         counts.subscription(
             environment: env, ownership: owner, firstStart: t.periods[0].start.milliseconds,
             productId: last.productId, 1)
 
         // The ids pane 1 shows and searches (after `subscription`: the customer is linked through its token).
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO subscriberSearch (originalTransactionId, userId, email, appAccountToken)
+        try rows.writeSearch(
+            selecting: """
                 SELECT s.originalTransactionId, \(AppDatabase.customerSQL("userId")), \(AppDatabase.customerSQL("email")),
                     COALESCE(NULLIF(s.appAccountToken, ''), \(AppDatabase.customerSQL("appAccountToken")))
                 FROM subscription s WHERE s.originalTransactionId = ?
-                """
-        ).run(db, id)
-
-        let period = try db.cachedStatement(
-            sql: """
-                INSERT INTO period (transactionId, originalTransactionId, environment, runIndex, productId, start, "end",
-                    offerKind, class, isPaid, isRefunded, isCutByUpgrade, countsForRetention, billingDays)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+
         let product = try db.cachedStatement(
             sql: "INSERT INTO product (environment, productId) VALUES (?, ?) ON CONFLICT DO NOTHING")
         var products = Set<String>()
@@ -464,72 +463,57 @@ struct Materializer {
             let billingDays =
                 p.offerKind == .standard
                 ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
-            try period.run(
-                db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
-                p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
-                p.countsForRetention, billingDays)
+            try rows.write(.period, key: [p.transactionId.databaseValue]) { period in
+                try period.run(
+                    db, p.transactionId, id, env, p.runIndex, p.productId, p.start.milliseconds, p.end.milliseconds,
+                    p.offerKind.rawValue, p.periodClass.rawValue, p.isPaid, p.isRefunded, p.isCutByUpgrade,
+                    p.countsForRetention, billingDays)
+            }
             counts.period(productId: p.productId, billingDays: billingDays, 1)
         }
 
-        let run = try db.cachedStatement(
-            sql: """
-                INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, firstPaidStart,
-                    cohortMonth, firstPaidProductId, paidPeriodCount, lastPaidStart, ownership)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         for (i, r) in t.runs.enumerated() {
-            try run.run(
-                db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
-                r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
-                r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
+            try rows.write(.run, key: [i.databaseValue]) { run in
+                try run.run(
+                    db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
+                    r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
+                    r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
+            }
             counts.cohortSteps(
                 environment: env, firstPaidStart: r.firstPaidStart?.milliseconds,
                 firstPaidProductId: r.firstPaidProductId, paidPeriodStarts: r.paidPeriodStarts.map(\.milliseconds),
                 endedAt: r.endedAt.milliseconds, 1)
         }
 
-        let segment = try db.cachedStatement(
-            sql: """
-                INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
-                    paidPeriods, periodDays, graceEnd, ownership)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         for s in Self.segments(of: t) {
             let end = s.end?.milliseconds ?? AppDatabase.openEnd
-            try segment.run(
-                db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
-                s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
+            try rows.write(.segment, key: [s.start.milliseconds.databaseValue]) { segment in
+                try segment.run(
+                    db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
+                    s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
+            }
             counts.segment(
                 environment: env, ownership: owner, start: s.start.milliseconds, end: end, productId: s.productId,
                 state: s.state.rawValue, 1)
         }
 
-        let event = try db.cachedStatement(
-            sql: """
-                INSERT INTO event (originalTransactionId, environment, at, type, productId, expirationReason, transactionId,
-                    ownership)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         for e in t.events {
-            try event.run(
-                db, id, env, e.at.milliseconds, e.type.rawValue, e.productId, e.expirationReason?.rawValue,
-                e.transactionId, owner)
+            try rows.writeEvent([
+                env.databaseValue, e.at.milliseconds.databaseValue, e.type.rawValue.databaseValue, e.productId.databaseValue,
+                e.expirationReason?.rawValue.databaseValue ?? .null, e.transactionId.databaseValue, owner.databaseValue,
+            ])
             counts.event(
                 environment: env, ownership: owner, at: e.at.milliseconds, productId: e.productId, type: e.type.rawValue,
                 expirationReason: e.expirationReason?.rawValue, 1)
         }
 
-        let failure = try db.cachedStatement(
-            sql: """
-                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd, retryEnd,
-                    windowEnd, recoveryStart, ownership)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """)
         for f in t.billingFailures {
-            try failure.run(
-                db, id, env, f.at.milliseconds, f.transactionId, f.productId,
-                f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
-                f.windowEnd.milliseconds, f.recoveryStart?.milliseconds, owner)
+            try rows.write(.billingFailure, key: [f.transactionId.databaseValue]) { failure in
+                try failure.run(
+                    db, id, env, f.at.milliseconds, f.transactionId, f.productId,
+                    f.gracePeriodExpiresDate?.milliseconds, f.retryEnd.milliseconds,
+                    f.windowEnd.milliseconds, f.recoveryStart?.milliseconds, owner)
+            }
         }
     }
 

@@ -88,8 +88,9 @@ import Testing
         try store.writer.read { db in
             var rows: [String] = []
             for table in [
-                "subscription", "period", "run", "segment", "event", "periodMoney", "segmentDay", "eventDay",
-                "cohortStepDay", "mrrDay", "ltvMemberDay", "ltvPriceDay",
+                "subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney", "offerUse",
+                "subscriberSearch", "segmentDay", "eventDay", "productDuration", "subscriptionStartDay", "cohortStepDay",
+                "cohortStepMonth", "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth",
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
             }

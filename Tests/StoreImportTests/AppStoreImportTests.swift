@@ -66,6 +66,47 @@ import Testing
         #expect(try storeDump(other) == before)
     }
 
+    /// Every subscription derived again and again as its history arrives in slices (SampleData's
+    /// two files cut into six slices each, imported alternately, each import deriving what it
+    /// touched) ends as the clean import: a stored subscription's rows are rewritten only where
+    /// they changed, and the tables of counts keep only the changes of sums.
+    @Test func derivingAfterEverySliceOfTheHistoryGivesTheStoreOfOneImport() throws {
+        let directory = try TemporaryDirectory("slices")
+        defer { directory.remove() }
+        var slices: [[String]] = []
+        for file in try Self.files() where file.hasSuffix(".ndjson.gz") {
+            let gunzip = Process()
+            gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+            gunzip.arguments = ["-dc", file]
+            let output = Pipe()
+            gunzip.standardOutput = output
+            try gunzip.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            gunzip.waitUntilExit()
+            let lines = text.split(separator: "\n").map(String.init)
+            let size = (lines.count + 5) / 6
+            slices.append(
+                stride(from: 0, to: lines.count, by: size).map { lines[$0..<min($0 + size, lines.count)].joined(separator: "\n") }
+            )
+        }
+        #expect(slices.count == 2)
+        let db = try AppDatabase.open(path: directory.path("store.sqlite"))
+        let (importer, rejections) = try Self.importer(db)
+        var rederived = 0
+        for index in 0..<6 {
+            for (file, slice) in slices.enumerated() where index < slice.count {
+                let path = directory.path("slice-\(index)-\(file).ndjson")
+                try slice[index].write(toFile: path, atomically: true, encoding: .utf8)
+                let stored = try db.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscription") ?? 0 }
+                let summary = try importer.importPaths([path])
+                rederived += min(stored, summary.subscriptionsTouched)
+            }
+        }
+        #expect(rejections.all == [])
+        #expect(rederived > 500, "later slices touched subscriptions earlier ones had stored")
+        #expect(try storeDump(db) == Self.cleanDump())
+    }
+
     /// SIGKILL in the middle of an import leaves a consistent store, and a re-run completes it.
     @Test func killedImportLeavesTheStoreWholeAndARerunCompletesIt() throws {
         let directory = try TemporaryDirectory("kill")

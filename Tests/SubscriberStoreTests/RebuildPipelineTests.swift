@@ -32,7 +32,10 @@ import Testing
             for (table, order) in [
                 ("subscription", "originalTransactionId"), ("period", "transactionId"),
                 ("run", "originalTransactionId, runIndex"), ("segment", "originalTransactionId, start"),
-                ("event", "originalTransactionId, at, type"), ("billingFailure", "originalTransactionId"),
+                ("event", "originalTransactionId, at, type, productId, transactionId, expirationReason"),
+                ("billingFailure", "originalTransactionId, transactionId"),
+                ("periodMoney", "transactionId"), ("offerUse", "originalTransactionId, useIndex"),
+                ("subscriberSearch", "originalTransactionId"),
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)").map { "\(table) \($0)" }
             }
