@@ -6,11 +6,9 @@ struct DerivedTable: Sendable {
     let name: String
     /// Every column, in the order a row's values are bound.
     let columns: [String]
-    /// The primary key: what `deleteIfDifferentSQL` finds the stored row by.
+    /// The primary key: what `deleteIfDifferentSQL` finds the stored row by (empty: `event`,
+    /// whose rows are compared whole).
     let primaryKey: [String]
-    /// The columns after `originalTransactionId` that tell one of a subscription's rows from
-    /// another (empty: one row per subscription).
-    let key: [String]
     /// Rows of one derivation may repeat a key, and the first one stands (`billingFailure`:
     /// the first failure of each transaction).
     var firstRowWins = false
@@ -36,6 +34,10 @@ struct DerivedTable: Sendable {
             """
     }
 
+    /// The primary key's columns other than `originalTransactionId`: what tells one of a
+    /// subscription's rows from another (empty: one row per subscription).
+    var key: [String] { primaryKey.filter { $0 != "originalTransactionId" } }
+
     /// Removes one of a subscription's rows by its key.
     var deleteSQL: String {
         "DELETE FROM \(name) WHERE \((["originalTransactionId"] + key).map { "\($0) = ?" }.joined(separator: " AND "))"
@@ -48,35 +50,35 @@ struct DerivedTable: Sendable {
             "billingFailureCount", "autoRenewProductId", "priceIncreaseStatus", "appAccountToken", "lastEventAt",
             "lastEventType", "dataHorizon", "ownership",
         ],
-        primaryKey: ["originalTransactionId"], key: [])
+        primaryKey: ["originalTransactionId"])
     static let period = DerivedTable(
         name: "period",
         columns: [
             "transactionId", "originalTransactionId", "environment", "runIndex", "productId", "start", "\"end\"", "offerKind",
             "class", "isPaid", "isRefunded", "isCutByUpgrade", "countsForRetention", "billingDays",
         ],
-        primaryKey: ["transactionId"], key: ["transactionId"])
+        primaryKey: ["transactionId"])
     static let run = DerivedTable(
         name: "run",
         columns: [
             "originalTransactionId", "runIndex", "environment", "start", "endedAt", "expirationReason", "firstPaidStart",
             "cohortMonth", "firstPaidProductId", "paidPeriodCount", "lastPaidStart", "ownership",
         ],
-        primaryKey: ["originalTransactionId", "runIndex"], key: ["runIndex"])
+        primaryKey: ["originalTransactionId", "runIndex"])
     static let segment = DerivedTable(
         name: "segment",
         columns: [
             "originalTransactionId", "environment", "start", "\"end\"", "state", "productId", "autoRenew", "runIndex",
             "paidPeriods", "periodDays", "graceEnd", "ownership",
         ],
-        primaryKey: ["originalTransactionId", "start"], key: ["start"])
+        primaryKey: ["originalTransactionId", "start"])
     static let billingFailure = DerivedTable(
         name: "billingFailure",
         columns: [
             "originalTransactionId", "environment", "at", "transactionId", "productId", "graceEnd", "retryEnd", "windowEnd",
             "recoveryStart", "ownership",
         ],
-        primaryKey: ["originalTransactionId", "transactionId"], key: ["transactionId"], firstRowWins: true)
+        primaryKey: ["originalTransactionId", "transactionId"], firstRowWins: true)
     static let periodMoney = DerivedTable(
         name: "periodMoney",
         columns: [
@@ -84,24 +86,27 @@ struct DerivedTable: Sendable {
             "price", "currency", "priceSource", "proceedsRate", "isPaid", "refundAt", "refundAmount", "creditAt",
             "upgradeCredit", "monthlyTwelfths",
         ],
-        primaryKey: ["transactionId"], key: ["transactionId"])
+        primaryKey: ["transactionId"])
     static let offerUse = DerivedTable(
         name: "offerUse",
         columns: [
             "originalTransactionId", "useIndex", "environment", "offerKind", "offerIdentifier", "productId", "start",
             "runIndex", "nextStart", "nextIsStandard", "runEndedAt", "paidFromNext", "lastPaidStart",
         ],
-        primaryKey: ["originalTransactionId", "useIndex"], key: ["useIndex"])
+        primaryKey: ["originalTransactionId", "useIndex"])
     /// The ids pane 1 shows and searches, selected from `subscription` and the customer table.
     /// Its rows are written by `DerivedRows.writeSearch`.
     static let subscriberSearch = DerivedTable(
         name: "subscriberSearch", columns: ["originalTransactionId", "userId", "email", "appAccountToken"],
-        primaryKey: ["originalTransactionId"], key: [])
+        primaryKey: ["originalTransactionId"])
 
-    /// `event` has no key: a subscription's events are compared whole.
-    static let eventColumns = [
-        "originalTransactionId", "environment", "at", "type", "productId", "expirationReason", "transactionId", "ownership",
-    ]
+    /// No key: a subscription's events are compared whole (`DerivedRows.writeEvent`).
+    static let event = DerivedTable(
+        name: "event",
+        columns: [
+            "originalTransactionId", "environment", "at", "type", "productId", "expirationReason", "transactionId", "ownership",
+        ],
+        primaryKey: [])
 
     /// The tables `DerivedRows` tracks by key.
     static let keyed: [DerivedTable] = [
@@ -127,7 +132,7 @@ struct DerivedRows {
     private var stale: [String: Set<[DatabaseValue]>]?
     /// Keys written by this derivation, in tables where the first row of a key stands.
     private var written: Set<[DatabaseValue]> = []
-    /// The events stored before, by their values (`eventColumns` after the id): the rowids of each.
+    /// The events stored before, by their values (`event`'s columns after the id): the rowids of each.
     private var staleEvents: [[DatabaseValue]: [Int64]] = [:]
 
     /// For a subscription with nothing stored.
@@ -175,18 +180,14 @@ struct DerivedRows {
         try db.cachedStatement(sql: insert).run(db, id)
     }
 
-    /// Writes one event (`values`: `eventColumns` after the id) unless the same event is stored.
+    /// Writes one event (`values`: `event`'s columns after the id) unless the same event is stored.
     mutating func writeEvent(_ values: [DatabaseValue]) throws {
         if var rowids = staleEvents[values], !rowids.isEmpty {
             rowids.removeLast()
             staleEvents[values] = rowids.isEmpty ? nil : rowids
             return
         }
-        let columns = DerivedTable.eventColumns
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO event (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-        ).run(db, key: [id.databaseValue] + values)
+        try db.cachedStatement(sql: DerivedTable.event.insertSQL).run(db, key: [id.databaseValue] + values)
     }
 
     /// Removes the rows stored before that this derivation did not write again.

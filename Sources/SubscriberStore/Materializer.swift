@@ -312,7 +312,7 @@ struct Materializer {
         let events = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT \(DerivedTable.eventColumns.dropFirst().joined(separator: ", ")), rowid
+                    SELECT \(DerivedTable.event.columns.dropFirst().joined(separator: ", ")), rowid
                     FROM event WHERE originalTransactionId = ?
                     """), arguments: [id])
         var storedEvents: [[DatabaseValue]: [Int64]] = [:]
