@@ -103,6 +103,26 @@ func loadDocuments(_ path: String, limit: Int) -> [Data] {
     return documents
 }
 
+/// CPU seconds a process has used, all its threads together (ended ones too), and those of its
+/// threads named `thread` (`nameCurrentThread`; the listener names its commit thread
+/// `subdash-commit`), from /proc; zero where /proc cannot be read.
+func cpuSeconds(_ pid: Int32, thread: String) -> (process: Double, thread: Double) {
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    func seconds(_ statPath: String) -> Double {
+        guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8), let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After the name: state, ppid, … utime (the 14th field) and stime (15th) are the 12th and 13th here.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / ticks
+    }
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    let named = tasks.filter {
+        (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) == thread
+    }
+    return (seconds("/proc/\(pid)/stat"), named.map { seconds("/proc/\(pid)/task/\($0)/stat") }.reduce(0, +))
+}
+
 /// A keep-alive HTTP/1.1 connection to 127.0.0.1:port over a plain socket.
 final class Connection {
     let fd: Int32
@@ -254,7 +274,7 @@ func count(_ store: String, _ sql: String) -> String {
 let expected = (count(reference, "SELECT COUNT(*) FROM notification"), count(reference, "SELECT COUNT(*) FROM document"))
 
 print(
-    "| connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | store |"
+    "| connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | listener CPU ms each | commit thread on CPU | store |"
 )
 var rows: [String] = []
 for connections in options.connections {
@@ -279,6 +299,7 @@ for connections in options.connections {
     }
     let results = Results()
     let boundPort = port
+    let cpuBefore = cpuSeconds(listener.processIdentifier, thread: "subdash-commit")
     let started = now()
     // One thread per connection: `concurrentPerform` would run only as many at once as there are
     // cores, so "16 connections" would really be two.
@@ -303,6 +324,9 @@ for connections in options.connections {
     finished.wait()
     let ended = now()
     let seconds = ended - started
+    let cpuAfter = cpuSeconds(listener.processIdentifier, thread: "subdash-commit")
+    let cpuPerNotification = (cpuAfter.process - cpuBefore.process) * 1000 / Double(documents.count)
+    let commitBusy = (cpuAfter.thread - cpuBefore.thread) / seconds * 100
     // How long after the last 200 every figure is current: the derivation of what the stream
     // touched catches up (nothing left pending).
     while count(store, "SELECT COUNT(*) FROM pendingSubscription") != "0" && now() - ended < 120 { usleep(20_000) }
@@ -315,9 +339,9 @@ for connections in options.connections {
     let same = stored == expected && ok == documents.count
     let commits = commitsPerThousand(log: work + "/log-\(connections)").map { String(format: "%.1f", $0) } ?? "?"
     let row = String(
-        format: "| %d | %d | %.1f | %.0f | %.0f | %@ | %.2f | %.2f | %.2f | %.2f | %@ |", connections, documents.count,
-        seconds, Double(documents.count) / seconds, steadyRate(results.answered, from: started, to: ended), commits,
-        percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!, current,
+        format: "| %d | %d | %.1f | %.0f | %.0f | %@ | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f%% | %@ |", connections,
+        documents.count, seconds, Double(documents.count) / seconds, steadyRate(results.answered, from: started, to: ended),
+        commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!, current, cpuPerNotification, commitBusy,
         same
             ? "\(stored.0) notifications, as `import` (none lost or doubled)"
             : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
@@ -348,10 +372,12 @@ if let output = options.output {
         200 is from the request's first byte to the whole response. Every 200 is a durable commit (`synchronous = FULL`). \
         "steady/s" counts the answers between 10% and 90% of the run's time; "commits per 1,000" is the listener's group \
         commits per 1,000 requests, from its log; "current after" is the seconds from the last 200 until nothing the \
-        stream touched is left to derive (every report and pane shows all of it).
+        stream touched is left to derive (every report and pane shows all of it); "listener CPU ms each" is the \
+        listener's CPU time (every thread, from /proc) over the posting divided by the notifications, and "commit thread \
+        on CPU" the share of the posting's wall time its committing thread ran.
 
-        | connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | store |
-        |---|---|---|---|---|---|---|---|---|---|---|
+        | connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | listener CPU ms each | commit thread on CPU | store |
+        |---|---|---|---|---|---|---|---|---|---|---|---|---|
         \(rows.joined(separator: "\n"))
 
         """

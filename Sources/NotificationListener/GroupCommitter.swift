@@ -1,5 +1,6 @@
 import Foundation
 import SubscriberStore
+import ThreadKit
 
 /// Commits the documents of concurrent requests together: one thread holds the store's writing
 /// connection, takes every document waiting, writes them in ONE durable transaction
@@ -75,8 +76,10 @@ public final class GroupCommitter: @unchecked Sendable {
         self.derivationBudget = derivationBudget
         self.onDerivationError = onDerivationError
         done.enter()
-        let thread = Thread { [self] in run() }
-        thread.name = "subdash.listen.commit"
+        let thread = Thread { [self] in
+            nameCurrentThread("subdash-commit")
+            run()
+        }
         thread.start()
     }
 

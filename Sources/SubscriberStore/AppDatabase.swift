@@ -220,6 +220,7 @@ public final class BackgroundCheckpoints: Sendable {
         connection = try DatabaseQueue(path: path, configuration: config)
         done.enter()
         Thread.detachNewThread { [self] in
+            nameCurrentThread("subdash-ckpt")
             while stopRequest.receive(before: Date(timeIntervalSinceNow: interval)) == nil {
                 // Busy or failed: the writer's own autocheckpoint remains the safety net.
                 _ = try? connection.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
