@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "SubscriberStoreTests",
             dependencies: [
-                "TestSupport", "SubscriberStore", "SubscriptionModel",
+                "TestSupport", "SubscriberStore", "SubscriptionModel", "ThreadKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Schema"]),

@@ -183,11 +183,21 @@ public final class AppDatabase: Sendable {
 
     /// After an import: back to the everyday settings, and the WAL folded into the store and
     /// truncated so the store is one file of its final size.
+    ///
+    /// The truncating checkpoint waits for every reader to leave the WAL and keeps writers out
+    /// while it waits, so it takes a turn among the store's writers (``WriterTurn``): outside one,
+    /// a second import's transaction could wait behind it past SQLite's busy timeout (its reader
+    /// deriving ahead holds the checkpoint up) and fail with "database is locked". Should readers
+    /// outlast the busy timeout, the checkpoint leaves the WAL as it is: no error, the next
+    /// writer's checkpoints fold it in.
     public func finishBulkImport() throws {
+        let turn = path.flatMap { WriterTurn(storePath: $0) }
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(Self.everydayCacheKibibytes)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.everydayCheckpointPages)")
-            if path != nil { _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            guard path != nil else { return }
+            let truncate = { _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            if let turn { try turn.shortWrite(truncate) } else { try truncate() }
         }
     }
 
