@@ -118,7 +118,8 @@ func cpuSeconds(_ pid: Int32, thread: String) -> (process: Double, thread: Doubl
     }
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
     let named = tasks.filter {
-        (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) == thread
+        (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+            == thread
     }
     return (seconds("/proc/\(pid)/stat"), named.map { seconds("/proc/\(pid)/task/\($0)/stat") }.reduce(0, +))
 }
