@@ -296,15 +296,20 @@ extension AppDatabase {
         return total + (try rebuildPendingInline(chunk: chunk, progress: nil))
     }
 
-    /// One connection does everything (an in-memory store has no second one).
+    /// One connection does everything (an in-memory store has no second one). After the
+    /// pipeline, what another import left pending meanwhile; each transaction in its turn (an
+    /// import writing back to back would otherwise starve it past the busy timeout).
     private func rebuildPendingInline(chunk: Int, progress: ((Int) -> Void)?) throws -> Int {
+        let turn = path.flatMap { WriterTurn(storePath: $0) }
         var total = 0
         while true {
-            let done = try writer.write { db -> Int in
-                let ids = try Self.pendingSubscriptions(db, limit: chunk)
-                try Materializer(db).rebuild(ids)
-                try Self.clearPending(ids, db)
-                return ids.count
+            let done = try longWrite(turn) {
+                try writer.write { db -> Int in
+                    let ids = try Self.pendingSubscriptions(db, limit: chunk)
+                    try Materializer(db).rebuild(ids)
+                    try Self.clearPending(ids, db)
+                    return ids.count
+                }
             }
             total += done
             progress?(total)
