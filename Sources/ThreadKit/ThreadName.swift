@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Names the calling thread for the operating system, so `top -H`, `perf` and
 /// `/proc/PID/task/*/comm` tell a long-running thread from the pool around it (the listener's
 /// benchmark reads its commit thread's CPU time so). Foundation's `Thread.name` stays inside the
