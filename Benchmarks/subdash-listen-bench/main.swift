@@ -353,13 +353,21 @@ for connections in options.connections {
 
 if let output = options.output {
     let marker = "<!-- subdash-listen-bench -->"
+    let endMarker = "<!-- /subdash-listen-bench -->"
     var text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "# Performance\n"
-    // The section runs from the marker to the next section's heading; what follows is kept.
-    var rest = ""
+    // The tool's part runs from the marker to the end marker (in a file written before there was
+    // one: to the end of the first table after the marker); what follows, the section's
+    // hand-written history included, is kept.
+    var rest = "\n"
     if let r = text.range(of: marker) {
-        let heading = text.range(of: "\n## ", range: r.upperBound..<text.endIndex)
-        let next = heading.flatMap { text.range(of: "\n## ", range: $0.upperBound..<text.endIndex) }
-        rest = next.map { String(text[text.index(after: $0.lowerBound)...]) } ?? ""
+        let after = r.upperBound..<text.endIndex
+        if let end = text.range(of: endMarker, range: after) {
+            rest = String(text[end.upperBound...])
+        } else if let table = text.range(of: "\n|", range: after),
+            let blank = text.range(of: "\n\n", range: table.lowerBound..<text.endIndex)
+        {
+            rest = String(text[blank.lowerBound...])
+        }
         text = String(text[..<r.lowerBound])
     }
     let date = ISO8601DateFormatter().string(from: Date())
@@ -380,8 +388,8 @@ if let output = options.output {
         | connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | listener CPU ms each | commit thread on CPU | store |
         |---|---|---|---|---|---|---|---|---|---|---|---|---|
         \(rows.joined(separator: "\n"))
-
+        \(endMarker)
         """
-    if !rest.isEmpty { text += "\n" + rest }
+    text += rest
     try! text.write(toFile: output, atomically: true, encoding: .utf8)
 }
