@@ -191,7 +191,7 @@ public final class AppDatabase: Sendable {
     /// outlast the busy timeout, the checkpoint leaves the WAL as it is: no error, the next
     /// writer's checkpoints fold it in.
     public func finishBulkImport() throws {
-        let turn = path.flatMap { WriterTurn(storePath: $0) }
+        let turn = writerTurn()
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(Self.everydayCacheKibibytes)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.everydayCheckpointPages)")

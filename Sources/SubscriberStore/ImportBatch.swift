@@ -202,7 +202,7 @@ extension AppDatabase {
         documentsPerTransaction: Int, next: () throws -> [IncomingDocument]?,
         onChunk: (BatchResult) -> Void
     ) throws {
-        let turn = path.flatMap { WriterTurn(storePath: $0) }
+        let turn = writerTurn()
         try writer.writeWithoutTransaction { db in
             var versions = WrittenVersions()
             var chunk = try next()
@@ -242,13 +242,15 @@ extension AppDatabase {
         chunk: Int = 2000, deferIndexesFrom: Int = DerivedIndexes.deferFrom,
         progress: ((Int) -> Void)? = nil
     ) throws -> Int {
-        guard let pool = writer as? DatabasePool else { return try rebuildPendingInline(chunk: chunk, progress: progress) }
+        guard let pool = writer as? DatabasePool else {
+            return try rebuildPendingInline(chunk: chunk, turn: writerTurn(), progress: progress)
+        }
         // The pending ids when the rebuild starts, 8 bytes each (docs/performance.md, "An import's
         // memory"); each chunk is made into strings when its turn comes.
         let pending = try pool.read { db in try SubscriptionIdList.pending(db) }
         guard !pending.isEmpty else { return 0 }
         let chunks = pending.chunks(of: chunk)
-        let turn = path.flatMap { WriterTurn(storePath: $0) }
+        let turn = writerTurn()
         let startVersion = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         if pending.count >= deferIndexesFrom {
             try longWrite(turn) { try pool.write { db in try DerivedIndexes.drop(db) } }
@@ -293,14 +295,13 @@ extension AppDatabase {
             progress?(total)
         }
         _ = ahead.wait()
-        return total + (try rebuildPendingInline(chunk: chunk, progress: nil))
+        return total + (try rebuildPendingInline(chunk: chunk, turn: turn, progress: nil))
     }
 
     /// One connection does everything (an in-memory store has no second one). After the
     /// pipeline, what another import left pending meanwhile; each transaction in its turn (an
     /// import writing back to back would otherwise starve it past the busy timeout).
-    private func rebuildPendingInline(chunk: Int, progress: ((Int) -> Void)?) throws -> Int {
-        let turn = path.flatMap { WriterTurn(storePath: $0) }
+    private func rebuildPendingInline(chunk: Int, turn: WriterTurn?, progress: ((Int) -> Void)?) throws -> Int {
         var total = 0
         while true {
             let done = try longWrite(turn) {
@@ -316,6 +317,10 @@ extension AppDatabase {
             if done < chunk { return total }
         }
     }
+
+    /// The store's turns among its writers (``WriterTurn``; its lock files are created): nil in
+    /// memory, or where the lock files cannot be opened.
+    func writerTurn() -> WriterTurn? { path.flatMap { WriterTurn(storePath: $0) } }
 
     /// One transaction of an import, in its turn among the store's writers (``WriterTurn``).
     private func longWrite<T>(_ turn: WriterTurn?, _ body: () throws -> T) rethrows -> T {
