@@ -894,6 +894,18 @@ extension AppDatabase {
                     BEGIN SELECT RAISE(ABORT, 'runs are replaced, never updated (cohortStepDay and ltvMemberDay count them)'); END;
                     """)
         }
+        migrator.registerMigration("v20 refunds of upgraded periods") { db in
+            // A period Apple reports as refunded (a revocation reason, or revocationType
+            // REFUND_FULL/REFUND_PRORATED) is a refund even when an upgrade cut it: its
+            // subscriptions are derived again once the schema is complete.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                        SELECT DISTINCT originalTransactionId FROM "transaction"
+                        WHERE revocationDate IS NOT NULL
+                            AND (revocationReason IS NOT NULL OR revocationType IN ('REFUND_FULL', 'REFUND_PRORATED'))
+                    """)
+        }
         return migrator
     }
 

@@ -17,7 +17,8 @@ public struct Period: Hashable, Sendable, Codable {
     public var revocationDate: Instant?
     public var offerKind: OfferKind
     public var isFree: Bool
-    /// A revoked period of a purchased subscription that was not cut short by an upgrade.
+    /// A revoked period of a purchased subscription that was not cut short by an upgrade, or that
+    /// Apple reports as refunded even though an upgrade cut it (`TransactionFact.isReportedRefund`).
     public var isRefunded: Bool
     /// A revoked period of a family-shared subscription that was not cut short by an upgrade: the
     /// family member lost access (sharing turned off, left the family, purchaser refunded); nobody
@@ -76,7 +77,7 @@ public struct Period: Hashable, Sendable, Codable {
     /// column are both this.
     public var countsForRetention: Bool { isPaid && !isCutByUpgrade }
 
-    /// Revoked and not cut by an upgrade: a refund or a sharing revocation.
+    /// A refund or a sharing revocation.
     public var isRevoked: Bool { isRefunded || isSharingRevoked }
 
     /// Whether `t` lies in `[start, end)`.

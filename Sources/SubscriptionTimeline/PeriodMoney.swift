@@ -24,8 +24,8 @@ public struct PeriodMoney: Hashable, Sendable, Codable {
     /// What the refund returned: the price, or its `revocationPercentage` share when
     /// `REFUND_PRORATED`. Nil when not refunded or unpriced.
     public var refundAmount: Int64?
-    /// When a charged period cut by an upgrade was cut: its `revocationDate`, else the next
-    /// period's start. Nil when it has neither.
+    /// When a charged period cut by an upgrade (and not refunded) was cut: its `revocationDate`,
+    /// else the next period's start. Nil when it has neither.
     public var creditAt: Instant?
     /// The unused share of the price of a period cut by an upgrade. Nil when none, or unpriced.
     public var upgradeCredit: Int64?
@@ -97,7 +97,10 @@ extension SubscriptionTimeline {
                     m.refundAmount = min(max(amount, 0), price)
                 }
             }
-            if p.isCutByUpgrade, let cut = p.revocationDate ?? (i + 1 < periods.count ? periods[i + 1].start : nil) {
+            // A refund of a period an upgrade cut returns the refund, not a credit besides.
+            if p.isCutByUpgrade, !p.isRefunded,
+                let cut = p.revocationDate ?? (i + 1 < periods.count ? periods[i + 1].start : nil)
+            {
                 m.creditAt = cut
                 if let price = m.price {
                     let length = p.expiresDate.milliseconds - p.start.milliseconds

@@ -77,9 +77,11 @@ struct TimelineDerivation {
                 end = min(end, n)
                 if d.uncutEnd.milliseconds - n.milliseconds > Self.tolerance { cut = true }
             }
-            let revoked = f.revocationDate != nil && !cut
+            // A refund: revoked and not cut by an upgrade, or reported by Apple as a refund even
+            // when an upgrade cut it (docs/metrics.md, "Periods"). A cut period stays cut.
             let shared = ownership == .familyShared
-            let refunded = revoked && !shared
+            let revoked = f.revocationDate != nil && !cut
+            let refunded = f.revocationDate != nil && !shared && (!cut || f.isReportedRefund)
             periods.append(
                 Period(
                     transactionId: f.transactionId, webOrderLineItemId: f.webOrderLineItemId, productId: f.productId,
@@ -190,7 +192,9 @@ struct TimelineDerivation {
                 c = .billingRecovery
                 failures[f].recoveryTransactionId = cur.transactionId
                 failures[f].recoveryStart = cur.start
-            } else if !Self.endedByRevocation(prev), cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance {
+            } else if !Self.endedByRevocation(prev, nextStart: cur.start),
+                cur.start.milliseconds - prev.end.milliseconds <= Self.tolerance
+            {
                 if prev.isCutByUpgrade || cur.productId != prev.productId {
                     c = .productChange
                 } else if cur.offerKind == .standard && prev.offerKind != .standard {
@@ -211,8 +215,11 @@ struct TimelineDerivation {
     /// "Classes of periods and runs"): its revocation took the access away. A refund (or sharing
     /// revocation) dated after the period had ended (at its expiry, or when the next period
     /// started) is still one, but the subscriber had already renewed: it does not end the run.
-    static func endedByRevocation(_ p: Period) -> Bool {
+    /// A refund of a period an upgrade cut ends the run only when it came before the period that
+    /// replaced it began; otherwise the period stays cut by the upgrade for the classes.
+    static func endedByRevocation(_ p: Period, nextStart: Instant) -> Bool {
         guard p.isRevoked, let r = p.revocationDate else { return false }
+        if p.isCutByUpgrade { return r < nextStart }
         return r <= p.end
     }
 

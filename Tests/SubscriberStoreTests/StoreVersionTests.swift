@@ -242,6 +242,42 @@ import Testing
         #expect(money == ["p1 9990 EUR 9990", "p2 - - -"])
     }
 
+    /// A store from before Apple-reported refunds won over upgrade cuts (v19): the subscriptions
+    /// holding a transaction Apple reports as refunded are derived again, so the upgraded period
+    /// of Apple's `signedTransactionWithRevocation` (10.99 USD, REFUND_PRORATED 50 %) returns a
+    /// refund of 5.495 and no credit.
+    @Test func subscriptionsWithReportedRefundsAreDerivedAgain() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v19 no runs counted by end day")
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                            revocationDate, revocationReason, isUpgraded, environment, price, currency, revocationType,
+                            revocationPercentage, signedDate, rank)
+                        VALUES ('23456', '12345', 'p', 1698148900000, 1698149000000, 1698148950000, 1, 1, 'Production', 10990,
+                            'USD', 'REFUND_PRORATED', 50000, 1698148900000, 'r');
+                        INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                            runCount, billingFailureCount)
+                        VALUES ('12345', 'Production', 'p', 1698148900000, 1698148900000, 1, 1, 0);
+                        """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let money = try store.writer.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT transactionId || ' ' || isPaid || ' ' || IFNULL(refundAmount, '-') || ' ' || IFNULL(upgradeCredit, '-')
+                    FROM periodMoney
+                    """)
+        }
+        #expect(money == ["23456 0 5495 -"])
+    }
+
     /// A store from before realized LTV's kept sums (v16), holding SampleData: brought up to date,
     /// it is the store a clean import makes, table for table (the runs derived again fill the sums
     /// and the cohort counts, nothing counted twice).

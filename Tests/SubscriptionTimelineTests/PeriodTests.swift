@@ -58,6 +58,54 @@ import Testing
         #expect(tl.runs[0].paidPeriodStarts == [t("2024-01-10")])
     }
 
+    /// docs/metrics.md "Periods": Apple's word that a revoked period was refunded (a revocation
+    /// reason, v1 `cancellation_reason`, or `revocationType` REFUND_FULL/REFUND_PRORATED) wins over
+    /// an upgrade cut: a refund of the refund amount and no credit, and a period still cut by the
+    /// upgrade for the classes (the upgrade's period began at the refund: the run goes on).
+    @Test(
+        arguments: [
+            (1, "REFUND_PRORATED", 50_000, 5_495), (nil, "REFUND_FULL", nil, 10_990), (0, nil, nil, 10_990),
+        ] as [(Int?, String?, Int?, Int64)])
+    func aRefundAppleReportsWinsOverTheUpgradeThatCutThePeriod(
+        reason: Int?, type: String?, percentage: Int?, refund: Int64
+    ) {
+        var upgraded = tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-10", upgraded: true)
+        (upgraded.revocationReason, upgraded.revocationType, upgraded.revocationPercentage) = (reason, type, percentage)
+        (upgraded.price, upgraded.currency) = (10_990, "USD")
+        var next = tx("b", "premium", "2024-01-10", "2024-02-10")
+        (next.price, next.currency) = (19_990, "USD")
+        let tl = derive([upgraded, next])
+        #expect(tl.periods[0].isRefunded)
+        #expect(tl.periods[0].isCutByUpgrade)
+        #expect(!tl.periods[0].isPaid)
+        #expect(tl.classes() == [.activation, .productChange])
+        #expect(tl.runs.count == 1)
+        #expect(
+            tl.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-01-10T00:00:00Z refund", "2024-01-10T00:00:00Z productChange",
+                "2024-02-10T00:00:00Z expiration other",
+            ])
+        let money = tl.money(priceTable: .empty)
+        #expect(money[0].isCharged)
+        #expect(money[0].refundAmount == refund)
+        #expect(money[0].refundAt == t("2024-01-10"))
+        #expect(money[0].upgradeCredit == nil && money[0].creditAt == nil)
+        #expect(tl.paid(asOf: t("2024-01-20"), money: money) == ["USD": 10_990 - refund + 19_990])
+    }
+
+    /// Alone (Apple's `signedTransactionWithRevocation` has no period after it), the refund ends
+    /// the run: expiration reason `refund`.
+    @Test func aRefundedUpgradedPeriodWithNothingAfterItEndsItsRunByRefund() {
+        var upgraded = tx("a", "basic", "2024-01-01", "2024-02-01", revoked: "2024-01-10", upgraded: true)
+        upgraded.revocationReason = 1
+        let tl = derive([upgraded])
+        #expect(tl.periods[0].isRefunded && tl.periods[0].isCutByUpgrade)
+        #expect(
+            tl.eventList() == [
+                "2024-01-01T00:00:00Z activation", "2024-01-10T00:00:00Z refund", "2024-01-10T00:00:00Z expiration refund",
+            ])
+    }
+
     @Test func overlapOfMoreThanADayIsAnUpgradeEvenWhenRevoked() {
         // v2 never resends the upgraded transaction; here a revocation arrived anyway.
         let tl = derive([
