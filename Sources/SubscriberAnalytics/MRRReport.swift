@@ -18,7 +18,8 @@ public struct MRRReport: Sendable, Equatable {
         public var currency: String
         /// Priced subscriptions counted.
         public var subscriptions: Int
-        /// Milliunits per month, rounded once from the exact sum.
+        /// Milliunits per month, rounded once from the exact sum (of prices converted one by one
+        /// and rounded to milliunits, with `--rates`).
         public var mrr: Int64
     }
 
@@ -51,17 +52,28 @@ extension SubscriberAnalytics {
         let durations = try productDurations()
         // Counted per UTC day and month by the store: the cost does not grow with its history.
         let counts = try database.mrrCounts(at: instants, scope: scope.rows)
-        var sums = [[MRRRowKey: (subscriptions: Int, twelfths: Int64)]](repeating: [:], count: instants.count)
-        var unpriced = [Int](repeating: 0, count: instants.count)
-        for (sample, covering) in counts.enumerated() {
+        var reports: [MRRReport] = []
+        reports.reserveCapacity(instants.count)
+        for (asOf, covering) in zip(instants, counts) {
+            // Exact sums, price × twelfths of a year, rounded once at the end.
+            var sums: [MRRRowKey: (subscriptions: Int, twelfths: Int64)] = [:]
+            var unpriced = 0
             for (money, count) in covering {
                 guard let price = money.price, let currency = money.currency else {
-                    unpriced[sample] += count
+                    unpriced += count
                     continue
                 }
                 var twelfths = money.monthlyTwelfths
                 if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] {
                     twelfths = d.monthlyTwelfths
+                }
+                // Converted, each subscription's price is converted (and rounded to milliunits, as
+                // every converted amount) before it is made monthly and summed.
+                var amount = price
+                var rowCurrency = currency
+                if let rates {
+                    amount = try rates.convert(price, currency, month: asOf.month)
+                    rowCurrency = rates.target
                 }
                 let group: String? =
                     switch by {
@@ -69,34 +81,19 @@ extension SubscriberAnalytics {
                     case .product: money.productId
                     case .currency: currency
                     }
-                let key = MRRRowKey(key: group, currency: currency)
-                sums[sample][key, default: (0, 0)].subscriptions += count
-                sums[sample][key]!.twelfths += price * Int64(twelfths) * Int64(count)
+                let key = MRRRowKey(key: group, currency: rowCurrency)
+                sums[key, default: (0, 0)].subscriptions += count
+                sums[key]!.twelfths += amount * Int64(twelfths) * Int64(count)
             }
-        }
-        return try instants.enumerated().map { index, asOf in
-            var result: [MRRRowKey: MRRReport.Row] = [:]
-            for (key, sum) in sums[index] {
-                var amount = MoneyMath.scaled(sum.twelfths, by: 1, over: 12)
-                var currency = key.currency
-                if let rates {
-                    guard let rate = rates.rate(key.currency, month: asOf.month) else {
-                        throw AnalyticsError(
-                            "no rate for \(key.currency) in \(asOf.month) (add a `\(key.currency),rate` or `\(key.currency),\(asOf.month),rate` row to the rates file)"
-                        )
-                    }
-                    amount = MoneyMath.scaled(sum.twelfths, by: rate.numerator, over: rate.denominator * 12)
-                    currency = rates.target
-                }
-                let merged = MRRRowKey(key: key.key, currency: currency)
-                var row = result[merged] ?? MRRReport.Row(key: key.key, currency: currency, subscriptions: 0, mrr: 0)
-                row.subscriptions += sum.subscriptions
-                row.mrr += amount
-                result[merged] = row
+            let rows = sums.map { key, sum in
+                MRRReport.Row(
+                    key: key.key, currency: key.currency, subscriptions: sum.subscriptions,
+                    mrr: MoneyMath.scaled(sum.twelfths, by: 1, over: 12))
             }
-            let sorted = result.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
-            return MRRReport(asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced[index], rows: sorted)
+            let sorted = rows.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
+            reports.append(MRRReport(asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced, rows: sorted))
         }
+        return reports
     }
 }
 

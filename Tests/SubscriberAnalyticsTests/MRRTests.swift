@@ -58,6 +58,29 @@ import Testing
         #expect(usd.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 5 47825"])
     }
 
+    /// docs/metrics.md "MRR": converted, each subscription's price is converted and rounded to
+    /// milliunits before it is made monthly and summed. Three weekly subscribers at 1.99 EUR with
+    /// EUR at 1.0833 USD, and one monthly at 9.99 USD: 1.99 EUR is 2.155767 → 2.156 USD, and
+    /// 3 × 2.156 × 52 / 12 = 28.028; with 9.99, 38.018 USD. (Converting the euros' monthly sum
+    /// instead, 3 × 1.99 × 52 / 12 × 1.0833 = 28.02497… → 28.025, gives 38.015.)
+    @Test func eachPriceIsConvertedAndRoundedBeforeItIsMadeMonthly() throws {
+        var b = StoreBuilder()
+        for s in ["A", "B", "C"] { b.charge(s, s + "1", "2025-06-10", "2025-06-17", 1990, "EUR", product: "pro.weekly") }
+        b.charge("M", "M1", "2025-06-01", "2025-07-01", 9990, "USD", product: "pro.monthly")
+        let analytics = try b.build()
+        let rates = try CurrencyRates(target: "USD", csv: "currency,rate\nEUR,1.0833\n", source: "r.csv")
+        let total = try analytics.mrr(asOf: day("2025-06-15"), rates: rates)
+        #expect(total.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["USD 4 38018"])
+        let byCurrency = try analytics.mrr(asOf: day("2025-06-15"), by: .currency, rates: rates)
+        #expect(
+            byCurrency.rows.map { "\($0.key!) \($0.currency) \($0.subscriptions) \($0.mrr)" } == [
+                "EUR USD 3 28028", "USD USD 1 9990",
+            ])
+        // Unconverted, the euros stay exact: 3 × 1.99 × 52 / 12 = 25.870.
+        #expect(
+            try analytics.mrr(asOf: day("2025-06-15")).rows.map { "\($0.currency) \($0.mrr)" } == ["EUR 25870", "USD 9990"])
+    }
+
     /// `--by currency` with conversion: each currency's share of the total (8.99 EUR × 1.1 = 9.889
     /// USD); MRR at several instants at once is MRR at each.
     @Test func byCurrencyAndSeveralInstantsAtOnce() throws {
