@@ -2,8 +2,8 @@ import Foundation
 
 /// subdash's configuration file, `$XDG_CONFIG_HOME/subdash/config.toml` (else
 /// `~/.config/subdash/config.toml`). It is TOML, of which subdash reads the simple part it needs:
-/// `# comments`, `[section]` headers and `key = "string"` (or `'literal'`) lines. The credentials
-/// live in the `[appstore]` section:
+/// `# comments`, `[section]` headers and `key = "string"` (or `'literal'`) lines, ended by LF or
+/// CRLF (as an editor on Windows saves them). The credentials live in the `[appstore]` section:
 ///
 ///     [appstore]
 ///     issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
@@ -34,7 +34,9 @@ public struct ConfigFile: Sendable, Equatable {
     public init(parsing text: String, name: String) throws(AppStoreAPIError) {
         var values: [String: String] = [:]
         var section = ""
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By newline characters, not by "\n": in a Swift string "\r\n" is one character, so a file
+        // with CRLF endings split on "\n" would be one line.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             func fail(_ why: String) -> AppStoreAPIError { AppStoreAPIError("\(name):\(index + 1): \(why)") }
@@ -81,5 +83,26 @@ public struct ConfigFile: Sendable, Equatable {
             values[section.isEmpty ? key : section + "." + key] = value
         }
         self.values = values
+    }
+
+    /// Why the file gives none of `keys` in `[section]` (an empty value counts as unset), or nil
+    /// when it gives at least one: "it has no [appstore] section (it has [app_store])".
+    public func nothingUsable(section: String, keys: [String]) -> String? {
+        let prefix = section + "."
+        if keys.contains(where: { values[prefix + $0].map { !$0.isEmpty } ?? false }) { return nil }
+        let known = keys.joined(separator: ", ")
+        let inSection = values.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
+        if !inSection.isEmpty {
+            let empty = inSection.filter { keys.contains($0) }
+            if !empty.isEmpty { return "its [\(section)] section leaves \(empty.joined(separator: ", ")) empty" }
+            return "its [\(section)] section sets none of \(known) (it sets \(inSection.joined(separator: ", ")))"
+        }
+        let outside = values.keys.filter { !$0.contains(".") }.sorted()
+        let sections = Set(values.keys.compactMap { key in key.firstIndex(of: ".").map { String(key[..<$0]) } }).sorted()
+        var found: [String] = []
+        if !outside.isEmpty { found.append("\(outside.joined(separator: ", ")) before any section") }
+        if !sections.isEmpty { found.append(sections.map { "[\($0)]" }.joined(separator: ", ")) }
+        if found.isEmpty { return "it sets nothing (no [\(section)] section with \(known))" }
+        return "it has no [\(section)] section (it has \(found.joined(separator: " and ")))"
     }
 }

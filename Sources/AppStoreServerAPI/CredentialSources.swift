@@ -30,6 +30,14 @@ public struct CredentialSources: Sendable {
             environment: try environmentNamed(value("SUBDASH_API_ENVIRONMENT"), from: "SUBDASH_API_ENVIRONMENT"))
     }
 
+    /// The keys of the configuration file's `[appstore]` section.
+    public static let configKeys = ["issuer_id", "key_id", "bundle_id", "private_key", "environment"]
+
+    /// Why the configuration file gives no credential at all, or nil when it gives one.
+    public static func nothingUsable(in file: ConfigFile) -> String? {
+        file.nothingUsable(section: "appstore", keys: configKeys)
+    }
+
     public static func fromConfig(_ file: ConfigFile, path: String) throws(AppStoreAPIError) -> CredentialSources {
         func value(_ key: String) -> String? { file.values["appstore." + key].flatMap { $0.isEmpty ? nil : $0 } }
         var keyPath = value("private_key")

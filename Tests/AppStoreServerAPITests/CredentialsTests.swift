@@ -86,4 +86,34 @@ import Testing
         #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/subdash/config.toml")
         #expect(ConfigFile.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/subdash/config.toml")
     }
+
+    @Test func crlfLineEndingsAreLineEndings() throws {
+        let text = "# Windows\r\n[appstore]\r\nissuer_id = \"i\"\r\nkey_id = 'k'   # the key\r\n\r\nenvironment = \"sandbox\"\r\n"
+        let file = try ConfigFile(parsing: text, name: "config.toml")
+        #expect(file.values == ["appstore.issuer_id": "i", "appstore.key_id": "k", "appstore.environment": "sandbox"])
+        #expect(throws: AppStoreAPIError("config.toml:3: the value of key_id must be a quoted string")) {
+            try ConfigFile(parsing: "[appstore]\r\n\r\nkey_id = k\r\n", name: "config.toml")
+        }
+    }
+
+    @Test(
+        arguments: [
+            ("", "it sets nothing (no [appstore] section with issuer_id, key_id, bundle_id, private_key, environment)"),
+            (
+                "# only a comment\n",
+                "it sets nothing (no [appstore] section with issuer_id, key_id, bundle_id, private_key, environment)"
+            ),
+            ("[App Store]\nkey_id = \"k\"\n", "it has no [appstore] section (it has [App Store])"),
+            ("key_id = \"k\"\n", "it has no [appstore] section (it has key_id before any section)"),
+            (
+                "[appstore]\nissuerId = \"i\"\nkeyid = \"k\"\n",
+                "its [appstore] section sets none of issuer_id, key_id, bundle_id, private_key, environment (it sets issuerId, keyid)"
+            ),
+            ("[appstore]\nkey_id = \"\"\n", "its [appstore] section leaves key_id empty"),
+            ("[appstore]\nenvironment = \"sandbox\"\n", nil),
+        ] as [(String, String?)])
+    func aConfigFileThatGivesNothingSaysWhy(text: String, why: String?) throws {
+        let file = try ConfigFile(parsing: text, name: "config.toml")
+        #expect(CredentialSources.nothingUsable(in: file) == why)
+    }
 }
