@@ -1,3 +1,4 @@
+import AppStorePayloads
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -19,23 +20,31 @@ public enum AppStoreServerEnvironment: String, Sendable, CaseIterable {
 /// `Retry-After`, 5xx, timeouts and dropped connections retried with backoff (`RetryPolicy`),
 /// 401 and 404 turned into messages that say what to check. Bodies come back as bytes: what is
 /// fetched is stored through the import path as it came.
+///
+/// Every attempt is timed whole, from the connection to the body's last byte: a server that sends
+/// its headers at once and then trickles the body is timed out like one that never answers. A body
+/// over `maxDocumentBytes` is not read further (``FetchedPage/tooLarge(byteCount:reason:)``), as a file's
+/// document over `--max-document-bytes` is rejected without being held.
 public final class AppStoreServerClient: Sendable {
     let credentials: AppStoreCredentials
     let baseURL: String
     let retry: RetryPolicy
     let requestTimeout: Int64
+    let maxDocumentBytes: Int
     let http: HTTPClient
     /// Told before each retry (the progress line says why it waits).
     let onRetry: @Sendable (String) -> Void
 
     public init(
         credentials: AppStoreCredentials, baseURL: String, retry: RetryPolicy = RetryPolicy(),
-        requestTimeoutSeconds: Int = 30, onRetry: @escaping @Sendable (String) -> Void = { _ in }
+        requestTimeoutSeconds: Int = 30, maxDocumentBytes: Int = DocumentReader.defaultSizeLimit,
+        onRetry: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.credentials = credentials
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.retry = retry
         self.requestTimeout = Int64(requestTimeoutSeconds)
+        self.maxDocumentBytes = maxDocumentBytes
         self.onRetry = onRetry
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(Int64(requestTimeoutSeconds)))
@@ -47,9 +56,9 @@ public final class AppStoreServerClient: Sendable {
     /// For a caller outside any task (the dashboard's run loop ends on its own thread).
     public func syncShutdown() { try? http.syncShutdown() }
 
-    /// Sends one request (and its retries) and returns the body of the 200.
+    /// Sends one request (and its retries) and returns the body of the 200, or why it was not read.
     public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil) async throws
-        -> Data
+        -> FetchedPage
     {
         var url = baseURL + path
         if !query.isEmpty {
@@ -66,14 +75,9 @@ public final class AppStoreServerClient: Sendable {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(bytes: body))
             }
-            let status: HTTPResponseStatus
-            let headers: HTTPHeaders
-            let bytes: Data
+            let answer: Answer
             do {
-                let response = try await http.execute(request, timeout: .seconds(requestTimeout))
-                status = response.status
-                headers = response.headers
-                bytes = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
+                answer = try await exchange(request)
             } catch {
                 guard attempt < retry.maxAttempts, Self.isTransient(error) else {
                     throw AppStoreAPIError(
@@ -86,9 +90,13 @@ public final class AppStoreServerClient: Sendable {
                 attempt += 1
                 continue
             }
+            let (status, headers) = (answer.status, answer.headers)
+            // An error's body only serves for Apple's message: one too large to read has none.
+            let bytes = answer.body ?? Data()
             switch status.code {
             case 200..<300:
-                return bytes
+                if let tooLarge = answer.tooLarge { return .tooLarge(byteCount: tooLarge.byteCount, reason: tooLarge.reason) }
+                return .body(bytes)
             case 429:
                 let wait = RetryPolicy.retryAfterSeconds(headers.first(name: "Retry-After")) ?? retry.backoff(retry: attempt)
                 guard attempt < retry.maxAttempts, wait <= retry.maxRetryAfter else {
@@ -121,6 +129,62 @@ public final class AppStoreServerClient: Sendable {
             }
             attempt += 1
         }
+    }
+
+    /// What one attempt got: the status, the headers, and the body (nil, with its size and the
+    /// reason, when it was over `maxDocumentBytes`).
+    struct Answer: Sendable {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: Data?
+        var tooLarge: (byteCount: Int, reason: String)?
+    }
+
+    /// One attempt, timed whole: the connection, the head and every byte of the body must arrive
+    /// within `requestTimeout` (AsyncHTTPClient's own deadline ends with the head, and its read
+    /// timeout is per read, so a body trickled a byte at a time would never end). Past it the
+    /// request is cancelled and the attempt fails as a timeout.
+    func exchange(_ request: HTTPClientRequest) async throws -> Answer {
+        let (http, seconds, limit) = (http, requestTimeout, maxDocumentBytes)
+        return try await withThrowingTaskGroup(of: Answer?.self) { group in
+            group.addTask {
+                let response = try await http.execute(request, timeout: .seconds(seconds))
+                var answer = Answer(status: response.status, headers: response.headers)
+                if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                    answer.tooLarge = (length, Self.overLimit(length, known: true, limit: limit))
+                    return answer
+                }
+                var buffer = ByteBuffer()
+                for try await var chunk in response.body {
+                    // Leaving the loop drops the rest: AsyncHTTPClient cancels the request.
+                    let count = buffer.readableBytes + chunk.readableBytes
+                    guard count <= limit else {
+                        answer.tooLarge = (count, Self.overLimit(count, known: false, limit: limit))
+                        return answer
+                    }
+                    buffer.writeBuffer(&chunk)
+                }
+                answer.body = Data(buffer.readableBytesView)
+                return answer
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else { throw HTTPClientError.deadlineExceeded }
+            return answer
+        }
+    }
+
+    /// "document is 52428800 bytes, over the 16 MiB limit", as a file's document over the limit is
+    /// rejected; when the server did not say how long the body is, how much arrived before subdash
+    /// stopped reading.
+    static func overLimit(_ count: Int, known: Bool, limit: Int) -> String {
+        let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+        return known
+            ? "document is \(count) bytes, over the \(shown) limit (--max-document-bytes); not read"
+            : "document is over the \(shown) limit (--max-document-bytes); stopped reading it after \(count) bytes"
     }
 
     /// `: message (errorCode N)` from Apple's error body, when there is one.
@@ -168,6 +232,15 @@ public final class AppStoreServerClient: Sendable {
         allowed.insert(charactersIn: "-._~")
         return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
     }
+}
+
+/// One answer of the App Store Server API, as a page walker hands it on.
+public enum FetchedPage: Sendable, Equatable {
+    /// The bytes Apple sent, to be stored as they came.
+    case body(Data)
+    /// A body over the client's `maxDocumentBytes`, not read further: its length when the server
+    /// gave one, else the bytes read before stopping (fewer than it has); the reason says which.
+    case tooLarge(byteCount: Int, reason: String)
 }
 
 /// Missing or unusable credentials (never showing the key) or a failed request, said so a person

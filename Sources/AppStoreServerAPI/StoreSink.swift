@@ -24,6 +24,20 @@ public final class StoreSink: Sendable {
         importer = Importer.appStore(database: database, verifier: verifier, report: { _ in })
     }
 
+    /// Stores a page: its bytes through the import path, or, for a page too large to read, a
+    /// rejected document with the reason (as a file's document over the size limit is recorded).
+    public func store(_ page: FetchedPage, source: String) throws -> Stored {
+        switch page {
+        case .body(let body):
+            return try store(body, source: source)
+        case .tooLarge(let byteCount, let reason):
+            let document = IncomingDocument(
+                sha256: Importer.sha256Hex(Data((source + reason).utf8)), source: source, byteCount: byteCount, body: nil,
+                content: .rejected(reason: reason))
+            return Stored(result: try database.apply([document]), rejection: reason)
+        }
+    }
+
     public func store(_ body: Data, source: String) throws -> Stored {
         let document = importer.incoming(body, source: source)
         let result = try database.apply([document])

@@ -1,3 +1,4 @@
+import AppStorePayloads
 import AppStoreServerAPI
 import ArgumentParser
 import Foundation
@@ -12,8 +13,12 @@ struct Fetch: AsyncParsableCommand {
             Credentials: --issuer-id, --key-id, --bundle-id and --private-key (the .p8 file, which must not be \
             readable by group or others), else SUBDASH_ISSUER_ID, SUBDASH_KEY_ID, SUBDASH_BUNDLE_ID and \
             SUBDASH_PRIVATE_KEY, else the [appstore] section of $XDG_CONFIG_HOME/subdash/config.toml \
-            (see the README, "Credentials"). Each page is stored as it arrives. 429 waits for Retry-After; \
-            5xx and timeouts are retried with backoff. Exit status: 0 ok, 1 a request failed or a page was rejected.
+            (see the README, "Credentials"). The first line names the server the requests (and the bearer \
+            token) go to: Apple's, or --api-base / SUBDASH_API_BASE, which must be https (plain http only to \
+            loopback). Each page is stored as it arrives; a page over --max-document-bytes is rejected unread. \
+            429 waits for Retry-After; 5xx and timeouts (30 s for a whole answer) are retried with backoff; \
+            pages that repeat a token already followed stop the fetch. Exit status: 0 ok, 1 a request failed \
+            or a page was rejected, 2 usage (credentials, the server's URL).
             """,
         subcommands: [History.self, Statuses.self, Notifications.self, TestNotification.self])
 }
@@ -26,11 +31,33 @@ struct APIOptions: ParsableArguments {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle id.") var bundleId: String?
     @Option(name: .customLong("private-key"), help: "The .p8 private key file (mode 600).") var privateKey: String?
     @Flag(help: "Use the sandbox environment's server.") var sandbox = false
-    @Option(name: .customLong("api-base"), help: "Another base URL (a test server).") var apiBase: String?
+    @Option(
+        name: .customLong("api-base"),
+        help: """
+            Another server (a test server; also SUBDASH_API_BASE). It gets the bearer token: https only, \
+            plain http only to loopback (127.0.0.1, ::1, localhost).
+            """)
+    var apiBase: String?
     @Option(help: "The configuration file (default: $XDG_CONFIG_HOME/subdash/config.toml).") var config: String?
+    @Option(
+        name: .customLong("max-document-bytes"),
+        help: "A page larger than this many bytes is rejected unread (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
+    var maxDocumentBytes = DocumentReader.defaultSizeLimit
 
-    func client(onRetry: @escaping @Sendable (String) -> Void) throws -> AppStoreServerClient {
-        do {
+    func validate() throws {
+        if maxDocumentBytes < 1 { throw ValidationError("--max-document-bytes must be at least 1") }
+    }
+
+    /// The client, the server it talks to and what to tell the user about the configuration.
+    struct Connection {
+        var client: AppStoreServerClient
+        var base: APIBase
+        /// Warnings: a configuration file that gives nothing usable.
+        var notes: [String]
+    }
+
+    func connection(onRetry: @escaping @Sendable (String) -> Void) throws -> Connection {
+        do throws(AppStoreAPIError) {
             let env = ProcessInfo.processInfo.environment
             var sources = [
                 CredentialSources(
@@ -38,17 +65,34 @@ struct APIOptions: ParsableArguments {
                     environment: sandbox ? .sandbox : nil),
                 try CredentialSources.fromEnvironment(env),
             ]
+            var notes: [String] = []
             if let path = config ?? ConfigFile.defaultPath(environment: env),
                 config != nil || FileManager.default.fileExists(atPath: path)
             {
-                sources.append(try CredentialSources.fromConfig(try ConfigFile(contentsOf: path), path: path))
+                let file = try ConfigFile(contentsOf: path)
+                if let why = CredentialSources.nothingUsable(in: file) {
+                    notes.append("\(path) gives no App Store Server API setting: \(why)")
+                }
+                sources.append(try CredentialSources.fromConfig(file, path: path))
             }
             let merged = CredentialSources.merged(sources)
-            let credentials = try merged.credentials()
-            let base =
-                apiBase ?? env["SUBDASH_API_BASE"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? (merged.environment ?? .production).baseURL
-            return AppStoreServerClient(credentials: credentials, baseURL: base, onRetry: onRetry)
+            let credentials: AppStoreCredentials
+            do throws(AppStoreAPIError) {
+                credentials = try merged.credentials()
+            } catch {
+                throw AppStoreAPIError(([error.message] + notes.map { "(\($0))" }).joined(separator: " "))
+            }
+            let base: APIBase
+            if let apiBase {
+                base = try APIBase(apiBase, source: "--api-base")
+            } else if let variable = env["SUBDASH_API_BASE"], !variable.isEmpty {
+                base = try APIBase(variable, source: "SUBDASH_API_BASE")
+            } else {
+                base = APIBase(environment: merged.environment ?? .production)
+            }
+            let client = AppStoreServerClient(
+                credentials: credentials, baseURL: base.url, maxDocumentBytes: maxDocumentBytes, onRetry: onRetry)
+            return Connection(client: client, base: base, notes: notes)
         } catch {
             throw CLIError(error.message, code: 2)
         }
@@ -64,14 +108,23 @@ final class FetchRun {
     var rejected = 0
     var totals = BatchResult()
 
+    /// Says first which server it talks to (the bearer token goes there).
     init(store: StoreOptions, verification: VerificationOptions, api: APIOptions) throws {
         let progress = FetchProgress()
         self.progress = progress
-        sink = StoreSink(database: try store.open(), verifier: try verification.verifier())
-        client = try api.client(onRetry: { progress.show($0) })
+        let connection = try api.connection(onRetry: { progress.show($0) })
+        client = connection.client
+        printError("fetch: App Store Server API at \(connection.base.url) (\(connection.base.source))")
+        for note in connection.notes { printError("warning: " + note) }
+        do {
+            sink = StoreSink(database: try store.open(), verifier: try verification.verifier())
+        } catch {
+            client.syncShutdown()
+            throw error
+        }
     }
 
-    func store(_ body: Data, source: String) throws -> StoreSink.Stored {
+    func store(_ body: FetchedPage, source: String) throws -> StoreSink.Stored {
         let stored = try sink.store(body, source: source)
         totals.add(stored.result)
         if let reason = stored.rejection {
@@ -231,14 +284,20 @@ extension Fetch {
                 run.progress.show("fetch test-notification: requested; waiting for Apple's send attempt")
                 let deadline = Date().addingTimeInterval(Double(wait))
                 while true {
-                    var body: Data?
+                    var page: FetchedPage?
                     do {
-                        body = try await run.client.testNotificationStatus(token)
+                        page = try await run.client.testNotificationStatus(token)
                     } catch let error as AppStoreAPIError where error.message.contains("404") {
-                        body = nil  // not sent yet
+                        page = nil  // not sent yet
                     }
-                    if let body, let attempts = TestNotificationStatus(body), !attempts.results.isEmpty {
-                        _ = try run.store(body, source: "api:test-notification")
+                    if let page, case .tooLarge = page {
+                        _ = try run.store(page, source: "api:test-notification")
+                        return
+                    }
+                    if let page, case .body(let body) = page, let attempts = TestNotificationStatus(body),
+                        !attempts.results.isEmpty
+                    {
+                        _ = try run.store(page, source: "api:test-notification")
                         run.progress.clear()
                         print(
                             "test notification \(attempts.notificationUUID ?? "?"): \(attempts.results.joined(separator: ", "))")
@@ -301,7 +360,7 @@ struct DashboardFetcher {
         let client: AppStoreServerClient
         let sink: StoreSink
         do {
-            client = try APIOptions.parse([]).client(onRetry: { _ in })
+            client = try APIOptions.parse([]).connection(onRetry: { _ in }).client
             sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")

@@ -28,6 +28,9 @@ final class FakeAppStore: Sendable {
 
     enum Scripted: Sendable {
         case status(Int, retryAfter: String? = nil, body: String = "")
+        /// A 200 whose head goes out at once and whose body follows as `count` copies of `chunk`,
+        /// `interval` apart, without a Content-Length: a slow (or endless) body.
+        case stream(chunk: String, count: Int, interval: Duration)
     }
 
     /// What the tests and the server's threads share: the requests seen, the failures queued, and
@@ -41,6 +44,7 @@ final class FakeAppStore: Sendable {
         var testNotification: String?
         var testAttempts: [String] = []
         var now: @Sendable () -> Date = { Date() }
+        var streamedChunks = 0
     }
 
     let publicKey: P256.Signing.PublicKey
@@ -95,6 +99,9 @@ final class FakeAppStore: Sendable {
 
     var requests: [Seen] { state.withLock { $0.seen } }
 
+    /// The chunks of `.stream` bodies the server managed to write (the client stopped reading the rest).
+    var streamedChunks: Int { state.withLock { $0.streamedChunks } }
+
     func script(_ responses: Scripted...) { state.withLock { $0.scripted += responses } }
 
     /// Serves on a free port while `body` runs. The server's tasks run on a thread of their own
@@ -144,6 +151,16 @@ final class FakeAppStore: Sendable {
                 var response = Self.json(code, text)
                 if let retryAfter { response.headers[.retryAfter] = retryAfter }
                 return response
+            case .stream(let chunk, let count, let interval):
+                let body = ResponseBody { [self] writer in
+                    for _ in 0..<count {
+                        try await writer.write(ByteBuffer(string: chunk))
+                        state.withLock { $0.streamedChunks += 1 }
+                        if interval > .zero { try await Task.sleep(for: interval) }
+                    }
+                    try await writer.finish(nil)
+                }
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
             }
         }
         if path.hasPrefix("/inApps/v2/history/") {

@@ -128,4 +128,151 @@ import Testing
         #expect(run.stdout == "test notification uuid-test-1: SUCCESS\n")
         #expect(fake.requests.map(\.path).contains("/inApps/v1/notifications/test"))
     }
+
+    static func credentialsEnvironment(_ key: String) -> [String: String] {
+        [
+            "SUBDASH_ISSUER_ID": FakeAppStore.issuerId, "SUBDASH_KEY_ID": FakeAppStore.keyId,
+            "SUBDASH_BUNDLE_ID": FakeAppStore.bundleId, "SUBDASH_PRIVATE_KEY": key,
+        ]
+    }
+
+    // MARK: - Every fetch ends
+
+    @Test func aRevisionThatComesBackStopsTheFetchAfterStoringItsPages() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        func page(_ transactions: [Int], revision: String) -> String {
+            let signed = transactions.map { "\"\(fake.sign(FetchTests.transaction($0)))\"" }.joined(separator: ",")
+            return
+                #"{"revision":"\#(revision)","hasMore":true,"bundleId":"\#(FakeAppStore.bundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#
+        }
+        fake.script(
+            .status(200, body: page([0, 1], revision: "A")), .status(200, body: page([2, 3], revision: "B")),
+            .status(200, body: page([4], revision: "A")), .status(200, body: page([4], revision: "B")))
+        let paths = try Self.files(key)
+        defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
+        let run = try await fake.serve { base in
+            try await Self.subdashOffThread(
+                ["fetch", "history", "1000", "--db", paths.store, "--trust-root", paths.root, "--api-base", base],
+                environment: Self.credentialsEnvironment(paths.key))
+        }
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "GET /inApps/v2/history: page 3 gives the revision 'A' that page 2 was asked with: "
+                    + "the server is sending the same pages again; stopped after 3 pages"))
+        #expect(run.stderr.contains("3 applied, 0 duplicates, 0 rejected; 1 subscription touched"))
+        #expect(fake.requests.map { $0.query["revision"] } == [nil, "A", "B"])
+    }
+
+    @Test func aPageOverMaxDocumentBytesIsRejectedUnreadAndTheFetchStops() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        let paths = try Self.files(key)
+        defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
+        let run = try await fake.serve { base in
+            try await Self.subdashOffThread(
+                [
+                    "fetch", "history", "1000", "--db", paths.store, "--trust-root", paths.root, "--api-base", base,
+                    "--max-document-bytes", "2000",
+                ], environment: Self.credentialsEnvironment(paths.key))
+        }
+        #expect(run.status == 1, "\(run.stderr)")
+        // The first page (two signed transactions, each with its certificates) is far over 2,000 bytes.
+        #expect(run.stderr.contains("api:history/1000 page 1: document is "))
+        #expect(run.stderr.contains(" bytes, over the 2000 bytes limit (--max-document-bytes); not read\n"))
+        #expect(
+            run.stderr.contains(
+                "GET /inApps/v2/history: page 1 is too large to read, and the revision of the next page is in it: "
+                    + "stopped after 1 page"))
+        #expect(run.stderr.contains("0 applied, 0 duplicates, 1 rejected"))
+        #expect(fake.requests.count == 1)
+    }
+
+    // MARK: - The server and the configuration
+
+    @Test func theFirstLineNamesTheServerAndAConfigFileGivingNothingIsReported() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        let paths = try Self.files(key)
+        let dir = (paths.key as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/subdash", withIntermediateDirectories: true)
+        try "[app_store]\nissuer_id = \"\(FakeAppStore.issuerId)\"\n".write(
+            toFile: dir + "/subdash/config.toml", atomically: true, encoding: .utf8)
+        let (run, base) = try await fake.serve { base in
+            let env = Self.credentialsEnvironment(paths.key).merging(["SUBDASH_API_BASE": base, "XDG_CONFIG_HOME": dir]) {
+                $1
+            }
+            return (
+                try await Self.subdashOffThread(
+                    ["fetch", "statuses", "1000", "--db", paths.store, "--trust-root", paths.root], environment: env), base
+            )
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first == "fetch: App Store Server API at \(base) (SUBDASH_API_BASE)")
+        #expect(
+            lines.dropFirst().first
+                == "warning: \(dir)/subdash/config.toml gives no App Store Server API setting: "
+                + "it has no [appstore] section (it has [app_store])")
+    }
+
+    @Test(arguments: [
+        (["--api-base", "http://api.example.com"], [:], "--api-base http://api.example.com"),
+        ([], ["SUBDASH_API_BASE": "http://10.1.2.3:8080"], "SUBDASH_API_BASE http://10.1.2.3:8080"),
+    ])
+    func plainHttpToAnotherMachineIsRefusedBeforeAnyRequest(arguments: [String], environment: [String: String], named: String)
+        throws
+    {
+        let key = P256.Signing.PrivateKey()
+        let paths = try Self.files(key)
+        defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
+        let run = try Self.subdash(
+            ["fetch", "statuses", "1000", "--db", paths.store] + arguments,
+            environment: Self.credentialsEnvironment(paths.key).merging(environment) { $1 })
+        #expect(run.status == 2)
+        #expect(
+            run.stderr.contains(
+                "\(named): refused: every request carries the bearer token, which plain http would send in clear; "
+                    + "use https (plain http only to loopback: 127.0.0.1, ::1, localhost)"))
+        #expect(!run.stderr.contains("fetch: App Store Server API at"))
+    }
+
+    @Test func aConfigFileWithCRLFLineEndingsIsRead() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        let paths = try Self.files(key)
+        let dir = (paths.key as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = [
+            "# saved on Windows", "[appstore]", "issuer_id = \"\(FakeAppStore.issuerId)\"", "key_id = \"\(FakeAppStore.keyId)\"",
+            "bundle_id = \"\(FakeAppStore.bundleId)\"", "private_key = \"AuthKey.p8\"", "",
+        ].joined(separator: "\r\n")
+        try config.write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+        let run = try await fake.serve { base in
+            try await Self.subdashOffThread([
+                "fetch", "statuses", "1000", "--db", paths.store, "--trust-root", paths.root, "--config", dir + "/config.toml",
+                "--api-base", base,
+            ])
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("1 applied, 0 duplicates, 0 rejected"))
+    }
+
+    @Test func aConfigFileGivingNothingIsNamedWhenCredentialsAreMissing() throws {
+        let dir = try TemporaryDirectory("fetch-config").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "issuer_id = \"x\"\n[dashboard]\ntheme = \"light\"\n".write(
+            toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+        let run = try Self.subdash([
+            "fetch", "statuses", "1000", "--db", dir + "/store.sqlite", "--config", dir + "/config.toml",
+        ])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("App Store Server API credentials missing: issuer id"))
+        #expect(
+            run.stderr.contains(
+                "(\(dir)/config.toml gives no App Store Server API setting: it has no [appstore] section "
+                    + "(it has issuer_id before any section and [dashboard]))"))
+    }
 }
