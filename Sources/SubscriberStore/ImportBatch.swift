@@ -187,9 +187,14 @@ extension AppDatabase {
         }
     }
 
-    /// The latest notification's instant (milliseconds; v2 `signedDate`), or nil when none is stored.
+    /// The latest verified notification's instant (milliseconds; v2 `signedDate`), or nil when none
+    /// is stored: where a backfill of the notification history resumes. An unsigned v1 notification
+    /// the shared secret did not vouch for says nothing about what Apple has sent.
     public func latestNotificationInstant() throws -> Int64? {
-        try writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(instant) FROM notification") }
+        try writer.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT instant FROM notification WHERE unverified = 0 ORDER BY instant DESC LIMIT 1")
+        }
     }
 
     /// Writes chunks of documents as `next` hands them over (nil: no more), on the writing
@@ -379,11 +384,7 @@ struct FactWriter {
                 signedHere.formUnion(facts.originalTransactionIds)
             }
         }
-        let signedInStore = try db.cachedStatement(
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ? AND isV1 = 0)
-                    OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND signedDate IS NOT NULL)
-                """)
+        let signedInStore = try db.cachedStatement(sql: "SELECT \(SignedData.exists("?1"))")
         let listUnverified = try db.cachedStatement(
             sql: """
                 INSERT INTO unverifiedDocument (originalTransactionId, documentSha256) VALUES (?, ?) ON CONFLICT DO NOTHING
@@ -424,7 +425,7 @@ struct FactWriter {
                     var signed = facts.originalTransactionIds.contains { signedHere.contains($0) }
                     if !signed {
                         signed = try facts.originalTransactionIds.contains {
-                            try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true
+                            try Bool.fetchOne(signedInStore, arguments: [$0]) == true
                         }
                     }
                     if signed {

@@ -47,8 +47,7 @@ extension AppDatabase {
             try Int.fetchOne(
                 db,
                 sql: """
-                    SELECT CASE WHEN EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
-                                     OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+                    SELECT CASE WHEN \(SignedData.exists("?1"))
                            THEN (SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?1) ELSE 0 END
                     """, arguments: [originalTransactionId]) ?? 0
         }
