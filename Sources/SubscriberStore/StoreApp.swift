@@ -52,4 +52,19 @@ extension AppDatabase {
                     """, arguments: [originalTransactionId]) ?? 0
         }
     }
+
+    /// Unsigned documents stored after document `mark` (an import's) that are set aside because
+    /// their subscription has signed data, and how many such subscriptions they speak about.
+    public func unverifiedSetAside(after mark: Int64) throws -> (documents: Int, subscriptions: Int) {
+        try writer.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(DISTINCT u.documentSha256), COUNT(DISTINCT u.originalTransactionId)
+                    FROM unverifiedDocument u JOIN document d ON d.sha256 = u.documentSha256
+                    WHERE d.id > ? AND \(SignedData.exists("u.originalTransactionId"))
+                    """, arguments: [mark])
+            return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+    }
 }
