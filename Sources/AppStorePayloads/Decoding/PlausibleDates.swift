@@ -41,8 +41,16 @@ public enum PlausibleDates {
     /// The range of scheduled dates (the wider one).
     public static var range: ClosedRange<Instant> { range(.scheduled) }
 
+    /// When this process started: a date no later than a day after it is plausible of either kind
+    /// without reading the clock (which only moves forward), so the clock is read only for the
+    /// rare date close to now or after it, not for each of the millions of dates of an import.
+    private static let processStart = Instant(Date())
+
     /// The reason `instant` is not a plausible date of `kind` for the field at `path`, or nil.
-    static func rejection(_ path: String, _ instant: Instant, _ kind: Kind, now: Instant = Instant(Date())) -> String? {
+    /// `now` defaults to this machine's clock.
+    static func rejection(_ path: String, _ instant: Instant, _ kind: Kind, now: Instant? = nil) -> String? {
+        if now == nil, instant >= earliest, instant <= processStart.adding(days: happenedLeewayDays) { return nil }
+        let now = now ?? Instant(Date())
         let range = range(kind, now: now)
         if range.contains(instant) { return nil }
         if kind == .happened, instant > range.upperBound, instant <= Self.range(.scheduled, now: now).upperBound {
