@@ -13,8 +13,13 @@ public struct ImportSummary: Sendable, Equatable {
     public var applied = 0
     public var duplicates = 0
     public var rejected = 0
-    /// Unsigned documents archived without being applied: their subscription has signed data.
+    /// Unsigned documents of this import archived without being applied: when the import ends,
+    /// their subscription has signed data (whichever arrived first).
     public var unverified = 0
+    /// Subscriptions with signed data whose unverified documents of this import were set aside.
+    public var subscriptionsMissingUnverifiedFacts = 0
+    /// Notifications whose notificationUUID was stored already with other content (the first kept).
+    public var conflicts = 0
     public var subscriptionsTouched = 0
     /// Entries that are not regular files (FIFOs, devices), each reported on its own line.
     public var skipped = 0
@@ -27,7 +32,16 @@ public struct ImportSummary: Sendable, Equatable {
         var s = "\(documents) document\(documents == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s"): "
         s += "\(applied) applied, \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected"
         if unverified > 0 { s += ", \(unverified) unverified, not applied to a signed subscription" }
+        if conflicts > 0 {
+            s += ", \(conflicts) in conflict (a notificationUUID stored already with other content: the first kept)"
+        }
         s += "; "
+        if subscriptionsMissingUnverifiedFacts > 0 {
+            let n = subscriptionsMissingUnverifiedFacts
+            s +=
+                "\(n) subscription\(n == 1 ? "" : "s") with signed data lack\(n == 1 ? "s" : "") the facts of unverified "
+                + "v1 documents: import them again with --shared-secret (the app's App Store shared secret) to apply them; "
+        }
         s += "\(subscriptionsTouched) subscription\(subscriptionsTouched == 1 ? "" : "s") touched; "
         if skipped > 0 { s += "\(skipped) special file\(skipped == 1 ? "" : "s") skipped; " }
         s += String(format: "%.2f s", seconds)
@@ -130,7 +144,7 @@ public final class Importer: Sendable {
         let entries = try Self.walk(paths)
         let mark = try database.lastDocumentId()
         do {
-            return try importEntries(entries)
+            return try importEntries(entries, after: mark)
         } catch {
             let committed = (try? database.documentOutcomes(after: mark)) ?? [:]
             throw ImportError.stopped(
@@ -139,7 +153,11 @@ public final class Importer: Sendable {
         }
     }
 
-    private func importEntries(_ entries: [InputEntry]) throws -> ImportSummary {
+    /// Notifications in conflict shown in full (`source: conflict: …`); the rest are counted.
+    static let shownConflicts = 5
+
+    /// - Parameter mark: the last document stored before this import.
+    private func importEntries(_ entries: [InputEntry], after mark: Int64) throws -> ImportSummary {
         let started = DispatchTime.now()
         var summary = ImportSummary()
         summary.signaturesVerified = signaturesVerified
@@ -194,6 +212,10 @@ public final class Importer: Sendable {
             summary.rejected += r.rejected
             summary.unverified += r.unverified
             for (source, reason) in r.rejections { reject(source, reason) }
+            for (source, reason) in r.conflicts {
+                summary.conflicts += 1
+                if summary.conflicts <= Self.shownConflicts { report("\(source): conflict: \(reason)") }
+            }
             touched.formUnion(r.touchedSubscriptions)
         }
 
@@ -253,6 +275,10 @@ public final class Importer: Sendable {
         let tracing = ProcessInfo.processInfo.environment["SUBDASH_IMPORT_TRACE"] != nil
         if tracing { tracePhase("facts written", since: started) }
         for line in rejections.remainder { report(line) }
+        if summary.conflicts > Self.shownConflicts {
+            let more = summary.conflicts - Self.shownConflicts
+            report("… and \(RejectionGroups.grouped(more)) more notification\(more == 1 ? "" : "s") in conflict")
+        }
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()
         try database.rebuildPending()
@@ -266,6 +292,12 @@ public final class Importer: Sendable {
                         trace.decode, trace.waitWrite, writes.busy, trace.rebuild
                     ).utf8))
         }
+        // Counted now that every document is in: an unsigned document stored before its
+        // subscription's signed data arrived (later in the same import) is set aside as well.
+        let setAside = try database.unverifiedSetAside(after: mark)
+        summary.applied -= max(0, setAside.documents - summary.unverified)
+        summary.unverified = setAside.documents
+        summary.subscriptionsMissingUnverifiedFacts = setAside.subscriptions
         summary.subscriptionsTouched = touched.count
         summary.seconds = seconds(since: started)
         return summary

@@ -11,11 +11,7 @@ struct FactReader {
     /// data (not vouched for by the shared secret) cannot add a period to it or change its state.
     func facts(of originalTransactionId: String) throws -> SubscriptionFacts {
         var facts = SubscriptionFacts(originalTransactionId: originalTransactionId)
-        let signed = try db.cachedStatement(
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
-                    OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
-                """)
+        let signed = try db.cachedStatement(sql: "SELECT \(SignedData.exists("?1"))")
         let hasSigned = try Bool.fetchOne(signed, arguments: [originalTransactionId]) ?? false
         let verifiedOnly = hasSigned ? 1 : 2
         let transactions = try db.cachedStatement(

@@ -42,13 +42,43 @@ public struct BatchResult: Sendable, Equatable {
     public var touchedSubscriptions: Set<String> = []
     /// Documents the writer rejected (another app's): source and reason.
     public var rejections: [(source: String, reason: String)] = []
+    /// Notifications whose `notificationUUID` was stored already with other content: the first is
+    /// kept, the document of the second archived. Source and what differs. A document holding
+    /// nothing but such notifications is counted here, not as applied, duplicate or rejected.
+    public var conflicts: [(source: String, reason: String)] = []
+    /// Documents in conflict as a whole (every notification they hold conflicts or repeats).
+    public var conflictingDocuments = 0
 
     public init() {}
 
+    /// What became of a batch of one document (a receiver's request): the answer to give.
+    public enum DocumentOutcome: Equatable, Sendable {
+        /// New facts were stored.
+        case applied
+        /// Nothing new: the same document, or the same notification, was stored before.
+        case duplicate
+        /// Not stored as accepted; archived with the reason.
+        case rejected(reason: String)
+        /// An unsigned v1 document stored but not applied: its subscription has signed data.
+        case unverified
+        /// Its notificationUUID is stored already with other content: the first kept, this one archived.
+        case conflict(reason: String)
+    }
+
+    /// The outcome of a batch of one document.
+    public var documentOutcome: DocumentOutcome {
+        if let rejection = rejections.first { return .rejected(reason: rejection.reason) }
+        if conflictingDocuments > 0, let conflict = conflicts.first { return .conflict(reason: conflict.reason) }
+        if unverified > 0 { return .unverified }
+        return applied > 0 ? .applied : .duplicate
+    }
+
     public static func == (a: BatchResult, b: BatchResult) -> Bool {
         a.applied == b.applied && a.duplicates == b.duplicates && a.rejected == b.rejected && a.unverified == b.unverified
+            && a.conflictingDocuments == b.conflictingDocuments
             && a.touchedSubscriptions == b.touchedSubscriptions
             && a.rejections.map { "\($0.source): \($0.reason)" } == b.rejections.map { "\($0.source): \($0.reason)" }
+            && a.conflicts.map { "\($0.source): \($0.reason)" } == b.conflicts.map { "\($0.source): \($0.reason)" }
     }
 
     public mutating func add(_ other: BatchResult) {
@@ -57,6 +87,8 @@ public struct BatchResult: Sendable, Equatable {
         rejected += other.rejected
         unverified += other.unverified
         rejections += other.rejections
+        conflicts += other.conflicts
+        conflictingDocuments += other.conflictingDocuments
         touchedSubscriptions.formUnion(other.touchedSubscriptions)
     }
 }
@@ -187,9 +219,14 @@ extension AppDatabase {
         }
     }
 
-    /// The latest notification's instant (milliseconds; v2 `signedDate`), or nil when none is stored.
+    /// The latest verified notification's instant (milliseconds; v2 `signedDate`), or nil when none
+    /// is stored: where a backfill of the notification history resumes. An unsigned v1 notification
+    /// the shared secret did not vouch for says nothing about what Apple has sent.
     public func latestNotificationInstant() throws -> Int64? {
-        try writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(instant) FROM notification") }
+        try writer.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT instant FROM notification WHERE unverified = 0 ORDER BY instant DESC LIMIT 1")
+        }
     }
 
     /// Writes chunks of documents as `next` hands them over (nil: no more), on the writing
@@ -364,6 +401,7 @@ struct FactWriter {
                 UPDATE document SET source = ?, format = ?, outcome = ?, reason = NULL WHERE sha256 = ?
                 """)
         let setOutcome = try db.cachedStatement(sql: "UPDATE document SET outcome = ? WHERE sha256 = ?")
+        let setRejected = try db.cachedStatement(sql: "UPDATE document SET outcome = 'rejected', reason = ? WHERE sha256 = ?")
 
         // Keys in order: the sha256 index (and a v1 notification's id, the same digest) and the
         // subscription-keyed renewal facts are then visited page after page rather than at random.
@@ -379,11 +417,7 @@ struct FactWriter {
                 signedHere.formUnion(facts.originalTransactionIds)
             }
         }
-        let signedInStore = try db.cachedStatement(
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ? AND isV1 = 0)
-                    OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND signedDate IS NOT NULL)
-                """)
+        let signedInStore = try db.cachedStatement(sql: "SELECT \(SignedData.exists("?1"))")
         let listUnverified = try db.cachedStatement(
             sql: """
                 INSERT INTO unverifiedDocument (originalTransactionId, documentSha256) VALUES (?, ?) ON CONFLICT DO NOTHING
@@ -424,7 +458,7 @@ struct FactWriter {
                     var signed = facts.originalTransactionIds.contains { signedHere.contains($0) }
                     if !signed {
                         signed = try facts.originalTransactionIds.contains {
-                            try Bool.fetchOne(signedInStore, arguments: [$0, $0]) == true
+                            try Bool.fetchOne(signedInStore, arguments: [$0]) == true
                         }
                     }
                     if signed {
@@ -446,7 +480,17 @@ struct FactWriter {
                     // Rejected before (say, an untrusted root), accepted now.
                     try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
-                let newNotifications = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
+                let written = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
+                let newNotifications = written.inserted
+                result.conflicts += written.conflicts.map { (doc.source, $0) }
+                if !written.conflicts.isEmpty && newNotifications == 0 {
+                    // Nothing in it is new but what conflicts: the first version stays, this
+                    // one is archived (not applied), and reported as a conflict.
+                    try setRejected.run(db, "conflict: " + written.conflicts[0], doc.sha256)
+                    result.conflictingDocuments += 1
+                    if countedUnverified { result.unverified -= 1 }
+                    continue
+                }
                 for t in facts.transactions { winners.offer(t, unverified: unverified) }
                 renewals += facts.renewals.map { ($0, unverified) }
                 try writeCustomers(facts.customers)
@@ -480,8 +524,12 @@ struct FactWriter {
         return result
     }
 
-    private func writeNotifications(_ notifications: [NotificationFact], document: String, unverified: Bool) throws -> Int {
-        guard !notifications.isEmpty else { return 0 }
+    /// Inserts the notifications; returns how many were new, and for each whose notificationUUID
+    /// was stored already with other content (``NotificationContent``) what differs.
+    private func writeNotifications(
+        _ notifications: [NotificationFact], document: String, unverified: Bool
+    ) throws -> (inserted: Int, conflicts: [String]) {
+        guard !notifications.isEmpty else { return (0, []) }
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO notification (notificationId, format, notificationType, subtype, instant, originalTransactionId,
@@ -489,14 +537,21 @@ struct FactWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(notificationId) DO NOTHING
                 """)
         var inserted = 0
+        var conflicts: [String] = []
         for n in notifications {
             try statement.run(
                 db, n.notificationId, n.format.rawValue, n.notificationType, n.subtype,
                 n.instant.milliseconds, n.originalTransactionId, n.transactionId,
                 n.environment.rawValue, n.status, n.autoRenewStatus, n.bundleId, document, unverified)
-            inserted += db.changesCount
+            if db.changesCount > 0 {
+                inserted += 1
+            } else if let stored = try NotificationContent.stored(n.notificationId, db), stored != NotificationContent(n) {
+                conflicts.append(
+                    "notificationUUID \(n.notificationId) is stored already as \(stored) (document \(stored.document.prefix(12))…); "
+                        + "this one, \(NotificationContent(n)), is archived, not applied")
+            }
         }
-        return inserted
+        return (inserted, conflicts)
     }
 
     private func writeTransactions(_ transactions: [(TransactionFact, String)]) throws {

@@ -47,10 +47,24 @@ extension AppDatabase {
             try Int.fetchOne(
                 db,
                 sql: """
-                    SELECT CASE WHEN EXISTS (SELECT 1 FROM renewalFact WHERE originalTransactionId = ?1 AND isV1 = 0)
-                                     OR EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ?1 AND signedDate IS NOT NULL)
+                    SELECT CASE WHEN \(SignedData.exists("?1"))
                            THEN (SELECT COUNT(*) FROM unverifiedDocument WHERE originalTransactionId = ?1) ELSE 0 END
                     """, arguments: [originalTransactionId]) ?? 0
+        }
+    }
+
+    /// Unsigned documents stored after document `mark` (an import's) that are set aside because
+    /// their subscription has signed data, and how many such subscriptions they speak about.
+    public func unverifiedSetAside(after mark: Int64) throws -> (documents: Int, subscriptions: Int) {
+        try writer.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(DISTINCT u.documentSha256), COUNT(DISTINCT u.originalTransactionId)
+                    FROM unverifiedDocument u JOIN document d ON d.sha256 = u.documentSha256
+                    WHERE d.id > ? AND \(SignedData.exists("u.originalTransactionId"))
+                    """, arguments: [mark])
+            return (row?[0] ?? 0, row?[1] ?? 0)
         }
     }
 }

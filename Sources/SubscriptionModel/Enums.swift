@@ -68,6 +68,10 @@ public enum PayloadFormat: String, Sendable, Codable, CaseIterable, Hashable {
     case statusResponse
     case transactionHistory
     case notificationHistory
+    /// A Get Transaction Info response (`{"signedTransactionInfo": …}`) or a bare signed transaction.
+    case transactionInfo
+    /// A bare signed renewal info (`JWSRenewalInfoDecodedPayload`).
+    case renewalInfo
     case customersCSV = "customers-csv"
 }
 

@@ -219,7 +219,7 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// responses) rather than from an unsigned v1 notification or `/verifyReceipt` response.
     public var isSigned: Bool {
         switch format {
-        case .v2Notification, .statusResponse, .transactionHistory, .notificationHistory: true
+        case .v2Notification, .statusResponse, .transactionHistory, .notificationHistory, .transactionInfo, .renewalInfo: true
         case .v1Notification, .verifyReceipt, .customersCSV: false
         }
     }

@@ -1,3 +1,4 @@
+import AppStorePayloads
 import ArgumentParser
 import Foundation
 import LifecycleSimulator
@@ -10,8 +11,11 @@ struct Generate: ParsableCommand {
         commandName: "generate",
         abstract: "Generate simulated subscriber lifecycles as real App Store notification payloads.",
         discussion: """
-            Writes DIR/v1/notifications-NNNN.ndjson[.gz] and/or DIR/v2/…, DIR/test-root.pem (import with \
-            --trust-root DIR/test-root.pem) and DIR/manifest.json. The same seed gives byte-identical output.
+            Writes DIR/v1/notifications-NNNN.ndjson[.gz] and/or DIR/v2/…, DIR/test-root.pem and DIR/manifest.json. \
+            The same seed gives byte-identical output. Import it with --trust-root DIR/test-root.pem (the v2 \
+            signatures chain to it) and, for v1 documents, --shared-secret \(SimulationConfiguration.sharedSecret) \
+            (the shared secret every simulated v1 notification carries): without it their data is unverified and \
+            not applied to subscriptions that also have signed data. The command prints the import line.
             """)
 
     @Option(help: "Number of subscribers (one subscription each).")
@@ -48,6 +52,15 @@ struct Generate: ParsableCommand {
         guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
         guard (1...240).contains(months) else { throw ValidationError("--months must be between 1 and 240") }
         guard maxFileMB > 0 else { throw ValidationError("--max-file-mb must be positive") }
+        // Purchases and signatures dated more than a day ahead of the clock are rejected on import
+        // (docs/security.md): a range into the future would generate documents no import takes.
+        let end = Month(index: start.index + months).start
+        let latest = Instant(Date()).adding(days: PlausibleDates.happenedLeewayDays)
+        guard end <= latest else {
+            throw ValidationError(
+                "--start \(start) with --months \(months) ends on \(end.isoDate), in the future: imports reject purchases "
+                    + "dated more than a day ahead; choose a range that ends by today")
+        }
     }
 
     func run() throws {
@@ -76,7 +89,23 @@ struct Generate: ParsableCommand {
             Generated \(subscribers) subscribers (\(manifest.transactions) transactions) in \(String(format: "%.1f", seconds)) s: \
             \(manifest.documents.v1) v1 and \(manifest.documents.v2) v2 documents \
             (\(manifest.duplicates) duplicate, \(manifest.outOfOrder) out of order) in \(manifest.files.count) files under \(out)
-            Import with: subdash import --trust-root \(out)/test-root.pem \(out)
+            Import with: \(Self.importCommand(out: out, versions: versions))
             """)
+    }
+
+    /// The import that stores everything generated: the test root the v2 signatures chain to and,
+    /// when there are v1 documents, the shared secret they carry (without it they are unverified
+    /// and set aside wherever a subscription has signed data).
+    static func importCommand(out: String, versions: PayloadVersions) -> String {
+        var command = "subdash import --trust-root \(shellQuoted(out + "/test-root.pem"))"
+        if versions != .v2 { command += " --shared-secret \(SimulationConfiguration.sharedSecret)" }
+        return command + " " + shellQuoted(out)
+    }
+
+    /// `text` as one shell word: as it is when it holds only safe characters, else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./=:,+@%")
+        if !text.isEmpty && text.allSatisfy(safe.contains) { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

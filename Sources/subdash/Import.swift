@@ -11,13 +11,18 @@ struct Import: AsyncParsableCommand {
         abstract: "Import App Store notifications, receipts, API responses and customer CSVs into the store.",
         discussion: """
             Recognises v1 and v2 server notifications, /verifyReceipt responses, App Store Server API responses \
-            (status, transaction history, notification history) and customer CSVs; one JSON document per file, \
+            (status, transaction history, notification history, transaction info), bare signed transactions and \
+            renewal infos, and customer CSVs; one JSON document per file, \
             a JSON array, or NDJSON; .gz files are read transparently. Re-importing is harmless. \
             From a pipe (`-`), what has arrived is stored and shown whenever the stream pauses for half a \
             second or a document has waited two, so a receiver can pipe notifications in as they come. \
             Identical rejections are shown for the first few documents, then counted ("… and 2,581 more \
             documents: reason"). The store's own files and any other SQLite database are skipped. \
-            Exit status: 0 all applied or duplicate; 1 some documents were rejected (the rest imported); 2 usage \
+            Unsigned v1 documents need --shared-secret to change a subscription that has signed data: the \
+            summary says how many were set aside and for how many subscriptions. A notification whose \
+            notificationUUID is stored already with other content is a conflict: the first is kept, the \
+            second archived and shown. \
+            Exit status: 0 all applied or duplicate; 1 some documents were rejected or in conflict (the rest imported); 2 usage \
             error; 3 fatal: the store could not be opened or written (missing directory, not a store, from a newer \
             subdash, disk full): nothing more than the message says was imported.
             """)
@@ -79,7 +84,7 @@ struct Import: AsyncParsableCommand {
         if interactive { FileHandleOutput.clearLine() }
         printError(summary.line)
         printError("store: \(database.path ?? "memory")")
-        if summary.rejected > 0 { throw ExitCode(1) }
+        if summary.rejected > 0 || summary.conflicts > 0 { throw ExitCode(1) }
     }
 }
 

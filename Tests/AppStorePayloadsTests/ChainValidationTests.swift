@@ -138,6 +138,20 @@ import X509
         #expect(error?.reason == "JWS x5c holds 2 certificates, expected 3 (leaf, intermediate, root)")
     }
 
+    /// Xcode's StoreKit testing signs with one certificate of its own: the rejection says how to
+    /// import such data anyway, as the one for a header without x5c does.
+    @Test func oneCertificateIsXcodeDataAndTheRejectionSaysNoVerify() throws {
+        let chain = try Chain()
+        let verifier = try AppleJWSVerifier(additionalRootsPEM: [try chain.rootPEM], includeAppleRoot: false)
+        let error = #expect(throws: PayloadError.self) {
+            try verifier.validateChain(Array(try chain.der.prefix(1)), at: Self.date("2025-06-01"))
+        }
+        #expect(
+            error?.reason
+                == "JWS x5c holds 1 certificate, expected 3 (leaf, intermediate, root) (an Xcode StoreKit-testing JWS is not signed by the App Store: pass --no-verify)"
+        )
+    }
+
     // MARK: - Apple's production chain
 
     static func applePEM(_ name: String) throws -> String {

@@ -139,11 +139,50 @@ import Testing
         let v2 = #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1}"#
         #expect(
             throws: PayloadError(
-                "signedDate: 1 ms is in the year 1970, outside the plausible range 2008-07-01 to \(PlausibleDates.range.upperBound.isoDate)"
+                "signedDate: 1 ms is in the year 1970, outside the plausible range 2008-07-01 to \(PlausibleDates.range(.happened).upperBound.isoDate)"
             )
         ) {
             try decoder.decode(Data(v2.utf8))
         }
+    }
+
+    /// `SampleData/examples/v1/REFUND.json` with every `*_date_ms` moved to `instant`.
+    static func refund(datedAt instant: Instant) throws -> String {
+        let text = String(decoding: try Examples.data("v1/REFUND.json"), as: UTF8.self)
+        return text.replacingOccurrences(
+            of: #"("[a-z_]*_date_ms": *)"[0-9]+""#, with: "$1\"\(instant.milliseconds)\"", options: .regularExpression)
+    }
+
+    /// A purchase, cancellation or signature cannot lie in the future: more than a day ahead of
+    /// this machine's clock it rejects the document, signed or not, naming the field. An expiry may
+    /// lie years ahead.
+    @Test func whatHasHappenedMayNotLieMoreThanADayAhead() throws {
+        let now = Instant(Date())
+        let threeYears = now.adding(days: 3 * 366)
+        let error = #expect(throws: PayloadError.self) { try decoder.decode(Data(try Self.refund(datedAt: threeYears).utf8)) }
+        let reason = error?.reason ?? ""
+        #expect(
+            reason.hasPrefix(
+                "unified_receipt.latest_receipt_info[0].cancellation_date_ms: \(threeYears.milliseconds) ms is \(threeYears.iso8601), more than a day ahead of this machine's clock ("
+            ), "\(reason)")
+        #expect(reason.hasSuffix("): a purchase, cancellation or signature cannot lie in the future"), "\(reason)")
+        // Twelve hours ahead is a clock that runs fast: accepted.
+        #expect(throws: Never.self) { try decoder.decode(Data(try Self.refund(datedAt: now.adding(hours: 12)).utf8)) }
+
+        func v2(signedDate: Instant, expiresDate: Instant) -> String {
+            let transaction = unsignedJWS(
+                #"{"transactionId":"t1","originalTransactionId":"t1","productId":"p","purchaseDate":\#(now.adding(days: -1).milliseconds),"expiresDate":\#(expiresDate.milliseconds),"bundleId":"com.example.app"}"#
+            )
+            return
+                #"{"signedPayload":"\#(unsignedJWS(#"{"notificationType":"DID_RENEW","notificationUUID":"u","signedDate":\#(signedDate.milliseconds),"data":{"bundleId":"com.example.app","signedTransactionInfo":"\#(transaction)"}}"#))"}"#
+        }
+        let early = now.adding(days: -1)
+        #expect(rejection(v2(signedDate: early, expiresDate: threeYears)) == nil, "an expiry years ahead is plausible")
+        let ahead = now.adding(days: 2)
+        let reason2 = rejection(v2(signedDate: ahead, expiresDate: now.adding(days: 30))) ?? ""
+        #expect(
+            reason2.hasPrefix("signedPayload.signedDate: \(ahead.milliseconds) ms is \(ahead.iso8601), more than a day ahead"),
+            "\(reason2)")
     }
 
     @Test func invalidUTF8IsRejected() {

@@ -117,26 +117,22 @@ struct FieldReader {
         }
     }
 
-    /// v2 dates: integer milliseconds, or fractional ones (Xcode) truncated toward the past.
-    func milliseconds(_ key: String) throws(PayloadError) -> Instant? {
+    /// v2 dates: integer milliseconds, or fractional ones (Xcode) truncated toward the past. A
+    /// date that lies too far ahead for its `kind` (``PlausibleDates``) rejects the document.
+    func milliseconds(_ key: String, _ kind: PlausibleDates.Kind = .happened) throws(PayloadError) -> Instant? {
         switch value(key) {
         case nil, .null?: return nil
-        case .integer(let i)?: return try plausible(key, Instant(milliseconds: i))
+        case .integer(let i)?: return try plausible(key, Instant(milliseconds: i), kind)
         case .double(let d)? where d.isFinite && abs(d) < 9e18:
-            return try plausible(key, Instant(milliseconds: Int64(d.rounded(.down))))
+            return try plausible(key, Instant(milliseconds: Int64(d.rounded(.down))), kind)
         case let value?: throw mismatch(key, expected: "milliseconds since 1970 (a number)", found: value)
         }
     }
 
-    /// `instant`, when it lies in ``PlausibleDates``; otherwise the document is rejected naming
-    /// the field, so that one forged date cannot move the data horizon to the year 3,000,000.
-    func plausible(_ key: String, _ instant: Instant) throws(PayloadError) -> Instant {
-        guard PlausibleDates.range.contains(instant) else {
-            throw PayloadError(
-                "\(path(key)): \(instant.milliseconds) ms is \(PlausibleDates.describe(instant)), "
-                    + "outside the plausible range \(PlausibleDates.range.lowerBound.isoDate) to \(PlausibleDates.range.upperBound.isoDate)"
-            )
-        }
+    /// `instant`, when it lies in ``PlausibleDates``' range for `kind`; otherwise the document is
+    /// rejected naming the field, so that one forged date cannot move the data horizon.
+    func plausible(_ key: String, _ instant: Instant, _ kind: PlausibleDates.Kind) throws(PayloadError) -> Instant {
+        if let reason = PlausibleDates.rejection(path(key), instant, kind) { throw PayloadError(reason) }
         return instant
     }
 
@@ -168,18 +164,18 @@ struct FieldReader {
 
     /// `*_date_ms`: a string of decimal milliseconds (a bare integer is tolerated). Read from
     /// the document's bytes without making a `String`: three of these per receipt row.
-    func v1Milliseconds(_ key: String) throws(PayloadError) -> Instant? {
+    func v1Milliseconds(_ key: String, _ kind: PlausibleDates.Kind = .happened) throws(PayloadError) -> Instant? {
         guard let i = object.valueIndex(key, cursor: cursor) else { return nil }
         let tape = object.tape
         switch tape.tokens[i].kind {
         case .null: return nil
-        case .integer: return try plausible(key, Instant(milliseconds: tape.tokens[i].payload))
+        case .integer: return try plausible(key, Instant(milliseconds: tape.tokens[i].payload), kind)
         case .string:
             let parsed = tape.withPlainString(at: i) { bytes -> Int64?? in
                 bytes.isEmpty ? .some(nil) : Self.decimal(bytes).map { .some($0) }
             }
             switch parsed {
-            case .some(.some(.some(let ms))): return try plausible(key, Instant(milliseconds: ms))
+            case .some(.some(.some(let ms))): return try plausible(key, Instant(milliseconds: ms), kind)
             case .some(.some(.none)): return nil
             default: throw mismatch(key, expected: "a millisecond string", found: tape.value(at: i))
             }

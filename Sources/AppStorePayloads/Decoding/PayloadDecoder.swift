@@ -59,6 +59,10 @@ public struct PayloadDecoder: Sendable {
             return try ServerAPIDecoder(parts: parts).transactionHistory(object)
         case .notificationHistory(let object):
             return try ServerAPIDecoder(parts: parts).notificationHistory(object)
+        case .transactionInfo(let jws, let path):
+            return try ServerAPIDecoder(parts: parts).transactionInfo(jws, path: path)
+        case .renewalInfo(let jws, let path):
+            return try ServerAPIDecoder(parts: parts).renewalInfo(jws, path: path)
         case .customersCSV(let text):
             return try CustomersCSV.decode(text)
         }

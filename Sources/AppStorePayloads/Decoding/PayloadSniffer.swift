@@ -14,6 +14,10 @@ enum PayloadSniffer {
         case statusResponse(JSONObject)
         case transactionHistory(JSONObject)
         case notificationHistory(JSONObject)
+        /// A Get Transaction Info response's `signedTransactionInfo`, or a bare signed transaction.
+        case transactionInfo(jws: String, path: String)
+        /// A bare signed renewal info.
+        case renewalInfo(jws: String, path: String)
         case customersCSV(String)
 
         var format: PayloadFormat {
@@ -24,6 +28,8 @@ enum PayloadSniffer {
             case .statusResponse: return .statusResponse
             case .transactionHistory: return .transactionHistory
             case .notificationHistory: return .notificationHistory
+            case .transactionInfo: return .transactionInfo
+            case .renewalInfo: return .renewalInfo
             case .customersCSV: return .customersCSV
             }
         }
@@ -36,7 +42,7 @@ enum PayloadSniffer {
             return try sniff(JSONParser.parse(data))
         default:
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if isCompactJWS(text) { return .v2Signed(jws: text, path: "JWS") }
+            if isCompactJWS(text) { return bare(text) }
             if let firstLine = text.split(whereSeparator: \.isNewline).first, CustomersCSV.header(firstLine) != nil {
                 return .customersCSV(text)
             }
@@ -58,7 +64,7 @@ enum PayloadSniffer {
             guard isCompactJWS(s) else {
                 throw PayloadError("unrecognised document: a JSON string that is not a compact JWS (header.payload.signature)")
             }
-            return .v2Signed(jws: s, path: "JWS")
+            return bare(s)
         default:
             throw PayloadError("unrecognised document: \(value.kindDescription) \(notAnything)")
         }
@@ -69,6 +75,11 @@ enum PayloadSniffer {
                 found: object["signedPayload"]!)
         }
         if object["notification_type"] != nil { return .v1(object) }
+        // Get Transaction Info: `{"signedTransactionInfo": JWS}` at the top level (a status
+        // response nests it in `data[].lastTransactions[]`, a v2 notification in `data`).
+        if case .string(let jws)? = object["signedTransactionInfo"], object["notificationType"] == nil {
+            return .transactionInfo(jws: jws, path: "signedTransactionInfo")
+        }
         if object["notificationType"] != nil, object["notificationUUID"] != nil { return .v2Decoded(object) }
         if object["status"] != nil, object["receipt"] != nil || object["latest_receipt_info"] != nil {
             return .verifyReceipt(object)
@@ -92,6 +103,22 @@ enum PayloadSniffer {
         let shown = keys.prefix(8).joined(separator: ", ") + (keys.count > 8 ? ", …" : "")
         let described = keys.isEmpty ? "an empty object" : "an object with key\(keys.count == 1 ? "" : "s") \(shown)"
         throw PayloadError("unrecognised document: \(described) \(notAnything)")
+    }
+
+    /// A bare compact JWS, by what its payload holds: a notification, a signed transaction or a
+    /// renewal info. The payload is only looked at here, to choose the decoder; the decoder
+    /// verifies the signature before it reads a field. What cannot be looked at goes to the
+    /// notification decoder, whose verification says what is wrong with it.
+    private static func bare(_ jws: String) -> Sniffed {
+        let path = "JWS"
+        guard let payload = try? UnverifiedJWS().payload(ofJWS: jws), case .object(let o)? = try? JSONParser.parse(payload)
+        else { return .v2Signed(jws: jws, path: path) }
+        if o["notificationType"] != nil { return .v2Signed(jws: jws, path: path) }
+        if o["transactionId"] != nil { return .transactionInfo(jws: jws, path: path) }
+        if o["originalTransactionId"] != nil, o["autoRenewStatus"] != nil || o["autoRenewProductId"] != nil {
+            return .renewalInfo(jws: jws, path: path)
+        }
+        return .v2Signed(jws: jws, path: path)
     }
 
     private static let notAnything =

@@ -63,7 +63,7 @@ struct ReceiptRows {
         let revocationDate = try row.v1Milliseconds("cancellation_date_ms")
         let revocationReason = try row.v1Int("cancellation_reason")
         let currency = try row.v1String("currency")
-        var expiresDate = try row.v1Milliseconds("expires_date_ms")
+        var expiresDate = try row.v1Milliseconds("expires_date_ms", .scheduled)
         let ownership = try row.v1String("in_app_ownership_type")
         let isIntro = try row.v1Bool("is_in_intro_offer_period") ?? false
         let isTrial = try row.v1Bool("is_trial_period") ?? false
@@ -123,7 +123,7 @@ struct ReceiptRows {
             autoRenewProductId: try row.v1String("auto_renew_product_id"),
             autoRenewStatus: try row.v1Bool("auto_renew_status", expected: digit),
             isInBillingRetryPeriod: try row.v1Bool("is_in_billing_retry_period", expected: digit),
-            gracePeriodExpiresDate: try row.v1Milliseconds("grace_period_expires_date_ms"),
+            gracePeriodExpiresDate: try row.v1Milliseconds("grace_period_expires_date_ms", .scheduled),
             expirationIntent: try row.v1Int("expiration_intent"),
             priceIncreaseStatus: consent,
             transactionId: transactionId,

@@ -1,7 +1,10 @@
 import SubscriptionModel
 
 /// App Store Server API responses: Get All Subscription Statuses (`StatusResponse`),
-/// Get Transaction History and Get Notification History. Every signed part is verified.
+/// Get Transaction History, Get Notification History and Get Transaction Info. Every signed part
+/// is verified, and each part's app and environment are checked (``SignedApp``): the responses'
+/// own top-level `bundleId`, `appAppleId` and `environment` are not signed, so they never name
+/// the app.
 struct ServerAPIDecoder {
     let parts: SignedParts
 
@@ -10,15 +13,17 @@ struct ServerAPIDecoder {
         let top = FieldReader(root, path: "")
         let environment = try top.environment("environment") ?? .production
         var facts = DocumentFacts(format: .statusResponse)
-        facts.app = try Self.app(top)
+        var app = SignedApp()
         for group in try top.objects("data") {
             for last in try group.objects("lastTransactions") {
                 var transaction: TransactionFact?
                 if let t = try parts.object(last, "signedTransactionInfo") {
+                    try app.add(transaction: t)
                     transaction = try SignedParts.transaction(t, environment: environment)
                     facts.transactions.append(transaction!)
                 }
                 if let r = try parts.object(last, "signedRenewalInfo") {
+                    try app.add(renewal: r)
                     let sameSubscription = try r.string("originalTransactionId") == transaction?.originalTransactionId
                     facts.renewals.append(
                         try SignedParts.renewal(
@@ -27,6 +32,7 @@ struct ServerAPIDecoder {
                 }
             }
         }
+        facts.app = app.identity
         return facts
     }
 
@@ -39,7 +45,7 @@ struct ServerAPIDecoder {
                 "signedTransactions", expected: "an array of JWS strings", found: root["signedTransactions"] ?? .null)
         }
         var facts = DocumentFacts(format: .transactionHistory)
-        facts.app = try Self.app(top)
+        var app = SignedApp()
         facts.transactions.reserveCapacity(signed.count)
         for (i, element) in signed.enumerated() {
             let path = "signedTransactions[\(i)]"
@@ -47,9 +53,32 @@ struct ServerAPIDecoder {
                 throw PayloadError("\(path): expected a compact JWS string, found \(element.foundDescription)")
             }
             let t = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
+            try app.add(transaction: t)
             facts.transactions.append(try SignedParts.transaction(t, environment: environment))
         }
+        facts.app = app.identity
         return facts
+    }
+
+    /// Get Transaction Info (`{"signedTransactionInfo": JWS}`) or a bare signed transaction: one
+    /// `JWSTransactionDecodedPayload`.
+    func transactionInfo(_ jws: String, path: String) throws(PayloadError) -> DocumentFacts {
+        let t = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
+        var app = SignedApp()
+        try app.add(transaction: t)
+        var facts = DocumentFacts(
+            format: .transactionInfo, transactions: [try SignedParts.transaction(t, environment: .production)])
+        facts.app = app.identity
+        return facts
+    }
+
+    /// A bare signed renewal info: one `JWSRenewalInfoDecodedPayload`, a renewal fact at its own
+    /// `signedDate`. It names no app (only its environment).
+    func renewalInfo(_ jws: String, path: String) throws(PayloadError) -> DocumentFacts {
+        let r = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
+        return DocumentFacts(
+            format: .renewalInfo,
+            renewals: [try SignedParts.renewal(r, fallbackInstant: nil, transactionId: nil, environment: .production)])
     }
 
     /// `{notificationHistory: [{sendAttempts, signedPayload}], hasMore, paginationToken}`. Each
@@ -59,21 +88,17 @@ struct ServerAPIDecoder {
         let top = FieldReader(root, path: "")
         let v2 = V2NotificationDecoder(parts: parts)
         var facts = DocumentFacts(format: .notificationHistory)
+        var app = SignedApp()
         for entry in try top.objects("notificationHistory") {
             let jws = try entry.requiredString("signedPayload")
-            let one = try v2.decode(signedPayload: jws, path: entry.path("signedPayload"))
-            facts.notifications += one.notifications
-            facts.transactions += one.transactions
-            facts.renewals += one.renewals
-            if facts.app == nil { facts.app = one.app }
+            let path = entry.path("signedPayload")
+            let one = try v2.decodeWithApp(signedPayload: jws, path: path)
+            try app.add(one.app, at: path)
+            facts.notifications += one.facts.notifications
+            facts.transactions += one.facts.transactions
+            facts.renewals += one.facts.renewals
         }
+        facts.app = app.identity
         return facts
-    }
-
-    /// The response's `bundleId` and `appAppleId`.
-    static func app(_ top: FieldReader) throws(PayloadError) -> AppIdentity? {
-        try top.string("bundleId").map { b throws(PayloadError) in
-            AppIdentity(bundleId: b, appAppleId: try top.int64("appAppleId"))
-        }
     }
 }

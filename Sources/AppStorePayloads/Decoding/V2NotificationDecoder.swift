@@ -8,36 +8,47 @@ struct V2NotificationDecoder {
     /// Verifies the outer JWS, then reads its signed transaction and renewal info, whose bytes the
     /// outer signature covers.
     func decode(signedPayload jws: String, path: String) throws(PayloadError) -> DocumentFacts {
+        try decodeWithApp(signedPayload: jws, path: path).facts
+    }
+
+    /// `decode(signedPayload:path:)`, with what its signed parts say about the app (for a
+    /// notification history, which gathers its entries').
+    func decodeWithApp(signedPayload jws: String, path: String) throws(PayloadError) -> (facts: DocumentFacts, app: SignedApp) {
         let payload = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
-        return try V2NotificationDecoder(parts: parts.covered).decode(payload: payload)
+        return try V2NotificationDecoder(parts: parts.covered).decodeWithApp(payload: payload)
     }
 
     /// Decodes a `responseBodyV2DecodedPayload`. Unknown types and subtypes are kept as they are;
     /// `summary`, `externalPurchaseToken` and `appData` notifications carry no facts besides themselves.
     func decode(payload p: FieldReader) throws(PayloadError) -> DocumentFacts {
+        try decodeWithApp(payload: p).facts
+    }
+
+    private func decodeWithApp(payload p: FieldReader) throws(PayloadError) -> (facts: DocumentFacts, app: SignedApp) {
         let type = try p.requiredString("notificationType")
         let subtype = try p.string("subtype")
         let uuid = try p.requiredString("notificationUUID")
         guard let signedDate = try p.milliseconds("signedDate") else { throw p.missing("signedDate") }
 
+        // The app and environment, from whichever section the notification has, each checked
+        // against the others and against the signed transaction and renewal info.
         let data = try p.object("data")
-        var environment: StoreEnvironment?
-        var bundleId: String?
-        var appAppleId: Int64?
-        let summary = try p.object("summary")
-        let appData = try p.object("appData")
-        for section in [data, summary, appData] {
+        var app = SignedApp()
+        let sections = [data, try p.object("summary"), try p.object("appData")]
+        for section in sections {
             guard let section else { continue }
-            if environment == nil { environment = try section.environment("environment") }
-            if bundleId == nil { bundleId = try section.string("bundleId") }
-            if appAppleId == nil { appAppleId = try section.int64("appAppleId") }
+            try app.add(
+                bundleId: section.string("bundleId"), appAppleId: section.int64("appAppleId"),
+                environment: section.environment("environment"), at: section.path)
         }
         if let token = try p.object("externalPurchaseToken") {
-            if bundleId == nil { bundleId = try token.string("bundleId") }
-            if environment == nil, let id = try token.string("externalPurchaseId") {
-                environment = id.hasPrefix("SANDBOX") ? .sandbox : .production
-            }
+            let sandbox = try token.string("externalPurchaseId").map { $0.hasPrefix("SANDBOX") }
+            try app.add(
+                bundleId: token.string("bundleId"), appAppleId: token.int64("appAppleId"),
+                environment: sandbox.map { $0 ? .sandbox : .production }, at: token.path)
         }
+        let environment = app.environment
+        let bundleId = app.bundleId
         let env = environment ?? .production
 
         var transaction: TransactionFact?
@@ -46,9 +57,11 @@ struct V2NotificationDecoder {
         if let data {
             status = try data.int("status")
             if let t = try parts.object(data, "signedTransactionInfo") {
+                try app.add(transaction: t)
                 transaction = try SignedParts.transaction(t, environment: env)
             }
             if let r = try parts.object(data, "signedRenewalInfo") {
+                try app.add(renewal: r)
                 let originalTransactionId = try r.string("originalTransactionId")
                 let sameSubscription = originalTransactionId == transaction?.originalTransactionId
                 renewal = try SignedParts.renewal(
@@ -82,7 +95,7 @@ struct V2NotificationDecoder {
             format: .v2Notification, notifications: [notification],
             transactions: transaction.map { [$0] } ?? [],
             renewals: renewal.map { [$0] } ?? [])
-        facts.app = bundleId.map { AppIdentity(bundleId: $0, appAppleId: appAppleId) }
-        return facts
+        facts.app = app.identity
+        return (facts, app)
     }
 }

@@ -111,8 +111,12 @@ public struct AppleJWSVerifier: SignatureVerifier {
     /// Parses and checks `[leaf, intermediate, root]` at no particular time.
     private static func validate(der: [[UInt8]], roots: [Certificate]) throws(PayloadError) -> TrustedChain {
         guard der.count == 3 else {
+            // Xcode's StoreKit testing signs with one local certificate (`Apple_Xcode_Key`): not
+            // the App Store's signature, so its data imports only with verification off.
+            let hint = der.count == 1 ? " (an Xcode StoreKit-testing JWS is not signed by the App Store: pass --no-verify)" : ""
             throw PayloadError(
-                "JWS x5c holds \(der.count) certificate\(der.count == 1 ? "" : "s"), expected 3 (leaf, intermediate, root)")
+                "JWS x5c holds \(der.count) certificate\(der.count == 1 ? "" : "s"), expected 3 (leaf, intermediate, root)"
+                    + hint)
         }
         var certificates: [Certificate] = []
         for (index, bytes) in der.enumerated() {

@@ -3,19 +3,25 @@ import SubscriptionModel
 
 extension AppDatabase {
     /// The latest notification `signedDate`, renewal-fact instant, transaction `purchaseDate` or
-    /// `revocationDate` in the store; nil when it is empty. Each MAX reads one entry of an index
-    /// (the revocation index is partial, so the query says `IS NOT NULL` for SQLite to use it
-    /// instead of scanning every transaction).
+    /// `revocationDate` among the facts the store applies; nil when it has none. Unsigned facts
+    /// set aside because their subscription has signed data (``SignedData``) take no part: one
+    /// unsigned notification must not move every report's as-of. Each query walks its instant
+    /// index from the end and stops at the first applied row, normally the first it reads.
     public func latestFactInstant() throws -> Instant? {
         try writer.read { db in
             try Int64.fetchOne(
                 db,
                 sql: """
                     SELECT MAX(m) FROM (
-                        SELECT MAX(instant) AS m FROM notification
-                        UNION ALL SELECT MAX(instant) FROM renewalFact
-                        UNION ALL SELECT MAX(purchaseDate) FROM "transaction"
-                        UNION ALL SELECT MAX(revocationDate) FROM "transaction" WHERE revocationDate IS NOT NULL)
+                        SELECT (SELECT instant FROM notification n WHERE \(SignedData.applied("n"))
+                                ORDER BY instant DESC LIMIT 1) AS m
+                        UNION ALL SELECT (SELECT instant FROM renewalFact r WHERE \(SignedData.applied("r"))
+                                ORDER BY instant DESC LIMIT 1)
+                        UNION ALL SELECT (SELECT purchaseDate FROM "transaction" t WHERE \(SignedData.applied("t"))
+                                ORDER BY purchaseDate DESC LIMIT 1)
+                        UNION ALL SELECT (SELECT revocationDate FROM "transaction" t
+                                WHERE revocationDate IS NOT NULL AND \(SignedData.applied("t"))
+                                ORDER BY revocationDate DESC LIMIT 1))
                     """
             ).map(Instant.init(milliseconds:))
         }
