@@ -8,11 +8,11 @@ import Synchronization
 /// What `GET /healthz` answers, from the listener's own state: whether a notification posted now
 /// could be committed. It fails (503) when the last commit failed (until one succeeds: Apple's
 /// retry, or the next notification) or when the store's file system has less free space than
-/// `minimumFreeBytes`. It opens no connection and begins no transaction: a flood of health checks
-/// costs the notifications nothing. Free space is measured at most once a second, however often it
-/// is asked. The lines it adds say what the request log lost and what the archive of rejected
+/// `minimumFreeBytes`. It opens no connection and takes no lock of the store's: a flood of health
+/// checks costs the notifications only the CPU of answering them (docs/performance.md, "`/healthz`
+/// under a flood"). Free space is measured at most once a second, however often it is asked. The lines it adds say what the request log lost and what the archive of rejected
 /// requests only counted; neither makes it fail, as neither keeps a notification out.
-public final class ListenerHealth: Sendable {
+final class ListenerHealth: Sendable {
     struct State {
         var lastFailure: (at: Date, reason: String)?
         var measured: ContinuousClock.Instant?
@@ -26,7 +26,7 @@ public final class ListenerHealth: Sendable {
     let rejectedArchive: RejectedArchive
     private let state = Mutex(State())
 
-    public init(storePath: String?, minimumFreeBytes: Int64, log: RequestLog, rejectedArchive: RejectedArchive) {
+    init(storePath: String?, minimumFreeBytes: Int64, log: RequestLog, rejectedArchive: RejectedArchive) {
         let directory = storePath.map { ($0 as NSString).deletingLastPathComponent } ?? ""
         self.directory = directory.isEmpty ? "." : directory
         self.minimumFreeBytes = minimumFreeBytes
