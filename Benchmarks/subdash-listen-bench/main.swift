@@ -13,6 +13,10 @@
 // instead (with --trust-root its test-root.pem); --notifications takes the first N. Each run posts
 // every document once, as Apple would.
 //
+// --healthz-flood N sends `GET /healthz` back to back over N more connections while the
+// notifications are posted, and prints how many were answered: a health check must not slow the
+// notifications beyond the CPU it takes (docs/performance.md, "`/healthz` under a flood").
+//
 // Besides the whole run's rate, the steady rate counts only the answers between 10% and 90% of the
 // run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
 // its group commits per 1,000 notifications, which do not depend on the machine's load.
