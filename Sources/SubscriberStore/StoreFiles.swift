@@ -17,7 +17,11 @@ public enum StoreFiles {
     static func creatingPrivate<T>(path: String, created: Bool, _ open: () throws -> T) throws -> T {
         var info = stat()
         if created, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            var target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            if !target.hasPrefix("/"), path.contains("/") {
+                // Relative to the link's directory: named as a path from here.
+                target = (path as NSString).deletingLastPathComponent + "/" + target
+            }
             throw StoreError(
                 "\(path) is a symbolic link to \(target), which does not exist: subdash does not create a store "
                     + "through a link; pass the path it should have (--db \(target)) or remove the link")

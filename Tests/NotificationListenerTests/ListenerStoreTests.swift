@@ -43,6 +43,13 @@ import Testing
         #expect(throws: StoreError.self) { try AppDatabase.open(path: link) }
         #expect(!FileManager.default.fileExists(atPath: target))
 
+        // A relative link is named from here.
+        let relative = directory.path("relative.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: relative, withDestinationPath: "sub/gone.sqlite")
+        let refused = try Subdash.run(["import", "--db", relative, empty], timeout: 60)
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("is a symbolic link to \(directory.path("sub/gone.sqlite")), which does not exist"))
+
         // Through a link to a store that is there, as before.
         _ = try AppDatabase.open(path: target)
         let again = try Subdash.run(["import", "--db", link, empty], timeout: 60)
