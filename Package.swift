@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "NotificationListener",
             dependencies: [
-                "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel", "ThreadKit",
+                "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel", "ThreadKit", "TerminalUI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

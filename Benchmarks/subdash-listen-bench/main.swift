@@ -13,6 +13,10 @@
 // instead (with --trust-root its test-root.pem); --notifications takes the first N. Each run posts
 // every document once, as Apple would.
 //
+// --healthz-flood N sends `GET /healthz` back to back over N more connections while the
+// notifications are posted, and prints how many were answered: a health check must not slow the
+// notifications beyond the CPU it takes (docs/performance.md, "`/healthz` under a flood").
+//
 // Besides the whole run's rate, the steady rate counts only the answers between 10% and 90% of the
 // run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
 // its group commits per 1,000 notifications, which do not depend on the machine's load.
@@ -31,6 +35,8 @@ struct Options {
     var connections = [1, 16, 64]
     var notifications = Int.max
     var output: String? = nil
+    /// Connections sending `GET /healthz` back to back while the notifications are posted.
+    var healthzFlood = 0
 
     init(_ args: [String]) {
         var i = 1
@@ -48,9 +54,10 @@ struct Options {
             case "--connections": connections = value().split(separator: ",").compactMap { Int($0) }
             case "--notifications": notifications = Int(value()) ?? Int.max
             case "--output": output = value()
+            case "--healthz-flood": healthzFlood = Int(value()) ?? 0
             case "-h", "--help":
                 print(
-                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--output docs/performance.md]"
+                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--healthz-flood N] [--output docs/performance.md]"
                 )
                 exit(0)
             default: fail("unknown argument \(args[i])")
@@ -151,6 +158,13 @@ final class Connection {
             "POST /notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
                 .utf8)
         request.append(body)
+        return exchange(request)
+    }
+
+    /// Asks `GET /healthz`; returns the status code.
+    func healthz() -> Int { exchange(Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) }
+
+    private func exchange(_ request: Data) -> Int {
         request.withUnsafeBytes { b in
             var sent = 0
             while sent < b.count {
@@ -191,6 +205,12 @@ final class Connection {
         }
         return nil
     }
+}
+
+/// The health checks sent beside the notifications: whether to go on, and how many were answered.
+final class Flood: Sendable {
+    let posting = Mutex(true)
+    let asked = Mutex(0)
 }
 
 final class Results: Sendable {
@@ -280,6 +300,15 @@ print(
 var rows: [String] = []
 for connections in options.connections {
     let store = work + "/listen-\(connections).sqlite"
+    // Only `import` creates a store: an empty one, from nothing on stdin.
+    let create = Process()
+    create.executableURL = URL(fileURLWithPath: options.subdash)
+    create.arguments = ["import", "--db", store, "-"]
+    create.standardInput = FileHandle.nullDevice
+    create.standardError = FileHandle.nullDevice
+    try! create.run()
+    create.waitUntilExit()
+    if create.terminationStatus != 0 { fail("subdash import could not create \(store)") }
     let listener = Process()
     listener.executableURL = URL(fileURLWithPath: options.subdash)
     listener.arguments = [
@@ -305,6 +334,20 @@ for connections in options.connections {
     // One thread per connection: `concurrentPerform` would run only as many at once as there are
     // cores, so "16 connections" would really be two.
     let finished = DispatchGroup()
+    // Health checks beside the notifications, as a monitor gone wild would send them: they must not
+    // slow the notifications down.
+    let flood = Flood()
+    for _ in 0..<options.healthzFlood {
+        let thread = Thread {
+            let connection = Connection(port: boundPort)
+            while flood.posting.withLock({ $0 }) {
+                _ = connection.healthz()
+                flood.asked.withLock { $0 += 1 }
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
     for worker in 0..<connections {
         finished.enter()
         let thread = Thread {
@@ -323,7 +366,15 @@ for connections in options.connections {
         thread.start()
     }
     finished.wait()
+    flood.posting.withLock { $0 = false }
     let ended = now()
+    if options.healthzFlood > 0 {
+        let asked = flood.asked.withLock { $0 }
+        print(
+            String(
+                format: "%d connections asked /healthz %d times meanwhile (%.0f/s)", options.healthzFlood, asked,
+                Double(asked) / (ended - started)))
+    }
     let seconds = ended - started
     let cpuAfter = cpuSeconds(listener.processIdentifier, thread: "subdash-commit")
     let cpuPerNotification = (cpuAfter.process - cpuBefore.process) * 1000 / Double(documents.count)

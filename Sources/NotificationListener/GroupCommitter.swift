@@ -54,6 +54,7 @@ public final class GroupCommitter: @unchecked Sendable {
     private let derivationInterval: Double
     private let derivationBudget: Double
     private let onDerivationError: @Sendable (any Error) -> Void
+    private let onCommitted: @Sendable (Result<Void, any Error>) -> Void
 
     /// - Parameters:
     ///   - maxGroup: the most documents in one transaction.
@@ -65,9 +66,12 @@ public final class GroupCommitter: @unchecked Sendable {
     ///   - derivationBudget: about the seconds of derivation each commit carries.
     ///   - onDerivationError: told when deriving after a commit failed (the facts are committed and
     ///     their subscriptions stay pending: the next derivation, or the next start, derives them).
+    ///   - onCommitted: told after each commit of documents whether it succeeded, on the committing
+    ///     thread, in the order of the commits.
     public init(
         database: AppDatabase, maxGroup: Int = 512, gatherWait: Double = 0.002, derivationInterval: Double = 0.25,
-        derivationBudget: Double = 0.004, onDerivationError: @escaping @Sendable (any Error) -> Void
+        derivationBudget: Double = 0.004, onDerivationError: @escaping @Sendable (any Error) -> Void,
+        onCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void = { _ in }
     ) {
         self.database = database
         self.maxGroup = maxGroup
@@ -75,6 +79,7 @@ public final class GroupCommitter: @unchecked Sendable {
         self.derivationInterval = derivationInterval
         self.derivationBudget = derivationBudget
         self.onDerivationError = onDerivationError
+        self.onCommitted = onCommitted
         done.enter()
         let thread = Thread { [self] in
             nameCurrentThread("subdash-commit")
@@ -87,12 +92,29 @@ public final class GroupCommitter: @unchecked Sendable {
     /// work), writes it, and returns once it is committed (or failed to be). While `prepare` runs,
     /// the committing thread knows one more document is on its way.
     public func commit(preparing prepare: () -> IncomingDocument) async -> Committed {
+        await commitIfAny(preparing: prepare)!
+    }
+
+    /// ``commit(preparing:)`` for a document that may turn out not to be written: when `prepare`
+    /// returns nil, the committing thread stops waiting for it and nil is returned at once.
+    public func commitIfAny(preparing prepare: () -> IncomingDocument?) async -> Committed? {
         expectOne()
-        let document = prepare()
+        guard let document = prepare() else {
+            notComing()
+            return nil
+        }
         let (outcome, commit) = await withCheckedContinuation { continuation in
             enqueue(document, wasPreparing: true) { continuation.resume(returning: ($0, $1)) }
         }
         return Committed(document: document, outcome: outcome, commit: commit)
+    }
+
+    /// A document `expectOne` announced will not be written after all.
+    private func notComing() {
+        condition.lock()
+        preparing -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func expectOne() {
@@ -186,10 +208,12 @@ public final class GroupCommitter: @unchecked Sendable {
                 commits += 1
                 do {
                     let applied = try commitGroup(group, deriving: slice, &derivation)
+                    onCommitted(.success(()))
                     for (waiting, result) in zip(group, applied) { waiting.answer(.success(result), commits) }
                     needsDerivation = true
                     lastDocuments = Date()
                 } catch {
+                    onCommitted(.failure(error))
                     for waiting in group { waiting.answer(.failure(error), 0) }
                 }
             } else if !slice.isEmpty {

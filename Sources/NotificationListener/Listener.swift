@@ -9,6 +9,10 @@ import NIOSSL
 import StoreImport
 import SubscriberStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where and how `subdash listen` serves.
 public struct ListenerConfiguration: Sendable {
     public var host = "127.0.0.1"
@@ -27,6 +31,12 @@ public struct ListenerConfiguration: Sendable {
     public var headerTimeoutSeconds = 10
     /// Connections served at once; further ones wait in the listen backlog.
     public var maxConnections = 256
+    /// Bytes of rejected requests archived per hour; past them a rejected request is answered and
+    /// counted, not archived (``RejectedArchive``).
+    public var rejectedArchiveBytesPerHour = 4 << 20
+    /// `/healthz` fails when the store's file system has less free space than this: a commit, and
+    /// the WAL growing between two checkpoints (up to 64 MiB while receiving), need room.
+    public var minimumFreeBytes: Int64 = 64 << 20
     /// PEM files for serving HTTPS directly (else plain HTTP, for a TLS proxy in front).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
@@ -58,18 +68,28 @@ public struct NotificationListener: Sendable {
 
     /// Serves until SIGTERM or SIGINT. `onRunning` receives the bound host and port.
     public func run(onRunning: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws {
+        // A write to stderr piped to a reader that exited fails with EPIPE, counted by the log
+        // (`RequestLog`), instead of killing the listener with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         try database.prepareForReceiving()
         let checkpoints = try database.startBackgroundCheckpoints(interval: 0.2)
         defer { checkpoints?.stop() }
         let log = self.log
-        let committer = GroupCommitter(database: database) { error in
-            log.note("subdash listen: deriving after a commit failed (retried after the next one): \(error)")
-        }
+        let rejectedArchive = RejectedArchive(bytesPerWindow: configuration.rejectedArchiveBytesPerHour)
+        let health = ListenerHealth(
+            storePath: database.path, minimumFreeBytes: configuration.minimumFreeBytes, log: log,
+            rejectedArchive: rejectedArchive)
+        let committer = GroupCommitter(
+            database: database,
+            onDerivationError: { error in
+                log.note("subdash listen: deriving after a commit failed (retried after the next one): \(error)")
+            },
+            onCommitted: { health.committed($0) })
         defer { committer.stop() }
         let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: sharedSecret, report: { _ in })
         let responder = NotificationResponder(
-            configuration: configuration, importer: importer, committer: committer,
-            database: database, log: log)
+            configuration: configuration, importer: importer, committer: committer, log: log, health: health,
+            rejectedArchive: rejectedArchive)
         var logger = Logger(label: "subdash.listen")
         logger.logLevel = .error
         let headerTimeout = TimeAmount.seconds(Int64(configuration.headerTimeoutSeconds))

@@ -7,17 +7,22 @@ import SubscriptionModel
 /// Answers every request of `subdash listen`: Apple's POSTs on the configured path, `GET /healthz`,
 /// and 404 / 405 for everything else. A notification's body goes through the import's own path
 /// (`Importer.incoming`: decoding, signature verification, the archive record) and is committed
-/// by the `GroupCommitter` before the answer: 200 when applied or already stored, 4xx with a short
-/// reason when rejected (the rejection is archived too), 5xx when it could not be committed, so
-/// Apple sends it again.
+/// by the `GroupCommitter` before the answer, which says what the store made of it:
+/// - 200 `applied`, or `duplicate` when it was stored before (Apple's retries change nothing);
+/// - 202 `stored, not applied: …`: an unsigned v1 notification kept in the archive but not applied,
+///   its subscription having signed data (a success for Apple, which does not send it again);
+/// - 400 `rejected: reason`: not stored as accepted (not decodable, a bad signature, another app);
+///   archived as rejected up to the archive's limit (``RejectedArchive``), counted past it;
+/// - 503 when it could not be committed, so Apple sends it again.
 struct NotificationResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     let configuration: ListenerConfiguration
     let importer: Importer
     let committer: GroupCommitter
-    let database: AppDatabase
     let log: RequestLog
+    let health: ListenerHealth
+    let rejectedArchive: RejectedArchive
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let arrived = Date()
@@ -40,20 +45,10 @@ struct NotificationResponder: HTTPResponder {
                 entry.outcome = "method not allowed"
                 return Self.text(.methodNotAllowed, "use GET\n", allow: "GET, HEAD")
             }
-            // Off the server's threads: the check may wait up to its busy timeout.
-            let database = self.database
-            let checked: Result<Void, any Error> = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: Result { try database.checkWritable() }) }
-            }
-            switch checked {
-            case .success:
-                entry.outcome = "healthy"
-                return Self.text(.ok, "ok\n")
-            case .failure(let error):
-                entry.outcome = "unhealthy"
-                entry.reason = "\(error)"
-                return Self.text(.serviceUnavailable, "store not writable\n")
-            }
+            let (healthy, text) = health.report()
+            entry.outcome = healthy ? "healthy" : "unhealthy"
+            if !healthy { entry.reason = health.lastFailureReason.map(Self.shortened) }
+            return Self.text(healthy ? .ok : .serviceUnavailable, text)
         }
         guard path == configuration.path else {
             entry.outcome = "not found"
@@ -87,14 +82,35 @@ struct NotificationResponder: HTTPResponder {
         }
         let bytes = Data(body.readableBytesView)
         let importer = self.importer
-        let committed = await committer.commit(preparing: {
+        let rejectedArchive = self.rejectedArchive
+        var counted: (document: IncomingDocument, firstInWindow: Bool)?
+        let committed = await committer.commitIfAny(preparing: {
             var document = importer.incoming(bytes, source: "listen")
             if case .facts(let facts) = document.content, facts.format != .v1Notification, facts.format != .v2Notification {
                 // An API response or a receipt is importable, but not something Apple posts here.
                 document.content = .rejected(reason: "not a server notification (a \(facts.format.rawValue) document)")
             }
+            if case .rejected = document.content, case .counted(let first) = rejectedArchive.admit(document) {
+                counted = (document, first)
+                return nil
+            }
             return document
         })
+        guard let committed else {
+            // Past the archive's limit for rejected requests: answered as any rejection, not written.
+            guard let counted, case .rejected(let reason) = counted.document.content else {
+                entry.outcome = "not stored"
+                return Self.text(.serviceUnavailable, "not stored, send again later\n")
+            }
+            if counted.firstInWindow {
+                log.note(
+                    "subdash listen: over \(rejectedArchive.bytesPerWindow >> 20) MiB of rejected requests archived this hour: "
+                        + "further ones are answered and counted (GET /healthz), not archived, until the hour is over")
+            }
+            entry.id = "sha256:" + counted.document.sha256
+            entry.archived = false
+            return Self.rejected(reason, entry: &entry)
+        }
         let document = committed.document
         entry.id = "sha256:" + document.sha256
         if case .facts(let facts) = document.content, let notification = facts.notifications.first {
@@ -109,13 +125,32 @@ struct NotificationResponder: HTTPResponder {
             return Self.text(.serviceUnavailable, "not stored, send again later\n")
         case .success(let result):
             if case .rejected(let reason) = document.content {
-                entry.outcome = "rejected"
-                entry.reason = Self.shortened(reason)
-                return Self.text(.badRequest, "rejected: \(Self.shortened(reason))\n")
+                return Self.rejected(reason, entry: &entry)
+            }
+            // The store's own verdict: another app's document is rejected there, not by the decoder.
+            if result.rejected > 0 {
+                return Self.rejected(result.rejections.first?.reason ?? "rejected by the store", entry: &entry)
+            }
+            if result.unverified > 0 {
+                entry.outcome = "not applied"
+                entry.reason = Self.unverifiedReason
+                return Self.text(.accepted, "stored, not applied: \(Self.unverifiedReason)\n")
             }
             entry.outcome = result.applied > 0 ? "applied" : "duplicate"
             return Self.text(.ok, entry.outcome + "\n")
         }
+    }
+
+    /// Why an unsigned v1 notification was kept but not applied.
+    static let unverifiedReason =
+        "an unsigned v1 notification about a subscription that has signed data "
+        + "(start the listener with --shared-secret to verify v1 notifications)"
+
+    /// 400 with the reason, logged as rejected.
+    private static func rejected(_ reason: String, entry: inout RequestLog.Entry) -> Response {
+        entry.outcome = "rejected"
+        entry.reason = shortened(reason)
+        return text(.badRequest, "rejected: \(shortened(reason))\n")
     }
 
     enum BodyError: Error { case tooLarge, timedOut }

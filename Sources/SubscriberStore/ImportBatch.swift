@@ -200,25 +200,6 @@ extension AppDatabase {
         return try body()
     }
 
-    /// Throws unless a write could begin within `busyTimeout` seconds (the file is writable, no
-    /// other process holds the write lock for longer): a health check that changes nothing. It
-    /// takes a connection of its own, so it neither waits behind this process's queued writes nor
-    /// holds them up.
-    public func checkWritable(busyTimeout: Double = 2) throws {
-        let probe: any DatabaseWriter
-        if let path {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(busyTimeout)
-            probe = try DatabaseQueue(path: path, configuration: configuration)
-        } else {
-            probe = writer
-        }
-        try probe.writeWithoutTransaction { db in
-            try db.execute(sql: "BEGIN IMMEDIATE")
-            try db.execute(sql: "ROLLBACK")
-        }
-    }
-
     /// The latest verified notification's instant (milliseconds; v2 `signedDate`), or nil when none
     /// is stored: where a backfill of the notification history resumes. An unsigned v1 notification
     /// the shared secret did not vouch for says nothing about what Apple has sent.

@@ -12,8 +12,20 @@ public enum StoreFiles {
 
     /// Runs `open` (which creates the SQLite store) after creating the empty file with mode 0600
     /// when `created`: SQLite gives the `-wal` and `-shm` files the mode of the store, so all
-    /// three are private.
+    /// three are private. A symbolic link to nothing is refused: the file would be created where
+    /// it points, by SQLite, with the umask's mode (0644: readable by everyone).
     static func creatingPrivate<T>(path: String, created: Bool, _ open: () throws -> T) throws -> T {
+        var info = stat()
+        if created, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            var target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            if !target.hasPrefix("/"), path.contains("/") {
+                // Relative to the link's directory: named as a path from here.
+                target = (path as NSString).deletingLastPathComponent + "/" + target
+            }
+            throw StoreError(
+                "\(path) is a symbolic link to \(target), which does not exist: subdash does not create a store "
+                    + "through a link; pass the path it should have (--db \(target)) or remove the link")
+        }
         if created {
             let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, privateMode)
             if fd >= 0 {

@@ -32,6 +32,29 @@ public enum TextSanitizer {
             .map { visible(String(String.UnicodeScalarView($0))) }.joined(separator: "\n")
     }
 
+    /// JSON text with every scalar a terminal would act on (``needsEscape(_:)``) written as a
+    /// `\uXXXX` escape: JSON escapes C0 controls itself but leaves DEL, C1 controls,
+    /// bidirectional overrides and line separators as they are. A JSON reader sees the same
+    /// strings; a terminal showing the text (`tail -f` of a log) is not steered by it. Outside
+    /// strings valid JSON holds none of them but its whitespace (tab, line feed, carriage
+    /// return), which is kept; inside, an escape means the same character.
+    public static func jsonVisible(_ json: String) -> String {
+        func escaped(_ scalar: Unicode.Scalar) -> Bool {
+            needsEscape(scalar) && scalar != "\t" && scalar != "\n" && scalar != "\r"
+        }
+        guard json.unicodeScalars.contains(where: escaped) else { return json }
+        var output = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard escaped(scalar) else {
+                output.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16)
+            output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+        }
+        return String(output)
+    }
+
     /// Whether a terminal would act on the scalar rather than draw it.
     public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -9,13 +9,18 @@ struct Listen: AsyncParsableCommand {
         abstract: "Receive App Store Server Notifications (v1 and v2) over HTTP and store them as they come.",
         discussion: """
             Serves POST requests on --path: each body is decoded, verified and archived exactly as \
-            `subdash import` does, and committed to the store before the answer. 200: stored, or \
-            stored before (Apple's retries change nothing); 400 with a short reason: rejected (archived \
-            as rejected); 413: body over 1 MiB; 503: could not be stored, so Apple sends it again. \
-            GET /healthz answers 200 while the store is writable. One JSON line per request goes to \
-            stderr, or to --log FILE. Apple requires HTTPS (TLS 1.2 or later): pass --tls-cert and \
-            --tls-key, or put a TLS proxy in front. SIGTERM or SIGINT: stop accepting, answer and \
-            commit what is in flight, exit 0.
+            `subdash import` does, and committed to the store before the answer. 200: applied, or \
+            stored before (Apple's retries change nothing); 202: stored, not applied (an unsigned v1 \
+            notification about a subscription with signed data: pass --shared-secret); 400 with a \
+            short reason: rejected (archived as rejected, up to --rejected-archive-mib an hour, then \
+            counted only); 413: body over 1 MiB; 503: could not be stored, so Apple sends it again. \
+            GET /healthz answers 200 while a notification can be committed, 503 when the last commit \
+            failed or free space is below --min-free-mib (docs/security.md). The store must exist: \
+            only `subdash import` creates one (`subdash import --db PATH - </dev/null` makes an empty \
+            one). One JSON line per request goes to stderr, or to --log FILE; a line that cannot be \
+            written is counted (in /healthz), never fatal. Apple requires HTTPS (TLS 1.2 or later): \
+            pass --tls-cert and --tls-key, or put a TLS proxy in front. SIGTERM or SIGINT: stop \
+            accepting, answer and commit what is in flight, exit 0.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -35,6 +40,14 @@ struct Listen: AsyncParsableCommand {
         name: .customLong("header-timeout"),
         help: "Seconds a request's headers may take to arrive (from the connection or the previous response).")
     var headerTimeout = 10
+    @Option(
+        name: .customLong("rejected-archive-mib"),
+        help: "MiB of rejected requests archived per hour; further ones are answered and counted, not archived.")
+    var rejectedArchiveMiB = ListenerConfiguration().rejectedArchiveBytesPerHour >> 20
+    @Option(
+        name: .customLong("min-free-mib"),
+        help: "GET /healthz fails when the store's file system has less free space than this, MiB.")
+    var minFreeMiB = Int(ListenerConfiguration().minimumFreeBytes >> 20)
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -43,10 +56,15 @@ struct Listen: AsyncParsableCommand {
         if maxConnections < 1 || bodyTimeout < 1 || idleTimeout < 1 || headerTimeout < 1 {
             throw ValidationError("--max-connections, --body-timeout, --idle-timeout and --header-timeout must be at least 1")
         }
+        if !(0...(1 << 20)).contains(rejectedArchiveMiB) { throw ValidationError("--rejected-archive-mib must be 0 to 1048576") }
+        if !(0...(1 << 30)).contains(minFreeMiB) { throw ValidationError("--min-free-mib must be 0 to 1073741824") }
     }
 
     mutating func run() async throws {
         let verifier = try verification.verifier()
+        // Only `import` creates a store: a mistyped --db would otherwise store Apple's notifications
+        // in a new file that no dashboard or report reads.
+        try store.requireExisting()
         let database = try store.open()
         try app.recordApp(in: database)
         let requestLog: RequestLog
@@ -65,6 +83,8 @@ struct Listen: AsyncParsableCommand {
         configuration.headerTimeoutSeconds = headerTimeout
         configuration.tlsCertificatePath = tlsCert
         configuration.tlsKeyPath = tlsKey
+        configuration.rejectedArchiveBytesPerHour = rejectedArchiveMiB << 20
+        configuration.minimumFreeBytes = Int64(minFreeMiB) << 20
         let listener = NotificationListener(
             database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
             configuration: configuration, log: requestLog)

@@ -40,13 +40,7 @@ struct OpenDashboard: ParsableCommand {
         // A store that is not there is never created by the dashboard: an empty one would show
         // nothing "as of 1970-01-01".
         let path = store.path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(
-                Self.noStoreMessage(
-                    path: path,
-                    fromOption: store.db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true),
-                code: ExitStatus.fatal)
-        }
+        try store.requireExisting()
         // A store in a directory (or on a file system) that cannot be written is browsed read-only.
         let writable = StoreFiles.canWrite(path: path)
         let readOnly = self.readOnly || !writable
@@ -95,7 +89,8 @@ struct OpenDashboard: ParsableCommand {
         session.run()
     }
 
-    /// What to do when there is no store: the same advice `report` gives.
+    /// What to do when there is no store: the same advice `report` and `listen` give
+    /// (``StoreOptions/requireExisting()``).
     static func noStoreMessage(path: String, fromOption: Bool) -> String {
         if fromOption {
             return "no store at \(path): import data into it first (`subdash import FILES… --db \(path)`)"

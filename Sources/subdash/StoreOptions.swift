@@ -10,6 +10,14 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { AppDatabase.resolvePath(option: db) }
 
+    /// Throws the dashboard's advice when there is no store at `path`: only `import` creates one.
+    func requireExisting() throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            let fromOption = db != nil || ProcessInfo.processInfo.environment["SUBDASH_DB"].map { !$0.isEmpty } == true
+            throw CLIError(OpenDashboard.noStoreMessage(path: path, fromOption: fromOption), code: ExitStatus.fatal)
+        }
+    }
+
     func open(readOnly: Bool = false) throws -> AppDatabase {
         if let warning = StoreFiles.exposureWarning(path: path) { printError("subdash: \(warning)") }
         do {
@@ -60,7 +68,9 @@ func printOutput(_ text: String) {
 }
 
 struct StandardError: TextOutputStream {
+    /// A message that cannot be written (stderr piped to a reader that exited, a full disk) is
+    /// lost, not fatal.
     mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(string.utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubscriberStore
 import Synchronization
 
 /// A real `subdash listen` process on a free loopback port, its stderr collected.
@@ -6,12 +7,15 @@ final class ListenerProcess: Sendable {
     let process = Process()
     let port: Int
     private let lines = CollectedOutput()
+    private let pipe = Pipe()
 
-    /// Starts the listener and waits for its "listening on" line.
+    /// Starts the listener and waits for its "listening on" line. The store is created first when
+    /// it is not there (`subdash listen` never creates one).
     init(binary: String, store: String, extra: [String] = []) throws {
+        if !FileManager.default.fileExists(atPath: store) { _ = try AppDatabase.open(path: store) }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["listen", "--db", store, "--port", "0"] + extra
-        let pipe = Pipe()
+        let pipe = self.pipe
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
         let lines = self.lines
@@ -38,6 +42,13 @@ final class ListenerProcess: Sendable {
 
     var http: LoopbackHTTP { LoopbackHTTP(port: port) }
     var stderr: String { lines.text }
+
+    /// Closes this end of the listener's stderr, as a reader that exits (`listen 2>&1 | head -1`):
+    /// its next write there fails with EPIPE.
+    func closeStandardError() {
+        pipe.fileHandleForReading.readabilityHandler = nil
+        try? pipe.fileHandleForReading.close()
+    }
 
     /// Sends `signal` and waits for the exit; returns the exit status (or the signal number).
     @discardableResult

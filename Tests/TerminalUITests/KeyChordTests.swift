@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TerminalUI
@@ -115,5 +116,16 @@ import Testing
     @Test func linesKeepTheirBreaks() {
         #expect(TextSanitizer.visibleLines("a\u{1B}[31m\nb\n") == "a\\x1b[31m\nb\n")
         #expect(TextSanitizer.visibleLines("a\r\nb") == "a\\x0d\nb")
+    }
+
+    @Test func jsonKeepsItsMeaningAndLosesWhatATerminalWouldActOn() throws {
+        let value = "type\u{9B}2J\u{85}\u{202E}x\u{2066}\u{2028}\u{7F}"
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: ["t": value], options: [.prettyPrinted]), as: UTF8.self)
+        let shown = TextSanitizer.jsonVisible(json)
+        #expect(shown.contains(#""type\u009b2J\u0085\u202ex\u2066\u2028\u007f""#), "\(shown)")
+        #expect(!shown.unicodeScalars.contains { TextSanitizer.needsEscape($0) && !["\n", " "].contains($0) })
+        let back = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: String]
+        #expect(back == ["t": value])
     }
 }
