@@ -13,6 +13,8 @@ import SubscriptionModel
 ///   its subscription having signed data (a success for Apple, which does not send it again);
 /// - 400 `rejected: reason`: not stored as accepted (not decodable, a bad signature, another app);
 ///   archived as rejected up to the archive's limit (``RejectedArchive``), counted past it;
+/// - 409 `conflict: …`: its `notificationUUID` is stored already with other content; the first is
+///   kept, this one archived and not applied;
 /// - 503 when it could not be committed, so Apple sends it again.
 struct NotificationResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -128,16 +130,21 @@ struct NotificationResponder: HTTPResponder {
                 return Self.rejected(reason, entry: &entry)
             }
             // The store's own verdict: another app's document is rejected there, not by the decoder.
-            if result.rejected > 0 {
-                return Self.rejected(result.rejections.first?.reason ?? "rejected by the store", entry: &entry)
-            }
-            if result.unverified > 0 {
+            switch result.documentOutcome {
+            case .rejected(let reason):
+                return Self.rejected(reason, entry: &entry)
+            case .conflict(let reason):
+                entry.outcome = "conflict"
+                entry.reason = Self.shortened(reason)
+                return Self.text(.conflict, "conflict: \(Self.shortened(reason))\n")
+            case .unverified:
                 entry.outcome = "not applied"
                 entry.reason = Self.unverifiedReason
                 return Self.text(.accepted, "stored, not applied: \(Self.unverifiedReason)\n")
+            case .applied, .duplicate:
+                entry.outcome = result.applied > 0 ? "applied" : "duplicate"
+                return Self.text(.ok, entry.outcome + "\n")
             }
-            entry.outcome = result.applied > 0 ? "applied" : "duplicate"
-            return Self.text(.ok, entry.outcome + "\n")
         }
     }
 

@@ -106,6 +106,8 @@ final class FetchRun {
     let client: AppStoreServerClient
     let progress: FetchProgress
     var rejected = 0
+    /// Notifications whose notificationUUID the store holds already with other content.
+    var conflicts = 0
     var totals = BatchResult()
 
     /// Says first which server it talks to (the bearer token goes there).
@@ -131,6 +133,16 @@ final class FetchRun {
             rejected += 1
             progress.clear()
             printError("\(source): \(reason)")
+        } else if let (_, reason) = stored.result.rejections.first {
+            // The store's own verdict (another app's document).
+            rejected += 1
+            progress.clear()
+            printError("\(source): \(reason)")
+        }
+        for (_, reason) in stored.result.conflicts {
+            conflicts += 1
+            progress.clear()
+            printError("\(source): conflict: \(reason)")
         }
         return stored
     }
@@ -141,13 +153,14 @@ final class FetchRun {
         progress.clear()
         let t = totals
         printError(
-            "\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected; "
-                + "\(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched")
+            "\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected, "
+                + "\(conflicts) in conflict; \(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched"
+        )
         if case .failure(let error) = outcome {
             if let error = error as? AppStoreAPIError { throw CLIError(error.message) }
             throw error
         }
-        if rejected > 0 { throw ExitCode(1) }
+        if rejected > 0 || conflicts > 0 { throw ExitCode(1) }
     }
 
     /// Runs `body`, then `finish`.

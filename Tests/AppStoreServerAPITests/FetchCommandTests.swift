@@ -41,7 +41,7 @@ import Testing
             )
         }
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr.contains("3 applied, 0 duplicates, 0 rejected; 1 subscription touched"))
+        #expect(first.stderr.contains("3 applied, 0 duplicates, 0 rejected, 0 in conflict; 1 subscription touched"))
         #expect(second.stderr.contains("0 applied, 3 duplicates, 0 rejected"))
         #expect(!first.stderr.contains("PRIVATE KEY"))
         let report = try Self.subdash(["report", "subscriber", "1000", "--db", paths.store, "--format", "json"])
@@ -109,6 +109,33 @@ import Testing
         #expect(second.stderr.contains("0 applied, 2 duplicates, 0 rejected"))
     }
 
+    @Test func aNotificationUUIDStoredWithOtherContentIsReportedAsAConflict() async throws {
+        let key = P256.Signing.PrivateKey()
+        let fake = try FetchTests.fake(key: key)
+        // The third notification reuses the first one's notificationUUID for other content.
+        fake.notifications = [
+            FetchTests.notification(0, store: fake), FetchTests.notification(1, store: fake),
+            FetchTests.notification(2, store: fake).replacingOccurrences(of: "uuid-2", with: "uuid-0"),
+        ]
+        let paths = try Self.files(key)
+        defer { try? FileManager.default.removeItem(atPath: (paths.key as NSString).deletingLastPathComponent) }
+        let env = [
+            "SUBDASH_ISSUER_ID": FakeAppStore.issuerId, "SUBDASH_KEY_ID": FakeAppStore.keyId,
+            "SUBDASH_BUNDLE_ID": FakeAppStore.bundleId, "SUBDASH_PRIVATE_KEY": paths.key,
+        ]
+        let run = try await fake.serve { base in
+            try await Self.subdashOffThread(
+                [
+                    "fetch", "notifications", "--since", "2024-12-01", "--db", paths.store, "--trust-root", paths.root,
+                    "--api-base", base,
+                ],
+                environment: env)
+        }
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains(": conflict: notificationUUID uuid-0 is stored already as DID_RENEW"), "\(run.stderr)")
+        #expect(run.stderr.contains(" 0 rejected, 1 in conflict; "), "\(run.stderr)")
+    }
+
     @Test func aTestNotificationIsRequestedPolledAndStored() async throws {
         let key = P256.Signing.PrivateKey()
         let fake = try FetchTests.fake(key: key)
@@ -161,7 +188,7 @@ import Testing
             run.stderr.contains(
                 "GET /inApps/v2/history: page 3 gives the revision 'A' that page 2 was asked with: "
                     + "the server is sending the same pages again; stopped after 3 pages"))
-        #expect(run.stderr.contains("3 applied, 0 duplicates, 0 rejected; 1 subscription touched"))
+        #expect(run.stderr.contains("3 applied, 0 duplicates, 0 rejected, 0 in conflict; 1 subscription touched"))
         #expect(fake.requests.map { $0.query["revision"] } == [nil, "A", "B"])
     }
 

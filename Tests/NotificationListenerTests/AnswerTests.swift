@@ -97,4 +97,50 @@ import Testing
         #expect(listener.stderr.contains(#""outcome":"rejected""#))
         #expect(!listener.stderr.contains(#""outcome":"duplicate""#))
     }
+
+    /// A compact JWS that is not signed, for a listener started with `--no-verify`.
+    static func unsignedJWS(_ payload: String) -> String {
+        func base64url(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return base64url(#"{"alg":"ES256","x5c":[]}"#) + "." + base64url(payload) + "."
+    }
+
+    /// A v2 notification of `type` about `transactionId`, under the notificationUUID `uuid`.
+    static func notification(uuid: String, type: String, transactionId: String) -> Data {
+        let transaction = unsignedJWS(
+            #"{"transactionId":"\#(transactionId)","originalTransactionId":"\#(transactionId)","#
+                + #""productId":"com.example.pro.monthly","purchaseDate":1735689600000,"expiresDate":1738368000000,"#
+                + #""signedDate":1735689600000,"environment":"Production","bundleId":"com.example.app"}"#)
+        let payload = unsignedJWS(
+            #"{"notificationType":"\#(type)","notificationUUID":"\#(uuid)","signedDate":1735689600000,"#
+                + #""data":{"bundleId":"com.example.app","environment":"Production","signedTransactionInfo":"\#(transaction)"}}"#)
+        return Data(#"{"signedPayload":"\#(payload)"}"#.utf8)
+    }
+
+    @Test func aNotificationUUIDStoredWithOtherContentIsAConflictAnswered409() throws {
+        let binary = try ListenTests.binary()
+        let store = ListenTests.temporaryPath("conflict") + ".sqlite"
+        defer { ListenTests.remove(store) }
+        let listener = try ListenerProcess(binary: binary, store: store, extra: ["--no-verify"])
+        let first = Self.notification(uuid: "same-uuid", type: "DID_RENEW", transactionId: "400")
+        let other = Self.notification(uuid: "same-uuid", type: "REFUND", transactionId: "401")
+        #expect(try listener.http.post("/notifications", first).status == 200)
+        #expect(try listener.http.post("/notifications", first).body == "duplicate\n")
+        for _ in 0..<2 {
+            // Again: a conflict stays a conflict, never "duplicate".
+            let answer = try listener.http.post("/notifications", other)
+            #expect(answer.status == 409, "\(answer.status) \(answer.body)")
+            #expect(
+                answer.body.hasPrefix("conflict: notificationUUID same-uuid is stored already as DID_RENEW"), "\(answer.body)")
+        }
+        #expect(listener.stop().status == 0)
+        #expect(listener.stderr.contains(#""outcome":"conflict""#))
+        // The first is kept; the second's facts are not applied.
+        let kept = try AppDatabase.open(path: store).writer.read { db in
+            try String.fetchAll(db, sql: "SELECT notificationType FROM notification")
+        }
+        #expect(kept == ["DID_RENEW"])
+    }
 }
