@@ -80,6 +80,16 @@ struct SubscriberHeader {
                 fields.append(Field(label: "Family", value: FamilySharingText.revoked(on: revoked), role: .warning, ownRow: true))
             }
         }
+        // A late refund (docs/metrics.md, "Late refunds") ends nothing, so neither the state nor an
+        // expiration tells it: each gets a row saying which period was refunded, and when.
+        for (i, period) in r.timeline.periods.enumerated() where r.timeline.isLateRefund(period: i) {
+            guard let refunded = period.revocationDate, refunded <= r.asOf else { continue }
+            fields.append(
+                Field(
+                    label: "Refunded",
+                    value: "period of \(period.start.isoDate) on \(refunded.isoDate) (late: the next had begun)",
+                    role: .refund, ownRow: true))
+        }
         fields += [
             Field(label: "Subscription", value: clean(r.originalTransactionId)),
             Field(label: "User id", value: r.userId.map(clean) ?? "—"),

@@ -906,6 +906,22 @@ extension AppDatabase {
                             AND (revocationReason IS NOT NULL OR revocationType IN ('REFUND_FULL', 'REFUND_PRORATED'))
                     """)
         }
+        migrator.registerMigration("v21 late refunds") { db in
+            // A refund ends its run only when the next period had not started by its date; else it
+            // is a late refund and the run goes on (docs/metrics.md, "Late refunds"). Only a
+            // revoked transaction with another one starting at or after it can read differently:
+            // those subscriptions are derived again once the schema is complete.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                        SELECT DISTINCT r.originalTransactionId FROM "transaction" r
+                        WHERE r.revocationDate IS NOT NULL
+                            AND EXISTS (
+                                SELECT 1 FROM "transaction" n
+                                WHERE n.originalTransactionId = r.originalTransactionId
+                                    AND n.transactionId <> r.transactionId AND n.purchaseDate >= r.purchaseDate)
+                    """)
+        }
         return migrator
     }
 

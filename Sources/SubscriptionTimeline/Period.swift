@@ -80,6 +80,17 @@ public struct Period: Hashable, Sendable, Codable {
     /// A refund or a sharing revocation.
     public var isRevoked: Bool { isRefunded || isSharingRevoked }
 
+    /// A refund that does not end its run (docs/metrics.md, "Late refunds"): the next period of the
+    /// subscription, starting at `nextStart`, had begun at or before the `revocationDate`. Apple
+    /// returned an earlier charge (a past month, while the subscription goes on) or refunded a
+    /// period an upgrade replaced. It returns the money, the period is not paid and its `refund`
+    /// event counts, but the classes and the expiration reason treat the period as not refunded.
+    /// Any other refund ends its run, the last period's always.
+    public func isLateRefund(nextStart: Instant?) -> Bool {
+        guard isRefunded, let r = revocationDate, let next = nextStart else { return false }
+        return next <= r
+    }
+
     /// Whether `t` lies in `[start, end)`.
     public func covers(_ t: Instant) -> Bool { start <= t && t < end }
 }

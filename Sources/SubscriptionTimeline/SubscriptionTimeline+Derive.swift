@@ -35,9 +35,9 @@ extension SubscriptionTimeline {
     ///   run's start is not a fact of the previous run. Toggles before the first period are ignored.
     /// - **Facts at the same instant**: a toggle beats a v2 renewal fact, "off" beats "on".
     /// - **A grace date at or before T** is ignored; the grace state never outlasts the retry window.
-    /// - **A refund dated after its period ended** (at its expiry or the next period's start) does
-    ///   not end the run: "not ended by a refund" (docs/metrics.md) means "its refund did not take
-    ///   the access away". The period is still refunded (not paid) with its refund event.
+    /// - **A late refund** (the next period had started at or before its `revocationDate`) does
+    ///   not end the run, nor give the run's expiration reason `refund`; the period is still
+    ///   refunded (not paid) with its refund event (docs/metrics.md, "Late refunds").
     /// - **Events at as-of** count ("at or before"); event ranges are half-open.
     /// - **Ownership** is the latest transaction's by purchase date (ties: the greater
     ///   `transactionId`); a transaction without `inAppOwnershipType` but revoked with

@@ -87,6 +87,12 @@ extension SubscriptionTimeline {
         return last.revocationDate
     }
 
+    /// Whether `periods[i]` is a late refund: refunded once the next period had begun, so its
+    /// run went on (docs/metrics.md, "Late refunds").
+    public func isLateRefund(period i: Int) -> Bool {
+        periods[i].isLateRefund(nextStart: i + 1 < periods.count ? periods[i + 1].start : nil)
+    }
+
     /// The state at `t` (docs/metrics.md, "States"); nil before the subscription ever started.
     public func state(at t: Instant) -> SubscriptionState? { stateInterval(at: t)?.state }
 

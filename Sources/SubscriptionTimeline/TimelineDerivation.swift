@@ -211,15 +211,15 @@ struct TimelineDerivation {
         }
     }
 
-    /// "The previous period was not ended by a refund or a sharing revocation" (docs/metrics.md,
-    /// "Classes of periods and runs"): its revocation took the access away. A refund (or sharing
-    /// revocation) dated after the period had ended (at its expiry, or when the next period
-    /// started) is still one, but the subscriber had already renewed: it does not end the run.
-    /// A refund of a period an upgrade cut ends the run only when it came before the period that
-    /// replaced it began; otherwise the period stays cut by the upgrade for the classes.
+    /// "The previous period neither ended its run by a refund nor ended by a sharing revocation"
+    /// (docs/metrics.md, "Classes of periods and runs"). A refund ends its run unless it is a late
+    /// refund (`Period.isLateRefund`: the next period began at or before it), whether or not an
+    /// upgrade cut the period. A sharing revocation ends the run when it came at or before the
+    /// period's end: one dated after it (at its expiry, or when the next period started) found
+    /// the access already renewed.
     static func endedByRevocation(_ p: Period, nextStart: Instant) -> Bool {
-        guard p.isRevoked, let r = p.revocationDate else { return false }
-        if p.isCutByUpgrade { return r < nextStart }
+        if p.isRefunded { return !p.isLateRefund(nextStart: nextStart) }
+        guard p.isSharingRevoked, let r = p.revocationDate else { return false }
         return r <= p.end
     }
 
@@ -270,7 +270,10 @@ struct TimelineDerivation {
             let reason: ExpirationReason
             if periods[run.lastPeriod].isSharingRevoked {
                 reason = .sharingRevoked
-            } else if periods[run.lastPeriod].isRefunded {
+            } else if periods[run.lastPeriod].isRefunded,
+                !periods[run.lastPeriod].isLateRefund(nextStart: nextStart)
+            {
+                // Only a refund that ended its run: a late one came once the next run had begun.
                 reason = .refund
             } else if failureOfPeriod[run.lastPeriod] != nil {
                 reason = .billing

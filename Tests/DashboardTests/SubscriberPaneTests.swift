@@ -347,10 +347,10 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
 }
 
 /// Money on pane 2 (docs/metrics.md "Money", "Per subscriber"): 9.99 EUR paid in France and
-/// refunded, 10.99 USD paid in the US; each period's price in its own currency, what was paid per
-/// currency, never a sum of the two.
+/// refunded on 02-20, once 10.99 USD had been paid in the US (a late refund: the run goes on);
+/// each period's price in its own currency, what was paid per currency, never a sum of the two.
 @Suite struct SubscriberPaneMoneyTests {
-    @Test func pricesPerPeriodAndPaidPerCurrency() throws {
+    static func runner() throws -> EffectRunner {
         func day(_ text: String) -> Instant { Instant(parsing: text)! }
         var documents: [IncomingDocument] = []
         func charge(_ id: String, _ start: String, _ end: String, _ price: Int64, _ currency: String, revoked: String? = nil) {
@@ -370,12 +370,34 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         let db = try AppDatabase.inMemory()
         try db.apply(documents)
         let now = day("2025-03-01")
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
+        return EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
+    }
+
+    @Test func pricesPerPeriodAndPaidPerCurrency() throws {
+        let runner = try Self.runner()
         let lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner), width: 120, height: 40).lines
         #expect(
             lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
             "\(lines.joined(separator: "\n"))")
         #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR │") })
         #expect(lines.contains { $0.contains("7302") && $0.hasSuffix("10.99 USD │") })
+    }
+
+    /// docs/metrics.md "Late refunds": the subscription is active and never expired, so the header
+    /// says which period was refunded and when, at 80 columns too; not before the refund's date.
+    @Test func aLateRefundIsMarkedWithItsPeriodAndDate() throws {
+        let runner = try Self.runner()
+        var lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner)).lines
+        for expected in [
+            "│ State        active, paid at full price",
+            "│ Refunded     period of 2025-01-10 on 2025-02-20 (late: the next had begun)",
+            "│ 7301             2025-01-10 2025-02-10 standard     activation      refund",
+            "│ 7302             2025-02-10 2025-03-10 standard     renewal         paid",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(!lines.contains { $0.contains("Expired") })
+        lines = screen(try PaneStore.open("7300", asOf: "2025-02-19", runner: runner)).lines
+        #expect(!lines.contains { $0.contains("Refunded") }, "\(lines.joined(separator: "\n"))")
     }
 }

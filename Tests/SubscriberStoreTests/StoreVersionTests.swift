@@ -278,6 +278,39 @@ import Testing
         #expect(money == ["23456 0 5495 -"])
     }
 
+    /// A store from before late refunds (v20): January refunded at 02-01 00:00, the instant
+    /// February started, read as the end of a run and February as a reactivation. Derived again,
+    /// the refund is late (docs/metrics.md, "Late refunds"): February renews, one run, ended `other`.
+    @Test func subscriptionsWithARefundFollowedByAPeriodAreDerivedAgain() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let pool = try DatabasePool(path: path)
+            try AppDatabase.migrator.migrate(pool, upTo: "v20 refunds of upgraded periods")
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                            revocationDate, revocationReason, isUpgraded, environment, price, currency, revocationType,
+                            signedDate, rank)
+                        VALUES ('e1', 'E', 'p', 1735689600000, 1738368000000, 1738368000000, 0, 0, 'Production', 9990, 'USD',
+                            'REFUND_FULL', 1738368000000, 'r'),
+                            ('e2', 'E', 'p', 1738368000000, 1740787200000, NULL, NULL, 0, 'Production', 9990, 'USD', NULL,
+                            1738368000000, 'r');
+                        INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                            runCount, billingFailureCount)
+                        VALUES ('E', 'Production', 'p', 1735689600000, 1738368000000, 2, 2, 0);
+                        """)
+            }
+            try pool.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        let rows = try store.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT transactionId || ' ' || class || ' ' || isPaid FROM period ORDER BY start")
+                + String.fetchAll(db, sql: "SELECT runIndex || ' ' || expirationReason FROM run ORDER BY runIndex")
+        }
+        #expect(rows == ["e1 activation 0", "e2 renewal 1", "0 other"])
+    }
+
     /// A store from before realized LTV's kept sums (v16), holding SampleData: brought up to date,
     /// it is the store a clean import makes, table for table (the runs derived again fill the sums
     /// and the cohort counts, nothing counted twice).

@@ -55,15 +55,15 @@ import Testing
                 "2024-02-01T00:00:00Z billingIssue",
                 "2024-02-01T00:00:00Z billingRecovery",
             ])
-        // A refund at 01-20 ends the run there; the subscriber buys again at that same instant.
+        // A refund at 01-20, the instant the subscriber buys again: `b` had started at its date,
+        // so the refund is late (docs/metrics.md, "Late refunds") and comes before the renewal.
         let resubscribed = derive([
             tx("a", "2024-01-01", "2024-02-01", revoked: "2024-01-20"),
             tx("b", "2024-01-20", "2024-02-20"),
         ])
         #expect(
             resubscribed.eventList() == [
-                "2024-01-01T00:00:00Z activation", "2024-01-20T00:00:00Z refund",
-                "2024-01-20T00:00:00Z expiration refund", "2024-01-20T00:00:00Z reactivation",
+                "2024-01-01T00:00:00Z activation", "2024-01-20T00:00:00Z refund", "2024-01-20T00:00:00Z renewal",
                 "2024-02-20T00:00:00Z expiration other",
             ])
     }
