@@ -42,18 +42,21 @@ extension AppDatabase {
     /// order of member then start, handed to `body` one by one (a store holds millions).
     public func forEachCohortMemberPeriod(asOf: Int64, scope: RowScope, _ body: (CohortMemberPeriod) throws -> Void) throws {
         // The covering cohort index, named: the planner would otherwise scan `run` by its primary key.
-        let request = SQLRequest<CohortMemberPeriod>(
-            literal: """
-                SELECT r.originalTransactionId, r.runIndex, r.cohortMonth, r.endedAt <= \(asOf) AS ended, p.start, m.price, m.currency
-                FROM run r INDEXED BY run_cohort
-                LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
-                    AND p.countsForRetention AND p.start <= \(asOf)
-                LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
-                WHERE \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(asOf)\(scope.product("r.firstPaidProductId"))
-                ORDER BY r.originalTransactionId, r.runIndex, p.start
-                """)
+        let request = { (db: Database) in
+            SQLRequest<CohortMemberPeriod>(
+                literal: try db.presentIndexes(
+                    in: """
+                        SELECT r.originalTransactionId, r.runIndex, r.cohortMonth, r.endedAt <= \(asOf) AS ended, p.start, m.price, m.currency
+                        FROM run r INDEXED BY run_cohort
+                        LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                            AND p.countsForRetention AND p.start <= \(asOf)
+                        LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
+                        WHERE \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(asOf)\(scope.product("r.firstPaidProductId"))
+                        ORDER BY r.originalTransactionId, r.runIndex, p.start
+                        """))
+        }
         try writer.read { db in
-            let cursor = try request.fetchCursor(db)
+            let cursor = try request(db).fetchCursor(db)
             while let row = try cursor.next() { try body(row) }
         }
     }
