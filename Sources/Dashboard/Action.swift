@@ -53,6 +53,8 @@ public enum Action: Equatable, Sendable {
     case sort(ascending: Bool)
     /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
     case cycleOwnership
+    /// The environments every pane counts: production, sandbox or all (as `:env`).
+    case cycleEnvironment
     case reload
     /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
     /// the App Store Server API in the background, stored through the import path.
@@ -65,6 +67,7 @@ public enum Action: Equatable, Sendable {
     /// How many rows the list of this search and population has.
     case countedSubscribers(filter: String?, population: SubscriberPopulation?, count: Int)
     case loadedSubscriber(SubscriberReport)
+    case lookedUpSubscriber(query: String, matches: [String])
     /// A cohort grid, with the billing durations the store's products have.
     case loadedCohorts(CohortGrid, durations: [BillingDuration] = [])
     case loadedStatesEvents(StatesEventsFigures)
@@ -106,6 +109,8 @@ public enum Effect: Equatable, Sendable {
     case countSubscribers(asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
+    /// `:user QUERY`: the subscriptions it names, as `report subscriber QUERY` finds them.
+    case lookUpSubscriber(String)
     case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore

@@ -128,6 +128,8 @@ public final class EffectRunner: Sendable {
                 return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
+            case .lookUpSubscriber(let query):
+                return .lookedUpSubscriber(query: query, matches: try analytics.subscriptions(lookingUp: query))
             case .loadCohorts(let asOf, let scope, let duration):
                 // Every cohort from the first: the pane scrolls.
                 return .loadedCohorts(

@@ -1,4 +1,5 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 
 // What comes back from the effects that load a pane: the state takes it, unless it answers a
@@ -31,7 +32,9 @@ func subscribersLoaded(_ state: inout AppState, offset: Int, rows: [SubscriberRo
 func subscribersCounted(_ state: inout AppState, filter: String?, population: SubscriberPopulation?, count: Int) -> [Effect] {
     let view = state.subscribers.view
     guard filter == view.filter, population == view.queriedPopulation else { return [] }
-    state.subscribers.count = count
+    // More than a search's limit: the list holds the first `searchLimit`, the title says "5,000+".
+    state.subscribers.count = min(count, AppDatabase.searchLimit)
+    state.subscribers.capped = count > AppDatabase.searchLimit
     if count == 0, view.filter != nil, view.population != nil, !view.searchesEveryone {
         // Nobody in the drill-down matches: find them among everyone (the title says so).
         var everyone = view

@@ -73,6 +73,11 @@ struct SubscriberHeader {
                 label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
                 ownRow: true)
         ]
+        if r.timeline.environment != .production {
+            // Test purchases: a support agent must not take them for a paying customer's.
+            fields.append(
+                Field(label: "Environment", value: r.timeline.environment.rawValue, role: .warning, ownRow: true))
+        }
         if r.timeline.isFamilyShared {
             // A support agent must see at once that this is not the customer's own purchase.
             fields.append(Field(label: "Ownership", value: FamilySharingText.access, role: .accent, ownRow: true))
@@ -117,6 +122,14 @@ struct SubscriberHeader {
         if !r.paid.isEmpty {
             let paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
             fields.append(Field(label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service"))
+        }
+        if r.unverifiedDocuments > 0 {
+            // As `report subscriber` says it: facts set aside, so the periods above may be missing some.
+            fields.append(
+                Field(
+                    label: "Unverified",
+                    value: "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), "
+                        + "not applied to a signed subscription", role: .warning, ownRow: true))
         }
         fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
         let flags = r.flags.map { flag in
@@ -260,7 +273,7 @@ private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer
 
 // MARK: - Periods and events
 
-/// The periods (oldest first) above the events (newest first), each with a title that gives the
+/// The periods above the events, both oldest first (as `report subscriber` lists them), each with a title that gives the
 /// cursor's position; the focused list gets two thirds of the rows, the other at least one row.
 private func renderLists(
     _ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
@@ -309,7 +322,7 @@ private func renderLists(
         title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
         rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
 
-    let eventRows = report.events.reversed().map { event in
+    let eventRows = report.events.map { event in
         Table.Row([
             wide ? event.at.iso8601 : String(event.at.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " "),
             event.type.rawValue, event.expirationReason?.rawValue ?? "", clean(event.productId),

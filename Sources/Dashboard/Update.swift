@@ -82,6 +82,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return sortList(&state, ascending: ascending)
     case .cycleOwnership:
         return cycleOwnership(&state)
+    case .cycleEnvironment:
+        return setEnvironment(&state, state.scope.environment.next)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
     case .fetchFromApple:
@@ -114,6 +116,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard population == state.subscribers.population else { return [] }
         state.subscribers.populationSize = size
         return []
+    case .lookedUpSubscriber(let query, let matches):
+        return subscriberLookedUp(&state, query: query, matches: matches)
     case .loadedSubscriber(let report):
         guard report.originalTransactionId == state.subscriber.id else { return [] }
         state.subscriber.report = report
@@ -201,8 +205,11 @@ private func startSearch(_ state: inout AppState) {
     if state.pane == .offers {
         state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
     } else if state.pane == .subscribers {
+        // A new search starts empty; earlier ones (the list's own filter last) are one `↑` away.
         state.subscribers.searchOrigin = currentLocation(state)
-        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
+        var history = state.searchHistory
+        if let filter = state.subscribers.filter, history.last != filter { history.append(filter) }
+        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", history: history))
     }
 }
 
@@ -214,7 +221,7 @@ private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
     }
     if state.pane == .statesEvents { return moveMonth(&state, delta) }
     if state.pane == .subscribers {
-        state.subscribers.column = clamp(state.subscribers.column + delta, 0, SubscriberSort.Column.allCases.count - 1)
+        state.subscribers.column = clamp(state.subscribers.column + delta, 0, shownSubscriberColumns(state) - 1)
         return []
     }
     guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
@@ -360,6 +367,7 @@ func showList(_ state: inout AppState, _ list: SubscriberListView, selected: Int
     if list.population != pane.population || list.ownership != pane.ownership { pane.populationSize = nil }
     pane.view = list
     pane.count = nil
+    pane.capped = false
     pane.rows = []
     pane.complete = false
     pane.selected = selected

@@ -6,6 +6,12 @@ import TerminalUI
 
 public enum DashboardView {
     public static let minimumSize = Size(width: 80, height: 24)
+
+    /// The keys that quit whatever is shown: `ctrl-c` anywhere (a prompt or a dialog included),
+    /// and `q` too on the "Terminal too small" screen, where no other key does anything.
+    public static func quitsAtAnySize(_ event: KeyEvent) -> Bool {
+        event.key == .ctrl("c") || event.key == .char("q")
+    }
 }
 
 /// The whole screen as a pure function of the state. Returns the buffer; `render(_:into:palette:)`
@@ -23,11 +29,13 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     // The theme's background everywhere, blanks included (a light theme on a dark terminal).
     buffer.fill(area, style: palette[.text])
     guard area.width >= DashboardView.minimumSize.width, area.height >= DashboardView.minimumSize.height else {
-        let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)"]
+        let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)", "q or ctrl-c quits"]
         for (index, line) in lines.enumerated() {
             let x = max(0, (area.width - line.displayWidth) / 2)
             let y = max(0, area.height / 2 - 1 + index)
-            buffer.set(string: line, at: Position(x: x, y: y), style: palette[index == 0 ? .warning : .muted])
+            buffer.set(
+                string: line, at: Position(x: x, y: y), style: palette[index == 0 ? .warning : .muted],
+                maxWidth: max(0, area.width - x))
         }
         return nil
     }
@@ -147,8 +155,9 @@ func subscribersTitle(_ state: AppState) -> String {
     // The position first: a long list description is what gets cut at 80 columns.
     var title = "Subscribers"
     if let count = pane.count {
-        let capped = view.filter != nil && count >= AppDatabase.searchLimit
-        title += " \(count == 0 ? 0 : pane.selected + 1)/\(count)\(capped ? "+" : "")"
+        // Thousands grouped; a search cut off at its limit says so ("5,000+"), never a short count.
+        title +=
+            " \(CountText.grouped(count == 0 ? 0 : pane.selected + 1))/\(CountText.grouped(count))\(pane.capped ? "+" : "")"
     }
     title += " · "
     if let population = view.population, !view.searchesEveryone {
@@ -175,11 +184,31 @@ private let subscriberColumns: [Table.Column] = [
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
     .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
     .init("Flg", width: .fixed(3), alignment: .right),
-    .init("Fam", width: .fixed(3)),
+    .init("Fam", width: .fixed(3)), .init("Env", width: .fixed(3)),
 ]
+
+/// The Env column: blank for production (most rows), a short name for test purchases.
+private func environmentText(_ environment: StoreEnvironment) -> String {
+    switch environment {
+    case .production: ""
+    case .sandbox: "sbx"
+    case .xcode: "xcd"
+    case .localTesting: "loc"
+    }
+}
+
+/// How many of ``subscriberColumns`` pane 1 shows: the Env column only when the dashboard counts
+/// test environments or a row is from one (a search finds every environment), so a production
+/// list keeps its width for user ids and emails.
+func shownSubscriberColumns(_ state: AppState) -> Int {
+    let showsEnvironment =
+        state.scope.environment != .production || state.subscribers.rows.contains { $0.environment != .production }
+    return subscriberColumns.count - (showsEnvironment ? 0 : 1)
+}
 
 private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.subscribers
+    let columns = Array(subscriberColumns.prefix(shownSubscriberColumns(state)))
     Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
@@ -195,25 +224,28 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let cursor = pane.selected - pane.first
     let first = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
     let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
-        Table.Row(
-            [
-                clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
-                clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
-                row.flagCount > 0 ? "\(row.flagCount)" : "", row.ownership == .familyShared ? "yes" : "",
-            ],
-            isMarked: state.marks.contains(row.id))
+        let paid = row.paidPeriods.map(String.init) ?? "—"
+        let autoRenew = row.autoRenew.map { $0 ? "on" : "off" } ?? "—"
+        let cells: [String] = [
+            clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
+            clean(row.productId), paid, autoRenew, row.flagCount > 0 ? "\(row.flagCount)" : "",
+            row.ownership == .familyShared ? "yes" : "", environmentText(row.environment),
+        ]
+        return Table.Row(Array(cells.prefix(columns.count)), isMarked: state.marks.contains(row.id))
     }
     let sort = pane.view.sort
     let shownSort =
         sort == SubscriberSort()
         ? nil
         : Table.Sort(column: SubscriberSort.Column.allCases.firstIndex(of: sort.column) ?? 0, ascending: sort.ascending)
-    Table(columns: subscriberColumns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
+    Table(columns: columns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
         .render(in: inner, buffer: &buffer, palette: palette)
     // The column cursor: its header is underlined (what `[` and `]` sort by).
     let body = Rect(x: inner.x + 1, y: inner.y, width: inner.width - 1, height: 1)
-    let header = Layout.horizontal(subscriberColumns.map(\.width), spacing: 1).split(body)[pane.column]
-    buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
+    let headers = Layout.horizontal(columns.map(\.width), spacing: 1).split(body)
+    if headers.indices.contains(pane.column) {
+        buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: headers[pane.column])
+    }
 }
 
 func role(for kind: OfferKind) -> ThemeRole {

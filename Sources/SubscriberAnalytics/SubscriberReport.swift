@@ -89,18 +89,29 @@ extension SubscriberReport {
 public enum SubscriberLookup: Sendable, Equatable {
     case found(SubscriberReport)
     case notFound(String)
+    /// The query and the originalTransactionIds it matches, sorted (at most the search's limit).
     case ambiguous(String, [String])
 }
 
 extension SubscriberAnalytics {
     /// Finds the subscription by any id and reports it at `asOf` (default: the data horizon).
     public func subscriber(_ id: String, asOf: Instant? = nil) throws -> SubscriberLookup {
-        let matches = try database.subscriptions(matching: id)
+        let matches = try subscriptions(lookingUp: id)
         switch matches.count {
         case 0: return .notFound(id)
         case 1: return .found(try subscriber(originalTransactionId: matches[0], asOf: try resolveAsOf(asOf)))
         default: return .ambiguous(id, matches)
         }
+    }
+
+    /// The subscriptions `query` names, as `report subscriber` and the dashboard's `:user` both
+    /// read it: those it names exactly (any id, a user id, an email in any case), else those the
+    /// dashboard's `/` search finds for it (a prefix or part of any id, user id, email or
+    /// appAccountToken, in any case). Every environment and ownership.
+    public func subscriptions(lookingUp query: String) throws -> [String] {
+        let exact = try database.subscriptions(matching: query)
+        if !exact.isEmpty { return exact }
+        return try database.subscriptions(searching: query)
     }
 
     public func subscriber(originalTransactionId id: String, asOf: Instant) throws -> SubscriberReport {

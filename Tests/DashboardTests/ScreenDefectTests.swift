@@ -44,13 +44,51 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24, palett
         session.settle()
         session.draw()
         #expect(backend.lines.contains { $0.contains("Terminal too small") })
-        for key in ["3", "q", "/"] { session.press(KeyEvent(.char(Character(key)))) }
+        for key in ["3", "/", ":"] { session.press(KeyEvent(.char(Character(key)))) }
         #expect(session.state.pane == .subscribers && !session.state.shouldQuit && session.state.commandLine == nil)
         // Big enough again: keys count.
         backend.resize(width: 80, height: 24)
         session.press(KeyEvent(.resize))
         session.press(KeyEvent(.char("3")))
         #expect(session.state.pane == .cohorts)
+    }
+
+    /// A window that cannot grow is no trap: the screen says how to leave, and `q` and `ctrl-c` do.
+    @Test(arguments: ["q", "ctrl-c"])
+    func quitKeysWorkWhileTheTerminalIsTooSmall(_ chord: String) throws {
+        let backend = TestBackend(width: 60, height: 20, colorSupport: .none)
+        let session = DashboardSession(
+            backend: backend, runner: try SampleStore.runner(), palette: .builtinDefault(.none),
+            state: AppState(asOf: SampleStore.asOf))
+        session.apply(.start)
+        session.settle()
+        session.draw()
+        #expect(backend.lines.contains { $0.contains("q or ctrl-c quits") })
+        for key in try KeyChord(parsing: chord).keys { session.press(key) }
+        #expect(session.state.shouldQuit)
+    }
+
+    /// ctrl-c quits at every size and from every place: a pane, the `/` and `:` lines, the help
+    /// overlay, the flag dialog.
+    @Test func ctrlCQuitsFromEverywhere() throws {
+        let runner = try SampleStore.runner()
+        for (width, height) in [(80, 24), (200, 60)] {
+            for opening in [[], ["/", "5", "0"], [":", "u"], ["?"], ["f"], ["3"], ["2"]] {
+                let backend = TestBackend(width: width, height: height, colorSupport: .none)
+                let session = DashboardSession(
+                    backend: backend, runner: runner, palette: .builtinDefault(.none),
+                    state: AppState(asOf: SampleStore.asOf, operatorName: "alice"))
+                session.apply(.start)
+                session.settle()
+                for chord in opening {
+                    for key in try KeyChord(parsing: chord).keys { session.press(key) }
+                    session.settle()
+                }
+                #expect(!session.state.shouldQuit)
+                session.press(KeyEvent.ctrl("c"))
+                #expect(session.state.shouldQuit, "after \(opening) at \(width)×\(height)")
+            }
+        }
     }
 
     @Test func statesAndEventsFocusBorderFollowsTheCursor() throws {

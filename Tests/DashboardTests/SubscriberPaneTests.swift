@@ -145,7 +145,7 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             "│ Transaction      Start      End        Offer        Class           Status",
             "│ 7102             2025-02-06 2025-03-06 standard     billingRecovery paid",
             "│ 7104             2025-04-06 2025-04-20 standard     renewal         refund",
-            "│   Events 1/4",
+            "│   Events 4/4",
             "│ At               Event           Reason        Product",
             "│ 2025-03-06 00:00 renewal                       pro.monthly",
         ] {
@@ -214,18 +214,19 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         var state = try PaneStore.open("7200", runner: runner)
         try keys("e", state: &state, runner: runner)
         var lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 1/16") })
+        // Oldest first, as `report subscriber` lists them; the cursor starts on the newest.
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 16/16") })
         #expect(lines.contains { $0.hasPrefix("│   Periods 14/14") })
         #expect(lines.contains { $0.hasPrefix("│ 2025-02-24 00:00 expiration      voluntary") })
 
-        try keys("G", state: &state, runner: runner)
+        try keys("g g", state: &state, runner: runner)
         lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 16/16") })
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 1/16") })
         #expect(lines.contains { $0.hasPrefix("│ 2024-01-01 00:00 activation") })
-        try keys("k", "e", "k", state: &state, runner: runner)
-        #expect(state.subscriber.eventRow == 14 && state.subscriber.periodRow == 12)
+        try keys("j", "e", "k", state: &state, runner: runner)
+        #expect(state.subscriber.eventRow == 1 && state.subscriber.periodRow == 12)
         lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 13/14") } && lines.contains { $0.hasPrefix("│   Events 15/16") })
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 13/14") } && lines.contains { $0.hasPrefix("│   Events 2/16") })
         #expect(lines[23].hasPrefix("e periods/events  f flag"))
     }
 

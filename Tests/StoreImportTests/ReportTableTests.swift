@@ -140,6 +140,7 @@ import Testing
                 Subscription 2000000900000001 as of 2024-08-07 10:00 UTC
                   user                –
                   appAccountToken     7e3fb20b-4cdb-47cc-936d-99d65f608138
+                  environment         Production
                   ownership           purchased
                   product             com.example.pro.monthly
                   state               expired
