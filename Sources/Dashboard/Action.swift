@@ -111,7 +111,8 @@ public enum Effect: Equatable, Sendable {
     case loadSubscriber(id: String, asOf: Instant)
     /// `:user QUERY`: the subscriptions it names, as `report subscriber QUERY` finds them.
     case lookUpSubscriber(String)
-    case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)
+    /// `mostCommon`: the grid of the store's most common billing duration (the pane's default), whatever `duration` says.
+    case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil, mostCommon: Bool = false)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore
     /// Look at the import lock and the subscriptions waiting to be rebuilt.

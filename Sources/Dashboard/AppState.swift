@@ -149,6 +149,11 @@ public struct CohortsPane: Equatable, Sendable {
     public var column = 0
     /// The billing duration shown (`d` cycles it); nil: every duration.
     public var duration: BillingDuration?
+    /// Whether `duration` is settled: until the first grid arrives, the store's most common
+    /// billing duration is asked for; `d` settles it too.
+    public var durationChosen = false
+    /// `duration` is the store's most common one, chosen as the default (the title says so).
+    public var durationIsDefault = false
     /// The billing durations of the store's products, shortest first: what `d` cycles through.
     public var durations: [BillingDuration] = []
 

@@ -130,10 +130,11 @@ public final class EffectRunner: Sendable {
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
             case .lookUpSubscriber(let query):
                 return .lookedUpSubscriber(query: query, matches: try analytics.subscriptions(lookingUp: query))
-            case .loadCohorts(let asOf, let scope, let duration):
+            case .loadCohorts(let asOf, let scope, let duration, let mostCommon):
+                let duration = mostCommon ? try analytics.mostCommonBillingDuration(scope: scope) : duration
                 // Every cohort from the first: the pane scrolls.
                 return .loadedCohorts(
-                    try analytics.cohorts(asOf: asOf, periods: 12, to: asOf.month, duration: duration, scope: scope),
+                    try analytics.cohorts(asOf: asOf, periods: 12, to: lastMonth(asOf: asOf), duration: duration, scope: scope),
                     durations: try analytics.billingDurations())
             case .loadStatesEvents(let asOf, let month, let scope):
                 return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))

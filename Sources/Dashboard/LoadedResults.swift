@@ -49,6 +49,12 @@ func subscribersCounted(_ state: inout AppState, filter: String?, population: Su
 
 /// The cohort grid. One asked for before `d` changed the duration is stale.
 func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [BillingDuration]) {
+    if !state.cohorts.durationChosen {
+        // The default: the store's most common billing duration.
+        state.cohorts.duration = grid.duration
+        state.cohorts.durationChosen = true
+        state.cohorts.durationIsDefault = grid.duration != nil
+    }
     guard grid.duration == state.cohorts.duration else { return }
     state.cohorts.grid = grid
     state.cohorts.durations = durations

@@ -18,7 +18,7 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     Border(title: revenueTitle, focused: false).render(in: top[1], buffer: &buffer, palette: palette)
     let offersTitle =
         figures.map { f in
-            "Offers started \(f.shownMonths[0]) – \(f.asOf.month) · by \(pane.order.title)"
+            "Offers started \(f.shownMonths[0]) – \(lastMonth(asOf: f.asOf)) · by \(pane.order.title)"
         } ?? "Offers"
     Border(title: offersTitle, focused: true).render(in: sections[1], buffer: &buffer, palette: palette)
     let mrrArea = Border.inner(top[0])

@@ -106,16 +106,17 @@ struct SubscriberHeader {
             fields.append(Field(label: "Renews to", value: clean(next)))
         }
         if let reason = r.expirationReason {
-            fields.append(Field(label: "Expired for", value: reason.rawValue))
+            fields.append(Field(label: "Ended", value: SubscriberHeader.words(for: reason)))
         }
         if let increase = r.priceIncrease {
             fields.append(Field(label: "Price rise", value: increase == "pending" ? "pending consent" : increase))
         }
+        // The latest run's paid periods (the retention figure) and, after a resubscription, every run's.
+        let paid = r.runs > 1 ? "\(r.paidPeriods) this run, \(r.paidPeriodsInAllRuns) in \(r.runs) runs" : "\(r.paidPeriods)"
         fields.append(
             Field(
                 label: "Paid periods",
-                value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
-                    + (r.billingFailures == 1 ? "" : "s")))
+                value: paid + " · \(r.billingFailures) billing failure" + (r.billingFailures == 1 ? "" : "s")))
         // What the customer paid, per currency (never summed across currencies), and the paid
         // service that sets the 85 % proceeds rate; only when something is priced, so an unpriced
         // (v1) subscriber's header keeps its rows for the lists.
@@ -156,6 +157,19 @@ struct SubscriberHeader {
         case .gracePeriod: "billing failed, in grace period (has access)"
         case .billingRetry: "billing failed, in billing retry (no access)"
         case .expired: "expired (no access)"
+        }
+    }
+
+    /// Why the latest run ended, as a support agent says it.
+    static func words(for reason: ExpirationReason) -> String {
+        switch reason {
+        case .voluntary: "turned off auto-renew (voluntary)"
+        case .billing: "billing failed, not recovered"
+        case .priceIncrease: "did not accept a price increase"
+        case .productUnavailable: "product no longer available"
+        case .refund: "refunded"
+        case .sharingRevoked: "family sharing revoked"
+        case .other: "other reason"
         }
     }
 

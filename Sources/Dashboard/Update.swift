@@ -263,6 +263,8 @@ private func cycleDuration(_ state: inout AppState) -> [Effect] {
     let choices = state.cohorts.durationChoices
     let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
     state.cohorts.duration = choices[(index + 1) % choices.count]
+    state.cohorts.durationChosen = true
+    state.cohorts.durationIsDefault = false
     state.cohorts.grid = nil
     return load(&state, .cohorts)
 }
@@ -445,7 +447,10 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
         state.cohorts.loading = true
-        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
+        return [
+            .loadCohorts(
+                asOf: asOf, scope: state.scope, duration: state.cohorts.duration, mostCommon: !state.cohorts.durationChosen)
+        ]
     case .statesEvents:
         state.statesEvents.loading = true
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]

@@ -260,7 +260,8 @@ func role(for kind: OfferKind) -> ThemeRole {
 }
 
 private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    let duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
+    var duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
+    if state.cohorts.durationIsDefault { duration += " (most common)" }
     var title = "Cohorts · retention by paid periods · \(duration)"
     if let grid = state.cohorts.grid, !grid.cohorts.isEmpty {
         title += " · \(min(state.cohorts.row + 1, grid.cohorts.count))/\(grid.cohorts.count)"

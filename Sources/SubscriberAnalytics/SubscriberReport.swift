@@ -19,9 +19,14 @@ public struct SubscriberReport: Sendable, Equatable {
     public var gracePeriodExpires: Instant?
     /// Of the latest run; nil while it is open.
     public var expirationReason: ExpirationReason?
-    /// nil none known, "pending" consent, "accepted".
+    /// nil none known, "pending" consent, "accepted"; only while a renewal is ahead (a price
+    /// rise of an expired subscription or one not renewing concerns nobody).
     public var priceIncrease: String?
     public var paidPeriods: Int
+    /// Paid periods started by as-of in every run (`paidPeriods` counts the latest run's only).
+    public var paidPeriodsInAllRuns = 0
+    /// Runs started by as-of (a resubscription after an expiry starts a new one).
+    public var runs = 0
     public var billingFailures: Int
     /// When access ends or ended, seen from as-of; nil before the subscription started, while in a
     /// retry window (see `billingRetrySince`) and in a gap of up to 24 h before a renewal.
@@ -120,13 +125,15 @@ extension SubscriberAnalytics {
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
+        let failure = timeline.billingFailure(at: asOf)
+        // A renewal is ahead: active with auto-renew on, or in a billing retry window.
+        let renewalAhead = (state?.isActive == true && timeline.autoRenew(at: asOf) != false) || failure != nil
         let priceIncrease: String? =
-            switch timeline.priceIncreaseStatus(asOf: asOf) {
+            switch renewalAhead ? timeline.priceIncreaseStatus(asOf: asOf) : nil {
             case 0: "pending"
             case 1: "accepted"
             default: nil
             }
-        let failure = timeline.billingFailure(at: asOf)
         var accessEnd: AccessEnd?
         if failure == nil {
             if let period = timeline.periods.last(where: { $0.covers(asOf) }) {
@@ -150,6 +157,9 @@ extension SubscriberAnalytics {
             events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
         report.unverifiedDocuments = try database.unverifiedDocumentCount(originalTransactionId: id)
+        let runs = timeline.runs.filter { $0.start <= asOf }
+        report.runs = runs.count
+        report.paidPeriodsInAllRuns = runs.reduce(0) { $0 + $1.paidPeriods(asOf: asOf) }
         return report
     }
 }

@@ -422,7 +422,9 @@ enum SubscriberText {
         field("grace until", r.gracePeriodExpires?.iso8601)
         field("price increase", r.priceIncrease)
         field("expiration reason", r.expirationReason?.rawValue)
-        field("paid periods", "\(r.paidPeriods)")
+        field(
+            "paid periods",
+            r.runs > 1 ? "\(r.paidPeriods) this run, \(r.paidPeriodsInAllRuns) in \(r.runs) runs" : "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
         if r.unverifiedDocuments > 0 {
             field(

@@ -573,17 +573,18 @@ private let retentionExport = """
         #expect(grid.cohorts[january].retained.prefix(3) == [1, 1, 0])
         while state.cohorts.row < january { try press("j", state: &state, runner: runner) }
         try press("enter", state: &state, runner: runner)
-        #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1))
+        // The grid opened on the store's most common billing duration (monthly).
+        #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1, duration: .month))
         #expect(state.subscribers.rows.map(\.id) == ["6000"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
-        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · retained at P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 monthly · retained at P1 (1)"))
         // `c`: who ended by P1 — 4000, whose only month ended on 2025-02-01 (ended[1] = 1).
         try press("esc", "c", state: &state, runner: runner)
-        #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1))
+        #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1, duration: .month))
         #expect(state.subscribers.rows.map(\.id) == ["4000"])
         #expect(grid.cohorts[january].ended.prefix(3) == [1, 0, 0])
         #expect(state.subscribers.populationSize?.figure == 1)
-        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · ended by P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 monthly · ended by P1 (1)"))
     }
 }
 

@@ -149,7 +149,7 @@ import Testing
                   expired on          2024-08-01T12:00:00Z (5 days ago)
                   billing retry       no
                   grace until         –
-                  price increase      pending
+                  price increase      –
                   expiration reason   billing
                   paid periods        3
                   billing failures    1
