@@ -120,9 +120,16 @@ struct SubscriberHeader {
         // What the customer paid, per currency (never summed across currencies), and the paid
         // service that sets the 85 % proceeds rate; only when something is priced, so an unpriced
         // (v1) subscriber's header keeps its rows for the lists.
+        // Charged periods without a price are counted beside the amount, never silently left out.
         if !r.paid.isEmpty {
-            let paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
-            fields.append(Field(label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service"))
+            var paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
+            if r.unpricedPeriods > 0 {
+                paid.append("\(r.unpricedPeriods) period\(r.unpricedPeriods == 1 ? "" : "s") unpriced")
+            }
+            fields.append(
+                Field(
+                    label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service",
+                    role: r.unpricedPeriods > 0 ? .warning : .text))
         }
         if r.unverifiedDocuments > 0 {
             // As `report subscriber` says it: facts set aside, so the periods above may be missing some.
@@ -308,7 +315,10 @@ private func renderLists(
     let eventsArea = Rect(x: area.x, y: area.y + heights.0, width: area.width, height: heights.1)
 
     let periods = report.timeline.periods
-    let wide = area.width >= 100
+    // Wide: the period's number, product, price and what was returned each in a column; from 88
+    // columns the price with what was returned of it ("9.99 USD −5.49"); narrower, neither.
+    let wide = area.width >= 110
+    let priced = !wide && area.width >= 88
     let periodRows = periods.enumerated().map { index, period in
         var cells = [clean(period.transactionId), period.start.isoDate, period.end.isoDate]
         if wide { cells = ["\(index + 1)"] + cells + [clean(period.productId)] }
@@ -320,7 +330,11 @@ private func renderLists(
                     ? "revoked"
                     : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free"),
         ]
-        if wide { cells.append(priceText(report.money[index])) }
+        let money = report.money[index]
+        if wide { cells += [priceText(money), returnedText(money)] }
+        if priced {
+            cells.append([priceText(money), returnedText(money, signed: true)].filter { !$0.isEmpty }.joined(separator: " "))
+        }
         return Table.Row(cells, role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
     var periodColumns: [Table.Column] = [
@@ -331,7 +345,12 @@ private func renderLists(
         periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
     }
     periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(7))]
-    if wide { periodColumns.append(.init("Price", width: .fixed(14), alignment: .right)) }
+    if wide {
+        periodColumns += [
+            .init("Price", width: .fixed(12), alignment: .right), .init("Returned", width: .fixed(11), alignment: .right),
+        ]
+    }
+    if priced { periodColumns.append(.init("Price, returned", width: .fill(), alignment: .right)) }
     renderList(
         title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
         rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
@@ -375,4 +394,11 @@ private func renderList(
 func priceText(_ money: PeriodMoney) -> String {
     if let price = money.price { return MoneyFormat.text(price, money.currency) }
     return money.isCharged ? "unpriced" : "–"
+}
+
+/// What was returned of a period (a refund or an upgrade's credit), as `report subscriber`'s
+/// "returned" column; `signed`: as "−5.49" after the price.
+func returnedText(_ money: PeriodMoney, signed: Bool = false) -> String {
+    guard let returned = money.refundAmount ?? money.upgradeCredit else { return "" }
+    return signed ? "−" + MoneyFormat.text(returned, nil) : MoneyFormat.text(returned, money.currency)
 }

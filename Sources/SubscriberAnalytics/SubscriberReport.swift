@@ -42,6 +42,8 @@ public struct SubscriberReport: Sendable, Equatable {
     public var money: [PeriodMoney]
     /// Charges minus returned money at or before as-of, per currency.
     public var paid: [String: Int64]
+    /// Charged periods started by as-of without a price: what `paid` leaves out.
+    public var unpricedPeriods = 0
     /// Paid service up to as-of, in whole days rounded down (what sets the 85 % proceeds rate).
     public var paidServiceDays: Int
     /// Events at or before as-of.
@@ -157,6 +159,7 @@ extension SubscriberAnalytics {
             events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
         report.unverifiedDocuments = try database.unverifiedDocumentCount(originalTransactionId: id)
+        report.unpricedPeriods = zip(timeline.periods, money).filter { $0.start <= asOf && $1.isCharged && $1.price == nil }.count
         let runs = timeline.runs.filter { $0.start <= asOf }
         report.runs = runs.count
         report.paidPeriodsInAllRuns = runs.reduce(0) { $0 + $1.paidPeriods(asOf: asOf) }

@@ -376,8 +376,9 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(
             lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
             "\(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR │") })
-        #expect(lines.contains { $0.contains("7302") && $0.hasSuffix("10.99 USD │") })
+        // 7301 was refunded: its price, then what was returned (report subscriber's "returned").
+        #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR    9.99 EUR │") })
+        #expect(lines.contains { $0.contains("7302") && $0.contains(" 10.99 USD") && !$0.contains("−") })
     }
 }
 
