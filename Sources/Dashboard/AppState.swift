@@ -143,6 +143,9 @@ public struct SubscriberPane: Equatable, Sendable {
 }
 
 public struct CohortsPane: Equatable, Sendable {
+    /// A cohort cell whose rate rests on fewer members than this is dimmed.
+    public static let fewMembers = 10
+
     public var grid: CohortGrid?
     public var loading = false
     public var row = 0

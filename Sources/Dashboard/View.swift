@@ -285,11 +285,29 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
     }
     let average = grid.average
+    let labels = shown.map { label($0.month.description, $0.started) } + [label("average", average.started)]
     HeatGrid(
-        rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
-        columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
-        selected: (state.cohorts.row - first, state.cohorts.column)
+        rowLabels: labels, columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate],
+        cellWidth: 4, selected: (state.cohorts.row - first, state.cohorts.column)
     ).render(in: inner, buffer: &buffer, palette: palette)
+    // The count column's header, over the row labels.
+    buffer.set(
+        string: label("cohort", 0).prefix(8) + "members".padded(toWidth: 7, alignment: .right),
+        at: Position(x: inner.x, y: inner.y), style: palette[.header], maxWidth: inner.width)
+    // A rate resting on fewer than 10 members (those whose fate at that paid period is known) is
+    // dimmed: "100%" of 2 is no finding.
+    let labelWidth = labels.map(\.displayWidth).max() ?? 0
+    for (index, counts) in (shown.map { ($0.retained, $0.ended) } + [(average.retained, average.ended)]).enumerated() {
+        let y = inner.y + 1 + index
+        guard y < inner.bottom else { break }
+        var ended = 0
+        for period in 0..<min(grid.periods, counts.0.count) {
+            ended += period < counts.1.count ? counts.1[period] : 0
+            guard counts.0[period] + ended < CohortsPane.fewMembers else { continue }
+            let x = inner.x + labelWidth + 1 + period * 5
+            for cell in x..<min(x + 4, inner.right) { buffer[cell, y].style = buffer[cell, y].style.adding(.dim) }
+        }
+    }
 }
 
 // MARK: - Help overlay

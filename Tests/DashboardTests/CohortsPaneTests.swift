@@ -88,4 +88,19 @@ import Testing
         #expect(state.cohorts.duration == .month)
         #expect(!Self.screen(state)[2].contains("most common"))
     }
+
+    /// The count column has a header, and a rate resting on fewer than 10 members is dimmed (every
+    /// sample cohort is that small); on a larger store the cells of large cohorts are not.
+    @Test func theCountColumnHasAHeaderAndSmallSamplesAreDimmed() throws {
+        let (state, _) = try Self.open()
+        let backend = TestBackend(width: 80, height: 24, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        #expect(backend.lines[3].hasPrefix("│ cohort  members   P1   P2"))
+        let row = try #require(backend.lines.firstIndex { $0.hasPrefix("│ 2025-01") })
+        let p1 = try #require(backend.lines[row].range(of: "%")).lowerBound
+        let x = backend.lines[row].distance(from: backend.lines[row].startIndex, to: p1)
+        #expect(backend.screen[x, row].style.attributes.contains(.dim))
+        // The month label is not dimmed.
+        #expect(!backend.screen[3, row].style.attributes.contains(.dim))
+    }
 }
