@@ -131,8 +131,10 @@ public enum Effect: Equatable, Sendable {
     case loadTheme(String)
     /// Set or clear offer flags through the store's audit log.
     case writeFlags(FlagWrite)
-    /// Write rows to a new CSV file named after `stem`.
-    case exportCSV(stem: String, header: [String], rows: [[String]])
+    /// Write rows to a new CSV file named after `stem`; with `idColumn`, each row gains the user
+    /// id, email and appAccountToken of the subscription in that column (exports are used for
+    /// outreach: they name the people).
+    case exportCSV(stem: String, header: [String], rows: [[String]], idColumn: Int? = nil)
     /// Every subscriber the Subscribers list would page through (not only the loaded pages), as CSV.
     case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     /// A subscriber's history and statuses from the App Store Server API, into the store.

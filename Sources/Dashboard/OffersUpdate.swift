@@ -232,5 +232,5 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 filter: state.offers.filter, sort: state.offers.sort)
         ]
     }
-    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) })]
+    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) }, idColumn: 0)]
 }

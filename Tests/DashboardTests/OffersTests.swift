@@ -96,10 +96,10 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
 
 /// The retention list of `makeOffersRunner()`'s store, as ctrl-s writes it.
 private let retentionExport = """
-    originalTransactionId,productId,why,flags
-    3000,pro.monthly,"auto-renew off, standard",
-    2000,pro.monthly,"auto-renew off, standard",
-    1000,pro.monthly,"auto-renew off, standard",
+    originalTransactionId,productId,why,flags,userId,email,appAccountToken
+    3000,pro.monthly,"auto-renew off, standard",,,,
+    2000,pro.monthly,"auto-renew off, standard",,,,
+    1000,pro.monthly,"auto-renew off, standard",,,,
 
     """
 
@@ -425,9 +425,10 @@ private let retentionExport = """
         #expect(state.notice == "exported 5 rows to \(path)")
         #expect(
             try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
-                "originalTransactionId,productId,state,paidPeriods,autoRenew,flags",
-                "1000,pro.monthly,standard,1,off,0", "2000,pro.monthly,standard,1,off,0", "3000,pro.monthly,standard,1,off,0",
-                "5000,pro.monthly,standard,1,on,0", "6000,pro.monthly,standard,3,on,0",
+                "originalTransactionId,productId,state,paidPeriods,autoRenew,flags,environment,userId,email,appAccountToken",
+                "1000,pro.monthly,standard,1,off,0,Production,,,", "2000,pro.monthly,standard,1,off,0,Production,,,",
+                "3000,pro.monthly,standard,1,off,0,Production,,,", "5000,pro.monthly,standard,1,on,0,Production,,,",
+                "6000,pro.monthly,standard,3,on,0,Production,,,",
             ])
     }
 

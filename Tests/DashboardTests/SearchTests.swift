@@ -187,6 +187,37 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(state.pane == .subscriber && state.subscriber.id == "7000")
     }
 
+    /// Exports used for outreach name the people: pane 1's and pane 5's ctrl-s carry the user id,
+    /// email and appAccountToken of each subscription.
+    @Test func exportsCarryUserIdEmailAndToken() throws {
+        let export = try TemporaryDirectory("people")
+        defer { export.remove() }
+        let runner = try SearchStore.runner(exportDirectory: export.path)
+        var state = started(runner)
+        try keys("/", state: &state, runner: runner)
+        type("user-000", &state, runner)
+        try keys("enter", "ctrl-s", state: &state, runner: runner)
+        let subscribers = try String(contentsOfFile: export.path + "/subdash-subscribers-2025-06-15.csv", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(subscribers.first?.hasSuffix(",environment,userId,email,appAccountToken") == true)
+        #expect(subscribers.contains { $0.hasPrefix("5010,") && $0.hasSuffix(",Production,user-0002,Customer0002@Example.com,") })
+        #expect(
+            subscribers.contains {
+                $0.hasPrefix("7000,")
+                    && $0.hasSuffix(",user-0007,anna.lindqvist.support.case.long@example.com,\(SearchStore.token)")
+            })
+        // Flag 5010, then export pane 5's flagged list.
+        try keys("f", state: &state, runner: runner)
+        try keys("enter", state: &state, runner: runner)
+        try keys(":", state: &state, runner: runner)
+        type("offers flagged", &state, runner)
+        try keys("enter", "ctrl-s", state: &state, runner: runner)
+        let flagged = try String(contentsOfFile: export.path + "/subdash-offers-flagged-2025-06-15.csv", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(flagged.first == "originalTransactionId,offers,operator,flaggedAt,note,userId,email,appAccountToken")
+        #expect(flagged.contains { $0.hasPrefix("5010,") && $0.hasSuffix(",user-0002,Customer0002@Example.com,") }, "\(flagged)")
+    }
+
     /// `/customer0002⏎` then `/5`: the second search is "5", not "customer00025"; the first is
     /// one `↑` away.
     @Test func aNewSearchStartsEmptyWithThePreviousOneOnUp() throws {

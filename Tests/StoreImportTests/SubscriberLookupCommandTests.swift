@@ -62,4 +62,24 @@ import Testing
         let expired = try Self.report(["customer0048", "--format", "json"]).stdout
         #expect(expired.contains(#""type":"expiration","productId":"com.example.pro.monthly","expirationReason":""#))
     }
+
+    /// `subdash flags` names who each flagged subscription belongs to (flags are for outreach).
+    @Test func flagsCarryUserIdEmailAndToken() throws {
+        let db = TemporaryDirectory.uniquePath("flags.sqlite")
+        try FileManager.default.copyItem(atPath: try Self.store.get(), toPath: db)
+        let flag = try Subdash.run([
+            "flag", "--db", db, "--offer", "service", "--operator", "ann", "2000000000001000", "2000000000043000",
+        ])
+        #expect(flag.status == 0, "\(flag.stderr)")
+        let json = try Subdash.run(["flags", "--db", db, "--format", "json"]).stdout
+        #expect(json.contains(#""originalTransactionId":"2000000000001000","offer":"service","note":null,"operator":"ann""#))
+        #expect(json.contains(#""userId":"user-0002","email":"customer0002@example.com","appAccountToken":null"#))
+        #expect(json.contains(#""appAccountToken":"02a8ac30-65b3-473e-87ad-ca8d4da80aad""#))
+        let csv = try Subdash.run(["flags", "--db", db, "--format", "csv"]).stdout.split(separator: "\n")
+        #expect(csv.first == "originalTransactionId,offer,note,operator,at,userId,email,appAccountToken")
+        #expect(
+            csv.contains {
+                $0.hasPrefix("2000000000001000,service,,ann,") && $0.hasSuffix(",user-0002,customer0002@example.com,")
+            })
+    }
 }
