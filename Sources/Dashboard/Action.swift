@@ -89,7 +89,8 @@ public enum Action: Equatable, Sendable {
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
-    case exported(path: String, rows: Int)
+    /// An export written (`path` nil: the list was empty and nothing was written).
+    case exported(path: String?, rows: Int)
     /// A background fetch from Apple stored what it got (`summary` says how much).
     case fetchedFromApple(id: String, summary: String)
     case fetchFromAppleFailed(id: String, message: String)

@@ -174,6 +174,8 @@ public final class EffectRunner: Sendable {
                     rows += page.map(Self.csvRow)
                     if page.count < Self.exportPageSize { break }
                 }
+                // An empty list writes no file.
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                     contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
@@ -190,11 +192,13 @@ public final class EffectRunner: Sendable {
                 let rows = try withCustomers(
                     OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.cells(for: list) }, idColumn: 0
                 )
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                     contents: CSV.render(header: list.csvHeader + Self.customerHeader, rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
             case .exportCSV(let stem, let header, let rows, let idColumn):
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let rows = try idColumn.map { try withCustomers(rows, idColumn: $0) } ?? rows
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",

@@ -22,7 +22,7 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
 /// A key in the flag dialog: `n` opens the note prompt over it; a yes writes the flags.
 private func confirmationKey(_ state: inout AppState, _ confirmation: Confirmation, _ event: KeyEvent) -> [Effect] {
     var confirmation = confirmation
-    if !confirmation.clear, event.key == .char("n") {
+    if event.key == .char("n") {
         // The note prompt opens over the dialog; submitting it comes back to the dialog.
         state.commandLine = CommandEntry(kind: .note, prompt: Prompt(prefix: "note: ", text: confirmation.note ?? ""))
         return []

@@ -61,7 +61,10 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
     let rows = currencies.map { currency -> Table.Row in
         let now = MoneyFigures.amount(figures.mrr, currency)
         let change = now - MoneyFigures.amount(figures.mrrBefore, currency)
-        return Table.Row([currency, MoneyFormat.text(now, nil), (change > 0 ? "+" : "") + MoneyFormat.text(change, nil), ""])
+        return Table.Row([
+            currency, MoneyFormat.number(now, currency: currency),
+            (change > 0 ? "+" : "") + MoneyFormat.number(change, currency: currency), "",
+        ])
     }
     Table(columns: columns, rows: rows).render(in: area, buffer: &buffer, palette: palette)
     let unpricedY = area.y + 1 + currencies.count
@@ -112,16 +115,18 @@ private func renderRevenue(_ figures: MoneyFigures, currency: String, in area: R
     let barWidth = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[columns.count - 1].width
     columns[columns.count - 1].title = barWidth >= 16 ? "█ net ▒ returned" : "█net ▒ret"
     let rows = months.map { month, row -> Table.Row in
-        var amounts: [String] = terms > 0 ? [MoneyFormat.text(row.gross, nil)] : []
+        var amounts: [String] = terms > 0 ? [MoneyFormat.number(row.gross, currency: currency)] : []
         if terms == 3 {
-            amounts += [MoneyFormat.text(row.refunds, nil), MoneyFormat.text(row.upgradeCredits, nil)]
+            amounts += [
+                MoneyFormat.number(row.refunds, currency: currency), MoneyFormat.number(row.upgradeCredits, currency: currency),
+            ]
         } else if terms == 2 {
-            amounts.append(MoneyFormat.text(row.refunds + row.upgradeCredits, nil))
+            amounts.append(MoneyFormat.number(row.refunds + row.upgradeCredits, currency: currency))
         }
         let left = unpriced[month.description, default: 0]
         let unpricedCell = showsUnpriced ? [left > 0 ? CountText.grouped(left) : ""] : []
         return Table.Row(
-            [month.description] + amounts + [MoneyFormat.text(row.net, nil)] + unpricedCell + [""],
+            [month.description] + amounts + [MoneyFormat.number(row.net, currency: currency)] + unpricedCell + [""],
             role: left > 0 ? .warning : nil)
     }
     let visible = max(0, area.height - 1)

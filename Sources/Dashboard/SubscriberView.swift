@@ -400,5 +400,5 @@ func priceText(_ money: PeriodMoney) -> String {
 /// "returned" column; `signed`: as "−5.49" after the price.
 func returnedText(_ money: PeriodMoney, signed: Bool = false) -> String {
     guard let returned = money.refundAmount ?? money.upgradeCredit else { return "" }
-    return signed ? "−" + MoneyFormat.text(returned, nil) : MoneyFormat.text(returned, money.currency)
+    return signed ? "−" + MoneyFormat.number(returned, currency: money.currency) : MoneyFormat.text(returned, money.currency)
 }

@@ -156,7 +156,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return flagsWritten(&state, write, changed: changed)
     case .exported(let path, let rows):
         state.exporting = false
-        state.notice = "exported \(rows) row\(rows == 1 ? "" : "s") to \(path)"
+        guard let path else {
+            state.notice = "nothing to export: the list is empty (no file written)"
+            return []
+        }
+        state.notice = "exported \(CountText.grouped(rows)) row\(rows == 1 ? "" : "s") to \(path)"
         return []
     case .failed(let message):
         loadFailed(&state, message)

@@ -54,6 +54,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
     if let product = state.scope.productId { scope.append(clean(product)) }
     if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
+    // Said where the user looks first, not only when a writing key is refused.
+    if state.readOnly { scope.append("read-only") }
     // Right of the crumbs, never over them: the default environment gives way first.
     let crumbsEnd = rows[1].x + Breadcrumbs(crumbs).width + 1
     if scope.joined(separator: " · ").displayWidth > rows[1].right - crumbsEnd, state.scope.environment == .production {
