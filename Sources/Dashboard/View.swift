@@ -178,11 +178,12 @@ func subscribersTitle(_ state: AppState) -> String {
     return title
 }
 
-/// Pane 1's columns, in the order of ``SubscriberSort/Column``: user id and email get the width
-/// left over, product ids a fixed column that keeps their distinguishing end; `Fam` says "yes" for
+/// Pane 1's columns, in the order of ``SubscriberSort/Column``, sized by their content when drawn
+/// (ids and products keep their distinguishing end, emails their local part); `Fam` says "yes" for
 /// a family member's access through someone else's purchase (Family Sharing).
 private let subscriberColumns: [Table.Column] = [
-    .init("Subscription", width: .fixed(16)), .init("User", width: .fill(1)), .init("Email", width: .fill(2)),
+    .init("Subscription", width: .fixed(16), keepsEnd: true), .init("User", width: .fill(1), keepsEnd: true),
+    .init("Email", width: .fill(2)),
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
     .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
     .init("Flg", width: .fixed(3), alignment: .right),
@@ -210,7 +211,7 @@ func shownSubscriberColumns(_ state: AppState) -> Int {
 
 private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.subscribers
-    let columns = Array(subscriberColumns.prefix(shownSubscriberColumns(state)))
+    var columns = Array(subscriberColumns.prefix(shownSubscriberColumns(state)))
     Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
@@ -225,7 +226,7 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let visible = max(0, inner.height - 1)
     let cursor = pane.selected - pane.first
     let first = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
-    let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
+    let cellRows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
         let paid = row.paidPeriods.map(String.init) ?? "—"
         let autoRenew = row.autoRenew.map { $0 ? "on" : "off" } ?? "—"
         let cells: [String] = [
@@ -234,6 +235,23 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
             row.ownership == .familyShared ? "yes" : "", environmentText(row.environment),
         ]
         return Table.Row(Array(cells.prefix(columns.count)), isMarked: state.marks.contains(row.id))
+    }
+    // Columns sized by what the rows on screen hold: the widest gives way first (the subscription
+    // id never), room left over goes to the user id and email.
+    let minimums = [16, 5, 14, 5, 12, 4, 4, 3, 3, 3]
+    let wanted = columns.indices.map { column in
+        max(columns[column].title.displayWidth, cellRows.map { $0.cells[column].displayWidth }.max() ?? 0)
+    }
+    let widths = Table.contentWidths(
+        wanted: wanted, minimums: Array(minimums.prefix(columns.count)), grow: columns.indices.map { $0 == 1 || $0 == 2 },
+        in: inner.width - 1)
+    for column in columns.indices { columns[column].width = .fixed(widths[column]) }
+    // An email keeps its local part, what tells customers apart ("customer0009@ex…").
+    let emailWidth = widths[2]
+    let rows = cellRows.map { row in
+        var row = row
+        row.cells[2] = row.cells[2].truncatedEmail(toWidth: emailWidth)
+        return row
     }
     let sort = pane.view.sort
     let shownSort =

@@ -367,6 +367,19 @@ private func title(_ state: AppState, width: Int = 80) -> String { screen(state,
         #expect(!narrow.contains("anna.lindqvist.support.case.long@example.com"))
         let wide = screen(state, width: 160).first { $0.contains("7000") }!
         #expect(wide.contains("anna.lindqvist.support.case.long@example.com"))
+        // Sized by content (issue 30 §3.8): at 160 columns the product is whole, not "…ium.monthly".
+        #expect(wide.contains(" com.example.pro.monthly "))
+    }
+
+    /// At 80×24 emails keep their local part, what tells one customer from another.
+    @Test func emailsKeepTheirLocalPartAtEightyColumns() throws {
+        let runner = try SearchStore.runner()
+        var state = started(runner)
+        try keys("/", state: &state, runner: runner)
+        type("user-000", &state, runner)
+        let lines = screen(state)
+        #expect(lines.contains { $0.contains("5010") && $0.contains("Customer0002@") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("5020") && $0.contains("customer0003@") })
     }
 }
 
