@@ -241,6 +241,19 @@ private let retentionExport = """
         #expect(state.offers.shown.first { $0.id == "2000" }?.flags == [.retention])
     }
 
+    /// Columns sized by content (issue 30 §3.8): on a wide screen "Why" is as wide as its longest
+    /// reason ("auto-renew off, standard"), not most of the screen, and products are whole.
+    @Test func columnsAreSizedByTheirContent() throws {
+        let runner = try makeOffersRunner()
+        let state = try onRetention(runner)
+        let backend = TestBackend(width: 200, height: 30, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        let header = try #require(backend.lines.first { $0.contains("Subscription") && $0.contains("Why") })
+        let why = try #require(header.range(of: "Why"))
+        let flags = try #require(header.range(of: "Flags"))
+        #expect(header.distance(from: why.lowerBound, to: flags.lowerBound) == "auto-renew off, standard".count + 1, "\(header)")
+    }
+
     @Test func flagActsOnTheMarkedRowsAndTheDialogCanChangeTheOffer() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
