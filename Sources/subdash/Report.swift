@@ -323,7 +323,11 @@ struct SubscriberReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscriber",
         abstract: "One subscriber's timeline and figures.",
-        discussion: "ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
+        discussion: """
+            ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email \
+            (any case); when nothing matches it exactly, a prefix or part of one, as the dashboard's / search and \
+            :user read it. Every environment is searched; several matches are listed to pick from.
+            """)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @Argument(help: "Any id of the subscriber.") var id: String
