@@ -438,4 +438,22 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(lines.contains { $0.contains("Paid periods 1 this run, 3 in 2 runs") })
         #expect(!lines.contains { $0.contains("Price rise") })
     }
+
+    /// Pane 2 says what `report subscriber` says about unsigned documents set aside (issue 30
+    /// §2.1): the periods shown may be missing facts.
+    @Test func unverifiedDocumentsAreSaid() throws {
+        let runner = try SampleStore.runner()
+        var state = AppState(asOf: SampleStore.asOf)
+        drive(.start, &state, runner)
+        try keys("enter", state: &state, runner: runner)
+        var report = try #require(state.subscriber.report)
+        report.unverifiedDocuments = 3
+        state.subscriber.report = report
+        let backend = TestBackend(width: 120, height: 40, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        #expect(
+            backend.lines.contains {
+                $0.contains("Unverified   3 unsigned documents, not applied to a signed subscription")
+            })
+    }
 }
