@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end run of the real dashboard under tmux: start on the SampleData demo store, find an
-# active subscriber by part of their email and read when they renew; go back, find an expired one
+# active subscriber by part of their email and read when they renew; go back, find a Sandbox
+# subscriber (its row and pane 2 say so); find an expired one
 # the same way, read when and why it expired, scroll to its first event, flag it for service, go
 # to the cohorts, then to Offers: mark two rows, flag them, confirm; open a family member and read
 # its Family Sharing line; quit; then check with `subdash flags --format json` that exactly those
@@ -59,6 +60,20 @@ tmux send-keys -t "$session" Escape
 wait_for 'matching "0009@EXAMPLE"'
 tmux send-keys -t "$session" Escape
 wait_for "· all ─"
+# A Sandbox subscriber is found by search, its row and pane 2 say Sandbox.
+tmux send-keys -t "$session" "/"
+tmux send-keys -t "$session" -l "customer0048"
+tmux send-keys -t "$session" Enter
+wait_for 'matching "customer0048"'
+wait_for "sbx│"
+tmux send-keys -t "$session" Enter
+wait_for "Subscriber  ›  2000000000047000"
+wait_for "Environment  Sandbox"
+tmux send-keys -t "$session" Escape
+wait_for 'matching "customer0048"'
+tmux send-keys -t "$session" Escape
+wait_for "· all ─"
+# A new / starts empty (the previous search is one ↑ away).
 tmux send-keys -t "$session" "/"
 tmux send-keys -t "$session" -l "omer0002@exa"
 tmux send-keys -t "$session" Enter
@@ -71,9 +86,12 @@ wait_for "conversion"
 # Pane 2 answers at a glance: when access ended and why; the first event is one key away; a
 # support agent flags the subscriber for service from here.
 wait_for "Expired on   2025-05-14"
-wait_for "Expired for  voluntary"
-tmux send-keys -t "$session" "e" "G"
+wait_for "Ended        turned off auto-renew (voluntary)"
+# Events oldest first, as report subscriber lists them: the cursor starts on the newest.
+tmux send-keys -t "$session" "e"
 wait_for "▸ Events 6/6"
+tmux send-keys -t "$session" "g" "g"
+wait_for "▸ Events 1/6"
 tmux send-keys -t "$session" "f"
 wait_for "Flag 1 subscriber for service?"
 tmux send-keys -t "$session" Enter
@@ -181,18 +199,25 @@ if [ "$(basename "$store")" = demo.sqlite ]; then
   wait_exit demo 0
 fi
 
-# Keys typed while "Terminal too small" is shown are ignored: `5` does not switch panes and `q`
-# does not quit behind the message.
+# Keys typed while "Terminal too small" is shown are ignored (`5` does not switch panes behind
+# the message), except q and ctrl-c, which quit: a window that cannot grow is no trap.
 run_in small "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
 pane_has small "Subscribers"
 tmux resize-window -t small -x 60 -y 20
 pane_has small "Terminal too small"
-tmux send-keys -t small "5" "q"
-sleep 1
-[ ! -f "$work/small.exit" ] || fail "a q typed at \"Terminal too small\" quit the dashboard"
+pane_has small "q or ctrl-c quits"
+tmux send-keys -t small "5"
 tmux resize-window -t small -x 120 -y 40
 pane_has small "subdash  ›  Subscribers"
+tmux resize-window -t small -x 60 -y 20
+pane_has small "Terminal too small"
 tmux send-keys -t small "q"
 wait_exit small 0
+# ctrl-c quits at any size, from a prompt too.
+run_in ctrlc "LANG=C.UTF-8 TERM=xterm-256color $bin --db $work/store.sqlite --read-only"
+pane_has ctrlc "Subscribers"
+tmux send-keys -t ctrlc ":" "u"
+tmux send-keys -t ctrlc C-c
+wait_exit ctrlc 0
 
 echo "e2e: ok"

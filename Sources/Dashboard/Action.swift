@@ -53,6 +53,8 @@ public enum Action: Equatable, Sendable {
     case sort(ascending: Bool)
     /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
     case cycleOwnership
+    /// The environments every pane counts: production, sandbox or all (as `:env`).
+    case cycleEnvironment
     case reload
     /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
     /// the App Store Server API in the background, stored through the import path.
@@ -65,6 +67,7 @@ public enum Action: Equatable, Sendable {
     /// How many rows the list of this search and population has.
     case countedSubscribers(filter: String?, population: SubscriberPopulation?, count: Int)
     case loadedSubscriber(SubscriberReport)
+    case lookedUpSubscriber(query: String, matches: [String])
     /// A cohort grid, with the billing durations the store's products have.
     case loadedCohorts(CohortGrid, durations: [BillingDuration] = [])
     case loadedStatesEvents(StatesEventsFigures)
@@ -86,7 +89,8 @@ public enum Action: Equatable, Sendable {
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
-    case exported(path: String, rows: Int)
+    /// An export written (`path` nil: the list was empty and nothing was written).
+    case exported(path: String?, rows: Int)
     /// A background fetch from Apple stored what it got (`summary` says how much).
     case fetchedFromApple(id: String, summary: String)
     case fetchFromAppleFailed(id: String, message: String)
@@ -106,7 +110,10 @@ public enum Effect: Equatable, Sendable {
     case countSubscribers(asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     case loadPopulationSize(SubscriberPopulation, asOf: Instant, scope: ReportScope)
     case loadSubscriber(id: String, asOf: Instant)
-    case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil)
+    /// `:user QUERY`: the subscriptions it names, as `report subscriber QUERY` finds them.
+    case lookUpSubscriber(String)
+    /// `mostCommon`: the grid of the store's most common billing duration (the pane's default), whatever `duration` says.
+    case loadCohorts(asOf: Instant, scope: ReportScope, duration: BillingDuration? = nil, mostCommon: Bool = false)
     case loadStatesEvents(asOf: Instant, month: Month, scope: ReportScope)
     case checkStore
     /// Look at the import lock and the subscriptions waiting to be rebuilt.
@@ -125,8 +132,10 @@ public enum Effect: Equatable, Sendable {
     case loadTheme(String)
     /// Set or clear offer flags through the store's audit log.
     case writeFlags(FlagWrite)
-    /// Write rows to a new CSV file named after `stem`.
-    case exportCSV(stem: String, header: [String], rows: [[String]])
+    /// Write rows to a new CSV file named after `stem`; with `idColumn`, each row gains the user
+    /// id, email and appAccountToken of the subscription in that column (exports are used for
+    /// outreach: they name the people).
+    case exportCSV(stem: String, header: [String], rows: [[String]], idColumn: Int? = nil)
     /// Every subscriber the Subscribers list would page through (not only the loaded pages), as CSV.
     case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     /// A subscriber's history and statuses from the App Store Server API, into the store.

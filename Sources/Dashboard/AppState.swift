@@ -72,6 +72,8 @@ public struct SubscribersPane: Equatable, Sendable {
     public var view = SubscriberListView()
     /// How many rows the whole list has; nil until counted.
     public var count: Int?
+    /// A search found more than the list holds (``AppDatabase/searchLimit``): the count is "5,000+".
+    public var capped = false
     public var loading = false
     /// The last page came back short: there is nothing more to fetch.
     public var complete = false
@@ -118,8 +120,9 @@ public struct SubscriberPane: Equatable, Sendable {
     /// The cursor in the periods (oldest first); nil: the latest period started by as-of, until
     /// the cursor moves.
     public var periodRow: Int?
-    /// The cursor in the events (newest first).
-    public var eventRow = 0
+    /// The cursor in the events (oldest first, as the periods); nil: the newest event, until the
+    /// cursor moves.
+    public var eventRow: Int?
 
     public init(id: String? = nil) { self.id = id }
 
@@ -133,16 +136,27 @@ public struct SubscriberPane: Equatable, Sendable {
     }
 
     /// The events cursor as shown, always in range.
-    public var shownEventRow: Int { clamp(eventRow, 0, max(0, (report?.events.count ?? 0) - 1)) }
+    public var shownEventRow: Int {
+        let count = report?.events.count ?? 0
+        return clamp(eventRow ?? count - 1, 0, max(0, count - 1))
+    }
 }
 
 public struct CohortsPane: Equatable, Sendable {
+    /// A cohort cell whose rate rests on fewer members than this is dimmed.
+    public static let fewMembers = 10
+
     public var grid: CohortGrid?
     public var loading = false
     public var row = 0
     public var column = 0
     /// The billing duration shown (`d` cycles it); nil: every duration.
     public var duration: BillingDuration?
+    /// Whether `duration` is settled: until the first grid arrives, the store's most common
+    /// billing duration is asked for; `d` settles it too.
+    public var durationChosen = false
+    /// `duration` is the store's most common one, chosen as the default (the title says so).
+    public var durationIsDefault = false
     /// The billing durations of the store's products, shortest first: what `d` cycles through.
     public var durations: [BillingDuration] = []
 
@@ -230,6 +244,8 @@ public struct AppState: Equatable, Sendable {
     public var commandLine: CommandEntry?
     /// `:` lines submitted so far, oldest first (↑ recalls them).
     public var commandHistory: [String] = []
+    /// Pane 1's `/` searches submitted so far, oldest first (↑ recalls them; `/` starts empty).
+    public var searchHistory: [String] = []
     public var overlay: Overlay?
     /// The first line the help overlay shows.
     public var helpScroll = 0
@@ -266,10 +282,12 @@ public struct AppState: Equatable, Sendable {
     /// Product ids `:product` completes.
     public var products: [String] = []
 
-    /// The scope of pane 1's list: the dashboard's, with the pane's ownership.
+    /// The scope of pane 1's list: the dashboard's, with the pane's ownership; a search (outside a
+    /// drill-down) finds every environment, each row saying which.
     public var subscribersScope: ReportScope {
         var s = scope
         s.ownership = subscribers.view.queriedOwnership
+        if subscribers.view.filter != nil, subscribers.view.queriedPopulation == nil { s.environment = .all }
         return s
     }
 

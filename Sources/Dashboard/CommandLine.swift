@@ -6,10 +6,10 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, state, theme, offers, subscribers, cohorts, states, money, q, quit
+    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, q, quit
 
     /// Completed with a space after it when it takes an argument.
-    var takesArgument: Bool { [.user, .asof, .product, .state, .theme, .offers].contains(self) }
+    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers].contains(self) }
 }
 
 extension CommandName {
@@ -56,6 +56,12 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         state.notice = argument.isEmpty ? "every product" : "product \(TextSanitizer.visible(argument))"
         invalidate(&state)
         return load(&state, state.pane)
+    case .env:
+        guard let environment = EnvironmentFilter(rawValue: argument.lowercased()) else {
+            state.status = "usage: :env production|sandbox|all (as --environment; E cycles them)"
+            return []
+        }
+        return setEnvironment(&state, environment)
     case .theme:
         guard !argument.isEmpty else {
             state.status = "usage: :theme NAME (\(state.themeNames.joined(separator: ", ")))"
@@ -67,13 +73,14 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
             state.status = "usage: :user ID (an originalTransactionId, transactionId, appAccountToken, user id or email)"
             return []
         }
-        // Listed on pane 1 like a search of everyone; opened at once when it names one subscription.
+        // Listed on pane 1 like a search of everyone; opened at once when it names one subscription
+        // as `report subscriber` reads it (the same lookup).
         pushLocation(&state)
         state.pane = .subscribers
         showList(&state, SubscriberListView(filter: argument, sort: state.subscribers.view.sort))
         let effects = load(&state, .subscribers)
         state.subscribers.openWhenLoaded = .single(argument)
-        return effects
+        return effects + [.lookUpSubscriber(argument)]
     case .state:
         guard let population = CommandName.statePopulation(argument) else {
             state.status = "usage: :state NAME (\(CommandName.stateNames.joined(separator: ", ")))"
@@ -104,7 +111,8 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
     case .states: return update(&state, .switchPane(.statesEvents))
     case .money: return update(&state, .switchPane(.money))
     case nil:
-        state.status = "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :state, :theme, :offers, :q)"
+        state.status =
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :q)"
         return []
     }
 }
@@ -122,6 +130,7 @@ func commandCompletions(for text: String, _ state: AppState) -> [String] {
         // as-of itself, then the last day of each of the twelve months before it.
         arguments = [asOf.isoDate] + (0..<12).map { asOf.month.adding(months: -$0).start.adding(days: -1).isoDate }
     case .product: arguments = state.products
+    case .env: arguments = EnvironmentFilter.allCases.map(\.rawValue)
     case .state: arguments = CommandName.stateNames
     case .theme: arguments = state.themeNames
     case .offers: arguments = OfferList.allCases.map(\.title)
@@ -132,4 +141,24 @@ func commandCompletions(for text: String, _ state: AppState) -> [String] {
     let command = String(text[...space])
     var seen: Set<String> = []
     return arguments.filter { seen.insert($0).inserted }.map { command + $0 }
+}
+
+/// `:env NAME` and `E`: the environments every pane counts (as `--environment`); a search on
+/// pane 1 finds every environment whatever this says, each row saying which.
+func setEnvironment(_ state: inout AppState, _ environment: EnvironmentFilter) -> [Effect] {
+    state.scope.environment = environment
+    state.notice = "environment \(environment.rawValue)"
+    invalidate(&state)
+    return load(&state, state.pane)
+}
+
+extension EnvironmentFilter {
+    /// The next choice of `E`: production → sandbox → all.
+    var next: EnvironmentFilter {
+        switch self {
+        case .production: .sandbox
+        case .sandbox: .all
+        case .all: .production
+        }
+    }
 }

@@ -69,7 +69,7 @@ public struct Confirmation: Equatable, Sendable {
         if let note { lines.append("Note: \(TextSanitizer.visible(note))") }
         let replaceKey = clear || alreadyFlagged.isEmpty ? "" : "r: \(replace ? "keep" : "replace") · "
         lines.append(
-            "o: another offer · \(clear ? "" : "n: note · ")\(replaceKey)enter: \(clear ? "clear" : "flag") · esc: cancel")
+            "o: another offer · n: note · \(replaceKey)enter: \(clear ? "clear" : "flag") · esc: cancel")
         return Dialog(
             title: clear ? "Clear offer flag" : "Flag for an offer", message: lines.joined(separator: "\n"),
             buttons: clear ? ["Clear", "Keep"] : ["Flag", "Cancel"], selectedButton: selectedButton)

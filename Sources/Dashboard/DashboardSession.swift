@@ -77,10 +77,14 @@ public final class DashboardSession<Backend: TerminalBackend> {
 
     public func press(_ key: KeyEvent) {
         if key.key == .resize { terminal.invalidate() }
-        // "Terminal too small" hides the panes: a key typed at it would act on what nobody sees.
+        // "Terminal too small" hides the panes: a key typed at it would act on what nobody sees,
+        // except the two that quit (the screen says so), so a window that cannot grow is no trap.
         let size = backend.size
         let minimum = DashboardView.minimumSize
-        guard key.key == .resize || (size.width >= minimum.width && size.height >= minimum.height) else { return }
+        guard key.key == .resize || (size.width >= minimum.width && size.height >= minimum.height) else {
+            if DashboardView.quitsAtAnySize(key) { apply(.quit) }
+            return
+        }
         apply(.key(key))
     }
 

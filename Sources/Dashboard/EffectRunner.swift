@@ -128,10 +128,13 @@ public final class EffectRunner: Sendable {
                 return .loadedPopulationSize(population, try analytics.size(of: population, asOf: asOf, scope: scope))
             case .loadSubscriber(let id, let asOf):
                 return .loadedSubscriber(try analytics.subscriber(originalTransactionId: id, asOf: asOf))
-            case .loadCohorts(let asOf, let scope, let duration):
+            case .lookUpSubscriber(let query):
+                return .lookedUpSubscriber(query: query, matches: try analytics.subscriptions(lookingUp: query))
+            case .loadCohorts(let asOf, let scope, let duration, let mostCommon):
+                let duration = mostCommon ? try analytics.mostCommonBillingDuration(scope: scope) : duration
                 // Every cohort from the first: the pane scrolls.
                 return .loadedCohorts(
-                    try analytics.cohorts(asOf: asOf, periods: 12, to: asOf.month, duration: duration, scope: scope),
+                    try analytics.cohorts(asOf: asOf, periods: 12, to: lastMonth(asOf: asOf), duration: duration, scope: scope),
                     durations: try analytics.billingDurations())
             case .loadStatesEvents(let asOf, let month, let scope):
                 return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))
@@ -171,6 +174,8 @@ public final class EffectRunner: Sendable {
                     rows += page.map(Self.csvRow)
                     if page.count < Self.exportPageSize { break }
                 }
+                // An empty list writes no file.
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
                     contents: CSV.render(header: Self.subscriberHeader, rows: rows) + "\n")
@@ -184,15 +189,20 @@ public final class EffectRunner: Sendable {
                 let list = OfferList.eligible(kind)
                 let board = OfferBoard(
                     asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope), flags: flags)
-                let rows = OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.cells(for: list) }
+                let rows = try withCustomers(
+                    OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.cells(for: list) }, idColumn: 0
+                )
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
-                    contents: CSV.render(header: list.csvHeader, rows: rows) + "\n")
+                    contents: CSV.render(header: list.csvHeader + Self.customerHeader, rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
-            case .exportCSV(let stem, let header, let rows):
+            case .exportCSV(let stem, let header, let rows, let idColumn):
+                guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
+                let rows = try idColumn.map { try withCustomers(rows, idColumn: $0) } ?? rows
                 let path = try Self.writeNewFile(
                     directory: exportDirectory, stem: "subdash-" + stem, extension: "csv",
-                    contents: CSV.render(header: header, rows: rows) + "\n")
+                    contents: CSV.render(header: header + (idColumn == nil ? [] : Self.customerHeader), rows: rows) + "\n")
                 return .exported(path: path, rows: rows.count)
             }
         } catch {
@@ -204,14 +214,27 @@ public final class EffectRunner: Sendable {
     /// Rows read per query while exporting pane 1's whole list: memory per step stays bounded.
     static let exportPageSize = 10_000
 
-    static let subscriberHeader = ["originalTransactionId", "productId", "state", "paidPeriods", "autoRenew", "flags"]
+    static let subscriberHeader =
+        ["originalTransactionId", "productId", "state", "paidPeriods", "autoRenew", "flags", "environment"] + customerHeader
+
+    /// The columns that name the person behind a subscription, last in every export.
+    static let customerHeader = ["userId", "email", "appAccountToken"]
 
     static func csvRow(_ row: SubscriberRow) -> [String] {
         [
             row.id, row.productId, row.state ?? "", row.paidPeriods.map(String.init) ?? "",
             row.autoRenew.map { $0 ? "on" : "off" } ?? "",
-            "\(row.flagCount)",
+            "\(row.flagCount)", row.environment.rawValue, row.userId ?? "", row.email ?? "", row.appAccountToken ?? "",
         ]
+    }
+
+    /// `rows` with the user id, email and appAccountToken of the subscription in `idColumn` added.
+    private func withCustomers(_ rows: [[String]], idColumn: Int) throws -> [[String]] {
+        try rows.map { row in
+            guard row.indices.contains(idColumn) else { return row + ["", "", ""] }
+            let customer = try analytics.database.customer(of: row[idColumn])
+            return row + [customer.userId ?? "", customer.email ?? "", customer.appAccountToken ?? ""]
+        }
     }
 
     /// Writes a file that did not exist before (`stem.csv`, else `stem-2.csv`, …) and returns its path:

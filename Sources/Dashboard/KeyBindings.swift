@@ -38,6 +38,9 @@ public struct KeyBinding: Equatable, Sendable {
 public enum KeyBindings {
     public static let all: [KeyBinding] = [
         KeyBinding("q", .quit, name: "quit", description: "Quit the dashboard", shownInBar: true),
+        KeyBinding(
+            "ctrl-c", .quit, name: "quit",
+            description: "Quit the dashboard from anywhere (a prompt or a dialog too; q or ctrl-c at \"Terminal too small\")"),
         KeyBinding("?", .toggleHelp, name: "help", description: "Show or hide this help", shownInBar: true),
         KeyBinding("tab", .nextPane, name: "next", description: "Next pane", shownInBar: true),
         KeyBinding("shift-tab", .previousPane, name: "previous", description: "Previous pane"),
@@ -59,7 +62,8 @@ public enum KeyBindings {
             panes: [.offers]),
         KeyBinding(
             ":", .startCommand, name: "command",
-            description: "Command line (:user ID, :asof DATE, :product ID, :state NAME, :theme NAME, :q; tab completes)"),
+            description:
+                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :q; tab completes)"),
         KeyBinding(
             "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
             panes: [.subscribers, .offers]),
@@ -169,6 +173,9 @@ public enum KeyBindings {
         KeyBinding(
             "o", .cycleOwnership, name: "ownership",
             description: "List all, purchased or family-shared (Family Sharing) subscriptions", panes: [.subscribers]),
+        KeyBinding(
+            "E", .cycleEnvironment, name: "environment",
+            description: "Count production, Sandbox or every environment on every pane (as :env; a search finds every one)"),
         KeyBinding("ctrl-r", .reload, name: "reload", description: "Reload the pane from the store"),
     ]
 

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 import TerminalUI
 
@@ -7,6 +8,8 @@ import TerminalUI
 /// bindings of the focused pane (sequences such as `g s` wait in `pendingKeys`).
 func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if event.key == .resize { return [] }
+    // ctrl-c quits from anywhere, a prompt or a dialog included (raw mode makes it a key, not a signal).
+    if event.key == .ctrl("c") { return update(&state, .quit) }
     // A message stays until the next key; what this key does may leave a new one.
     state.notice = nil
     if state.commandLine == nil { state.status = nil }
@@ -19,7 +22,7 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
 /// A key in the flag dialog: `n` opens the note prompt over it; a yes writes the flags.
 private func confirmationKey(_ state: inout AppState, _ confirmation: Confirmation, _ event: KeyEvent) -> [Effect] {
     var confirmation = confirmation
-    if !confirmation.clear, event.key == .char("n") {
+    if event.key == .char("n") {
         // The note prompt opens over the dialog; submitting it comes back to the dialog.
         state.commandLine = CommandEntry(kind: .note, prompt: Prompt(prefix: "note: ", text: confirmation.note ?? ""))
         return []
@@ -85,6 +88,7 @@ private func commandLineCancelled(_ state: inout AppState, _ entry: CommandEntry
 private func commandLineSubmitted(_ state: inout AppState, _ entry: CommandEntry, _ text: String) -> [Effect] {
     switch entry.kind {
     case .search:
+        state.searchHistory = entry.prompt.history
         // The search is one step `esc` unwinds (to the list as it was before `/`).
         let effects = search(&state, text)
         if let origin = state.subscribers.searchOrigin, origin.list != state.subscribers.view {
@@ -170,19 +174,32 @@ func openSubscriber(_ state: inout AppState, _ id: String) -> [Effect] {
 func openTypedAhead(_ state: inout AppState) -> [Effect] {
     guard let intent = state.subscribers.openWhenLoaded, state.pane == .subscribers else { return [] }
     state.subscribers.openWhenLoaded = nil
-    let rows = state.subscribers.rows
     switch intent {
     case .selected:
         guard let id = state.subscribers.selectedId else { return [] }
         return openSubscriber(&state, id)
-    case .single(let query):
-        if rows.count == 1 { return openSubscriber(&state, rows[0].id) }
-        if rows.isEmpty {
-            state.status = "no subscription matches \(TextSanitizer.visible(query))"
-        } else {
-            state.notice =
-                "\(rows.count)\(state.subscribers.complete ? "" : "+") subscriptions match \(TextSanitizer.visible(query)): pick one"
-        }
+    case .single:
+        // The lookup `:user` started answers it (``subscriberLookedUp(_:query:matches:)``).
+        state.subscribers.openWhenLoaded = intent
+        return []
+    }
+}
+
+/// `:user QUERY` answered: one subscription opens, several are listed with how many match, none
+/// says so; the same lookup and words as `report subscriber QUERY`.
+func subscriberLookedUp(_ state: inout AppState, query: String, matches: [String]) -> [Effect] {
+    guard state.subscribers.openWhenLoaded == .single(query) else { return [] }
+    state.subscribers.openWhenLoaded = nil
+    switch matches.count {
+    case 0:
+        state.status = "no subscription matches \(TextSanitizer.visible(query))"
+        return []
+    case 1:
+        return state.pane == .subscribers ? openSubscriber(&state, matches[0]) : []
+    default:
+        let count =
+            matches.count >= AppDatabase.searchLimit ? "\(CountText.grouped(AppDatabase.searchLimit))+" : "\(matches.count)"
+        state.notice = "\(count) subscriptions match \(TextSanitizer.visible(query)): pick one"
         return []
     }
 }

@@ -1,4 +1,5 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
 
 // What comes back from the effects that load a pane: the state takes it, unless it answers a
@@ -31,7 +32,9 @@ func subscribersLoaded(_ state: inout AppState, offset: Int, rows: [SubscriberRo
 func subscribersCounted(_ state: inout AppState, filter: String?, population: SubscriberPopulation?, count: Int) -> [Effect] {
     let view = state.subscribers.view
     guard filter == view.filter, population == view.queriedPopulation else { return [] }
-    state.subscribers.count = count
+    // More than a search's limit: the list holds the first `searchLimit`, the title says "5,000+".
+    state.subscribers.count = min(count, AppDatabase.searchLimit)
+    state.subscribers.capped = count > AppDatabase.searchLimit
     if count == 0, view.filter != nil, view.population != nil, !view.searchesEveryone {
         // Nobody in the drill-down matches: find them among everyone (the title says so).
         var everyone = view
@@ -46,6 +49,12 @@ func subscribersCounted(_ state: inout AppState, filter: String?, population: Su
 
 /// The cohort grid. One asked for before `d` changed the duration is stale.
 func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [BillingDuration]) {
+    if !state.cohorts.durationChosen {
+        // The default: the store's most common billing duration.
+        state.cohorts.duration = grid.duration
+        state.cohorts.durationChosen = true
+        state.cohorts.durationIsDefault = grid.duration != nil
+    }
     guard grid.duration == state.cohorts.duration else { return }
     state.cohorts.grid = grid
     state.cohorts.durations = durations

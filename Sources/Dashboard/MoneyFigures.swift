@@ -78,9 +78,10 @@ public struct MoneyFigures: Equatable, Sendable {
     /// MRR at the end of each of the 11 months before as-of's, then at as-of: the sparkline.
     public var mrrMonthly: [MRRReport]? { monthEnds.map { $0 + [mrr] } }
 
-    /// The twelve months ending with as-of's, oldest first.
+    /// The twelve months ending with as-of's (the one that ended at as-of when it is a month's
+    /// first instant), oldest first.
     public static func months(endingAt asOf: Instant) -> [Month] {
-        (0..<months).map { asOf.month.adding(months: $0 - months + 1) }
+        (0..<months).map { lastMonth(asOf: asOf).adding(months: $0 - months + 1) }
     }
 
     /// Where the MRR sparkline samples: the last millisecond of each earlier month, then as-of.
@@ -100,7 +101,7 @@ public struct MoneyFigures: Equatable, Sendable {
         scope: ReportScope
     ) throws -> Part {
         let from = months(endingAt: asOf)[0].start
-        let to = asOf.month.end
+        let to = lastMonth(asOf: asOf).end
         switch section {
         case .sparkline:
             return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope))

@@ -10,15 +10,15 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     let sections = Layout.vertical([.fill(), .percentage(45)]).split(area)
     let top = Layout.horizontal([.fixed(43), .fill()], spacing: 1).split(sections[0])
     let figures = pane.figures
-    var mrrTitle = "MRR as of \(state.asOf?.asOfText ?? "…")"
-    if let unpriced = figures?.mrr.unpriced, unpriced > 0 { mrrTitle += " · \(CountText.grouped(unpriced)) unpriced" }
+    // The unpriced count is a line of the box (a title this narrow cut it off).
+    let mrrTitle = "MRR as of \(state.asOf?.asOfText ?? "…")"
     let currency = pane.shownCurrency
     let revenueTitle = "Revenue by month" + (currency.map { " · \($0)" } ?? "")
     Border(title: mrrTitle, focused: false).render(in: top[0], buffer: &buffer, palette: palette)
     Border(title: revenueTitle, focused: false).render(in: top[1], buffer: &buffer, palette: palette)
     let offersTitle =
         figures.map { f in
-            "Offers started \(f.shownMonths[0]) – \(f.asOf.month) · by \(pane.order.title)"
+            "Offers started \(f.shownMonths[0]) – \(lastMonth(asOf: f.asOf)) · by \(pane.order.title)"
         } ?? "Offers"
     Border(title: offersTitle, focused: true).render(in: sections[1], buffer: &buffer, palette: palette)
     let mrrArea = Border.inner(top[0])
@@ -61,9 +61,18 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
     let rows = currencies.map { currency -> Table.Row in
         let now = MoneyFigures.amount(figures.mrr, currency)
         let change = now - MoneyFigures.amount(figures.mrrBefore, currency)
-        return Table.Row([currency, MoneyFormat.text(now, nil), (change > 0 ? "+" : "") + MoneyFormat.text(change, nil), ""])
+        return Table.Row([
+            currency, MoneyFormat.number(now, currency: currency),
+            (change > 0 ? "+" : "") + MoneyFormat.number(change, currency: currency), "",
+        ])
     }
     Table(columns: columns, rows: rows).render(in: area, buffer: &buffer, palette: palette)
+    let unpricedY = area.y + 1 + currencies.count
+    if figures.mrr.unpriced > 0, unpricedY < area.bottom {
+        buffer.set(
+            string: "+ \(CountText.grouped(figures.mrr.unpriced)) unpriced subscriptions, not in MRR",
+            at: Position(x: area.x, y: unpricedY), style: palette[.warning], maxWidth: area.width)
+    }
     let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
     for (index, currency) in currencies.enumerated() where area.y + 1 + index < area.bottom {
         guard let monthly = figures.mrrMonthly else {
@@ -96,18 +105,29 @@ private func renderRevenue(_ figures: MoneyFigures, currency: String, in area: R
     } else if terms == 2 {
         columns.append(.init("Returned", width: .fixed(12), alignment: .right))
     }
-    columns += [.init("Net", width: .fixed(13), alignment: .right), .init("", width: .fill())]
+    columns.append(.init("Net", width: .fixed(13), alignment: .right))
+    // Items without a price, by month: the amounts beside them leave those out.
+    let unpriced = figures.revenue?.unpricedByKey ?? [:]
+    let showsUnpriced = months.contains { unpriced[$0.month.description, default: 0] > 0 }
+    if showsUnpriced { columns.append(.init("Unpriced", width: .fixed(8), alignment: .right)) }
+    columns.append(.init("", width: .fill()))
     // The bar's legend as its title, short when the bar is.
     let barWidth = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[columns.count - 1].width
     columns[columns.count - 1].title = barWidth >= 16 ? "█ net ▒ returned" : "█net ▒ret"
     let rows = months.map { month, row -> Table.Row in
-        var amounts: [String] = terms > 0 ? [MoneyFormat.text(row.gross, nil)] : []
+        var amounts: [String] = terms > 0 ? [MoneyFormat.number(row.gross, currency: currency)] : []
         if terms == 3 {
-            amounts += [MoneyFormat.text(row.refunds, nil), MoneyFormat.text(row.upgradeCredits, nil)]
+            amounts += [
+                MoneyFormat.number(row.refunds, currency: currency), MoneyFormat.number(row.upgradeCredits, currency: currency),
+            ]
         } else if terms == 2 {
-            amounts.append(MoneyFormat.text(row.refunds + row.upgradeCredits, nil))
+            amounts.append(MoneyFormat.number(row.refunds + row.upgradeCredits, currency: currency))
         }
-        return Table.Row([month.description] + amounts + [MoneyFormat.text(row.net, nil), ""])
+        let left = unpriced[month.description, default: 0]
+        let unpricedCell = showsUnpriced ? [left > 0 ? CountText.grouped(left) : ""] : []
+        return Table.Row(
+            [month.description] + amounts + [MoneyFormat.number(row.net, currency: currency)] + unpricedCell + [""],
+            role: left > 0 ? .warning : nil)
     }
     let visible = max(0, area.height - 1)
     let offset = max(0, rows.count - visible)

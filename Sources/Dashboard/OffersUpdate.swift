@@ -163,6 +163,9 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
         "\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(write.operatorName)"
         + (unchanged > 0
             ? " (\(unchanged) already \(write.clear ? "clear" : write.replace ? "flagged the same" : "flagged: kept"))" : "")
+    // The rows just flagged (or cleared) are done with: their marks go, so the next flag starts afresh.
+    state.marks.subtract(write.ids)
+    state.offers.marks.subtract(write.ids)
     // Flag counts show on pane 1 and pane 2 too: fetch them again when next shown.
     state.subscribers.rows = []
     state.subscribers.complete = false
@@ -204,6 +207,10 @@ func filterOffers(_ state: inout AppState, _ text: String) -> [Effect] {
 /// list is still streaming, the whole list read for the export.
 func exportShown(_ state: inout AppState) -> [Effect] {
     if state.pane == .subscribers, let asOf = state.asOf {
+        if state.subscribers.count == 0 {
+            state.notice = "nothing to export: the list is empty (no file written)"
+            return []
+        }
         var stem = "subscribers-\(asOf.isoDate)"
         if let population = state.subscribers.population {
             stem +=
@@ -232,5 +239,9 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 filter: state.offers.filter, sort: state.offers.sort)
         ]
     }
-    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) })]
+    guard !state.offers.shown.isEmpty else {
+        state.notice = "nothing to export: the list is empty (no file written)"
+        return []
+    }
+    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) }, idColumn: 0)]
 }

@@ -40,19 +40,27 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         placeholder(text, in: listArea, buffer: &buffer, palette: palette)
         return
     }
-    let widths: [Constraint] =
-        switch pane.list {
-        // Product ids are long and alike (`com.example.pro.monthly`): a fixed column that keeps their
-        // end, and the width left to what differs from row to row.
-        case .eligible: [.fixed(17), .fixed(16), .fill(), .fixed(13)]
-        case .flagged: [.fixed(17), .fill(), .fixed(12), .fixed(20), .fill()]
-        }
-    let columns = zip(pane.list.columns, widths).map { Table.Column($0, width: $1, keepsEnd: $0 == "Product") }
     let rows = pane.shown.map { row in
         Table.Row(row.cells(for: pane.list).map(clean), isMarked: pane.marks.contains(row.id))
     }
     let visible = listArea.height - 1
     let offset = Table.scrollOffset(selected: pane.selected, offset: max(0, pane.selected - visible / 2), visibleRows: visible)
+    // Columns sized by the rows on screen: the widest gives way first (product ids keep their end,
+    // the subscription id is never cut); what is left over goes to the last column.
+    let minimums =
+        switch pane.list {
+        case .eligible: [17, 12, 12, 5]
+        case .flagged: [17, 6, 8, 20, 4]
+        }
+    let titles = pane.list.columns
+    let onScreen = rows.dropFirst(offset).prefix(max(0, visible))
+    let wanted = titles.indices.map { column in
+        max(titles[column].displayWidth, onScreen.map { $0.cells[column].displayWidth }.max() ?? 0)
+    }
+    let widths: [Constraint] = Table.contentWidths(
+        wanted: wanted, minimums: minimums, grow: titles.indices.map { $0 == titles.count - 1 }, in: listArea.width - 1
+    ).map { .fixed($0) }
+    let columns = zip(titles, widths).map { Table.Column($0, width: $1, keepsEnd: $0 == "Product") }
     Table(
         columns: columns, rows: rows, selected: pane.selected, offset: offset,
         sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true

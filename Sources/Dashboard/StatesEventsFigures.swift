@@ -78,15 +78,15 @@ public struct StatesEventsFigures: Equatable, Sendable {
 
 extension StatesEventsPane {
     /// The month whose events are shown: the chosen one, else the month of as-of.
-    public func shownMonth(asOf: Instant) -> Month { min(month ?? asOf.month, asOf.month) }
+    public func shownMonth(asOf: Instant) -> Month { min(month ?? lastMonth(asOf: asOf), lastMonth(asOf: asOf)) }
 }
 
 /// `h`/`l` on pane 4: the events of the previous or next month (never past as-of's month).
 func moveMonth(_ state: inout AppState, _ delta: Int) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
-    let month = min(state.statesEvents.shownMonth(asOf: asOf).adding(months: delta), asOf.month)
+    let month = min(state.statesEvents.shownMonth(asOf: asOf).adding(months: delta), lastMonth(asOf: asOf))
     guard month != state.statesEvents.shownMonth(asOf: asOf) else { return [] }
-    state.statesEvents.month = month == asOf.month ? nil : month
+    state.statesEvents.month = month == lastMonth(asOf: asOf) ? nil : month
     state.statesEvents.loading = true
     return [.loadStatesEvents(asOf: asOf, month: month, scope: state.statesEventsScope)]
 }
@@ -105,4 +105,10 @@ func cycleOwnership(_ state: inout AppState) -> [Effect] {
     default:
         return []
     }
+}
+
+/// The latest month the panes show at `asOf`: the month as-of lies in, or, when as-of is a month's
+/// first instant (`:asof 2025-12-01`), the month that ended there (none of the next has happened).
+public func lastMonth(asOf: Instant) -> Month {
+    asOf == asOf.month.start ? asOf.month.adding(months: -1) : asOf.month
 }

@@ -60,7 +60,10 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         state.subscriber.id = id
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
-        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
+        return [
+            .loadCohorts(
+                asOf: asOf, scope: state.scope, duration: state.cohorts.duration, mostCommon: !state.cohorts.durationChosen)
+        ]
     case .statesEvents:
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:

@@ -73,6 +73,11 @@ struct SubscriberHeader {
                 label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
                 ownRow: true)
         ]
+        if r.timeline.environment != .production {
+            // Test purchases: a support agent must not take them for a paying customer's.
+            fields.append(
+                Field(label: "Environment", value: r.timeline.environment.rawValue, role: .warning, ownRow: true))
+        }
         if r.timeline.isFamilyShared {
             // A support agent must see at once that this is not the customer's own purchase.
             fields.append(Field(label: "Ownership", value: FamilySharingText.access, role: .accent, ownRow: true))
@@ -111,22 +116,38 @@ struct SubscriberHeader {
             fields.append(Field(label: "Renews to", value: clean(next)))
         }
         if let reason = r.expirationReason {
-            fields.append(Field(label: "Expired for", value: reason.rawValue))
+            fields.append(Field(label: "Ended", value: SubscriberHeader.words(for: reason)))
         }
         if let increase = r.priceIncrease {
             fields.append(Field(label: "Price rise", value: increase == "pending" ? "pending consent" : increase))
         }
+        // The latest run's paid periods (the retention figure) and, after a resubscription, every run's.
+        let paid = r.runs > 1 ? "\(r.paidPeriods) this run, \(r.paidPeriodsInAllRuns) in \(r.runs) runs" : "\(r.paidPeriods)"
         fields.append(
             Field(
                 label: "Paid periods",
-                value: "\(r.paidPeriods) · \(r.billingFailures) billing failure"
-                    + (r.billingFailures == 1 ? "" : "s")))
+                value: paid + " · \(r.billingFailures) billing failure" + (r.billingFailures == 1 ? "" : "s")))
         // What the customer paid, per currency (never summed across currencies), and the paid
         // service that sets the 85 % proceeds rate; only when something is priced, so an unpriced
         // (v1) subscriber's header keeps its rows for the lists.
+        // Charged periods without a price are counted beside the amount, never silently left out.
         if !r.paid.isEmpty {
-            let paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
-            fields.append(Field(label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service"))
+            var paid = r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }
+            if r.unpricedPeriods > 0 {
+                paid.append("\(r.unpricedPeriods) period\(r.unpricedPeriods == 1 ? "" : "s") unpriced")
+            }
+            fields.append(
+                Field(
+                    label: "Paid", value: paid.joined(separator: " · ") + " · \(r.paidServiceDays) d service",
+                    role: r.unpricedPeriods > 0 ? .warning : .text))
+        }
+        if r.unverifiedDocuments > 0 {
+            // As `report subscriber` says it: facts set aside, so the periods above may be missing some.
+            fields.append(
+                Field(
+                    label: "Unverified",
+                    value: "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), "
+                        + "not applied to a signed subscription", role: .warning, ownRow: true))
         }
         fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
         let flags = r.flags.map { flag in
@@ -153,6 +174,19 @@ struct SubscriberHeader {
         case .gracePeriod: "billing failed, in grace period (has access)"
         case .billingRetry: "billing failed, in billing retry (no access)"
         case .expired: "expired (no access)"
+        }
+    }
+
+    /// Why the latest run ended, as a support agent says it.
+    static func words(for reason: ExpirationReason) -> String {
+        switch reason {
+        case .voluntary: "turned off auto-renew (voluntary)"
+        case .billing: "billing failed, not recovered"
+        case .priceIncrease: "did not accept a price increase"
+        case .productUnavailable: "product no longer available"
+        case .refund: "refunded"
+        case .sharingRevoked: "family sharing revoked"
+        case .other: "other reason"
         }
     }
 
@@ -270,7 +304,7 @@ private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer
 
 // MARK: - Periods and events
 
-/// The periods (oldest first) above the events (newest first), each with a title that gives the
+/// The periods above the events, both oldest first (as `report subscriber` lists them), each with a title that gives the
 /// cursor's position; the focused list gets two thirds of the rows, the other at least one row.
 private func renderLists(
     _ pane: SubscriberPane, _ report: SubscriberReport, in area: Rect, buffer: inout Buffer,
@@ -291,7 +325,10 @@ private func renderLists(
     let eventsArea = Rect(x: area.x, y: area.y + heights.0, width: area.width, height: heights.1)
 
     let periods = report.timeline.periods
-    let wide = area.width >= 100
+    // Wide: the period's number, product, price and what was returned each in a column; from 88
+    // columns the price with what was returned of it ("9.99 USD −5.49"); narrower, neither.
+    let wide = area.width >= 110
+    let priced = !wide && area.width >= 88
     let periodRows = periods.enumerated().map { index, period in
         var cells = [clean(period.transactionId), period.start.isoDate, period.end.isoDate]
         if wide { cells = ["\(index + 1)"] + cells + [clean(period.productId)] }
@@ -303,7 +340,11 @@ private func renderLists(
                     ? "revoked"
                     : report.timeline.isFamilyShared ? "family" : (period.isPaid ? "paid" : "free"),
         ]
-        if wide { cells.append(priceText(report.money[index])) }
+        let money = report.money[index]
+        if wide { cells += [priceText(money), returnedText(money)] }
+        if priced {
+            cells.append([priceText(money), returnedText(money, signed: true)].filter { !$0.isEmpty }.joined(separator: " "))
+        }
         return Table.Row(cells, role: period.isRefunded ? .refund : period.isSharingRevoked ? .warning : nil)
     }
     var periodColumns: [Table.Column] = [
@@ -314,12 +355,17 @@ private func renderLists(
         periodColumns = [.init("#", width: .fixed(3), alignment: .right)] + periodColumns + [.init("Product", width: .fill())]
     }
     periodColumns += [.init("Offer", width: .fixed(12)), .init("Class", width: .fixed(15)), .init("Status", width: .fixed(7))]
-    if wide { periodColumns.append(.init("Price", width: .fixed(14), alignment: .right)) }
+    if wide {
+        periodColumns += [
+            .init("Price", width: .fixed(12), alignment: .right), .init("Returned", width: .fixed(11), alignment: .right),
+        ]
+    }
+    if priced { periodColumns.append(.init("Price, returned", width: .fill(), alignment: .right)) }
     renderList(
         title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
         rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
 
-    let eventRows = report.events.reversed().map { event in
+    let eventRows = report.events.map { event in
         Table.Row([
             wide ? event.at.iso8601 : String(event.at.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " "),
             event.type.rawValue, event.expirationReason?.rawValue ?? "", clean(event.productId),
@@ -358,4 +404,11 @@ private func renderList(
 func priceText(_ money: PeriodMoney) -> String {
     if let price = money.price { return MoneyFormat.text(price, money.currency) }
     return money.isCharged ? "unpriced" : "–"
+}
+
+/// What was returned of a period (a refund or an upgrade's credit), as `report subscriber`'s
+/// "returned" column; `signed`: as "−5.49" after the price.
+func returnedText(_ money: PeriodMoney, signed: Bool = false) -> String {
+    guard let returned = money.refundAmount ?? money.upgradeCredit else { return "" }
+    return signed ? "−" + MoneyFormat.number(returned, currency: money.currency) : MoneyFormat.text(returned, money.currency)
 }

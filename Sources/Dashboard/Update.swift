@@ -82,6 +82,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return sortList(&state, ascending: ascending)
     case .cycleOwnership:
         return cycleOwnership(&state)
+    case .cycleEnvironment:
+        return setEnvironment(&state, state.scope.environment.next)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
     case .fetchFromApple:
@@ -114,6 +116,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard population == state.subscribers.population else { return [] }
         state.subscribers.populationSize = size
         return []
+    case .lookedUpSubscriber(let query, let matches):
+        return subscriberLookedUp(&state, query: query, matches: matches)
     case .loadedSubscriber(let report):
         guard report.originalTransactionId == state.subscriber.id else { return [] }
         state.subscriber.report = report
@@ -152,7 +156,11 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return flagsWritten(&state, write, changed: changed)
     case .exported(let path, let rows):
         state.exporting = false
-        state.notice = "exported \(rows) row\(rows == 1 ? "" : "s") to \(path)"
+        guard let path else {
+            state.notice = "nothing to export: the list is empty (no file written)"
+            return []
+        }
+        state.notice = "exported \(CountText.grouped(rows)) row\(rows == 1 ? "" : "s") to \(path)"
         return []
     case .failed(let message):
         loadFailed(&state, message)
@@ -201,8 +209,11 @@ private func startSearch(_ state: inout AppState) {
     if state.pane == .offers {
         state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
     } else if state.pane == .subscribers {
+        // A new search starts empty; earlier ones (the list's own filter last) are one `↑` away.
         state.subscribers.searchOrigin = currentLocation(state)
-        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", text: state.subscribers.filter ?? ""))
+        var history = state.searchHistory
+        if let filter = state.subscribers.filter, history.last != filter { history.append(filter) }
+        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", history: history))
     }
 }
 
@@ -214,7 +225,7 @@ private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
     }
     if state.pane == .statesEvents { return moveMonth(&state, delta) }
     if state.pane == .subscribers {
-        state.subscribers.column = clamp(state.subscribers.column + delta, 0, SubscriberSort.Column.allCases.count - 1)
+        state.subscribers.column = clamp(state.subscribers.column + delta, 0, shownSubscriberColumns(state) - 1)
         return []
     }
     guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
@@ -256,6 +267,8 @@ private func cycleDuration(_ state: inout AppState) -> [Effect] {
     let choices = state.cohorts.durationChoices
     let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
     state.cohorts.duration = choices[(index + 1) % choices.count]
+    state.cohorts.durationChosen = true
+    state.cohorts.durationIsDefault = false
     state.cohorts.grid = nil
     return load(&state, .cohorts)
 }
@@ -360,6 +373,7 @@ func showList(_ state: inout AppState, _ list: SubscriberListView, selected: Int
     if list.population != pane.population || list.ownership != pane.ownership { pane.populationSize = nil }
     pane.view = list
     pane.count = nil
+    pane.capped = false
     pane.rows = []
     pane.complete = false
     pane.selected = selected
@@ -437,7 +451,10 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadSubscriber(id: id, asOf: asOf)]
     case .cohorts:
         state.cohorts.loading = true
-        return [.loadCohorts(asOf: asOf, scope: state.scope, duration: state.cohorts.duration)]
+        return [
+            .loadCohorts(
+                asOf: asOf, scope: state.scope, duration: state.cohorts.duration, mostCommon: !state.cohorts.durationChosen)
+        ]
     case .statesEvents:
         state.statesEvents.loading = true
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]

@@ -6,6 +6,12 @@ import TerminalUI
 
 public enum DashboardView {
     public static let minimumSize = Size(width: 80, height: 24)
+
+    /// The keys that quit whatever is shown: `ctrl-c` anywhere (a prompt or a dialog included),
+    /// and `q` too on the "Terminal too small" screen, where no other key does anything.
+    public static func quitsAtAnySize(_ event: KeyEvent) -> Bool {
+        event.key == .ctrl("c") || event.key == .char("q")
+    }
 }
 
 /// The whole screen as a pure function of the state. Returns the buffer; `render(_:into:palette:)`
@@ -23,11 +29,13 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     // The theme's background everywhere, blanks included (a light theme on a dark terminal).
     buffer.fill(area, style: palette[.text])
     guard area.width >= DashboardView.minimumSize.width, area.height >= DashboardView.minimumSize.height else {
-        let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)"]
+        let lines = ["Terminal too small", "need 80×24, have \(area.width)×\(area.height)", "q or ctrl-c quits"]
         for (index, line) in lines.enumerated() {
             let x = max(0, (area.width - line.displayWidth) / 2)
             let y = max(0, area.height / 2 - 1 + index)
-            buffer.set(string: line, at: Position(x: x, y: y), style: palette[index == 0 ? .warning : .muted])
+            buffer.set(
+                string: line, at: Position(x: x, y: y), style: palette[index == 0 ? .warning : .muted],
+                maxWidth: max(0, area.width - x))
         }
         return nil
     }
@@ -46,6 +54,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
     if let product = state.scope.productId { scope.append(clean(product)) }
     if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
+    // Said where the user looks first, not only when a writing key is refused.
+    if state.readOnly { scope.append("read-only") }
     // Right of the crumbs, never over them: the default environment gives way first.
     let crumbsEnd = rows[1].x + Breadcrumbs(crumbs).width + 1
     if scope.joined(separator: " · ").displayWidth > rows[1].right - crumbsEnd, state.scope.environment == .production {
@@ -147,8 +157,9 @@ func subscribersTitle(_ state: AppState) -> String {
     // The position first: a long list description is what gets cut at 80 columns.
     var title = "Subscribers"
     if let count = pane.count {
-        let capped = view.filter != nil && count >= AppDatabase.searchLimit
-        title += " \(count == 0 ? 0 : pane.selected + 1)/\(count)\(capped ? "+" : "")"
+        // Thousands grouped; a search cut off at its limit says so ("5,000+"), never a short count.
+        title +=
+            " \(CountText.grouped(count == 0 ? 0 : pane.selected + 1))/\(CountText.grouped(count))\(pane.capped ? "+" : "")"
     }
     title += " · "
     if let population = view.population, !view.searchesEveryone {
@@ -167,19 +178,40 @@ func subscribersTitle(_ state: AppState) -> String {
     return title
 }
 
-/// Pane 1's columns, in the order of ``SubscriberSort/Column``: user id and email get the width
-/// left over, product ids a fixed column that keeps their distinguishing end; `Fam` says "yes" for
+/// Pane 1's columns, in the order of ``SubscriberSort/Column``, sized by their content when drawn
+/// (ids and products keep their distinguishing end, emails their local part); `Fam` says "yes" for
 /// a family member's access through someone else's purchase (Family Sharing).
 private let subscriberColumns: [Table.Column] = [
-    .init("Subscription", width: .fixed(16)), .init("User", width: .fill(1)), .init("Email", width: .fill(2)),
+    .init("Subscription", width: .fixed(16), keepsEnd: true), .init("User", width: .fill(1), keepsEnd: true),
+    .init("Email", width: .fill(2)),
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
     .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
     .init("Flg", width: .fixed(3), alignment: .right),
-    .init("Fam", width: .fixed(3)),
+    .init("Fam", width: .fixed(3)), .init("Env", width: .fixed(3)),
 ]
+
+/// The Env column: blank for production (most rows), a short name for test purchases.
+private func environmentText(_ environment: StoreEnvironment) -> String {
+    switch environment {
+    case .production: ""
+    case .sandbox: "sbx"
+    case .xcode: "xcd"
+    case .localTesting: "loc"
+    }
+}
+
+/// How many of ``subscriberColumns`` pane 1 shows: the Env column only when the dashboard counts
+/// test environments or a row is from one (a search finds every environment), so a production
+/// list keeps its width for user ids and emails.
+func shownSubscriberColumns(_ state: AppState) -> Int {
+    let showsEnvironment =
+        state.scope.environment != .production || state.subscribers.rows.contains { $0.environment != .production }
+    return subscriberColumns.count - (showsEnvironment ? 0 : 1)
+}
 
 private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.subscribers
+    var columns = Array(subscriberColumns.prefix(shownSubscriberColumns(state)))
     Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
     if pane.rows.isEmpty {
@@ -194,26 +226,46 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
     let visible = max(0, inner.height - 1)
     let cursor = pane.selected - pane.first
     let first = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)
-    let rows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
-        Table.Row(
-            [
-                clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
-                clean(row.productId), row.paidPeriods.map(String.init) ?? "—", row.autoRenew.map { $0 ? "on" : "off" } ?? "—",
-                row.flagCount > 0 ? "\(row.flagCount)" : "", row.ownership == .familyShared ? "yes" : "",
-            ],
-            isMarked: state.marks.contains(row.id))
+    let cellRows = pane.rows[first..<min(pane.rows.count, first + visible)].map { row in
+        let paid = row.paidPeriods.map(String.init) ?? "—"
+        let autoRenew = row.autoRenew.map { $0 ? "on" : "off" } ?? "—"
+        let cells: [String] = [
+            clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
+            clean(row.productId), paid, autoRenew, row.flagCount > 0 ? "\(row.flagCount)" : "",
+            row.ownership == .familyShared ? "yes" : "", environmentText(row.environment),
+        ]
+        return Table.Row(Array(cells.prefix(columns.count)), isMarked: state.marks.contains(row.id))
+    }
+    // Columns sized by what the rows on screen hold: the widest gives way first (the subscription
+    // id never), room left over goes to the user id and email.
+    let minimums = [16, 5, 14, 5, 12, 4, 4, 3, 3, 3]
+    let wanted = columns.indices.map { column in
+        max(columns[column].title.displayWidth, cellRows.map { $0.cells[column].displayWidth }.max() ?? 0)
+    }
+    let widths = Table.contentWidths(
+        wanted: wanted, minimums: Array(minimums.prefix(columns.count)), grow: columns.indices.map { $0 == 1 || $0 == 2 },
+        in: inner.width - 1)
+    for column in columns.indices { columns[column].width = .fixed(widths[column]) }
+    // An email keeps its local part, what tells customers apart ("customer0009@ex…").
+    let emailWidth = widths[2]
+    let rows = cellRows.map { row in
+        var row = row
+        row.cells[2] = row.cells[2].truncatedEmail(toWidth: emailWidth)
+        return row
     }
     let sort = pane.view.sort
     let shownSort =
         sort == SubscriberSort()
         ? nil
         : Table.Sort(column: SubscriberSort.Column.allCases.firstIndex(of: sort.column) ?? 0, ascending: sort.ascending)
-    Table(columns: subscriberColumns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
+    Table(columns: columns, rows: rows, selected: cursor - first, sort: shownSort, showsMarkGutter: true)
         .render(in: inner, buffer: &buffer, palette: palette)
     // The column cursor: its header is underlined (what `[` and `]` sort by).
     let body = Rect(x: inner.x + 1, y: inner.y, width: inner.width - 1, height: 1)
-    let header = Layout.horizontal(subscriberColumns.map(\.width), spacing: 1).split(body)[pane.column]
-    buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
+    let headers = Layout.horizontal(columns.map(\.width), spacing: 1).split(body)
+    if headers.indices.contains(pane.column) {
+        buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: headers[pane.column])
+    }
 }
 
 func role(for kind: OfferKind) -> ThemeRole {
@@ -228,7 +280,8 @@ func role(for kind: OfferKind) -> ThemeRole {
 }
 
 private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    let duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
+    var duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
+    if state.cohorts.durationIsDefault { duration += " (most common)" }
     var title = "Cohorts · retention by paid periods · \(duration)"
     if let grid = state.cohorts.grid, !grid.cohorts.isEmpty {
         title += " · \(min(state.cohorts.row + 1, grid.cohorts.count))/\(grid.cohorts.count)"
@@ -252,11 +305,29 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
     }
     let average = grid.average
+    let labels = shown.map { label($0.month.description, $0.started) } + [label("average", average.started)]
     HeatGrid(
-        rowLabels: shown.map { label($0.month.description, $0.started) } + [label("average", average.started)],
-        columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate], cellWidth: 4,
-        selected: (state.cohorts.row - first, state.cohorts.column)
+        rowLabels: labels, columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate],
+        cellWidth: 4, selected: (state.cohorts.row - first, state.cohorts.column)
     ).render(in: inner, buffer: &buffer, palette: palette)
+    // The count column's header, over the row labels.
+    buffer.set(
+        string: label("cohort", 0).prefix(8) + "members".padded(toWidth: 7, alignment: .right),
+        at: Position(x: inner.x, y: inner.y), style: palette[.header], maxWidth: inner.width)
+    // A rate resting on fewer than 10 members (those whose fate at that paid period is known) is
+    // dimmed: "100%" of 2 is no finding.
+    let labelWidth = labels.map(\.displayWidth).max() ?? 0
+    for (index, counts) in (shown.map { ($0.retained, $0.ended) } + [(average.retained, average.ended)]).enumerated() {
+        let y = inner.y + 1 + index
+        guard y < inner.bottom else { break }
+        var ended = 0
+        for period in 0..<min(grid.periods, counts.0.count) {
+            ended += period < counts.1.count ? counts.1[period] : 0
+            guard counts.0[period] + ended < CohortsPane.fewMembers else { continue }
+            let x = inner.x + labelWidth + 1 + period * 5
+            for cell in x..<min(x + 4, inner.right) { buffer[cell, y].style = buffer[cell, y].style.adding(.dim) }
+        }
+    }
 }
 
 // MARK: - Help overlay

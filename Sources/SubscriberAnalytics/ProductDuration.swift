@@ -19,4 +19,16 @@ extension SubscriberAnalytics {
     public func billingDurations() throws -> [BillingDuration] {
         Set(try productDurations().values).sorted()
     }
+
+    /// The billing duration most cohort members' first paid product bills for, ties to the
+    /// shorter; nil when no product has one. What the Cohorts pane shows first: a grid of every
+    /// duration mixes weekly, monthly and yearly members, whose paid periods are not comparable.
+    public func mostCommonBillingDuration(scope: ReportScope = ReportScope()) throws -> BillingDuration? {
+        let durations = try productDurations()
+        var members: [BillingDuration: Int] = [:]
+        for (product, count) in try database.cohortMembersByProduct(scope: scope.rows) {
+            if let duration = durations[product] { members[duration, default: 0] += count }
+        }
+        return members.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
+    }
 }

@@ -71,8 +71,10 @@ public enum ReportJSON {
         func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         var o = JSONObject()
         o["originalTransactionId"] = .string(r.originalTransactionId)
+        o["environment"] = .string(r.timeline.environment.rawValue)
         o["ownership"] = .string(r.timeline.ownership.rawValue)
         o["userId"] = opt(r.userId)
+        o["email"] = opt(r.email)
         o["appAccountToken"] = opt(r.appAccountToken)
         o["productId"] = opt(r.productId)
         o["state"] = opt(r.state?.rawValue)
@@ -84,6 +86,27 @@ public enum ReportJSON {
         o["priceIncrease"] = opt(r.priceIncrease)
         o["paidPeriods"] = .int(r.paidPeriods)
         o["billingFailures"] = .int(r.billingFailures)
+        // When access ends seen from as-of, as pane 2's "Renews on" / "Expires on" / "Expired on".
+        o["accessEnd"] =
+            r.accessEnd.map { end in
+                var x = JSONObject()
+                x["kind"] =
+                    switch end {
+                    case .renewsOn: .string("renewsOn")
+                    case .expiresOn: .string("expiresOn")
+                    case .expiredOn: .string("expiredOn")
+                    }
+                x["at"] = .string(end.at.iso8601)
+                return .object(x)
+            } ?? .null
+        // The billing retry window as-of lies in (grace period included), as pane 2's "Retry since".
+        o["billingRetry"] =
+            r.billingRetrySince.map { since in
+                var x = JSONObject()
+                x["since"] = .string(since.iso8601)
+                x["until"] = opt(r.billingRetryEnds?.iso8601)
+                return .object(x)
+            } ?? .null
         // Only when there are any, so the usual report keeps its shape.
         if r.unverifiedDocuments > 0 { o["unverifiedDocuments"] = .int(r.unverifiedDocuments) }
         o["periods"] = .array(
@@ -107,6 +130,8 @@ public enum ReportJSON {
                 var x = JSONObject()
                 x["at"] = .string(e.at.iso8601)
                 x["type"] = .string(e.type.rawValue)
+                x["productId"] = .string(e.productId)
+                x["expirationReason"] = opt(e.expirationReason?.rawValue)
                 return .object(x)
             })
         o["flags"] = .array(

@@ -43,6 +43,8 @@ public struct RevenueReport: Sendable, Equatable {
     public var currency: String?
     /// Charges, refunds and credits in range whose period has no price.
     public var unpriced: Int
+    /// `unpriced` by key ("" without `by`): how much of each row's key the amounts leave out.
+    public var unpricedByKey: [String: Int] = [:]
     /// Sorted by key, then currency.
     public var rows: [Row]
 }
@@ -56,6 +58,7 @@ extension SubscriberAnalytics {
         let upper = min(to, asOf.adding(milliseconds: 1))
         var rows: [RowKey: RevenueReport.Row] = [:]
         var unpriced = 0
+        var unpricedByKey: [String: Int] = [:]
         let grouping: MoneyGrouping? =
             switch by {
             case nil: nil
@@ -73,6 +76,7 @@ extension SubscriberAnalytics {
             let count = group.count
             guard let amount = group.amount, let currency = group.currency else {
                 unpriced += count
+                unpricedByKey[group.key ?? "", default: 0] += count
                 continue
             }
             var value = amount
@@ -100,7 +104,10 @@ extension SubscriberAnalytics {
             rows[rowKey] = row
         }
         let sorted = rows.values.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
-        return RevenueReport(from: from, to: to, asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced, rows: sorted)
+        var report = RevenueReport(
+            from: from, to: to, asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced, rows: sorted)
+        report.unpricedByKey = unpricedByKey
+        return report
     }
 }
 

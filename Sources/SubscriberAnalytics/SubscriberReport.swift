@@ -19,9 +19,14 @@ public struct SubscriberReport: Sendable, Equatable {
     public var gracePeriodExpires: Instant?
     /// Of the latest run; nil while it is open.
     public var expirationReason: ExpirationReason?
-    /// nil none known, "pending" consent, "accepted".
+    /// nil none known, "pending" consent, "accepted"; only while a renewal is ahead (a price
+    /// rise of an expired subscription or one not renewing concerns nobody).
     public var priceIncrease: String?
     public var paidPeriods: Int
+    /// Paid periods started by as-of in every run (`paidPeriods` counts the latest run's only).
+    public var paidPeriodsInAllRuns = 0
+    /// Runs started by as-of (a resubscription after an expiry starts a new one).
+    public var runs = 0
     public var billingFailures: Int
     /// When access ends or ended, seen from as-of; nil before the subscription started, while in a
     /// retry window (see `billingRetrySince`) and in a gap of up to 24 h before a renewal.
@@ -37,6 +42,8 @@ public struct SubscriberReport: Sendable, Equatable {
     public var money: [PeriodMoney]
     /// Charges minus returned money at or before as-of, per currency.
     public var paid: [String: Int64]
+    /// Charged periods started by as-of without a price: what `paid` leaves out.
+    public var unpricedPeriods = 0
     /// Paid service up to as-of, in whole days rounded down (what sets the 85 % proceeds rate).
     public var paidServiceDays: Int
     /// Events at or before as-of.
@@ -89,18 +96,29 @@ extension SubscriberReport {
 public enum SubscriberLookup: Sendable, Equatable {
     case found(SubscriberReport)
     case notFound(String)
+    /// The query and the originalTransactionIds it matches, sorted (at most the search's limit).
     case ambiguous(String, [String])
 }
 
 extension SubscriberAnalytics {
     /// Finds the subscription by any id and reports it at `asOf` (default: the data horizon).
     public func subscriber(_ id: String, asOf: Instant? = nil) throws -> SubscriberLookup {
-        let matches = try database.subscriptions(matching: id)
+        let matches = try subscriptions(lookingUp: id)
         switch matches.count {
         case 0: return .notFound(id)
         case 1: return .found(try subscriber(originalTransactionId: matches[0], asOf: try resolveAsOf(asOf)))
         default: return .ambiguous(id, matches)
         }
+    }
+
+    /// The subscriptions `query` names, as `report subscriber` and the dashboard's `:user` both
+    /// read it: those it names exactly (any id, a user id, an email in any case), else those the
+    /// dashboard's `/` search finds for it (a prefix or part of any id, user id, email or
+    /// appAccountToken, in any case). Every environment and ownership.
+    public func subscriptions(lookingUp query: String) throws -> [String] {
+        let exact = try database.subscriptions(matching: query)
+        if !exact.isEmpty { return exact }
+        return try database.subscriptions(searching: query)
     }
 
     public func subscriber(originalTransactionId id: String, asOf: Instant) throws -> SubscriberReport {
@@ -109,13 +127,15 @@ extension SubscriberAnalytics {
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
         let state = timeline.state(at: asOf)
+        let failure = timeline.billingFailure(at: asOf)
+        // A renewal is ahead: active with auto-renew on, or in a billing retry window.
+        let renewalAhead = (state?.isActive == true && timeline.autoRenew(at: asOf) != false) || failure != nil
         let priceIncrease: String? =
-            switch timeline.priceIncreaseStatus(asOf: asOf) {
+            switch renewalAhead ? timeline.priceIncreaseStatus(asOf: asOf) : nil {
             case 0: "pending"
             case 1: "accepted"
             default: nil
             }
-        let failure = timeline.billingFailure(at: asOf)
         var accessEnd: AccessEnd?
         if failure == nil {
             if let period = timeline.periods.last(where: { $0.covers(asOf) }) {
@@ -139,6 +159,10 @@ extension SubscriberAnalytics {
             events: timeline.events.filter { $0.at <= asOf },
             flags: try database.flags(originalTransactionId: id))
         report.unverifiedDocuments = try database.unverifiedDocumentCount(originalTransactionId: id)
+        report.unpricedPeriods = zip(timeline.periods, money).filter { $0.start <= asOf && $1.isCharged && $1.price == nil }.count
+        let runs = timeline.runs.filter { $0.start <= asOf }
+        report.runs = runs.count
+        report.paidPeriodsInAllRuns = runs.reduce(0) { $0 + $1.paidPeriods(asOf: asOf) }
         return report
     }
 }

@@ -62,7 +62,8 @@ extension AppDatabase {
         try writer.read { db in
             let counted = try Row.fetchAll(
                 db,
-                sql: """
+                sql: try db.presentIndexes(
+                    """
                     SELECT cohortMonth, step, SUM(count) FROM cohortStepMonth
                     WHERE \(environment) AND month < :month\(products) GROUP BY 1, 2
                     UNION ALL
@@ -75,7 +76,7 @@ extension AppDatabase {
                     SELECT cohortMonth, -paidPeriodCount, :sign * COUNT(*) FROM run INDEXED BY run_cohortEnd
                     WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL
                       AND paidPeriodCount > 0\(products) GROUP BY 1, 2
-                    """, arguments: arguments)
+                    """), arguments: arguments)
             for row in counted {
                 let (cohort, step, count): (Int, Int, Int) = (row[0], row[1], row[2])
                 sums[cohort, default: [:]][step, default: 0] += count
@@ -85,7 +86,8 @@ extension AppDatabase {
             let ownerships = "ownership " + RowScope.inList(Ownership.allCases)
             let started = try Row.fetchAll(
                 db,
-                sql: """
+                sql: try db.presentIndexes(
+                    """
                     SELECT r.cohortMonth,
                            (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
                               AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start < s.start),
@@ -95,7 +97,7 @@ extension AppDatabase {
                     JOIN run r ON r.originalTransactionId = s.originalTransactionId AND r.runIndex = s.runIndex
                     WHERE s.\(environment) AND s.\(ownerships) AND s.start >= :from AND s.start <= :to
                       AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
-                    """, arguments: arguments)
+                    """), arguments: arguments)
             for row in started {
                 let (cohort, before, here): (Int, Int, Int) = (row[0], row[1], row[2])
                 guard here > 0 else { continue }

@@ -188,21 +188,22 @@ extension AppDatabase {
             var touched: [LTVMember] = []
             try Self.forEachLTVMember(
                 db,
-                where: SQL(
-                    """
-                    (r.originalTransactionId, r.runIndex) IN (
-                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
-                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
-                            AND firstPaidStart <= \(asOf.milliseconds)
-                        UNION
-                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
-                        WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
-                            AND firstPaidStart IS NOT NULL
-                        UNION
-                        SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
-                        WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds))
-                    AND \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
-                    """)
+                where: try db.presentIndexes(
+                    in: SQL(
+                        """
+                        (r.originalTransactionId, r.runIndex) IN (
+                            SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
+                            WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
+                                AND firstPaidStart <= \(asOf.milliseconds)
+                            UNION
+                            SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
+                            WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
+                                AND firstPaidStart IS NOT NULL
+                            UNION
+                            SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
+                            WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds))
+                        AND \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
+                        """))
             ) { _, _, member in touched.append(member) }
             for member in touched {
                 let ordered = member.ordered

@@ -45,11 +45,12 @@ extension AppDatabase {
             let read =
                 try Int.fetchOne(
                     db,
-                    sql: """
+                    sql: try db.presentIndexes(
+                        """
                         SELECT COUNT(*) FROM segment g INDEXED BY segment_start
                         JOIN subscription s ON s.originalTransactionId = g.originalTransactionId AND s.firstStart = g.start
                         WHERE g.\(environment) AND g.\(ownership) AND \(range)\(product.isEmpty ? "" : " AND s.productId = :product")
-                        """, arguments: arguments) ?? 0
+                        """), arguments: arguments) ?? 0
             return lateInDay ? kept - read : kept + read
         }
     }

@@ -68,6 +68,15 @@ extension String {
     public var displayWidth: Int { DisplayWidth.of(self) }
 
     /// The longest prefix that fits in `width` columns, with `ellipsis` at the end when cut.
+    /// An email cut to `width` keeping what tells one customer from another: its local part,
+    /// then as much of the domain as fits (`customer0009@ex…`), else cut as any text.
+    public func truncatedEmail(toWidth width: Int) -> String {
+        guard displayWidth > width, let at = firstIndex(of: "@") else { return truncated(toWidth: width) }
+        let local = String(self[...at])
+        guard local.displayWidth + 1 <= width else { return truncated(toWidth: width) }
+        return local + String(self[index(after: at)...]).truncated(toWidth: width - local.displayWidth)
+    }
+
     public func truncated(toWidth width: Int, ellipsis: String = "…") -> String {
         guard width > 0 else { return "" }
         if displayWidth <= width { return self }

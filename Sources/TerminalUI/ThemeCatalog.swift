@@ -3,8 +3,9 @@ import Foundation
 /// Finds and loads themes by name or path.
 ///
 /// Search order for a name: the user's directory (`$XDG_CONFIG_HOME/subdash/themes/NAME.theme`,
-/// else `~/.config/subdash/themes/`), then the bundled `Themes/` directory, then — for
-/// `default` only — the copy compiled into the binary. A value containing `/` or ending in
+/// else `~/.config/subdash/themes/`), then the bundled `Themes/` directory, then the shipped
+/// themes compiled into the binary (`default`, `high-contrast`, `light`, `mono`,
+/// `solarized-dark`). A value containing `/` or ending in
 /// `.theme` is a path and is loaded as it is. A broken file is an error, never replaced.
 public struct ThemeCatalog: Sendable {
     /// The user's theme directory, searched first.
@@ -66,8 +67,23 @@ public struct ThemeCatalog: Sendable {
             searched.append(path)
             if FileManager.default.fileExists(atPath: path) { return try ThemeCatalog.load(path: path) }
         }
-        if nameOrPath == "default" { return Theme.builtinDefault }
+        if let theme = ThemeCatalog.builtin(nameOrPath) { return theme }
+        searched.append("the built-in themes (\(ThemeCatalog.builtinNames.joined(separator: ", ")))")
         throw .notFound(nameOrPath, searched: searched)
+    }
+
+    /// The names of the themes compiled into the binary, sorted.
+    public static var builtinNames: [String] { BuiltinThemes.sources.keys.sorted() }
+
+    /// A theme compiled into the binary, by name.
+    public static func builtin(_ name: String) -> Theme? {
+        if name == "default" { return Theme.builtinDefault }
+        guard let source = BuiltinThemes.sources[name] else { return nil }
+        do {
+            return try ThemeParser.parse(source, file: "<built-in \(name).theme>")
+        } catch {
+            preconditionFailure("the built-in \(name) theme does not parse: \(error)")
+        }
     }
 
     /// Loads and parses one theme file; diagnostics name it as given.
@@ -92,21 +108,21 @@ public struct ThemeCatalog: Sendable {
     /// A theme the catalog can load, with where it comes from.
     public struct Entry: Hashable, Sendable {
         public var name: String
-        /// The file, or `nil` for the built-in default.
+        /// The file, or `nil` for a theme compiled into the binary.
         public var path: String?
     }
 
-    /// Every theme by name, user themes shadowing bundled ones, sorted by name; `default` is
-    /// always present.
+    /// Every theme by name, user themes shadowing bundled ones, bundled ones the built-in
+    /// copies, sorted by name; the built-in themes are always present.
     public func entries() -> [Entry] {
         var byName: [String: Entry] = [:]
+        for name in ThemeCatalog.builtinNames { byName[name] = Entry(name: name, path: nil) }
         for directory in [bundledDirectory, userDirectory].compactMap({ $0 }) {
             for path in ThemeCatalog.themeFiles(in: directory) {
                 let name = String((path as NSString).lastPathComponent.dropLast(".theme".count))
                 byName[name] = Entry(name: name, path: path)
             }
         }
-        if byName["default"] == nil { byName["default"] = Entry(name: "default", path: nil) }
         return byName.values.sorted { $0.name < $1.name }
     }
 

@@ -28,6 +28,10 @@ struct Flags: AsyncParsableCommand {
         var note: String?
         var `operator`: String
         var at: String
+        /// Who the subscription belongs to (flags are set for outreach): nil when unknown.
+        var userId: String?
+        var email: String?
+        var appAccountToken: String?
 
         var json: JSONValue {
             var o = JSONObject()
@@ -36,6 +40,9 @@ struct Flags: AsyncParsableCommand {
             o["note"] = note.map(JSONValue.string) ?? .null
             o["operator"] = .string(self.operator)
             o["at"] = .string(at)
+            o["userId"] = userId.map(JSONValue.string) ?? .null
+            o["email"] = email.map(JSONValue.string) ?? .null
+            o["appAccountToken"] = appAccountToken.map(JSONValue.string) ?? .null
             return .object(o)
         }
     }
@@ -44,10 +51,12 @@ struct Flags: AsyncParsableCommand {
         let db: AppDatabase
         do { db = try store.open(readOnly: true) } catch let e as CLIError { e.exit() }
         if log { return try printLog(db) }
-        let rows = try db.flags(offer: offer).map {
-            Row(
-                originalTransactionId: $0.originalTransactionId, offer: $0.offer.rawValue, note: $0.note,
-                operator: $0.operatorName, at: $0.at.iso8601)
+        let rows = try db.flags(offer: offer).map { flag in
+            let customer = try db.customer(of: flag.originalTransactionId)
+            return Row(
+                originalTransactionId: flag.originalTransactionId, offer: flag.offer.rawValue, note: flag.note,
+                operator: flag.operatorName, at: flag.at.iso8601, userId: customer.userId, email: customer.email,
+                appAccountToken: customer.appAccountToken)
         }
         switch format {
         case .json:
@@ -55,8 +64,14 @@ struct Flags: AsyncParsableCommand {
         case .csv:
             printCSV(
                 CSV.render(
-                    header: ["originalTransactionId", "offer", "note", "operator", "at"],
-                    rows: rows.map { [$0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at] }))
+                    header: ["originalTransactionId", "offer", "note", "operator", "at", "userId", "email", "appAccountToken"],
+                    rows: rows.map {
+                        [
+                            $0.originalTransactionId, $0.offer, $0.note ?? "", $0.operator, $0.at, $0.userId ?? "",
+                            $0.email ?? "",
+                            $0.appAccountToken ?? "",
+                        ]
+                    }))
         case .table:
             if rows.isEmpty {
                 printOutput("no offer flags\(offer.map { " for \($0.rawValue)" } ?? "")")

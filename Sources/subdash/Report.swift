@@ -323,7 +323,11 @@ struct SubscriberReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscriber",
         abstract: "One subscriber's timeline and figures.",
-        discussion: "ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
+        discussion: """
+            ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email \
+            (any case); when nothing matches it exactly, a prefix or part of one, as the dashboard's / search and \
+            :user read it. Every environment is searched; several matches are listed to pick from.
+            """)
     @OptionGroup var options: ReportOptions
     @OptionGroup var asOf: AsOfOption
     @Argument(help: "Any id of the subscriber.") var id: String
@@ -336,9 +340,7 @@ struct SubscriberReportCommand: AsyncParsableCommand {
                 "no subscription matches \(id) (tried originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id and email)"
             )
         case .ambiguous(let id, let matches):
-            throw CLIError(
-                "\(id) matches \(matches.count) subscriptions: \(matches.prefix(10).joined(separator: ", "))\(matches.count > 10 ? ", …" : ""); pass one originalTransactionId"
-            )
+            throw CLIError(try Self.ambiguity(id, matches, analytics: analytics, asOf: asOf.asOf?.instant))
         case .found(let report):
             try emit(
                 options.format, json: { try ReportJSON.subscriber(report) },
@@ -375,6 +377,30 @@ struct SubscriberReportCommand: AsyncParsableCommand {
     }
 }
 
+extension SubscriberReportCommand {
+    /// "N subscriptions match ID" and the first of them as the dashboard lists them (any
+    /// environment), so the right one can be picked by its originalTransactionId.
+    static func ambiguity(_ id: String, _ matches: [String], analytics: SubscriberAnalytics, asOf: Instant?) throws -> String {
+        let shown = 20
+        let at = try analytics.resolveAsOf(asOf)
+        let rows = try analytics.subscriberList(
+            offset: 0, limit: AppDatabase.searchLimit, asOf: at, scope: ReportScope(environment: .all, ownership: .all),
+            matching: id)
+        let byId = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var table = TextTable(headers: ["subscription", "environment", "product", "state", "user", "email"])
+        table.rows = matches.prefix(shown).map { match in
+            guard let row = byId[match] else { return [match, "", "", "", "", ""] }
+            return [
+                row.id, row.environment.rawValue, row.productId, row.state ?? "not started", row.userId ?? "", row.email ?? "",
+            ].map(TextSanitizer.visible)
+        }
+        let count = matches.count >= AppDatabase.searchLimit ? "\(grouped(AppDatabase.searchLimit))+" : grouped(matches.count)
+        var text = "\(count) subscriptions match \(TextSanitizer.visible(id)); pass one originalTransactionId:\n" + table.render()
+        if matches.count > shown { text += "\n… and \(grouped(matches.count - shown)) more" }
+        return text
+    }
+}
+
 enum SubscriberText {
     static func render(_ r: SubscriberReport) -> String {
         var lines: [String] = []
@@ -384,6 +410,7 @@ enum SubscriberText {
         }
         field("user", [r.userId, r.email].compactMap { $0 }.joined(separator: " ").nilIfEmpty)
         field("appAccountToken", r.appAccountToken)
+        field("environment", r.timeline.environment.rawValue)
         field("ownership", SubscriberText.ownership(r))
         field("product", r.productId)
         field("state", r.state?.rawValue ?? "not started")
@@ -399,7 +426,9 @@ enum SubscriberText {
         field("grace until", r.gracePeriodExpires?.iso8601)
         field("price increase", r.priceIncrease)
         field("expiration reason", r.expirationReason?.rawValue)
-        field("paid periods", "\(r.paidPeriods)")
+        field(
+            "paid periods",
+            r.runs > 1 ? "\(r.paidPeriods) this run, \(r.paidPeriodsInAllRuns) in \(r.runs) runs" : "\(r.paidPeriods)")
         field("billing failures", "\(r.billingFailures)")
         if r.unverifiedDocuments > 0 {
             field(

@@ -73,7 +73,9 @@ extension Themes {
 
         func run() throws {
             let rows = location.catalog.entries().map { entry -> [String] in
-                guard let path = entry.path else { return [entry.name, Theme.builtinDefault.name, "built-in"] }
+                guard let path = entry.path else {
+                    return [entry.name, ThemeCatalog.builtin(entry.name)?.name ?? "", "built-in"]
+                }
                 let title = (try? ThemeCatalog.load(path: path).name) ?? "(broken: see subdash themes check)"
                 return [entry.name, title, displayPath(path)]
             }

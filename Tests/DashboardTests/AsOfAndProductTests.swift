@@ -51,4 +51,28 @@ import Testing
         #expect(state.scope.productId == "pro.yearly")
         #expect(state.status == nil)
     }
+
+    /// `:asof 2025-06-01` is the end of May: pane 4 shows May's events (June's would all be 0), pane
+    /// 6's months end with May, the cohorts with May's.
+    @Test func anAsOfAtAMonthsFirstInstantShowsTheMonthThatEndedThere() throws {
+        let runner = try SampleStore.runner(priced: true)
+        var state = AppState(asOf: SampleStore.asOf)
+        drive(.start, &state, runner)
+        try Self.submit("asof 2025-06-01", &state, runner)
+        try keys("4", state: &state, runner: runner)
+        #expect(state.statesEvents.shownMonth(asOf: try #require(state.asOf)) == Month(year: 2025, month: 5))
+        #expect(CohortsPaneTests.screen(state, width: 120, height: 40).contains { $0.contains("Events in 2025-05") })
+        try keys("l", state: &state, runner: runner)
+        #expect(state.statesEvents.shownMonth(asOf: try #require(state.asOf)) == Month(year: 2025, month: 5))
+        try keys("6", state: &state, runner: runner)
+        let figures = try #require(state.money.figures)
+        #expect(figures.shownMonths.last == Month(year: 2025, month: 5))
+        #expect(figures.shownMonths.first == Month(year: 2024, month: 6))
+        try keys("3", state: &state, runner: runner)
+        #expect(state.cohorts.grid?.cohorts.last?.month == Month(year: 2025, month: 5))
+        // Any later instant of June is June's.
+        try Self.submit("asof 2025-06-01T00:00:01Z", &state, runner)
+        try keys("4", state: &state, runner: runner)
+        #expect(state.statesEvents.shownMonth(asOf: try #require(state.asOf)) == Month(year: 2025, month: 6))
+    }
 }

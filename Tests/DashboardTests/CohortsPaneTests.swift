@@ -29,7 +29,7 @@ import Testing
         #expect(grid.cohorts.count == 24)
         #expect(grid.cohorts.first?.month == Month(year: 2025, month: 1))
         var lines = Self.screen(state)
-        #expect(lines[2].contains("Cohorts · retention by paid periods · every billing duration · 1/24"))
+        #expect(lines[2].contains("Cohorts · retention by paid periods · monthly products (most common) · 1/24"))
         #expect(lines[3].contains("P1   P2   P3"))
         #expect(lines.contains { $0.hasPrefix("│ 2025-01") })
         #expect(!lines.contains { $0.hasPrefix("│ 2026-12") })
@@ -62,19 +62,19 @@ import Testing
         #expect(empty.contains("–    –    –"))
     }
 
-    @Test func dCyclesTheBillingDuration() throws {
+    /// The grid opens on the store's most common billing duration (monthly: 19 of the 24 sample
+    /// subscriptions), and says so; `d` goes on to yearly, every duration, monthly again.
+    @Test func dCyclesTheBillingDurationFromTheMostCommon() throws {
         var (state, runner) = try Self.open()
         #expect(state.cohorts.durations == [.month, .year])
-        let all = try #require(state.cohorts.grid).average.started
-        try keys("d", state: &state, runner: runner)
         #expect(state.cohorts.duration == .month)
-        #expect(Self.screen(state)[2].contains("retention by paid periods · monthly products"))
+        #expect(Self.screen(state)[2].contains("retention by paid periods · monthly products (most common)"))
         let monthly = try #require(state.cohorts.grid).average.started
         try keys("d", state: &state, runner: runner)
         #expect(state.cohorts.duration == .year)
         #expect(Self.screen(state)[2].contains("yearly products"))
+        #expect(!Self.screen(state)[2].contains("most common"))
         let yearly = try #require(state.cohorts.grid).average.started
-        #expect(monthly > 0 && yearly > 0 && monthly + yearly == all)
         // enter lists the retained of the shown duration.
         try keys("enter", state: &state, runner: runner)
         #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1, duration: .year))
@@ -82,5 +82,25 @@ import Testing
         try keys("d", state: &state, runner: runner)
         #expect(state.cohorts.duration == nil)
         #expect(Self.screen(state)[2].contains("every billing duration"))
+        let all = try #require(state.cohorts.grid).average.started
+        #expect(monthly > 0 && yearly > 0 && monthly + yearly == all)
+        try keys("d", state: &state, runner: runner)
+        #expect(state.cohorts.duration == .month)
+        #expect(!Self.screen(state)[2].contains("most common"))
+    }
+
+    /// The count column has a header, and a rate resting on fewer than 10 members is dimmed (every
+    /// sample cohort is that small); on a larger store the cells of large cohorts are not.
+    @Test func theCountColumnHasAHeaderAndSmallSamplesAreDimmed() throws {
+        let (state, _) = try Self.open()
+        let backend = TestBackend(width: 80, height: 24, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        #expect(backend.lines[3].hasPrefix("│ cohort  members   P1   P2"))
+        let row = try #require(backend.lines.firstIndex { $0.hasPrefix("│ 2025-01") })
+        let p1 = try #require(backend.lines[row].range(of: "%")).lowerBound
+        let x = backend.lines[row].distance(from: backend.lines[row].startIndex, to: p1)
+        #expect(backend.screen[x, row].style.attributes.contains(.dim))
+        // The month label is not dimmed.
+        #expect(!backend.screen[3, row].style.attributes.contains(.dim))
     }
 }

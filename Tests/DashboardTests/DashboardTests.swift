@@ -132,7 +132,7 @@ private func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [St
         var state = AppState(asOf: Instant(parsing: "2025-03-10")!)
         let effects = update(&state, .key(.char("3")))
         #expect(state.pane == .cohorts)
-        #expect(effects == [.loadCohorts(asOf: state.asOf!, scope: state.scope)])
+        #expect(effects == [.loadCohorts(asOf: state.asOf!, scope: state.scope, mostCommon: true)])
         _ = update(&state, .key(.char("4")))
         #expect(state.pane == .statesEvents)
         _ = update(&state, .key(KeyEvent(.esc)))

@@ -20,11 +20,13 @@ import Testing
 @Suite struct MoneyPaneTests {
     static let asOf = Instant(parsing: "2025-06-15")!
 
-    static func runner() throws -> EffectRunner {
+    /// `unpriced`: also 9301, two months from 2025-04-20 without a price (v1 data before a price
+    /// table), and 9401, an April period at 9.99 USD and a May one without a price.
+    static func runner(unpriced: Bool = false) throws -> EffectRunner {
         var documents: [IncomingDocument] = []
         func add(
-            _ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64,
-            currency: String, trial: Bool = false, refundedAt: String? = nil
+            _ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64?,
+            currency: String?, trial: Bool = false, refundedAt: String? = nil
         ) {
             var t = TransactionFact(
                 transactionId: id, originalTransactionId: original, productId: product,
@@ -55,6 +57,12 @@ import Testing
         add("9102", "9101", "pro.yearly", "2025-06-01", "2026-06-01", price: 120_000, currency: "EUR")
         add("9202", "9201", "pro.monthly", "2025-05-20", "2025-05-27", price: 0, currency: "USD", trial: true)
         add("9203", "9201", "pro.monthly", "2025-05-27", "2025-06-27", price: 9_990, currency: "USD")
+        if unpriced {
+            add("9302", "9301", "pro.monthly", "2025-04-20", "2025-05-20", price: nil, currency: nil)
+            add("9303", "9301", "pro.monthly", "2025-05-20", "2025-06-20", price: nil, currency: nil)
+            add("9402", "9401", "pro.monthly", "2025-04-01", "2025-05-01", price: 9_990, currency: "USD")
+            add("9403", "9401", "pro.monthly", "2025-05-01", "2025-06-01", price: nil, currency: nil)
+        }
         let database = try AppDatabase.inMemory()
         try database.apply(documents)
         return EffectRunner(analytics: SubscriberAnalytics(database: database))
@@ -62,6 +70,38 @@ import Testing
 
     static func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [String] {
         view(state, size: Size(width: width, height: height), palette: .builtinDefault(.truecolor)).lines()
+    }
+
+    /// Amounts never hide what they leave out: the MRR box counts its unpriced subscriptions, the
+    /// revenue months their unpriced items; pane 2 counts a subscriber's unpriced periods beside
+    /// what they paid and shows what was returned of each period.
+    @Test func unpricedCountsStandBesideTheAmounts() throws {
+        let runner = try Self.runner(unpriced: true)
+        var state = AppState(asOf: Self.asOf)
+        try keys("6", state: &state, runner: runner)
+        var lines = Self.screen(state, width: 140, height: 40)
+        #expect(lines.contains { $0.contains("+ 1 unpriced subscriptions, not in MRR") })
+        #expect(lines.contains { $0.contains("Net Unpriced █ net ▒ returned") })
+        // April: 9001 and 9402 priced, 9302 not; May: 9001 and 9203 priced, 9303 and 9403 not.
+        #expect(lines.contains { $0.contains("│2025-04") && $0.contains("19.98        1 ") })
+        #expect(lines.contains { $0.contains("│2025-05") && $0.contains("19.98        2 ") })
+        #expect(lines.contains { $0.contains("│2025-03") && $0.contains("9.99          ") })
+        // Pane 2: 9401 paid 9.99 USD for April; May is unpriced.
+        try keys(":", state: &state, runner: runner)
+        for c in "user 9401" { drive(.key(.char(c)), &state, runner) }
+        try keys("enter", state: &state, runner: runner)
+        lines = Self.screen(state, width: 120, height: 40)
+        #expect(lines.contains { $0.contains("Paid         9.99 USD · 1 period unpriced") })
+        // 9001's June period, refunded on 06-10: what was returned, as report subscriber says it.
+        try keys(":", state: &state, runner: runner)
+        for c in "user 9001" { drive(.key(.char(c)), &state, runner) }
+        try keys("enter", state: &state, runner: runner)
+        lines = Self.screen(state, width: 120, height: 40)
+        #expect(lines.contains { $0.contains("Price    Returned") })
+        #expect(lines.contains { $0.contains("9005") && $0.contains("9.99 USD") && $0.hasSuffix("USD │") })
+        lines = Self.screen(state, width: 100, height: 40)
+        #expect(lines.contains { $0.contains("Price, returned") })
+        #expect(lines.contains { $0.contains("9005") && $0.contains("9.99 USD −") })
     }
 
     @Test func figuresByHand() throws {

@@ -96,10 +96,10 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
 
 /// The retention list of `makeOffersRunner()`'s store, as ctrl-s writes it.
 private let retentionExport = """
-    originalTransactionId,productId,why,flags
-    3000,pro.monthly,"auto-renew off, standard",
-    2000,pro.monthly,"auto-renew off, standard",
-    1000,pro.monthly,"auto-renew off, standard",
+    originalTransactionId,productId,why,flags,userId,email,appAccountToken
+    3000,pro.monthly,"auto-renew off, standard",,,,
+    2000,pro.monthly,"auto-renew off, standard",,,,
+    1000,pro.monthly,"auto-renew off, standard",,,,
 
     """
 
@@ -241,6 +241,19 @@ private let retentionExport = """
         #expect(state.offers.shown.first { $0.id == "2000" }?.flags == [.retention])
     }
 
+    /// Columns sized by content (issue 30 §3.8): on a wide screen "Why" is as wide as its longest
+    /// reason ("auto-renew off, standard"), not most of the screen, and products are whole.
+    @Test func columnsAreSizedByTheirContent() throws {
+        let runner = try makeOffersRunner()
+        let state = try onRetention(runner)
+        let backend = TestBackend(width: 200, height: 30, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        let header = try #require(backend.lines.first { $0.contains("Subscription") && $0.contains("Why") })
+        let why = try #require(header.range(of: "Why"))
+        let flags = try #require(header.range(of: "Flags"))
+        #expect(header.distance(from: why.lowerBound, to: flags.lowerBound) == "auto-renew off, standard".count + 1, "\(header)")
+    }
+
     @Test func flagActsOnTheMarkedRowsAndTheDialogCanChangeTheOffer() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
@@ -254,6 +267,9 @@ private let retentionExport = """
         #expect(
             try runner.analytics.database.flags().map { "\($0.originalTransactionId) \($0.offer)" }.sorted()
                 == ["1000 upgrade", "2000 upgrade"])
+        // The flagged rows' marks are done with (issue 30 §3.10): marked again for the clear.
+        #expect(state.offers.marks.isEmpty)
+        try press("g g", "space", "space", state: &state, runner: runner)
         // F clears, also after a confirm; `esc` in the dialog changes nothing.
         try press("F", state: &state, runner: runner)
         #expect(state.confirmation?.clear == true)
@@ -425,9 +441,10 @@ private let retentionExport = """
         #expect(state.notice == "exported 5 rows to \(path)")
         #expect(
             try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
-                "originalTransactionId,productId,state,paidPeriods,autoRenew,flags",
-                "1000,pro.monthly,standard,1,off,0", "2000,pro.monthly,standard,1,off,0", "3000,pro.monthly,standard,1,off,0",
-                "5000,pro.monthly,standard,1,on,0", "6000,pro.monthly,standard,3,on,0",
+                "originalTransactionId,productId,state,paidPeriods,autoRenew,flags,environment,userId,email,appAccountToken",
+                "1000,pro.monthly,standard,1,off,0,Production,,,", "2000,pro.monthly,standard,1,off,0,Production,,,",
+                "3000,pro.monthly,standard,1,off,0,Production,,,", "5000,pro.monthly,standard,1,on,0,Production,,,",
+                "6000,pro.monthly,standard,3,on,0,Production,,,",
             ])
     }
 
@@ -573,17 +590,18 @@ private let retentionExport = """
         #expect(grid.cohorts[january].retained.prefix(3) == [1, 1, 0])
         while state.cohorts.row < january { try press("j", state: &state, runner: runner) }
         try press("enter", state: &state, runner: runner)
-        #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1))
+        // The grid opened on the store's most common billing duration (monthly).
+        #expect(state.subscribers.population == .cohortRetained(month: Month(year: 2025, month: 1), period: 1, duration: .month))
         #expect(state.subscribers.rows.map(\.id) == ["6000"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
-        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · retained at P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 monthly · retained at P1 (1)"))
         // `c`: who ended by P1 — 4000, whose only month ended on 2025-02-01 (ended[1] = 1).
         try press("esc", "c", state: &state, runner: runner)
-        #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1))
+        #expect(state.subscribers.population == .cohortEnded(month: Month(year: 2025, month: 1), period: 1, duration: .month))
         #expect(state.subscribers.rows.map(\.id) == ["4000"])
         #expect(grid.cohorts[january].ended.prefix(3) == [1, 0, 0])
         #expect(state.subscribers.populationSize?.figure == 1)
-        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 · ended by P1 (1)"))
+        #expect(screen(state)[2].contains("Subscribers 1/1 · cohort 2025-01 monthly · ended by P1 (1)"))
     }
 }
 

@@ -145,7 +145,7 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             "│ Transaction      Start      End        Offer        Class           Status",
             "│ 7102             2025-02-06 2025-03-06 standard     billingRecovery paid",
             "│ 7104             2025-04-06 2025-04-20 standard     renewal         refund",
-            "│   Events 1/4",
+            "│   Events 4/4",
             "│ At               Event           Reason        Product",
             "│ 2025-03-06 00:00 renewal                       pro.monthly",
         ] {
@@ -178,7 +178,7 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         for expected in [
             "│ State        expired (no access)",
             "Expired on   2025-04-20 (11 days ago)",
-            "Expired for  refund",
+            "Ended        refunded",
             "│ 2025-04-20T00:00:00Z expiration      refund",
         ] {
             #expect(lines.contains { $0.contains(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
@@ -214,18 +214,19 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         var state = try PaneStore.open("7200", runner: runner)
         try keys("e", state: &state, runner: runner)
         var lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 1/16") })
+        // Oldest first, as `report subscriber` lists them; the cursor starts on the newest.
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 16/16") })
         #expect(lines.contains { $0.hasPrefix("│   Periods 14/14") })
         #expect(lines.contains { $0.hasPrefix("│ 2025-02-24 00:00 expiration      voluntary") })
 
-        try keys("G", state: &state, runner: runner)
+        try keys("g g", state: &state, runner: runner)
         lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 16/16") })
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Events 1/16") })
         #expect(lines.contains { $0.hasPrefix("│ 2024-01-01 00:00 activation") })
-        try keys("k", "e", "k", state: &state, runner: runner)
-        #expect(state.subscriber.eventRow == 14 && state.subscriber.periodRow == 12)
+        try keys("j", "e", "k", state: &state, runner: runner)
+        #expect(state.subscriber.eventRow == 1 && state.subscriber.periodRow == 12)
         lines = screen(state).lines
-        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 13/14") } && lines.contains { $0.hasPrefix("│   Events 15/16") })
+        #expect(lines.contains { $0.hasPrefix("│ ▸ Periods 13/14") } && lines.contains { $0.hasPrefix("│   Events 2/16") })
         #expect(lines[23].hasPrefix("e periods/events  f flag"))
     }
 
@@ -379,8 +380,85 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(
             lines.contains { $0.contains("Paid         0.00 EUR · 10.99 USD · 19 d service") },
             "\(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR │") })
-        #expect(lines.contains { $0.contains("7302") && $0.hasSuffix("10.99 USD │") })
+        // 7301 was refunded: its price, then what was returned (report subscriber's "returned").
+        #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR    9.99 EUR │") })
+        #expect(lines.contains { $0.contains("7302") && $0.contains(" 10.99 USD") && !$0.contains("−") })
+    }
+}
+
+/// 7300: two paid months in 2024-01 … 03, then, after six months without, one more from 2024-09-01
+/// (a second run), a price increase pending since 2024-09-15, expired on 2024-10-01.
+@Suite struct SubscriberPaneLabels {
+    static func open(asOf: String) throws -> [String] {
+        var documents: [IncomingDocument] = []
+        func add(_ facts: DocumentFacts) {
+            let name = "labels-\(documents.count + 1)"
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil, content: .facts(facts)))
+        }
+        for (id, start, end) in [
+            ("7301", "2024-01-01", "2024-02-01"), ("7302", "2024-02-01", "2024-03-01"), ("7303", "2024-09-01", "2024-10-01"),
+        ] {
+            add(
+                DocumentFacts(
+                    format: .v2Notification,
+                    transactions: [
+                        TransactionFact(
+                            transactionId: id, originalTransactionId: "7300", productId: "pro.monthly",
+                            purchaseDate: Instant(parsing: start)!, expiresDate: Instant(parsing: end)!, environment: .production)
+                    ]))
+        }
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                renewals: [
+                    RenewalFact(
+                        originalTransactionId: "7300", instant: Instant(parsing: "2024-09-15")!,
+                        autoRenewProductId: "pro.monthly",
+                        autoRenewStatus: true, priceIncreaseStatus: 0)
+                ]))
+        let db = try AppDatabase.inMemory()
+        try db.apply(documents)
+        let runner = EffectRunner(analytics: SubscriberAnalytics(database: db))
+        var state = AppState(asOf: Instant(parsing: asOf)!)
+        drive(.start, &state, runner)
+        try keys(":", state: &state, runner: runner)
+        for c in "user 7300" { drive(.key(.char(c)), &state, runner) }
+        try keys("enter", state: &state, runner: runner)
+        let backend = TestBackend(width: 120, height: 40, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        return backend.lines
+    }
+
+    /// The latest run's paid periods say so beside every run's; a price rise concerns nobody once
+    /// no renewal is ahead.
+    @Test func paidPeriodsOfThisRunAndEveryRunAndNoStalePriceRise() throws {
+        var lines = try Self.open(asOf: "2024-09-20")
+        #expect(lines.contains { $0.contains("Paid periods 1 this run, 3 in 2 runs · 0 billing failures") })
+        #expect(lines.contains { $0.contains("Price rise   pending consent") })
+        lines = try Self.open(asOf: "2025-09-20")
+        #expect(lines.contains { $0.contains("Paid periods 1 this run, 3 in 2 runs") })
+        #expect(!lines.contains { $0.contains("Price rise") })
+    }
+
+    /// Pane 2 says what `report subscriber` says about unsigned documents set aside (issue 30
+    /// §2.1): the periods shown may be missing facts.
+    @Test func unverifiedDocumentsAreSaid() throws {
+        let runner = try SampleStore.runner()
+        var state = AppState(asOf: SampleStore.asOf)
+        drive(.start, &state, runner)
+        try keys("enter", state: &state, runner: runner)
+        var report = try #require(state.subscriber.report)
+        report.unverifiedDocuments = 3
+        state.subscriber.report = report
+        let backend = TestBackend(width: 120, height: 40, colorSupport: .none)
+        Terminal(backend: backend).draw { buffer in render(state, into: &buffer, palette: .builtinDefault(.none)) }
+        #expect(
+            backend.lines.contains {
+                $0.contains("Unverified   3 unsigned documents, not applied to a signed subscription")
+            })
     }
 
     /// docs/metrics.md "Late refunds": the subscription is active and never expired, so the header

@@ -140,6 +140,7 @@ import Testing
                 Subscription 2000000900000001 as of 2024-08-07 10:00 UTC
                   user                –
                   appAccountToken     7e3fb20b-4cdb-47cc-936d-99d65f608138
+                  environment         Production
                   ownership           purchased
                   product             com.example.pro.monthly
                   state               expired
@@ -148,7 +149,7 @@ import Testing
                   expired on          2024-08-01T12:00:00Z (5 days ago)
                   billing retry       no
                   grace until         –
-                  price increase      pending
+                  price increase      –
                   expiration reason   billing
                   paid periods        3
                   billing failures    1

@@ -90,11 +90,7 @@ import Testing
     /// = 5.082; paid = 9.99 × 5 + 14.99 × 2 + 12.99 − 5.082 = 87.838. Paid service runs from 01-05
     /// 10:00 to 08-29 15:30 except the 9 days T7 recovered after grace had ended: 227 days.
     static let expectedJSON = """
-        {"originalTransactionId":"2000000100000001","ownership":"purchased","userId":null,\
-        "appAccountToken":"5b7f3e52-93a8-4d55-9b1e-0c1c1f0d2a11","productId":"com.example.pro.monthly",\
-        "state":"expired","autoRenew":false,"autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,\
-        "gracePeriodExpires":null,"expirationReason":"voluntary","priceIncrease":"accepted","paidPeriods":7,\
-        "billingFailures":2,"periods":[\
+        {"originalTransactionId":"2000000100000001","environment":"Production","ownership":"purchased","userId":null,"email":null,"appAccountToken":"5b7f3e52-93a8-4d55-9b1e-0c1c1f0d2a11","productId":"com.example.pro.monthly","state":"expired","autoRenew":false,"autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,"expirationReason":"voluntary","priceIncrease":null,"paidPeriods":7,"billingFailures":2,"accessEnd":{"kind":"expiredOn","at":"2025-08-29T15:30:00Z"},"billingRetry":null,"periods":[\
         {"transactionId":"2000000100000001","productId":"com.example.pro.monthly","start":"2025-01-05T10:00:00Z","end":"2025-01-20T15:30:00Z","offerKind":"standard","class":"activation","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":5.082},\
         {"transactionId":"2000000100000002","productId":"com.example.premium.monthly","start":"2025-01-20T15:30:00Z","end":"2025-02-20T09:30:00Z","offerKind":"standard","class":"productChange","refunded":false,"price":14.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
         {"transactionId":"2000000100000003","productId":"com.example.premium.monthly","start":"2025-02-20T09:30:00Z","end":"2025-03-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":14.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
@@ -102,24 +98,22 @@ import Testing
         {"transactionId":"2000000100000005","productId":"com.example.pro.monthly","start":"2025-04-20T15:30:00Z","end":"2025-05-20T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
         {"transactionId":"2000000100000006","productId":"com.example.pro.monthly","start":"2025-05-20T15:30:00Z","end":"2025-06-20T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
         {"transactionId":"2000000100000007","productId":"com.example.pro.monthly","start":"2025-06-29T15:30:00Z","end":"2025-07-29T15:30:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
-        {"transactionId":"2000000100000008","productId":"com.example.pro.monthly","start":"2025-07-29T15:30:00Z","end":"2025-08-29T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":12.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}],\
-        "events":[\
-        {"at":"2025-01-05T10:00:00Z","type":"activation"},\
-        {"at":"2025-01-20T15:30:00Z","type":"productChange"},\
-        {"at":"2025-02-20T09:30:00Z","type":"renewal"},\
-        {"at":"2025-03-20T15:30:00Z","type":"productChange"},\
-        {"at":"2025-04-02T12:00:00Z","type":"autoRenewOff"},\
-        {"at":"2025-04-05T18:00:00Z","type":"autoRenewOn"},\
-        {"at":"2025-04-20T15:30:00Z","type":"billingIssue"},\
-        {"at":"2025-04-20T15:30:00Z","type":"billingRecovery"},\
-        {"at":"2025-05-20T15:30:00Z","type":"renewal"},\
-        {"at":"2025-06-20T15:30:00Z","type":"billingIssue"},\
-        {"at":"2025-06-29T15:30:00Z","type":"billingRecovery"},\
-        {"at":"2025-07-29T15:30:00Z","type":"renewal"},\
-        {"at":"2025-08-10T20:00:00Z","type":"autoRenewOff"},\
-        {"at":"2025-08-29T15:30:00Z","type":"expiration"}],\
-        "flags":[{"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}],\
-        "paid":{"USD":87.838},"paidServiceDays":227}
+        {"transactionId":"2000000100000008","productId":"com.example.pro.monthly","start":"2025-07-29T15:30:00Z","end":"2025-08-29T15:30:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":12.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}],"events":[\
+        {"at":"2025-01-05T10:00:00Z","type":"activation","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-01-20T15:30:00Z","type":"productChange","productId":"com.example.premium.monthly","expirationReason":null},\
+        {"at":"2025-02-20T09:30:00Z","type":"renewal","productId":"com.example.premium.monthly","expirationReason":null},\
+        {"at":"2025-03-20T15:30:00Z","type":"productChange","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-04-02T12:00:00Z","type":"autoRenewOff","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-04-05T18:00:00Z","type":"autoRenewOn","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-04-20T15:30:00Z","type":"billingIssue","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-04-20T15:30:00Z","type":"billingRecovery","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-05-20T15:30:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-06-20T15:30:00Z","type":"billingIssue","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-06-29T15:30:00Z","type":"billingRecovery","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-07-29T15:30:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-08-10T20:00:00Z","type":"autoRenewOff","productId":"com.example.pro.monthly","expirationReason":null},\
+        {"at":"2025-08-29T15:30:00Z","type":"expiration","productId":"com.example.pro.monthly","expirationReason":"voluntary"}],"flags":[\
+        {"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}],"paid":{"USD":87.838},"paidServiceDays":227}
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {

@@ -35,6 +35,29 @@ import Testing
         #expect(try ThemeCatalog.load(path: themesDirectory + "/default.theme").specs == Theme.builtinDefault.specs)
     }
 
+    /// Every shipped theme is compiled into the binary, word for word, so `--theme light` works
+    /// outside the checkout.
+    @Test func everyShippedThemeIsBuiltIn() throws {
+        let shipped = ThemeCatalog.themeFiles(in: themesDirectory)
+        #expect(ThemeCatalog.builtinNames == shipped.map { String(($0 as NSString).lastPathComponent.dropLast(6)) })
+        for path in shipped {
+            let name = String((path as NSString).lastPathComponent.dropLast(6))
+            let file = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(BuiltinThemes.sources[name] == file.trimmingCharacters(in: .newlines), "\(name)")
+            #expect(try ThemeCatalog.builtin(name)?.specs == ThemeCatalog.load(path: path).specs, "\(name)")
+        }
+        let bare = ThemeCatalog(userDirectory: "/nonexistent/themes", bundledDirectory: nil)
+        #expect(try bare.load("light").name == "Light")
+        #expect(
+            throws: ThemeError.notFound(
+                "nope",
+                searched: [
+                    "/nonexistent/themes/nope.theme",
+                    "the built-in themes (default, high-contrast, light, mono, solarized-dark)",
+                ])
+        ) { try bare.load("nope") }
+    }
+
     @Test func catalogSearchesUserDirectoryThenBundledThenBuiltin() throws {
         let directory = try TemporaryDirectory("themes")
         defer { directory.remove() }
@@ -54,12 +77,19 @@ import Testing
         ) {
             try catalog.load("broken")
         }
-        #expect(throws: ThemeError.notFound("nope", searched: [user + "/nope.theme", themesDirectory + "/nope.theme"])) {
+        #expect(
+            throws: ThemeError.notFound(
+                "nope",
+                searched: [
+                    user + "/nope.theme", themesDirectory + "/nope.theme",
+                    "the built-in themes (default, high-contrast, light, mono, solarized-dark)",
+                ])
+        ) {
             try catalog.load("nope")
         }
         let bare = ThemeCatalog(userDirectory: nil, bundledDirectory: nil)
         #expect(try bare.load("default") == Theme.builtinDefault)
-        #expect(bare.entries() == [ThemeCatalog.Entry(name: "default", path: nil)])
+        #expect(bare.entries() == ThemeCatalog.builtinNames.map { ThemeCatalog.Entry(name: $0, path: nil) })
         #expect(catalog.entries().first { $0.name == "mono" }?.path == user + "/mono.theme")
     }
 

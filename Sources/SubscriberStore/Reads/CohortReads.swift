@@ -42,19 +42,41 @@ extension AppDatabase {
     /// order of member then start, handed to `body` one by one (a store holds millions).
     public func forEachCohortMemberPeriod(asOf: Int64, scope: RowScope, _ body: (CohortMemberPeriod) throws -> Void) throws {
         // The covering cohort index, named: the planner would otherwise scan `run` by its primary key.
-        let request = SQLRequest<CohortMemberPeriod>(
-            literal: """
-                SELECT r.originalTransactionId, r.runIndex, r.cohortMonth, r.endedAt <= \(asOf) AS ended, p.start, m.price, m.currency
-                FROM run r INDEXED BY run_cohort
-                LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
-                    AND p.countsForRetention AND p.start <= \(asOf)
-                LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
-                WHERE \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(asOf)\(scope.product("r.firstPaidProductId"))
-                ORDER BY r.originalTransactionId, r.runIndex, p.start
-                """)
+        let request = { (db: Database) in
+            SQLRequest<CohortMemberPeriod>(
+                literal: try db.presentIndexes(
+                    in: """
+                        SELECT r.originalTransactionId, r.runIndex, r.cohortMonth, r.endedAt <= \(asOf) AS ended, p.start, m.price, m.currency
+                        FROM run r INDEXED BY run_cohort
+                        LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                            AND p.countsForRetention AND p.start <= \(asOf)
+                        LEFT JOIN periodMoney m ON m.transactionId = p.transactionId
+                        WHERE \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(asOf)\(scope.product("r.firstPaidProductId"))
+                        ORDER BY r.originalTransactionId, r.runIndex, p.start
+                        """))
+        }
         try writer.read { db in
-            let cursor = try request.fetchCursor(db)
+            let cursor = try request(db).fetchCursor(db)
             while let row = try cursor.next() { try body(row) }
+        }
+    }
+
+    /// How many cohort members (runs with a paid period) each first paid product has, in the
+    /// scope's environments: what the Cohorts pane's default billing duration is chosen by.
+    public func cohortMembersByProduct(scope: RowScope) throws -> [String: Int] {
+        try writer.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db,
+                SQLRequest<Row>(
+                    literal: """
+                        SELECT firstPaidProductId, COUNT(*) FROM run
+                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL GROUP BY 1
+                        """))
+            {
+                if let product: String = row[0] { counts[product] = row[1] }
+            }
+            return counts
         }
     }
 }

@@ -65,10 +65,11 @@ public struct EligibilityReads {
     /// segments, which leaves out every subscription's last, expired segment.
     public func forEachLiveSegment(_ body: (LiveSegmentRow) throws -> Void) throws {
         let cursor = try SQLRequest<LiveSegmentRow>(
-            literal: """
-                SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment INDEXED BY segment_live
-                WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
-                """
+            literal: try db.presentIndexes(
+                in: """
+                    SELECT originalTransactionId, productId, state, autoRenew, paidPeriods, periodDays FROM segment INDEXED BY segment_live
+                    WHERE \(scope.rows()) AND state <> 'expired' AND "end" > \(asOf) AND start <= \(asOf)\(scope.product("productId"))
+                    """)
         ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }
@@ -88,19 +89,20 @@ public struct EligibilityReads {
         let index: SQL = ordered ? "NOT INDEXED" : "INDEXED BY run_winBack"
         let cut: SQL = limit.map { " ORDER BY originalTransactionId LIMIT \($0)" } ?? ""
         let cursor = try SQLRequest<EndedRunRow>(
-            literal: """
-                SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
-                    SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
-                           (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
-                            AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
-                    FROM run r \(index)
-                    WHERE \(plus)\(scope.environment("r")) AND \(plus)\(scope.ownership("r"))
-                      AND \(plus)r.endedAt <= \(asOf) AND \(plus)r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
-                      AND r.expirationReason IN ('voluntary', 'priceIncrease')
-                      AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
-                                      AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
-                WHERE 1\(scope.product("productId"))\(cut)
-                """
+            literal: try db.presentIndexes(
+                in: """
+                    SELECT originalTransactionId, productId, endedAt, expirationReason FROM (
+                        SELECT r.originalTransactionId, r.endedAt, r.expirationReason,
+                               (SELECT s.productId FROM segment s WHERE s.originalTransactionId = r.originalTransactionId
+                                AND s.start <= \(asOf) ORDER BY s.start DESC LIMIT 1) AS productId
+                        FROM run r \(index)
+                        WHERE \(plus)\(scope.environment("r")) AND \(plus)\(scope.ownership("r"))
+                          AND \(plus)r.endedAt <= \(asOf) AND \(plus)r.endedAt > \(asOf - windowDays * Instant.millisecondsPerDay)
+                          AND r.expirationReason IN ('voluntary', 'priceIncrease')
+                          AND NOT EXISTS (SELECT 1 FROM run n WHERE n.originalTransactionId = r.originalTransactionId
+                                          AND n.runIndex > r.runIndex AND n.start <= \(asOf)))
+                    WHERE 1\(scope.product("productId"))\(cut)
+                    """)
         ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }

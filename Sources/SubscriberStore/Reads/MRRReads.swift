@@ -125,7 +125,7 @@ extension AppDatabase {
             """
         var counts = [[MRRKey: Int]](repeating: [:], count: instants.count)
         try writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: repeated(6))
+            let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(6))
             while let row = try rows.next() {
                 counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[6] as Int
             }

@@ -52,25 +52,31 @@ extension AppDatabase {
     ) throws -> (counts: [OfferUseCounts], converted: [ConvertedOfferUse]) {
         let filter: SQL = "\(scope.environment("u")) AND u.start >= \(from) AND u.start < \(upper)\(scope.product("u.productId"))"
         // Both read the uses by start from the index that covers them, named as the range column.
-        let counts = SQLRequest<OfferUseCounts>(
-            literal: """
-                SELECT u.offerKind, u.offerIdentifier, COUNT(*) AS started,
-                       SUM(IFNULL(u.nextStart <= \(asOf) AND u.nextIsStandard, 0)) AS converted,
-                       SUM(IFNULL(u.nextStart <= \(asOf) AND NOT u.nextIsStandard, 0)) AS switched,
-                       SUM(u.nextStart IS NULL AND u.runEndedAt <= \(asOf)) AS lapsed
-                FROM offerUse u INDEXED BY offerUse_start WHERE \(filter) GROUP BY 1, 2
-                """)
-        let converted = SQLRequest<ConvertedOfferUse>(
-            literal: """
-                SELECT u.offerKind, u.offerIdentifier,
-                       CASE WHEN u.lastPaidStart IS NULL OR u.lastPaidStart <= \(asOf) THEN u.paidFromNext
-                            ELSE (SELECT COUNT(*) FROM period p
-                                  WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
-                                    AND p.start >= u.nextStart AND p.start <= \(asOf) AND p.countsForRetention) END AS paidPeriods,
-                       u.runEndedAt <= \(asOf) AS ended
-                FROM offerUse u INDEXED BY offerUse_start
-                WHERE \(filter) AND u.nextStart <= \(asOf) AND u.nextIsStandard
-                """)
-        return try writer.read { db in (try counts.fetchAll(db), try converted.fetchAll(db)) }
+        let counts = { (db: Database) in
+            SQLRequest<OfferUseCounts>(
+                literal: try db.presentIndexes(
+                    in: """
+                        SELECT u.offerKind, u.offerIdentifier, COUNT(*) AS started,
+                               SUM(IFNULL(u.nextStart <= \(asOf) AND u.nextIsStandard, 0)) AS converted,
+                               SUM(IFNULL(u.nextStart <= \(asOf) AND NOT u.nextIsStandard, 0)) AS switched,
+                               SUM(u.nextStart IS NULL AND u.runEndedAt <= \(asOf)) AS lapsed
+                        FROM offerUse u INDEXED BY offerUse_start WHERE \(filter) GROUP BY 1, 2
+                        """))
+        }
+        let converted = { (db: Database) in
+            SQLRequest<ConvertedOfferUse>(
+                literal: try db.presentIndexes(
+                    in: """
+                        SELECT u.offerKind, u.offerIdentifier,
+                               CASE WHEN u.lastPaidStart IS NULL OR u.lastPaidStart <= \(asOf) THEN u.paidFromNext
+                                    ELSE (SELECT COUNT(*) FROM period p
+                                          WHERE p.originalTransactionId = u.originalTransactionId AND p.runIndex = u.runIndex
+                                            AND p.start >= u.nextStart AND p.start <= \(asOf) AND p.countsForRetention) END AS paidPeriods,
+                               u.runEndedAt <= \(asOf) AS ended
+                        FROM offerUse u INDEXED BY offerUse_start
+                        WHERE \(filter) AND u.nextStart <= \(asOf) AND u.nextIsStandard
+                        """))
+        }
+        return try writer.read { db in (try counts(db).fetchAll(db), try converted(db).fetchAll(db)) }
     }
 }

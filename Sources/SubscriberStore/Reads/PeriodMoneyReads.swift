@@ -61,14 +61,17 @@ extension AppDatabase {
     public func refundCounts(from: Int64, upper: Int64, asOf: Int64, byMonth: Bool, scope: RowScope) throws -> [RefundCount] {
         let key = byMonth ? Self.monthSQL("start") : "productId"
         // The index by start covers the query (refundAt included); named so `refundAt` never draws the planner to the refund index.
-        let request = SQLRequest<RefundCount>(
-            literal: """
-                SELECT \(key) AS key, COUNT(*) AS charged, COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= \(asOf)), 0) AS refunded
-                FROM periodMoney INDEXED BY periodMoney_start
-                WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))
-                GROUP BY 1 ORDER BY 1
-                """)
-        return try writer.read { db in try request.fetchAll(db) }
+        let request = { (db: Database) in
+            SQLRequest<RefundCount>(
+                literal: try db.presentIndexes(
+                    in: """
+                        SELECT \(key) AS key, COUNT(*) AS charged, COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= \(asOf)), 0) AS refunded
+                        FROM periodMoney INDEXED BY periodMoney_start
+                        WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))
+                        GROUP BY 1 ORDER BY 1
+                        """))
+        }
+        return try writer.read { db in try request(db).fetchAll(db) }
     }
 
     /// Every charge, refund and upgrade credit with its instant in [from, upper), grouped by key,
@@ -97,12 +100,13 @@ extension AppDatabase {
                 let cursor = try Row.fetchCursor(
                     db,
                     SQLRequest(
-                        literal: """
-                            SELECT \(key) AS key, currency, \(month) AS month, \(sql: amount) AS amount, \(rate) AS rate, COUNT(*) AS count
-                            FROM periodMoney INDEXED BY \(sql: index)
-                            WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))
-                            GROUP BY 1, 2, 3, 4, 5
-                            """))
+                        literal: try db.presentIndexes(
+                            in: """
+                                SELECT \(key) AS key, currency, \(month) AS month, \(sql: amount) AS amount, \(rate) AS rate, COUNT(*) AS count
+                                FROM periodMoney INDEXED BY \(sql: index)
+                                WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))
+                                GROUP BY 1, 2, 3, 4, 5
+                                """)))
                 while let row = try cursor.next() {
                     groups.append(
                         MoneyAmountGroup(

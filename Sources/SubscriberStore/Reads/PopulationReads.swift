@@ -41,12 +41,13 @@ public struct PopulationCount: FetchableRecord, Sendable, Equatable {
 extension AppDatabase {
     /// How many members `population` has at `asOf`, and how many subscriptions they are.
     public func count(of population: PopulationMembers, asOf: Int64, scope: RowScope) throws -> PopulationCount {
-        let request = SQLRequest<PopulationCount>(
-            literal: """
-                SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
-                FROM (\(Self.members(population, asOf: asOf, scope: scope)))
-                """)
-        return try writer.read { db in try request.fetchOne(db) } ?? PopulationCount(row: [:])
+        let sql: SQL = """
+            SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
+            FROM (\(Self.members(population, asOf: asOf, scope: scope)))
+            """
+        return try writer.read { db in
+            try SQLRequest<PopulationCount>(literal: try db.presentIndexes(in: sql)).fetchOne(db)
+        } ?? PopulationCount(row: [:])
     }
 
     /// `SELECT originalTransactionId …` of every member, one row per run, subscription, event or

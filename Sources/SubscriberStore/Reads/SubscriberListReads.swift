@@ -13,10 +13,14 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
     public var userId: String?
     public var email: String?
     public var ownership: Ownership
+    /// Production or Sandbox: a search lists every environment and says which.
+    public var environment: StoreEnvironment
+    public var appAccountToken: String?
 
     public init(
         id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
-        userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased
+        userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased,
+        environment: StoreEnvironment = .production, appAccountToken: String? = nil
     ) {
         self.id = id
         self.productId = productId
@@ -27,13 +31,17 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
         self.userId = userId
         self.email = email
         self.ownership = ownership
+        self.environment = environment
+        self.appAccountToken = appAccountToken
     }
 
     public init(row: Row) {
         self.init(
             id: row["originalTransactionId"], productId: row["productId"], state: row["state"], paidPeriods: row["paidPeriods"],
             autoRenew: row["autoRenew"], flagCount: row["flagCount"], userId: row["userId"], email: row["email"],
-            ownership: Ownership(rawValue: row["ownership"]) ?? .purchased)
+            ownership: Ownership(rawValue: row["ownership"]) ?? .purchased,
+            environment: StoreEnvironment(rawValue: row["environment"] ?? "") ?? .production,
+            appAccountToken: (row["appAccountToken"] as String?).flatMap { $0.isEmpty ? nil : $0 })
     }
 }
 
@@ -43,6 +51,8 @@ public struct SubscriberSort: Hashable, Sendable {
         case id, userId, email, state, product, paidPeriods, autoRenew, flags
         /// Purchased before family-shared (Family Sharing) ascending.
         case ownership
+        /// Production before Sandbox ascending.
+        case environment
     }
 
     public var column: Column
@@ -65,6 +75,7 @@ public struct SubscriberSort: Hashable, Sendable {
             case .autoRenew: "g.autoRenew"
             case .flags: "flagCount"
             case .ownership: "s.ownership = 'familyShared'"
+            case .environment: "s.environment"
             }
         let direction = ascending ? "" : " DESC"
         return SQL(sql: column == .id ? expression + direction : "\(expression)\(direction), s.originalTransactionId")
@@ -91,34 +102,33 @@ extension AppDatabase {
                 literal: """
                     SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
                            (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId) AS flagCount,
-                           x.userId, x.email, s.ownership
-                    \(list)
+                           x.userId, x.email, s.ownership, s.environment, x.appAccountToken
+                    \(list.sql)
                     ORDER BY \(sort.sql) LIMIT \(limit) OFFSET \(offset)
                     """
             ).fetchAll(db)
         }
     }
 
-    /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through.
+    /// How many rows ``subscriberList(offset:limit:asOf:scope:matching:population:sort:)`` pages through;
+    /// for a search that finds more than ``searchLimit`` in the list, `searchLimit + 1` (the list
+    /// holds the first `searchLimit` of them: "5,000+").
     public func subscriberCount(asOf: Int64, scope: RowScope, matching filter: String?, population: PopulationMembers?) throws
         -> Int
     {
         try writer.read { db in
             guard let list = try Self.list(db, asOf: asOf, scope: scope, filter: filter, population: population) else { return 0 }
-            return try Int.fetchOne(db, SQLRequest<Int>(literal: "SELECT COUNT(*) \(list)")) ?? 0
+            if list.capped { return Self.searchLimit + 1 }
+            return try Int.fetchOne(db, SQLRequest<Int>(literal: "SELECT COUNT(*) \(list.sql)")) ?? 0
         }
     }
 
-    /// `FROM … WHERE …` of the list, nil when a search found nobody.
+    /// `FROM … WHERE …` of the list (and whether a search found more than it holds), nil when a
+    /// search found nobody.
     private static func list(
         _ db: Database, asOf: Int64, scope: RowScope, filter: String?,
         population: PopulationMembers?
-    ) throws -> SQL? {
-        var ids: [String]?
-        if let filter {
-            ids = try subscriptions(searching: filter, limit: searchLimit, in: db)
-            if ids?.isEmpty == true { return nil }
-        }
+    ) throws -> (sql: SQL, capped: Bool)? {
         let environments = scope.environments.map(\.rawValue)
         // Every ownership: no condition. `ownership IN (both)` would have SQLite read the list through
         // the ownership index, one range per value, and sort the whole list for a page in id order;
@@ -131,16 +141,41 @@ extension AppDatabase {
             WHERE s.firstStart <= \(asOf) AND s.environment IN \(environments)\(ownership)
             """
         if let population {
-            sql += " AND s.originalTransactionId IN (\(members(population, asOf: asOf, scope: scope)))"
+            // A member list may name an index (the uses by start): kept only while it exists.
+            let members = try db.presentIndexes(in: members(population, asOf: asOf, scope: scope))
+            sql += " AND s.originalTransactionId IN (\(members))"
         } else {
             sql += scope.product("s.productId")
         }
-        if let ids {
-            // A JSON array is one argument, however many the search found.
-            sql +=
-                " AND s.originalTransactionId IN (SELECT value FROM json_each(\(String(decoding: try JSONEncoder().encode(ids), as: UTF8.self))))"
+        guard let filter else { return (sql, false) }
+        let ids = try searched(db, filter, within: sql)
+        if ids.isEmpty { return nil }
+        return (sql + inList(ids.prefix(searchLimit)), ids.count > searchLimit)
+    }
+
+    /// ` AND s.originalTransactionId IN (…)`: a JSON array is one argument, however many ids.
+    private static func inList(_ ids: some Collection<String>) -> SQL {
+        let json = String(decoding: (try? JSONEncoder().encode(Array(ids))) ?? Data("[]".utf8), as: UTF8.self)
+        return " AND s.originalTransactionId IN (SELECT value FROM json_each(\(json)))"
+    }
+
+    /// The subscriptions a search for `filter` finds that `list` (`FROM … WHERE …`) keeps, sorted,
+    /// at most ``searchLimit`` + 1 (one more than the limit: there are more). The search's own
+    /// limit applies before the list's conditions (environment, ownership, a drill-down), so it
+    /// grows until the list keeps more than the limit or the search has found everything: a
+    /// count cut off by it says so, and one under it is the true count.
+    private static func searched(_ db: Database, _ filter: String, within list: SQL) throws -> [String] {
+        var limit = searchLimit + 1
+        while true {
+            let found = try subscriptions(searching: filter, limit: limit, in: db)
+            guard !found.isEmpty else { return [] }
+            let kept = try String.fetchAll(
+                db,
+                SQLRequest<String>(
+                    literal: "SELECT s.originalTransactionId \(list)\(inList(found)) ORDER BY 1 LIMIT \(searchLimit + 1)"))
+            if kept.count > searchLimit || found.count < limit { return kept }
+            limit *= 4
         }
-        return sql
     }
 
     /// Every product id a subscription in scope has had a period of, sorted (from the `product`

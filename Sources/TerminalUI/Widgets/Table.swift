@@ -66,6 +66,37 @@ public struct Table: Widget {
         self.showsMarkGutter = showsMarkGutter
     }
 
+    /// Column widths sized by their content: each column wants its widest cell (its title
+    /// included), at least `minimums`; when they do not all fit in `width`, the widest column
+    /// gives up a cell first, then whichever is widest then, never below its minimum; room left
+    /// over goes to the columns that `grow`, evenly (the last one when none does).
+    public static func contentWidths(wanted: [Int], minimums: [Int], grow: [Bool], in width: Int, spacing: Int = 1) -> [Int] {
+        guard !wanted.isEmpty else { return [] }
+        var widths = zip(wanted, minimums).map { Swift.max($0, $1) }
+        let available = Swift.max(0, width - spacing * (wanted.count - 1))
+        var total = widths.reduce(0, +)
+        while total > available {
+            let shrinkable = widths.indices.filter { widths[$0] > minimums[$0] }
+            guard let widest = shrinkable.max(by: { widths[$0] < widths[$1] }) else { break }
+            // The widest loses down to the next widest (or its minimum, or what is needed) at once.
+            let next = shrinkable.filter { $0 != widest }.map { widths[$0] }.max() ?? minimums[widest]
+            let step = Swift.max(1, Swift.min(widths[widest] - Swift.max(next, minimums[widest]), total - available))
+            widths[widest] -= step
+            total -= step
+        }
+        if total < available {
+            let growing = grow.indices.filter { grow[$0] }
+            let targets = growing.isEmpty ? [widths.count - 1] : growing
+            var extra = available - total
+            for (n, index) in targets.enumerated() {
+                let share = extra / (targets.count - n)
+                widths[index] += share
+                extra -= share
+            }
+        }
+        return widths
+    }
+
     /// The offset that keeps `selected` within `visibleRows` rows, moving as little as possible.
     public static func scrollOffset(selected: Int?, offset: Int, visibleRows: Int) -> Int {
         guard let selected, visibleRows > 0 else { return max(0, offset) }
