@@ -384,6 +384,24 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         #expect(lines.contains { $0.contains("7301") && $0.hasSuffix("9.99 EUR    9.99 EUR │") })
         #expect(lines.contains { $0.contains("7302") && $0.contains(" 10.99 USD") && !$0.contains("−") })
     }
+
+    /// docs/metrics.md "Late refunds": the subscription is active and never expired, so the header
+    /// says which period was refunded and when, at 80 columns too; not before the refund's date.
+    @Test func aLateRefundIsMarkedWithItsPeriodAndDate() throws {
+        let runner = try Self.runner()
+        var lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner)).lines
+        for expected in [
+            "│ State        active, paid at full price",
+            "│ Refunded     period of 2025-01-10 on 2025-02-20 (late: the next had begun)",
+            "│ 7301             2025-01-10 2025-02-10 standard     activation      refund",
+            "│ 7302             2025-02-10 2025-03-10 standard     renewal         paid",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(!lines.contains { $0.contains("Expired") })
+        lines = screen(try PaneStore.open("7300", asOf: "2025-02-19", runner: runner)).lines
+        #expect(!lines.contains { $0.contains("Refunded") }, "\(lines.joined(separator: "\n"))")
+    }
 }
 
 /// 7300: two paid months in 2024-01 … 03, then, after six months without, one more from 2024-09-01
@@ -459,23 +477,5 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             backend.lines.contains {
                 $0.contains("Unverified   3 unsigned documents, not applied to a signed subscription")
             })
-    }
-
-    /// docs/metrics.md "Late refunds": the subscription is active and never expired, so the header
-    /// says which period was refunded and when, at 80 columns too; not before the refund's date.
-    @Test func aLateRefundIsMarkedWithItsPeriodAndDate() throws {
-        let runner = try Self.runner()
-        var lines = screen(try PaneStore.open("7300", asOf: "2025-03-01", runner: runner)).lines
-        for expected in [
-            "│ State        active, paid at full price",
-            "│ Refunded     period of 2025-01-10 on 2025-02-20 (late: the next had begun)",
-            "│ 7301             2025-01-10 2025-02-10 standard     activation      refund",
-            "│ 7302             2025-02-10 2025-03-10 standard     renewal         paid",
-        ] {
-            #expect(lines.contains { $0.hasPrefix(expected) }, "no line \(expected)\n\(lines.joined(separator: "\n"))")
-        }
-        #expect(!lines.contains { $0.contains("Expired") })
-        lines = screen(try PaneStore.open("7300", asOf: "2025-02-19", runner: runner)).lines
-        #expect(!lines.contains { $0.contains("Refunded") }, "\(lines.joined(separator: "\n"))")
     }
 }
