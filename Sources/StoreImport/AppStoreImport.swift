@@ -13,7 +13,7 @@ extension Importer {
         documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
         cacheMegabytes: Int = Importer.defaultCacheMegabytes,
         report: @escaping @Sendable (String) -> Void,
-        progress: (@Sendable (Int, Double) -> Void)? = nil
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) -> Importer {
         let reader = DocumentReader(sizeLimit: maxDocumentBytes)
         let decoder = PayloadDecoder(verifier: verifier, sharedSecret: sharedSecret)

@@ -69,21 +69,22 @@ public final class Importer: Sendable {
     let workers: Int
     let signaturesVerified: Bool
     let report: @Sendable (String) -> Void
-    let progress: (@Sendable (Int, Double) -> Void)?
+    let progress: (@Sendable (ImportProgress) -> Void)?
     /// Whether a path is read as a stream (see ``importPaths(_:)``).
     let isStream: @Sendable (String) -> Bool
 
     /// - Parameters:
     ///   - report: receives a line per rejected document (`file:line 3: reason`), the first few of
     ///     each reason only; then one line per reason with how many more it rejected.
-    ///   - progress: receives (documents so far, seconds) after each batch.
+    ///   - progress: receives where the import stands after each batch, and after each chunk of
+    ///     the derivation.
     public init(
         database: AppDatabase, open: @escaping Open, decode: @escaping Decode, signaturesVerified: Bool,
         batchSize: Int = Importer.defaultBatchSize, batchBytes: Int = Importer.defaultBatchBytes,
         documentsPerTransaction: Int = Importer.defaultDocumentsPerTransaction,
         cacheMegabytes: Int = Importer.defaultCacheMegabytes, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
         isStream: @escaping @Sendable (String) -> Bool = Importer.standardInputIsAStream,
-        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (Int, Double) -> Void)? = nil
+        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) {
         self.database = database
         self.open = open
@@ -153,6 +154,12 @@ public final class Importer: Sendable {
         }
     }
 
+    /// The size of the file at `path`, 0 when it cannot be read.
+    static func regularFileSize(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     /// Notifications in conflict shown in full (`source: conflict: …`); the rest are counted.
     static let shownConflicts = 5
 
@@ -180,6 +187,17 @@ public final class Importer: Sendable {
         var touched = TouchedSubscriptions()
         var trace = (decode: 0.0, waitWrite: 0.0, rebuild: 0.0)
         var rejections = RejectionGroups()
+        // For the progress line: which file of how many, and how many of the input's bytes the
+        // files read to their end hold (a stream's size is not known: 0).
+        let files = entries.filter { if case .file = $0 { true } else { false } }.count
+        let sizes: [String: Int64] = Dictionary(
+            entries.compactMap { entry -> (String, Int64)? in
+                guard case .file(let path) = entry, !isStream(path) else { return nil }
+                return (path, Self.regularFileSize(path))
+            }, uniquingKeysWith: { a, _ in a })
+        let bytes = sizes.values.reduce(0, +)
+        var bytesDone: Int64 = 0
+        var fileIndex = 0
         func reject(_ source: String, _ reason: String) {
             if let line = rejections.note(source: source, reason: reason) { report(line) }
         }
@@ -204,7 +222,10 @@ public final class Importer: Sendable {
             let t1 = DispatchTime.now()
             merge(try writes.submit(incoming))
             trace.waitWrite += seconds(since: t1)
-            progress?(summary.documents, seconds(since: started))
+            progress?(
+                .reading(
+                    documents: summary.documents, seconds: seconds(since: started), file: fileIndex, files: files,
+                    bytesDone: bytesDone, bytes: bytes))
         }
         func merge(_ r: BatchResult) {
             summary.applied += r.applied
@@ -240,6 +261,8 @@ public final class Importer: Sendable {
                 continue
             }
             summary.files += 1
+            fileIndex += 1
+            defer { bytesDone += sizes[file] ?? 0 }
             let name = file == "-" ? "stdin" : file
             let documents = open(file)
             if isStream(file) {
@@ -281,7 +304,13 @@ public final class Importer: Sendable {
         }
         // Each touched subscription is derived once, after all its facts are in.
         let t2 = DispatchTime.now()
-        try database.rebuildPending()
+        if let progress {
+            try database.rebuildPending { done, total in
+                progress(.deriving(done: done, total: total, seconds: self.seconds(since: t2)))
+            }
+        } else {
+            try database.rebuildPending()
+        }
         trace.rebuild = seconds(since: t2)
         if tracing {
             tracePhase("derived rows rebuilt", since: started)

@@ -258,7 +258,7 @@ extension AppDatabase {
     @discardableResult
     public func rebuildPending(
         chunk: Int = 2000, deferIndexesFrom: Int = DerivedIndexes.deferFrom,
-        progress: ((Int) -> Void)? = nil
+        progress: ((_ done: Int, _ total: Int?) -> Void)? = nil
     ) throws -> Int {
         guard let pool = writer as? DatabasePool else {
             return try rebuildPendingInline(chunk: chunk, turn: writerTurn(), progress: progress)
@@ -310,7 +310,7 @@ extension AppDatabase {
                 if k + 1 < chunks.count { ahead.start(pending[chunks[k + 1]], pool: pool) }
             }
             total += ids.count
-            progress?(total)
+            progress?(total, pending.count)
         }
         _ = ahead.wait()
         return total + (try rebuildPendingInline(chunk: chunk, turn: turn, progress: nil))
@@ -319,7 +319,9 @@ extension AppDatabase {
     /// One connection does everything (an in-memory store has no second one). After the
     /// pipeline, what another import left pending meanwhile; each transaction in its turn (an
     /// import writing back to back would otherwise starve it past the busy timeout).
-    private func rebuildPendingInline(chunk: Int, turn: WriterTurn?, progress: ((Int) -> Void)?) throws -> Int {
+    private func rebuildPendingInline(
+        chunk: Int, turn: WriterTurn?, progress: ((_ done: Int, _ total: Int?) -> Void)?
+    ) throws -> Int {
         var total = 0
         while true {
             let done = try longWrite(turn) {
@@ -331,7 +333,7 @@ extension AppDatabase {
                 }
             }
             total += done
-            progress?(total)
+            progress?(total, nil)
             if done < chunk { return total }
         }
     }

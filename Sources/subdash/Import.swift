@@ -61,12 +61,9 @@ struct Import: AsyncParsableCommand {
             if interactive { FileHandleOutput.clearLine() }
             printError(line)
         }
-        var progress: (@Sendable (Int, Double) -> Void)? = nil
+        var progress: (@Sendable (ImportProgress) -> Void)? = nil
         if interactive {
-            progress = { count, seconds in
-                let rate = Int(Double(count) / max(seconds, 0.001))
-                FileHandleOutput.progress("importing: \(count) documents, \(rate)/s")
-            }
+            progress = { FileHandleOutput.progress($0.line) }
         }
         let importer = Importer.appStore(
             database: database, verifier: verifier, batchSize: batchSize,

@@ -87,7 +87,7 @@ import Testing
                         "1001b", of: "1001", start: "2025-02-01", end: "2025-03-01", revoked: "2025-02-10",
                         signed: "2025-02-10")
                 ]))
-        try store.rebuildPending(chunk: 1) { done in
+        try store.rebuildPending(chunk: 1) { done, _ in
             if done == 1 { _ = try? other.apply([refund], rebuild: false) }
         }
         let refunded = try store.writer.read { db in
@@ -159,7 +159,7 @@ import Testing
         let deferred = try AppDatabase.open(path: try Fixture.temporaryStorePath("indexes"))
         try deferred.apply(docs, rebuild: false)
         var missingDuringRebuild: [Int] = []
-        try deferred.rebuildPending(chunk: 2, deferIndexesFrom: 1) { _ in
+        try deferred.rebuildPending(chunk: 2, deferIndexesFrom: 1) { _, _ in
             missingDuringRebuild.append(
                 (try? deferred.writer.read { db in
                     try Int.fetchOne(
