@@ -42,13 +42,5 @@ public enum ImportProgress: Sendable, Equatable {
         return "about \(s / 3600) h \((s % 3600 + 30) / 60) min left"
     }
 
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
+    static func grouped(_ n: Int) -> String { RejectionGroups.grouped(n) }
 }

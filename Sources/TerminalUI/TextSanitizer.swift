@@ -10,16 +10,20 @@ public enum TextSanitizer {
     /// (U+202A–U+202E, U+2066–U+2069) and line/paragraph separators as `\u{202E}`. Everything
     /// else is kept, so an operator sees exactly what the input held, on one line.
     public static func visible(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        replacing(in: text, where: needsEscape) { scalar in
+            let hex = String(scalar.value, radix: 16)
+            return scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex.uppercased() + "}"
+        }
+    }
+
+    /// `text` with each scalar `escape` picks written as `shown` makes it.
+    private static func replacing(
+        in text: String, where escape: (Unicode.Scalar) -> Bool, with shown: (Unicode.Scalar) -> String
+    ) -> String {
+        guard text.unicodeScalars.contains(where: escape) else { return text }
         var output = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard needsEscape(scalar) else {
-                output.append(scalar)
-                continue
-            }
-            let hex = String(scalar.value, radix: 16)
-            let shown = scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex.uppercased() + "}"
-            output.append(contentsOf: shown.unicodeScalars)
+            if escape(scalar) { output.append(contentsOf: shown(scalar).unicodeScalars) } else { output.append(scalar) }
         }
         return String(output)
     }
@@ -42,17 +46,10 @@ public enum TextSanitizer {
         func escaped(_ scalar: Unicode.Scalar) -> Bool {
             needsEscape(scalar) && scalar != "\t" && scalar != "\n" && scalar != "\r"
         }
-        guard json.unicodeScalars.contains(where: escaped) else { return json }
-        var output = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            guard escaped(scalar) else {
-                output.append(scalar)
-                continue
-            }
+        return replacing(in: json, where: escaped) { scalar in
             let hex = String(scalar.value, radix: 16)
-            output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         }
-        return String(output)
     }
 
     /// Whether a terminal would act on the scalar rather than draw it.
