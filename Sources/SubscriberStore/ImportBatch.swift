@@ -48,6 +48,9 @@ public struct BatchResult: Sendable, Equatable {
     public var conflicts: [(source: String, reason: String)] = []
     /// Documents in conflict as a whole (every notification they hold conflicts or repeats).
     public var conflictingDocuments = 0
+    /// Non-subscription transactions (consumables and other one-time purchases) in the documents
+    /// newly stored: archived with them, in no fact a subscription is derived from.
+    public var nonSubscriptionTransactions = 0
 
     public init() {}
 
@@ -89,6 +92,7 @@ public struct BatchResult: Sendable, Equatable {
         rejections += other.rejections
         conflicts += other.conflicts
         conflictingDocuments += other.conflictingDocuments
+        nonSubscriptionTransactions += other.nonSubscriptionTransactions
         touchedSubscriptions.formUnion(other.touchedSubscriptions)
     }
 }
@@ -461,6 +465,7 @@ struct FactWriter {
                     // Rejected before (say, an untrusted root), accepted now.
                     try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
+                result.nonSubscriptionTransactions += facts.nonSubscriptionTransactions
                 let written = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
                 let newNotifications = written.inserted
                 result.conflicts += written.conflicts.map { (doc.source, $0) }

@@ -203,6 +203,10 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// An unsigned v1 notification whose `password` matched the app's shared secret: trusted
     /// as Apple's like signed data.
     public var sharedSecretMatched = false
+    /// Transactions of another `type` than `Auto-Renewable Subscription` (consumables,
+    /// non-consumables, non-renewing subscriptions) the document holds: archived with it, kept out
+    /// of `transactions`, so they make no subscription and count in no figure.
+    public var nonSubscriptionTransactions = 0
 
     public init(
         format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],

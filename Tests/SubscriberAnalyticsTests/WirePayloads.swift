@@ -129,6 +129,8 @@ struct WireTransaction {
     var ownership = "PURCHASED"
     /// v2 `revocationType` of a revoked transaction (`REFUND_FULL` unless set; v1 has none).
     var revocationType: String?
+    /// v2 `type`; another than an auto-renewable subscription's has no `expiresDate` and no group.
+    var type = "Auto-Renewable Subscription"
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -164,12 +166,12 @@ struct WireTransaction {
             ("webOrderLineItemId", .string(webOrderLineItemId)),
             ("bundleId", .string(Wire.bundleId)),
             ("productId", .string(productId)),
-            ("subscriptionGroupIdentifier", .string(Wire.group)),
+            ("subscriptionGroupIdentifier", isAutoRenewable ? .string(Wire.group) : nil),
             ("purchaseDate", .int(purchaseDate.milliseconds)),
             ("originalPurchaseDate", .int(originalPurchaseDate.milliseconds)),
-            ("expiresDate", .int(expiresDate.milliseconds)),
+            ("expiresDate", isAutoRenewable ? .int(expiresDate.milliseconds) : nil),
             ("quantity", .int(1)),
-            ("type", .string("Auto-Renewable Subscription")),
+            ("type", .string(type)),
             ("appAccountToken", appAccountToken.map(Value.string)),
             ("inAppOwnershipType", .string(ownership)),
             ("signedDate", .int(signedDate.milliseconds)),
@@ -184,6 +186,8 @@ struct WireTransaction {
             ("currency", .string("USD")),
         ])
     }
+
+    private var isAutoRenewable: Bool { type == "Auto-Renewable Subscription" }
 }
 
 private typealias Value = Wire.Value
