@@ -23,6 +23,9 @@ public struct ImportSummary: Sendable, Equatable {
     /// Consumables, non-consumables and non-renewing subscriptions in the documents stored:
     /// archived, in no subscription and no figure.
     public var nonSubscriptionTransactions = 0
+    /// Documents stored from each environment Apple does not document (by raw value): counted
+    /// only with `--environment all`.
+    public var unknownEnvironments: [String: Int] = [:]
     public var subscriptionsTouched = 0
     /// Entries that are not regular files (FIFOs, devices), each reported on its own line.
     public var skipped = 0
@@ -44,6 +47,10 @@ public struct ImportSummary: Sendable, Equatable {
             s +=
                 "\(n) non-subscription transaction\(n == 1 ? "" : "s") (consumables, non-consumables, non-renewing) "
                 + "archived, counted in no figure; "
+        }
+        for (environment, n) in unknownEnvironments.sorted(by: { $0.key < $1.key }) {
+            let shown = environment.count > 40 ? String(environment.prefix(40)) + "…" : environment
+            s += "\(n) document\(n == 1 ? "" : "s") from an unknown environment '\(shown)': counted only with --environment all; "
         }
         if subscriptionsMissingUnverifiedFacts > 0 {
             let n = subscriptionsMissingUnverifiedFacts
@@ -221,6 +228,7 @@ public final class Importer: Sendable {
             summary.rejected += r.rejected
             summary.unverified += r.unverified
             summary.nonSubscriptionTransactions += r.nonSubscriptionTransactions
+            summary.unknownEnvironments.merge(r.unknownEnvironments, uniquingKeysWith: +)
             for (source, reason) in r.rejections { reject(source, reason) }
             for (source, reason) in r.conflicts {
                 summary.conflicts += 1

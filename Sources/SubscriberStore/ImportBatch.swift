@@ -51,6 +51,8 @@ public struct BatchResult: Sendable, Equatable {
     /// Non-subscription transactions (consumables and other one-time purchases) in the documents
     /// newly stored: archived with them, in no fact a subscription is derived from.
     public var nonSubscriptionTransactions = 0
+    /// Documents newly stored from each environment Apple does not document (by raw value).
+    public var unknownEnvironments: [String: Int] = [:]
 
     public init() {}
 
@@ -93,6 +95,7 @@ public struct BatchResult: Sendable, Equatable {
         conflicts += other.conflicts
         conflictingDocuments += other.conflictingDocuments
         nonSubscriptionTransactions += other.nonSubscriptionTransactions
+        unknownEnvironments.merge(other.unknownEnvironments, uniquingKeysWith: +)
         touchedSubscriptions.formUnion(other.touchedSubscriptions)
     }
 }
@@ -466,6 +469,7 @@ struct FactWriter {
                     try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
                 result.nonSubscriptionTransactions += facts.nonSubscriptionTransactions
+                for environment in facts.unknownEnvironments { result.unknownEnvironments[environment, default: 0] += 1 }
                 let written = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
                 let newNotifications = written.inserted
                 result.conflicts += written.conflicts.map { (doc.source, $0) }

@@ -236,6 +236,16 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
         format == .v1Notification && !sharedSecretMatched && (!transactions.isEmpty || !renewals.isEmpty)
     }
 
+    /// The environments its facts come from that Apple does not document (raw values, sorted):
+    /// kept, and counted only with `--environment all`.
+    public var unknownEnvironments: [String] {
+        var found = Set<String>()
+        for n in notifications where !n.environment.isKnown { found.insert(n.environment.rawValue) }
+        for t in transactions where !t.environment.isKnown { found.insert(t.environment.rawValue) }
+        for r in renewals where !r.environment.isKnown { found.insert(r.environment.rawValue) }
+        return found.sorted()
+    }
+
     /// Every subscription this document speaks about, sorted.
     public var originalTransactionIds: [String] {
         var ids = Set<String>()

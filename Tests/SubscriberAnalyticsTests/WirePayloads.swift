@@ -131,6 +131,8 @@ struct WireTransaction {
     var revocationType: String?
     /// v2 `type`; another than an auto-renewable subscription's has no `expiresDate` and no group.
     var type = "Auto-Renewable Subscription"
+    /// v2 `environment`.
+    var environment = "Production"
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -178,7 +180,7 @@ struct WireTransaction {
             ("revocationReason", revocationReason.map { .int(Int64($0)) }),
             ("revocationDate", revocationDate.map { .int($0.milliseconds) }),
             ("revocationType", revocationDate == nil ? nil : .string(revocationType ?? "REFUND_FULL")),
-            ("environment", .string("Production")),
+            ("environment", .string(environment)),
             ("transactionReason", .string(isRenewal ? "RENEWAL" : "PURCHASE")),
             ("storefront", .string("USA")),
             ("storefrontId", .string("143441")),
