@@ -20,6 +20,12 @@ public struct ImportSummary: Sendable, Equatable {
     public var subscriptionsMissingUnverifiedFacts = 0
     /// Notifications whose notificationUUID was stored already with other content (the first kept).
     public var conflicts = 0
+    /// Consumables, non-consumables and non-renewing subscriptions in the documents stored:
+    /// archived, in no subscription and no figure.
+    public var nonSubscriptionTransactions = 0
+    /// Documents stored from each environment Apple does not document (by raw value): counted
+    /// only with `--environment all`.
+    public var unknownEnvironments: [String: Int] = [:]
     public var subscriptionsTouched = 0
     /// Entries that are not regular files (FIFOs, devices), each reported on its own line.
     public var skipped = 0
@@ -36,6 +42,16 @@ public struct ImportSummary: Sendable, Equatable {
             s += ", \(conflicts) in conflict (a notificationUUID stored already with other content: the first kept)"
         }
         s += "; "
+        if nonSubscriptionTransactions > 0 {
+            let n = nonSubscriptionTransactions
+            s +=
+                "\(n) non-subscription transaction\(n == 1 ? "" : "s") (consumables, non-consumables, non-renewing) "
+                + "archived, counted in no figure; "
+        }
+        for (environment, n) in unknownEnvironments.sorted(by: { $0.key < $1.key }) {
+            let shown = environment.count > 40 ? String(environment.prefix(40)) + "…" : environment
+            s += "\(n) document\(n == 1 ? "" : "s") from an unknown environment '\(shown)': counted only with --environment all; "
+        }
         if subscriptionsMissingUnverifiedFacts > 0 {
             let n = subscriptionsMissingUnverifiedFacts
             s +=
@@ -232,6 +248,8 @@ public final class Importer: Sendable {
             summary.duplicates += r.duplicates
             summary.rejected += r.rejected
             summary.unverified += r.unverified
+            summary.nonSubscriptionTransactions += r.nonSubscriptionTransactions
+            summary.unknownEnvironments.merge(r.unknownEnvironments, uniquingKeysWith: +)
             for (source, reason) in r.rejections { reject(source, reason) }
             for (source, reason) in r.conflicts {
                 summary.conflicts += 1

@@ -11,7 +11,7 @@ public enum EnvironmentFilter: String, Sendable, CaseIterable, Codable {
         switch self {
         case .production: [.production]
         case .sandbox: [.sandbox]
-        case .all: StoreEnvironment.allCases
+        case .all: StoreEnvironment.known + [.unknown]
         }
     }
 }

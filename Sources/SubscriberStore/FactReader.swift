@@ -34,7 +34,7 @@ struct FactReader {
                     revocationType: c.optionalText(21), isUpgraded: c.bool(10), offerType: c.optionalInt(11),
                     offerDiscountType: c.optionalText(12),
                     offerIdentifier: c.optionalText(13), appAccountToken: c.optionalText(14),
-                    environment: StoreEnvironment(rawValue: c.text(15)) ?? .production, price: c.optionalInt64(16),
+                    environment: StoreEnvironment(rawValue: c.text(15)), price: c.optionalInt64(16),
                     currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
                     signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
                     revocationPercentage: c.optionalInt(22)))
@@ -54,7 +54,7 @@ struct FactReader {
                     gracePeriodExpiresDate: c.optionalInt64(5).map(Instant.init(milliseconds:)),
                     expirationIntent: c.optionalInt(6),
                     priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
-                    environment: StoreEnvironment(rawValue: c.text(9)) ?? .production, isV1: c.bool(10)))
+                    environment: StoreEnvironment(rawValue: c.text(9)), isV1: c.bool(10)))
         }
         let notifications = try db.cachedStatement(
             sql: """
@@ -68,7 +68,7 @@ struct FactReader {
                     notificationId: c.text(0), format: PayloadFormat(rawValue: c.text(1)) ?? .v2Notification,
                     notificationType: c.text(2), subtype: c.optionalText(3), instant: Instant(milliseconds: c.int64(4)),
                     originalTransactionId: originalTransactionId, transactionId: c.optionalText(5),
-                    environment: StoreEnvironment(rawValue: c.text(6)) ?? .production, status: c.optionalInt(7),
+                    environment: StoreEnvironment(rawValue: c.text(6)), status: c.optionalInt(7),
                     autoRenewStatus: c.optionalBool(8), bundleId: c.optionalText(9)))
         }
         return facts

@@ -48,6 +48,11 @@ public struct BatchResult: Sendable, Equatable {
     public var conflicts: [(source: String, reason: String)] = []
     /// Documents in conflict as a whole (every notification they hold conflicts or repeats).
     public var conflictingDocuments = 0
+    /// Non-subscription transactions (consumables and other one-time purchases) in the documents
+    /// newly stored: archived with them, in no fact a subscription is derived from.
+    public var nonSubscriptionTransactions = 0
+    /// Documents newly stored from each environment Apple does not document (by raw value).
+    public var unknownEnvironments: [String: Int] = [:]
 
     public init() {}
 
@@ -89,6 +94,8 @@ public struct BatchResult: Sendable, Equatable {
         rejections += other.rejections
         conflicts += other.conflicts
         conflictingDocuments += other.conflictingDocuments
+        nonSubscriptionTransactions += other.nonSubscriptionTransactions
+        unknownEnvironments.merge(other.unknownEnvironments, uniquingKeysWith: +)
         touchedSubscriptions.formUnion(other.touchedSubscriptions)
     }
 }
@@ -463,6 +470,8 @@ struct FactWriter {
                     // Rejected before (say, an untrusted root), accepted now.
                     try replaceDocument.run(db, doc.source, facts.format.rawValue, "applied", doc.sha256)
                 }
+                result.nonSubscriptionTransactions += facts.nonSubscriptionTransactions
+                for environment in facts.unknownEnvironments { result.unknownEnvironments[environment, default: 0] += 1 }
                 let written = try writeNotifications(facts.notifications, document: doc.sha256, unverified: unverified)
                 let newNotifications = written.inserted
                 result.conflicts += written.conflicts.map { (doc.source, $0) }

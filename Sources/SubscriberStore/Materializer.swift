@@ -379,7 +379,7 @@ struct Materializer {
         _ t: SubscriptionTimeline, priceTable: PriceTable, _ counts: inout Counts, _ rows: inout DerivedRows
     ) throws {
         guard !t.periods.isEmpty else { return }
-        let env = t.environment.rawValue
+        let env = t.environment.counted.rawValue
         for (i, u) in t.offerUses.enumerated() {
             // The run's paid periods as `period.countsForRetention` marks them: those from the next
             // period on, and the last start (offer retention reads them instead of the periods).
@@ -432,7 +432,7 @@ struct Materializer {
 
     private func insert(_ t: SubscriptionTimeline, _ counts: inout Counts, _ rows: inout DerivedRows) throws {
         let id = t.originalTransactionId
-        let env = t.environment.rawValue
+        let env = t.environment.counted.rawValue
         let owner = t.ownership.rawValue
         let last = t.periods[t.periods.count - 1]
         let lastEvent = t.events.last

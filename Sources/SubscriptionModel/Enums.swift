@@ -1,19 +1,49 @@
 /// The App Store environment a fact came from. v1 sends `PROD` at the top level and
-/// `Production` inside `unified_receipt`; both decode to `.production`.
-public enum StoreEnvironment: String, Sendable, Codable, CaseIterable, Hashable {
-    case production = "Production"
-    case sandbox = "Sandbox"
-    case xcode = "Xcode"
-    case localTesting = "LocalTesting"
+/// `Production` inside `unified_receipt`; both decode to `.production`. A value Apple has not
+/// documented is kept as it came (as Apple's own libraries do), and counted only with
+/// `--environment all` (docs/metrics.md, "Which data, read when").
+public struct StoreEnvironment: RawRepresentable, Sendable, Codable, Hashable {
+    public var rawValue: String
 
-    public init?(wire: String) {
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let production = StoreEnvironment(rawValue: "Production")
+    public static let sandbox = StoreEnvironment(rawValue: "Sandbox")
+    public static let xcode = StoreEnvironment(rawValue: "Xcode")
+    public static let localTesting = StoreEnvironment(rawValue: "LocalTesting")
+
+    /// The environments Apple documents.
+    public static let known: [StoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
+
+    /// The value derived rows count an unknown environment under: one bucket whatever the raw
+    /// value, so that `--environment all` lists it (the facts keep the raw value). Never a value
+    /// a document's own environment is stored as.
+    public static let unknown = StoreEnvironment(rawValue: "?")
+
+    /// Whether Apple documents this environment.
+    public var isKnown: Bool { Self.known.contains(self) }
+
+    /// The environment derived rows count this one under: itself when known, else ``unknown``.
+    public var counted: StoreEnvironment { isKnown ? self : .unknown }
+
+    /// A wire value: the documented ones in any case (`PROD` too), anything else as it came.
+    public init(wire: String) {
         switch wire.lowercased() {
         case "production", "prod": self = .production
         case "sandbox": self = .sandbox
         case "xcode": self = .xcode
         case "localtesting": self = .localTesting
-        default: return nil
+        default: self.init(rawValue: wire)
         }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }
 

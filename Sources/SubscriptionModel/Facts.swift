@@ -203,6 +203,10 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// An unsigned v1 notification whose `password` matched the app's shared secret: trusted
     /// as Apple's like signed data.
     public var sharedSecretMatched = false
+    /// Transactions of another `type` than `Auto-Renewable Subscription` (consumables,
+    /// non-consumables, non-renewing subscriptions) the document holds: archived with it, kept out
+    /// of `transactions`, so they make no subscription and count in no figure.
+    public var nonSubscriptionTransactions = 0
 
     public init(
         format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],
@@ -230,6 +234,16 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// trusted as such.)
     public var isUnverifiedSubscriptionData: Bool {
         format == .v1Notification && !sharedSecretMatched && (!transactions.isEmpty || !renewals.isEmpty)
+    }
+
+    /// The environments its facts come from that Apple does not document (raw values, sorted):
+    /// kept, and counted only with `--environment all`.
+    public var unknownEnvironments: [String] {
+        var found = Set<String>()
+        for n in notifications where !n.environment.isKnown { found.insert(n.environment.rawValue) }
+        for t in transactions where !t.environment.isKnown { found.insert(t.environment.rawValue) }
+        for r in renewals where !r.environment.isKnown { found.insert(r.environment.rawValue) }
+        return found.sorted()
     }
 
     /// Every subscription this document speaks about, sorted.

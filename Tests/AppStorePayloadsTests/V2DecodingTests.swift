@@ -16,6 +16,7 @@ struct V2Case: CustomTestStringConvertible, Sendable {
     var renewalAutoRenew: Bool? = nil
     var expirationIntent: Int? = nil
     var inBillingRetry: Bool? = nil
+    var nonSubscriptionTransactions = 0
 
     var testDescription: String { file }
 }
@@ -123,9 +124,11 @@ struct V2Case: CustomTestStringConvertible, Sendable {
         V2Case(
             file: "REVOKE", type: "REVOKE", signedDate: utc(2024, 5, 27, 17, 20), status: 5, transactionId: may,
             renewalAutoRenew: false),
+        // A Consumable: the notification is stored, its transaction kept aside (docs/metrics.md,
+        // "Non-subscription transactions").
         V2Case(
             file: "ONE_TIME_CHARGE", type: "ONE_TIME_CHARGE", signedDate: utc(2024, 4, 2, 14, 10), status: nil,
-            transactionId: "2000000900000301"),
+            transactionId: nil, nonSubscriptionTransactions: 1),
         V2Case(file: "TEST", type: "TEST", signedDate: utc(2024, 2, 29, 8), status: nil, transactionId: nil),
         V2Case(
             file: "EXTERNAL_PURCHASE_TOKEN-UNREPORTED", type: "EXTERNAL_PURCHASE_TOKEN", subtype: "UNREPORTED",
@@ -176,6 +179,8 @@ struct V2Case: CustomTestStringConvertible, Sendable {
         #expect(n.isToggle == (c.toggle != nil))
         #expect(n.notificationId.hasPrefix("5f0c2d7e-8a41-4c7b-9d3e-"))
         #expect(facts.transactions.map(\.transactionId) == (c.transactionId.map { [$0] } ?? []))
+        #expect(facts.nonSubscriptionTransactions == c.nonSubscriptionTransactions)
+        if c.nonSubscriptionTransactions > 0 { #expect(n.originalTransactionId == nil && facts.originalTransactionIds == []) }
         if let t = facts.transactions.first { #expect(n.originalTransactionId == t.originalTransactionId) }
         if let r = facts.renewals.first {
             #expect(r.instant == c.signedDate)

@@ -69,9 +69,11 @@ import Testing
         return (Data(body.utf8), type)
     }
 
-    /// A v1 notification whose `environment` holds C1 controls (CSI, then `2J`: clear the
+    /// A v1 notification whose `auto_renew_status` holds C1 controls (CSI, then `2J`: clear the
     /// screen) and a right-to-left override: rejected, its reason quoting the value.
-    static let hostileEnvironment = Data(#"{"notification_type":"REFUND","environment":"P\u009b2J\u202eX"}"#.utf8)
+    static let hostileEnvironment = Data(
+        #"{"notification_type":"DID_CHANGE_RENEWAL_STATUS","auto_renew_status_change_date_ms":"1700000000000","auto_renew_status":"P\u009b2J\u202eX"}"#
+            .utf8)
 
     static let raw: [Unicode.Scalar] = ["\u{9B}", "\u{202E}", "\u{2066}"]
 
@@ -108,7 +110,7 @@ import Testing
             #expect(entries[0]["type"] as? String == type)
             #expect(
                 entries[1]["reason"] as? String
-                    == "environment: expected PROD, Production or Sandbox, found \"P\u{9B}2J\u{202E}X\"")
+                    == "auto_renew_status: expected \"true\" or \"false\", found \"P\u{9B}2J\u{202E}X\"")
         }
     }
 }

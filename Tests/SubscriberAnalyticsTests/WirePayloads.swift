@@ -129,6 +129,10 @@ struct WireTransaction {
     var ownership = "PURCHASED"
     /// v2 `revocationType` of a revoked transaction (`REFUND_FULL` unless set; v1 has none).
     var revocationType: String?
+    /// v2 `type`; another than an auto-renewable subscription's has no `expiresDate` and no group.
+    var type = "Auto-Renewable Subscription"
+    /// v2 `environment`.
+    var environment = "Production"
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -164,19 +168,19 @@ struct WireTransaction {
             ("webOrderLineItemId", .string(webOrderLineItemId)),
             ("bundleId", .string(Wire.bundleId)),
             ("productId", .string(productId)),
-            ("subscriptionGroupIdentifier", .string(Wire.group)),
+            ("subscriptionGroupIdentifier", isAutoRenewable ? .string(Wire.group) : nil),
             ("purchaseDate", .int(purchaseDate.milliseconds)),
             ("originalPurchaseDate", .int(originalPurchaseDate.milliseconds)),
-            ("expiresDate", .int(expiresDate.milliseconds)),
+            ("expiresDate", isAutoRenewable ? .int(expiresDate.milliseconds) : nil),
             ("quantity", .int(1)),
-            ("type", .string("Auto-Renewable Subscription")),
+            ("type", .string(type)),
             ("appAccountToken", appAccountToken.map(Value.string)),
             ("inAppOwnershipType", .string(ownership)),
             ("signedDate", .int(signedDate.milliseconds)),
             ("revocationReason", revocationReason.map { .int(Int64($0)) }),
             ("revocationDate", revocationDate.map { .int($0.milliseconds) }),
             ("revocationType", revocationDate == nil ? nil : .string(revocationType ?? "REFUND_FULL")),
-            ("environment", .string("Production")),
+            ("environment", .string(environment)),
             ("transactionReason", .string(isRenewal ? "RENEWAL" : "PURCHASE")),
             ("storefront", .string("USA")),
             ("storefrontId", .string("143441")),
@@ -184,6 +188,8 @@ struct WireTransaction {
             ("currency", .string("USD")),
         ])
     }
+
+    private var isAutoRenewable: Bool { type == "Auto-Renewable Subscription" }
 }
 
 private typealias Value = Wire.Value

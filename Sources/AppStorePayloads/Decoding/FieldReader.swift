@@ -138,10 +138,7 @@ struct FieldReader {
 
     func environment(_ key: String) throws(PayloadError) -> StoreEnvironment? {
         guard let text = try string(key) else { return nil }
-        guard let environment = StoreEnvironment(wire: text) else {
-            throw mismatch(key, expected: "Production, Sandbox, Xcode or LocalTesting", found: .string(text))
-        }
-        return environment
+        return StoreEnvironment(wire: text)
     }
 
     // MARK: - v1 (everything is a string)

@@ -19,8 +19,12 @@ struct ServerAPIDecoder {
                 var transaction: TransactionFact?
                 if let t = try parts.object(last, "signedTransactionInfo") {
                     try app.add(transaction: t)
-                    transaction = try SignedParts.transaction(t, environment: environment)
-                    facts.transactions.append(transaction!)
+                    if try SignedParts.isSubscription(t) {
+                        transaction = try SignedParts.transaction(t, environment: environment)
+                        facts.transactions.append(transaction!)
+                    } else {
+                        facts.nonSubscriptionTransactions += 1
+                    }
                 }
                 if let r = try parts.object(last, "signedRenewalInfo") {
                     try app.add(renewal: r)
@@ -54,6 +58,10 @@ struct ServerAPIDecoder {
             }
             let t = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
             try app.add(transaction: t)
+            guard try SignedParts.isSubscription(t) else {
+                facts.nonSubscriptionTransactions += 1
+                continue
+            }
             facts.transactions.append(try SignedParts.transaction(t, environment: environment))
         }
         facts.app = app.identity
@@ -66,8 +74,12 @@ struct ServerAPIDecoder {
         let t = try SignedParts.verified(jws, path: path, verifier: parts.verifier)
         var app = SignedApp()
         try app.add(transaction: t)
-        var facts = DocumentFacts(
-            format: .transactionInfo, transactions: [try SignedParts.transaction(t, environment: .production)])
+        var facts = DocumentFacts(format: .transactionInfo)
+        if try SignedParts.isSubscription(t) {
+            facts.transactions = [try SignedParts.transaction(t, environment: .production)]
+        } else {
+            facts.nonSubscriptionTransactions = 1
+        }
         facts.app = app.identity
         return facts
     }
@@ -97,6 +109,7 @@ struct ServerAPIDecoder {
             facts.notifications += one.facts.notifications
             facts.transactions += one.facts.transactions
             facts.renewals += one.facts.renewals
+            facts.nonSubscriptionTransactions += one.facts.nonSubscriptionTransactions
         }
         facts.app = app.identity
         return facts

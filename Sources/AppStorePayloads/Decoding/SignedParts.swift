@@ -59,6 +59,18 @@ struct SignedParts {
 
     // MARK: - Decoded payloads
 
+    /// Apple's `type` of an auto-renewable subscription's transactions.
+    static let autoRenewableType = "Auto-Renewable Subscription"
+
+    /// Whether a `JWSTransactionDecodedPayload` is an auto-renewable subscription's: its `type`
+    /// says so, or it has none (older payloads). A `Consumable`, `Non-Consumable` or
+    /// `Non-Renewing Subscription` transaction makes no subscription: its document is archived,
+    /// the transaction kept aside (docs/metrics.md, "Non-subscription transactions").
+    static func isSubscription(_ t: FieldReader) throws(PayloadError) -> Bool {
+        guard let type = try t.string("type") else { return true }
+        return type == autoRenewableType
+    }
+
     /// `JWSTransactionDecodedPayload`. Dates are integer or fractional milliseconds, `price` is
     /// in milliunits.
     static func transaction(_ t: FieldReader, environment fallback: StoreEnvironment) throws(PayloadError) -> TransactionFact {

@@ -54,11 +54,16 @@ struct V2NotificationDecoder {
         var transaction: TransactionFact?
         var renewal: RenewalFact?
         var status: Int?
+        var nonSubscriptionTransactions = 0
         if let data {
             status = try data.int("status")
             if let t = try parts.object(data, "signedTransactionInfo") {
                 try app.add(transaction: t)
-                transaction = try SignedParts.transaction(t, environment: env)
+                if try SignedParts.isSubscription(t) {
+                    transaction = try SignedParts.transaction(t, environment: env)
+                } else {
+                    nonSubscriptionTransactions = 1
+                }
             }
             if let r = try parts.object(data, "signedRenewalInfo") {
                 try app.add(renewal: r)
@@ -95,6 +100,7 @@ struct V2NotificationDecoder {
             format: .v2Notification, notifications: [notification],
             transactions: transaction.map { [$0] } ?? [],
             renewals: renewal.map { [$0] } ?? [])
+        facts.nonSubscriptionTransactions = nonSubscriptionTransactions
         facts.app = app.identity
         return (facts, app)
     }
