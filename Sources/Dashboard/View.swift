@@ -190,13 +190,15 @@ private let subscriberColumns: [Table.Column] = [
     .init("Fam", width: .fixed(3)), .init("Env", width: .fixed(3)),
 ]
 
-/// The Env column: blank for production (most rows), a short name for test purchases.
+/// The Env column: blank for production (most rows), a short name for test purchases, `?` for an
+/// environment Apple does not document.
 private func environmentText(_ environment: StoreEnvironment) -> String {
     switch environment {
     case .production: ""
     case .sandbox: "sbx"
     case .xcode: "xcd"
     case .localTesting: "loc"
+    default: "?"
     }
 }
 
