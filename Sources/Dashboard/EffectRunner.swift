@@ -140,18 +140,16 @@ public final class EffectRunner: Sendable {
                 return .loadedStatesEvents(try StatesEventsFigures.load(analytics, asOf: asOf, month: month, scope: scope))
             case .loadOffers(let asOf, let scope):
                 return .loadedOffers(
-                    OfferBoard(
-                        asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope),
-                        flags: try analytics.database.flags()))
+                    try offerBoard(asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, scope: scope, emails: true)))
             case .loadOffersFirst(let asOf, let scope, let list, let limit):
                 var first: [EligibleSubscriber] = []
                 if case .eligible(let kind) = list {
-                    first = try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, limit: limit)
+                    first = try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, limit: limit, emails: true)
                 }
-                let board = OfferBoard(asOf: asOf, eligible: first, flags: try analytics.database.flags())
+                let board = try offerBoard(asOf: asOf, eligible: first)
                 return .loadedOffersFirst(board, scope: scope)
             case .loadOfferLists(let kinds, let asOf, let scope):
-                let rows = try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope)
+                let rows = try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope, emails: true)
                 return .loadedOfferLists(kinds, asOf: asOf, scope: scope, rows)
             case .loadMoney(let asOf, let scope):
                 return .loadedMoney(try MoneyFigures.loadNow(analytics, asOf: asOf, scope: scope))
@@ -188,9 +186,11 @@ public final class EffectRunner: Sendable {
             case .exportOffers(let stem, let kind, let asOf, let scope, let flags, let filter, let sort):
                 let list = OfferList.eligible(kind)
                 let board = OfferBoard(
-                    asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope), flags: flags)
+                    asOf: asOf, eligible: try analytics.eligibility(asOf: asOf, offers: [kind], scope: scope, emails: true),
+                    flags: flags)
                 let rows = try withCustomers(
-                    OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.cells(for: list) }, idColumn: 0
+                    OffersPane.rows(board: board, list: list, filter: filter, sort: sort).map { $0.exportCells(for: list) },
+                    idColumn: 0
                 )
                 guard !rows.isEmpty else { return .exported(path: nil, rows: 0) }
                 let path = try Self.writeNewFile(
@@ -229,6 +229,14 @@ public final class EffectRunner: Sendable {
     }
 
     /// `rows` with the user id, email and appAccountToken of the subscription in `idColumn` added.
+    /// Pane 5's board: `eligible`, with the flags and the emails of the flagged subscriptions.
+    private func offerBoard(asOf: Instant, eligible: [EligibleSubscriber]) throws -> OfferBoard {
+        let flags = try analytics.database.flags()
+        return OfferBoard(
+            asOf: asOf, eligible: eligible, flags: flags, flagEmails: try analytics.emails(of: flags.map(\.originalTransactionId))
+        )
+    }
+
     private func withCustomers(_ rows: [[String]], idColumn: Int) throws -> [[String]] {
         try rows.map { row in
             guard row.indices.contains(idColumn) else { return row + ["", "", ""] }

@@ -8,11 +8,14 @@ public struct OfferBoard: Equatable, Sendable {
     public var asOf: Instant
     public var eligible: [EligibleSubscriber]
     public var flags: [OfferFlag]
+    /// The customer's email of each flagged subscription that has one.
+    public var flagEmails: [String: String]
 
-    public init(asOf: Instant, eligible: [EligibleSubscriber], flags: [OfferFlag]) {
+    public init(asOf: Instant, eligible: [EligibleSubscriber], flags: [OfferFlag], flagEmails: [String: String] = [:]) {
         self.asOf = asOf
         self.eligible = eligible
         self.flags = flags
+        self.flagEmails = flagEmails
     }
 }
 
@@ -65,12 +68,13 @@ public enum OfferList: Hashable, Sendable, CaseIterable {
 
     public var columns: [String] {
         switch self {
-        case .eligible: ["Subscription", "Product", "Why", "Flags"]
-        case .flagged: ["Subscription", "Offers", "Operator", "Flagged at", "Note"]
+        case .eligible: ["Subscription", "Email", "Product", "Why", "Flags"]
+        case .flagged: ["Subscription", "Email", "Offers", "Operator", "Flagged at", "Note"]
         }
     }
 
-    /// The exported file's header: the columns in camelCase.
+    /// The exported file's header: the columns in camelCase, but the email, which comes with the
+    /// customer's other ids last in every export (``OfferRow/exportCells(for:)``).
     public var csvHeader: [String] {
         switch self {
         case .eligible: ["originalTransactionId", "productId", "why", "flags"]
@@ -82,6 +86,8 @@ public enum OfferList: Hashable, Sendable, CaseIterable {
 /// One row of an offer list: a subscription, why it is there and its current flags.
 public struct OfferRow: Hashable, Sendable {
     public var id: String
+    /// The customer's email (who the offer would go to).
+    public var email: String?
     public var productId: String
     /// Why it is eligible, or the flag's note.
     public var detail: String
@@ -95,9 +101,17 @@ public struct OfferRow: Hashable, Sendable {
     public func cells(for list: OfferList) -> [String] {
         let offers = flags.map(\.rawValue).joined(separator: " ")
         switch list {
-        case .eligible: return [id, productId, detail, offers]
-        case .flagged: return [id, offers, flaggedBy ?? "", flaggedAt?.iso8601 ?? "", detail]
+        case .eligible: return [id, email ?? "", productId, detail, offers]
+        case .flagged: return [id, email ?? "", offers, flaggedBy ?? "", flaggedAt?.iso8601 ?? "", detail]
         }
+    }
+
+    /// The cells for `list`'s ``OfferList/csvHeader``: as shown, less the email (an export adds
+    /// the customer's ids and email last, as every export does).
+    public func exportCells(for list: OfferList) -> [String] {
+        var cells = cells(for: list)
+        cells.remove(at: 1)
+        return cells
     }
 }
 
@@ -181,7 +195,7 @@ public struct OffersPane: Equatable, Sendable {
         case .eligible(let kind):
             rows = board.eligible.filter { $0.offer == kind }.map {
                 OfferRow(
-                    id: $0.originalTransactionId, productId: $0.productId, detail: $0.detail,
+                    id: $0.originalTransactionId, email: $0.email, productId: $0.productId, detail: $0.detail,
                     flags: kinds($0.originalTransactionId))
             }
         case .flagged:
@@ -192,7 +206,8 @@ public struct OffersPane: Equatable, Sendable {
                 let notes = (flagsById[flag.originalTransactionId] ?? []).compactMap(\.note)
                 rows.append(
                     OfferRow(
-                        id: flag.originalTransactionId, productId: "", detail: notes.joined(separator: "; "),
+                        id: flag.originalTransactionId, email: board.flagEmails[flag.originalTransactionId], productId: "",
+                        detail: notes.joined(separator: "; "),
                         flags: kinds(flag.originalTransactionId), flaggedBy: flag.operatorName, flaggedAt: flag.at))
             }
         }

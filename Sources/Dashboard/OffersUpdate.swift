@@ -243,5 +243,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
         state.notice = "nothing to export: the list is empty (no file written)"
         return []
     }
-    return [.exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.cells(for: list) }, idColumn: 0)]
+    return [
+        .exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.exportCells(for: list) }, idColumn: 0)
+    ]
 }

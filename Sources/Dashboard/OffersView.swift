@@ -40,26 +40,47 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
         placeholder(text, in: listArea, buffer: &buffer, palette: palette)
         return
     }
-    let rows = pane.shown.map { row in
+    var rows = pane.shown.map { row in
         Table.Row(row.cells(for: pane.list).map(clean), isMarked: pane.marks.contains(row.id))
     }
     let visible = listArea.height - 1
     let offset = Table.scrollOffset(selected: pane.selected, offset: max(0, pane.selected - visible / 2), visibleRows: visible)
     // Columns sized by the rows on screen: the widest gives way first (product ids keep their end,
-    // the subscription id is never cut); what is left over goes to the last column.
+    // the subscription id is never cut).
+    let emailColumn = 1
     let minimums =
         switch pane.list {
-        case .eligible: [17, 12, 12, 5]
-        case .flagged: [17, 6, 8, 20, 4]
+        case .eligible: [17, 5, 12, 12, 5]
+        case .flagged: [17, 5, 6, 8, 20, 4]
         }
     let titles = pane.list.columns
     let onScreen = rows.dropFirst(offset).prefix(max(0, visible))
-    let wanted = titles.indices.map { column in
+    var wanted = titles.indices.map { column in
         max(titles[column].displayWidth, onScreen.map { $0.cells[column].displayWidth }.max() ?? 0)
     }
-    let widths: [Constraint] = Table.contentWidths(
-        wanted: wanted, minimums: minimums, grow: titles.indices.map { $0 == titles.count - 1 }, in: listArea.width - 1
-    ).map { .fixed($0) }
+    // The email asks for its local part ("customer0009@…", up to 20 columns) and gets the room the
+    // other columns leave, up to its whole width: they are whole before it is. What is left over
+    // then goes to the last column.
+    let wholeEmail = wanted[emailColumn]
+    let localParts = onScreen.map { row in
+        let email = row.cells[emailColumn]
+        return email.firstIndex(of: "@").map { String(email[...$0]).displayWidth + 1 } ?? email.displayWidth
+    }
+    wanted[emailColumn] = min(wholeEmail, max(titles[emailColumn].displayWidth, min(20, localParts.max() ?? 0)))
+    var floors = minimums
+    floors[emailColumn] = wanted[emailColumn]
+    var fixedWidths = Table.contentWidths(
+        wanted: wanted, minimums: floors, grow: titles.indices.map { $0 == emailColumn }, in: listArea.width - 1)
+    let excess = fixedWidths[emailColumn] - max(wholeEmail, floors[emailColumn])
+    if excess > 0 {
+        fixedWidths[emailColumn] -= excess
+        fixedWidths[titles.count - 1] += excess
+    }
+    let widths: [Constraint] = fixedWidths.map { .fixed($0) }
+    // An email keeps its local part, what tells customers apart ("customer0009@ex…").
+    for index in rows.indices.dropFirst(offset).prefix(max(0, visible)) {
+        rows[index].cells[emailColumn] = rows[index].cells[emailColumn].truncatedEmail(toWidth: fixedWidths[emailColumn])
+    }
     let columns = zip(titles, widths).map { Table.Column($0, width: $1, keepsEnd: $0 == "Product") }
     Table(
         columns: columns, rows: rows, selected: pane.selected, offset: offset,

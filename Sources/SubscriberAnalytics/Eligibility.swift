@@ -9,6 +9,9 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     public var productId: String
     /// Why, in a few words: "ended voluntary 2025-03-02", "auto-renew off", "14 paid periods"…
     public var detail: String
+    /// The customer's email (the one pane 1 shows), when asked for and known: who the operator
+    /// would make the offer to. Not part of `report eligibility`'s output.
+    public var email: String? = nil
 }
 
 /// The windows and thresholds of the offer rules (docs/metrics.md "Offer eligibility").
@@ -38,18 +41,20 @@ extension SubscriberAnalytics {
     /// reasons) are shared, so a million-subscriber list stays small in memory.
     public func eligibility(
         asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
-        limit: Int? = nil
+        limit: Int? = nil, emails: Bool = false
     ) throws -> [EligibleSubscriber] {
-        try eligibility(asOf: asOf, offers: offer.map { [$0] } ?? OfferFlagKind.allCases, scope: scope, limit: limit)
+        try eligibility(
+            asOf: asOf, offers: offer.map { [$0] } ?? OfferFlagKind.allCases, scope: scope, limit: limit, emails: emails)
     }
 
     /// The subscribers eligible for each of `offers` at `asOf`, sorted by offer (in `offers`' order)
     /// then id; `limit` keeps the first rows of each offer. Each offer's list is the one the call
     /// for every offer gives, so lists read a few offers at a time add up to it (the dashboard
-    /// streams them this way).
+    /// streams them this way). With `emails`, each row carries its customer's email, read for the
+    /// rows returned only (after `limit`), by primary key: the dashboard's Offers pane shows them.
     public func eligibility(
         asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
-        limit: Int? = nil
+        limit: Int? = nil, emails: Bool = false
     ) throws -> [EligibleSubscriber] {
         let wanted = Set(kinds)
         var byKind: [OfferFlagKind: [EligibleSubscriber]] = [:]
@@ -63,7 +68,7 @@ extension SubscriberAnalytics {
         // Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
         var purchased = scope
         purchased.ownership = .purchased
-        try database.readEligibility(asOf: asOf.milliseconds, scope: purchased.rows) { reads in
+        return try database.readEligibility(asOf: asOf.milliseconds, scope: purchased.rows) { reads in
             // Live segments: the segment covering as-of, in any state but `expired`.
             if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
                 try reads.forEachLiveSegment { row in
@@ -101,11 +106,28 @@ extension SubscriberAnalytics {
                         "\(row.failures) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
                 }
             }
+            var rows = kinds.flatMap { kind -> [EligibleSubscriber] in
+                let sorted = (byKind[kind] ?? []).sorted { $0.originalTransactionId < $1.originalTransactionId }
+                return limit.map { Array(sorted.prefix($0)) } ?? sorted
+            }
+            if emails {
+                // In the same read as the lists, in their id order (neighbouring pages of the
+                // index); a subscription on several lists is read once.
+                var seen: Set<String> = []
+                let ids = rows.map(\.originalTransactionId).filter { seen.insert($0).inserted }
+                let found = try reads.emails(of: ids)
+                for index in rows.indices { rows[index].email = found[rows[index].originalTransactionId] }
+            }
+            return rows
         }
-        return kinds.flatMap { kind -> [EligibleSubscriber] in
-            let sorted = (byKind[kind] ?? []).sorted { $0.originalTransactionId < $1.originalTransactionId }
-            return limit.map { Array(sorted.prefix($0)) } ?? sorted
-        }
+    }
+}
+
+extension SubscriberAnalytics {
+    /// The customer's email of each of `ids` that has one (the one pane 1 shows), read for those
+    /// ids only: the Offers pane's flagged list names who it flagged.
+    public func emails(of ids: [String]) throws -> [String: String] {
+        try database.emails(of: Array(Set(ids)))
     }
 }
 

@@ -9,7 +9,8 @@ import Testing
 
 /// As of 2025-03-10: 1000, 2000 and 3000 are active with auto-renew off (retention); 4000 ended
 /// voluntarily on 2025-02-01 (win-back); 5000 is active with auto-renew on (nothing); 6000 renews
-/// monthly since 2025-01-05 (the January cohort with 4000).
+/// monthly since 2025-01-05 (the January cohort with 4000). 2000's customer is known by a customers
+/// CSV (customer2000@example.com).
 func makeOffersRunner(exportDirectory: String = TemporaryDirectory.process.path) throws -> EffectRunner {
     var documents: [IncomingDocument] = []
     func add(_ facts: DocumentFacts) {
@@ -50,6 +51,10 @@ func makeOffersRunner(exportDirectory: String = TemporaryDirectory.process.path)
     period("6000", "2025-01-05", "2025-02-05")
     period("6001", "2025-02-05", "2025-03-05", original: "6000")
     period("6002", "2025-03-05", "2025-04-05", original: "6000")
+    add(
+        DocumentFacts(
+            format: .customersCSV,
+            customers: [CustomerFact(userId: "user-2000", email: "customer2000@example.com", originalTransactionId: "2000")]))
     let db = try AppDatabase.inMemory()
     try db.apply(documents)
     let stamp = Instant(parsing: "2025-03-11T09:30:00Z")!
@@ -98,7 +103,7 @@ func onRetention(_ runner: EffectRunner, readOnly: Bool = false) throws -> AppSt
 private let retentionExport = """
     originalTransactionId,productId,why,flags,userId,email,appAccountToken
     3000,pro.monthly,"auto-renew off, standard",,,,
-    2000,pro.monthly,"auto-renew off, standard",,,,
+    2000,pro.monthly,"auto-renew off, standard",,user-2000,customer2000@example.com,
     1000,pro.monthly,"auto-renew off, standard",,,,
 
     """
@@ -254,6 +259,30 @@ private let retentionExport = """
         #expect(header.distance(from: why.lowerBound, to: flags.lowerBound) == "auto-renew off, standard".count + 1, "\(header)")
     }
 
+    @Test func eligibleAndFlaggedRowsShowTheCustomersEmail() throws {
+        let runner = try makeOffersRunner()
+        var state = try onRetention(runner)
+        // Wide: the whole email beside its subscription; at 80 columns it keeps its local part.
+        let wide = screen(state, width: 160, height: 24)
+        #expect(wide.contains { $0.contains("Email") && $0.contains("Why") })
+        #expect(
+            wide.contains { $0.contains("2000") && $0.contains("customer2000@example.com") }, "\(wide.joined(separator: "\n"))")
+        let narrow = screen(state)
+        #expect(narrow.contains { $0.contains("2000") && $0.contains("customer2000@") }, "\(narrow.joined(separator: "\n"))")
+        // The filter finds a subscriber by email.
+        try press("/", state: &state, runner: runner)
+        type("customer2000", &state, runner: runner)
+        try press("enter", state: &state, runner: runner)
+        #expect(state.offers.shown.map(\.id) == ["2000"])
+        // Flagged, 2000 shows its email on the flagged list too.
+        try press("esc", "f", "enter", "<", "<", state: &state, runner: runner)
+        #expect(state.offers.list == .flagged && state.offers.shown.map(\.id) == ["2000"])
+        let flagged = screen(state, width: 160, height: 24)
+        #expect(
+            flagged.contains { $0.contains("2000") && $0.contains("customer2000@example.com") },
+            "\(flagged.joined(separator: "\n"))")
+    }
+
     @Test func flagActsOnTheMarkedRowsAndTheDialogCanChangeTheOffer() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
@@ -339,13 +368,13 @@ private let retentionExport = """
     @Test func sortSurvivesSwitchingToAListWithFewerColumns() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
-        try press("f", "enter", "<", "<", "l", "l", "l", "l", "[", state: &state, runner: runner)
-        #expect(state.offers.list == .flagged && state.offers.sort == OfferSort(column: 4, ascending: true))
+        try press("f", "enter", "<", "<", "l", "l", "l", "l", "l", "[", state: &state, runner: runner)
+        #expect(state.offers.list == .flagged && state.offers.sort == OfferSort(column: 5, ascending: true))
         try press(":", state: &state, runner: runner)
         type("offers retention", &state, runner: runner)
         try press("enter", state: &state, runner: runner)
         #expect(state.offers.shown.map(\.id) == ["1000", "2000", "3000"])
-        #expect(state.offers.column == 3)
+        #expect(state.offers.column == 4)
     }
 
     @Test func gSequencesActOnEveryShownRow() throws {
@@ -404,7 +433,7 @@ private let retentionExport = """
         #expect(state.offers.marks == ["1000", "2000"])
         #expect(state.notice == "marked 2 rows whose Subscription matches /^[12]0/ · 2 marked")
         // In another column: the reason; `\` unmarks.
-        try press("l", "l", "\\", state: &state, runner: runner)
+        try press("l", "l", "l", "\\", state: &state, runner: runner)
         type("OFF, stand", &state, runner: runner)
         try press("enter", state: &state, runner: runner)
         #expect(state.offers.marks.isEmpty)
@@ -442,7 +471,8 @@ private let retentionExport = """
         #expect(
             try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) == [
                 "originalTransactionId,productId,state,paidPeriods,autoRenew,flags,environment,userId,email,appAccountToken",
-                "1000,pro.monthly,standard,1,off,0,Production,,,", "2000,pro.monthly,standard,1,off,0,Production,,,",
+                "1000,pro.monthly,standard,1,off,0,Production,,,",
+                "2000,pro.monthly,standard,1,off,0,Production,user-2000,customer2000@example.com,",
                 "3000,pro.monthly,standard,1,off,0,Production,,,", "5000,pro.monthly,standard,1,on,0,Production,,,",
                 "6000,pro.monthly,standard,3,on,0,Production,,,",
             ])

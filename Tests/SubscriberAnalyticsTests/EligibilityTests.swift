@@ -45,6 +45,11 @@ import Testing
         b.notification("S1", "DID_FAIL_TO_RENEW", at: "2025-06-20", transaction: "S1-0")
         // Nothing: a plain active subscriber.
         b.period("N1", "N1-0", "2025-06-05", "2025-07-05")
+        // L1's customer, from a customers CSV.
+        b.add(
+            DocumentFacts(
+                format: .customersCSV,
+                customers: [CustomerFact(userId: "user-l1", email: "loyal.one@example.com", originalTransactionId: "L1")]))
         return try b.build()
     }
 
@@ -65,6 +70,23 @@ import Testing
         #expect(reasons["upgrade U1"] == "7 paid periods of 30 days")
         #expect(reasons["loyalty L1"] == "13 paid periods, auto-renew on")
         #expect(reasons["service S1"] == "in billingRetry")
+    }
+
+    /// Asked for, each row carries its customer's email (read for the rows returned, after the
+    /// limit); not asked for (`report eligibility`), none does.
+    @Test func emailsComeWhenAskedFor() throws {
+        let analytics = try Self.store()
+        let withEmails = try analytics.eligibility(asOf: Self.asOf, emails: true)
+        #expect(
+            withEmails.filter { $0.email != nil }.map { "\($0.offer.rawValue) \($0.email ?? "")" } == [
+                "upgrade loyal.one@example.com", "loyalty loyal.one@example.com",
+            ])
+        #expect(try analytics.eligibility(asOf: Self.asOf).allSatisfy { $0.email == nil })
+        #expect(
+            try analytics.eligibility(asOf: Self.asOf, offer: .upgrade, limit: 1, emails: true).map(\.email) == [
+                "loyal.one@example.com"
+            ])
+        #expect(try analytics.emails(of: ["L1", "U1", "L1"]) == ["L1": "loyal.one@example.com"])
     }
 
     @Test func oneOfferAndAProduct() throws {

@@ -123,11 +123,38 @@ public struct EligibilityReads {
         ).fetchCursor(db)
         while let row = try cursor.next() { try body(row) }
     }
+
+    /// The email of each of `ids` that has one (``AppDatabase/emails(of:)``), in this read.
+    public func emails(of ids: [String]) throws -> [String: String] { try AppDatabase.emails(db, of: ids) }
 }
 
 extension AppDatabase {
     /// Runs `body` with the eligibility reads at `asOf`, all in one read transaction.
     public func readEligibility<T>(asOf: Int64, scope: RowScope, _ body: (EligibilityReads) throws -> T) throws -> T {
         try writer.read { db in try body(EligibilityReads(db: db, asOf: asOf, scope: scope)) }
+    }
+
+    /// The email of each of `ids` that has one: the customer pane 1 shows for the subscription
+    /// (`subscriberSearch`), read by primary key a batch at a time, so it costs the rows asked for
+    /// whatever the store's size.
+    public func emails(of ids: [String]) throws -> [String: String] {
+        try writer.read { db in try Self.emails(db, of: ids) }
+    }
+
+    static func emails(_ db: Database, of ids: [String]) throws -> [String: String] {
+        var emails: [String: String] = [:]
+        let batchSize = 500
+        for start in stride(from: 0, to: ids.count, by: batchSize) {
+            let batch = Array(ids[start..<min(ids.count, start + batchSize)])
+            let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT originalTransactionId, email FROM subscriberSearch
+                    WHERE originalTransactionId IN (\(marks)) AND email IS NOT NULL
+                    """, arguments: StatementArguments(batch))
+            while let row = try rows.next() { emails[row[0]] = row[1] }
+        }
+        return emails
     }
 }
