@@ -47,7 +47,6 @@ import Testing
         // Each answer: the head at once, then a space every 100 ms for a minute, well inside any
         // read timeout.
         for _ in 0..<4 { fake.script(.stream(chunk: " ", count: 600, interval: .milliseconds(100))) }
-        let started = ContinuousClock.now
         await #expect(throws: AppStoreAPIError("GET /inApps/v1/subscriptions/1000: timed out (after 4 attempts)")) {
             try await fake.serve { base in
                 let client = AppStoreServerClient(
@@ -57,11 +56,11 @@ import Testing
             }
         }
         // Each attempt was cut at its 2 s, long before its minute of trickle ended: of the 600
-        // chunks each answer would send, few were sent (fewer still on a loaded machine, whose
-        // timers fire late, so this holds wherever the test runs; the time taken does not).
+        // chunks each answer would send, few were sent. Asserted by chunks, not by the time taken:
+        // in a full parallel run on two cores the test's own tasks wait for the cooperative pool
+        // long enough (over 300 s once) to make any bound on time fail, while fewer chunks are sent,
+        // not more, when the machine is loaded.
         #expect(fake.streamedChunks < 4 * 300, "each attempt ended before half its body: \(fake.streamedChunks) chunks sent")
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(200), "4 attempts of 2 s each, not 4 minutes: took \(elapsed)")
         #expect(fake.requests.count == 4)
         #expect(waits.all.count == 3)
     }
