@@ -40,7 +40,7 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
             id: row["originalTransactionId"], productId: row["productId"], state: row["state"], paidPeriods: row["paidPeriods"],
             autoRenew: row["autoRenew"], flagCount: row["flagCount"], userId: row["userId"], email: row["email"],
             ownership: Ownership(rawValue: row["ownership"]) ?? .purchased,
-            environment: StoreEnvironment(rawValue: row["environment"] ?? "") ?? .production,
+            environment: (row["environment"] as String?).map(StoreEnvironment.init(rawValue:)) ?? .production,
             appAccountToken: (row["appAccountToken"] as String?).flatMap { $0.isEmpty ? nil : $0 })
     }
 }
