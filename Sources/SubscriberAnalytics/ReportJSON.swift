@@ -123,6 +123,7 @@ public enum ReportJSON {
                 x["currency"] = m.price == nil ? .null : opt(m.currency)
                 x["refundAmount"] = m.refundAmount.map(amount) ?? .null
                 x["upgradeCredit"] = m.upgradeCredit.map(amount) ?? .null
+                renewalDetails(period: p.transactionId, r, &x)
                 return .object(x)
             })
         o["events"] = .array(
@@ -146,7 +147,27 @@ public enum ReportJSON {
         for currency in r.paid.keys.sorted() { paid[currency] = amount(r.paid[currency]!) }
         o["paid"] = .object(paid)
         o["paidServiceDays"] = .int(r.paidServiceDays)
+        renewalDetails(r, &o)
         return JSONValue.object(o).text
+    }
+
+    /// `renewalPrice` (currency units) and `renewalCurrency`, `eligibleWinBackOfferIds`,
+    /// `appTransactionId` and `appTransactionSubscriptions` (every subscription sharing it, this
+    /// one included; empty when unknown).
+    static func renewalDetails(_ r: SubscriberReport, _ o: inout JSONObject) {
+        let d = r.renewal
+        o["renewalPrice"] = d.renewalPrice.map(amount) ?? .null
+        o["renewalCurrency"] = d.renewalPrice == nil ? .null : d.renewalCurrency.map(JSONValue.string) ?? .null
+        o["eligibleWinBackOfferIds"] = .array(d.eligibleWinBackOfferIds.map(JSONValue.string))
+        o["appTransactionId"] = d.appTransactionId.map(JSONValue.string) ?? .null
+        o["appTransactionSubscriptions"] = .array(d.sameAccount.map(JSONValue.string))
+    }
+
+    /// A period's `offerPeriod` (ISO 8601) and `transactionReason` (`PURCHASE`/`RENEWAL`), null when unknown.
+    static func renewalDetails(period transactionId: String, _ r: SubscriberReport, _ x: inout JSONObject) {
+        let detail = r.renewal.periods[transactionId]
+        x["offerPeriod"] = detail?.offerPeriod.map(JSONValue.string) ?? .null
+        x["transactionReason"] = detail?.transactionReason.map(JSONValue.string) ?? .null
     }
 
     /// An amount in currency units (milliunits / 1000).
@@ -174,6 +195,10 @@ public enum ReportJSON {
             JSONValue.writeString(r.productId, to: &out)
             out += ",\"detail\":"
             JSONValue.writeString(r.detail, to: &out)
+            if r.offer == .winBackOffer {
+                out += ",\"appleOfferIds\":"
+                JSONValue.array(r.appleOfferIds.map(JSONValue.string)).write(to: &out)
+            }
             out += "}"
         }
         out += "]}"
