@@ -106,5 +106,11 @@ private func screen(_ state: AppState, width: Int, height: Int) -> [String] {
                 $0.hasPrefix("│ 8300") && $0.contains("ended voluntary 2025-01-01 · Apple offers winback.half, winback.month")
             },
             "\(lines.joined(separator: "\n"))")
+        // Flagging it for win-back names the offer Apple will present.
+        try keys("f", state: &state, runner: runner)
+        let dialog = screen(state, width: 160, height: 24)
+        #expect(
+            dialog.contains { $0.contains("Apple will present winback.half (then winback.month).") },
+            "\(dialog.joined(separator: "\n"))")
     }
 }
