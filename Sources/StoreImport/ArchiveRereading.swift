@@ -15,6 +15,33 @@ public enum ArchiveRereading {
         }
     }
 
-    /// Makes every store this process opens read its queued archive documents.
-    public static func install() { AppDatabase.archiveDecoder = decoder }
+    /// Makes every store this process opens read its queued archive documents; `say` gets a line
+    /// when the reading starts and every `every` documents (it takes a while on a large store, once).
+    public static func install(every: Int = 10_000, say: (@Sendable (String) -> Void)? = nil) {
+        guard let say else {
+            AppDatabase.archiveDecoder = decoder
+            return
+        }
+        let count = Counter()
+        AppDatabase.archiveDecoder = { data in
+            let n = count.next()
+            if n == 1 {
+                say("reading the store's archive again to fill in what this version keeps (once, after an upgrade)…")
+            } else if n % every == 0 {
+                say("read \(n) archived documents again…")
+            }
+            return try decoder(data)
+        }
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func next() -> Int {
+            lock.withLock {
+                n += 1
+                return n
+            }
+        }
+    }
 }
