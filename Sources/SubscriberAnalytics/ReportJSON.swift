@@ -123,7 +123,6 @@ public enum ReportJSON {
                 x["currency"] = m.price == nil ? .null : opt(m.currency)
                 x["refundAmount"] = m.refundAmount.map(amount) ?? .null
                 x["upgradeCredit"] = m.upgradeCredit.map(amount) ?? .null
-                renewalDetails(period: p.transactionId, r, &x)
                 return .object(x)
             })
         o["events"] = .array(
@@ -161,13 +160,6 @@ public enum ReportJSON {
         o["eligibleWinBackOfferIds"] = .array(d.eligibleWinBackOfferIds.map(JSONValue.string))
         o["appTransactionId"] = d.appTransactionId.map(JSONValue.string) ?? .null
         o["appTransactionSubscriptions"] = .array(d.sameAccount.map(JSONValue.string))
-    }
-
-    /// A period's `offerPeriod` (ISO 8601) and `transactionReason` (`PURCHASE`/`RENEWAL`), null when unknown.
-    static func renewalDetails(period transactionId: String, _ r: SubscriberReport, _ x: inout JSONObject) {
-        let detail = r.renewal.periods[transactionId]
-        x["offerPeriod"] = detail?.offerPeriod.map(JSONValue.string) ?? .null
-        x["transactionReason"] = detail?.transactionReason.map(JSONValue.string) ?? .null
     }
 
     /// An amount in currency units (milliunits / 1000).

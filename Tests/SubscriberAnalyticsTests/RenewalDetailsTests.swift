@@ -103,7 +103,6 @@ import Testing
             #""renewalPrice":9.99"#, #""renewalCurrency":"USD""#, #""eligibleWinBackOfferIds":[]"#,
             #""appTransactionId":"704000000000001""#,
             #""appTransactionSubscriptions":["6000000000000001","6000000000000101"]"#,
-            #""offerPeriod":null,"transactionReason":"PURCHASE""#, #""offerPeriod":null,"transactionReason":"RENEWAL""#,
         ] {
             #expect(json.contains(member), "no \(member) in \(json)")
         }
