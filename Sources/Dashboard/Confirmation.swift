@@ -27,6 +27,28 @@ public struct Confirmation: Equatable, Sendable {
         self.existing = existing.filter { Set(ids).contains($0.originalTransactionId) }
     }
 
+    /// Win-back: the offers Apple will present to each of `ids` that has a list, best first
+    /// (docs/metrics.md, "Renewal details from Apple").
+    public var appleOffers: [String: [String]] = [:]
+
+    /// "Apple will present winback.half (then winback.month).": what the customer will see, so a
+    /// flag can name the same offer; for several subscribers, how many have a list.
+    var appleOfferLines: [String] {
+        guard !clear, offer == .winBackOffer, !appleOffers.isEmpty else { return [] }
+        if ids.count == 1, let list = appleOffers[ids[0]], let best = list.first {
+            let rest = list.dropFirst().map(TextSanitizer.visible)
+            return [
+                "Apple will present \(TextSanitizer.visible(best))"
+                    + (rest.isEmpty ? "." : " (then \(rest.joined(separator: ", "))).")
+            ]
+        }
+        let counts = Dictionary(grouping: ids.compactMap { appleOffers[$0]?.first }, by: { $0 }).mapValues(\.count)
+        let listed = counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
+            "\(TextSanitizer.visible($0.key)) to \($0.value)"
+        }
+        return ["Apple will present " + listed.joined(separator: ", ") + " of them."]
+    }
+
     /// The flags of the chosen offer already on `ids`, oldest first.
     public var alreadyFlagged: [OfferFlag] {
         existing.filter { $0.offer == offer }.sorted { ($0.at, $0.originalTransactionId) < ($1.at, $1.originalTransactionId) }
@@ -66,6 +88,7 @@ public struct Confirmation: Equatable, Sendable {
         var lines = [question]
         if hidden > 0 { lines.append("(\(hidden) of them \(hidden == 1 ? "is" : "are") marked but not shown here)") }
         lines += alreadyLines
+        lines += appleOfferLines
         if let note { lines.append("Note: \(TextSanitizer.visible(note))") }
         let replaceKey = clear || alreadyFlagged.isEmpty ? "" : "r: \(replace ? "keep" : "replace") · "
         lines.append(

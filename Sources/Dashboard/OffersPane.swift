@@ -97,6 +97,12 @@ public struct OfferRow: Hashable, Sendable {
     public var flaggedBy: String?
     public var flaggedAt: Instant?
 
+    /// " · Apple offers winback.a, winback.b": the win-back offers Apple will present, best first,
+    /// beside why the row is eligible ("" when Apple lists none).
+    static func appleOffers(_ ids: [String]) -> String {
+        ids.isEmpty ? "" : " · Apple offers " + ids.joined(separator: ", ")
+    }
+
     /// The cells for `list`'s columns, as shown and as exported.
     public func cells(for list: OfferList) -> [String] {
         let offers = flags.map(\.rawValue).joined(separator: " ")
@@ -195,7 +201,8 @@ public struct OffersPane: Equatable, Sendable {
         case .eligible(let kind):
             rows = board.eligible.filter { $0.offer == kind }.map {
                 OfferRow(
-                    id: $0.originalTransactionId, email: $0.email, productId: $0.productId, detail: $0.detail,
+                    id: $0.originalTransactionId, email: $0.email, productId: $0.productId,
+                    detail: $0.detail + OfferRow.appleOffers($0.appleOfferIds),
                     flags: kinds($0.originalTransactionId))
             }
         case .flagged:

@@ -94,6 +94,17 @@ func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
 
 // MARK: - Flags
 
+/// Apple's win-back offers for `ids` on the eligible win-back list (docs/metrics.md, "Renewal
+/// details from Apple").
+func appleOffers(_ board: OfferBoard?, _ ids: [String]) -> [String: [String]] {
+    let wanted = Set(ids)
+    var found: [String: [String]] = [:]
+    for row in board?.eligible ?? [] where row.offer == .winBackOffer && wanted.contains(row.originalTransactionId) {
+        if !row.appleOfferIds.isEmpty { found[row.originalTransactionId] = row.appleOfferIds }
+    }
+    return found
+}
+
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     guard state.pane == .offers || state.pane == .subscribers || state.pane == .subscriber else { return [] }
@@ -130,6 +141,7 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     state.confirmation = Confirmation(
         offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
         existing: pane.board?.flags ?? [])
+    state.confirmation?.appleOffers = appleOffers(pane.board, ids)
     return []
 }
 

@@ -149,6 +149,7 @@ struct SubscriberHeader {
                     value: "\(r.unverifiedDocuments) unsigned document\(r.unverifiedDocuments == 1 ? "" : "s"), "
                         + "not applied to a signed subscription", role: .warning, ownRow: true))
         }
+        fields += SubscriberHeader.renewalFields(r)
         fields.append(Field(label: "Token", value: r.appAccountToken.map(clean) ?? "—"))
         let flags = r.flags.map { flag in
             "\(flag.offer.rawValue) by \(clean(flag.operatorName)) \(flag.at.isoDate)"
@@ -158,6 +159,26 @@ struct SubscriberHeader {
             Field(
                 label: "Flags", value: flags.isEmpty ? "none" : flags.joined(separator: " · "),
                 role: flags.isEmpty ? .muted : .accent))
+        return fields
+    }
+
+    /// Apple's renewal details (docs/metrics.md, "Renewal details from Apple"), in the words
+    /// `report subscriber` uses; none when Apple gave none.
+    static func renewalFields(_ r: SubscriberReport) -> [Field] {
+        var fields: [Field] = []
+        if let next = RenewalText.nextCharge(r) {
+            fields.append(Field(label: "Renewal", value: clean(next), ownRow: true))
+        }
+        if !r.renewal.eligibleWinBackOfferIds.isEmpty {
+            fields.append(
+                Field(
+                    label: "Win-back",
+                    value: "Apple offers " + r.renewal.eligibleWinBackOfferIds.map(clean).joined(separator: ", "),
+                    role: .accent, ownRow: true))
+        }
+        if let account = RenewalText.appleAccount(r) {
+            fields.append(Field(label: "Account", value: clean(account), ownRow: true))
+        }
         return fields
     }
 
@@ -304,6 +325,14 @@ private func renderTimelineBar(_ report: SubscriberReport, in area: Rect, buffer
 
 // MARK: - Periods and events
 
+/// "  1 month offer, by Apple": the offer's length and who started the period under the cursor,
+/// when Apple says (after the list's position).
+func periodDetail(_ report: SubscriberReport, row: Int) -> String? {
+    guard report.timeline.periods.indices.contains(row) else { return nil }
+    let detail = RenewalText.period(report.renewal.periods[report.timeline.periods[row].transactionId])
+    return detail.isEmpty ? nil : "  " + clean(detail)
+}
+
 /// The periods above the events, both oldest first (as `report subscriber` lists them), each with a title that gives the
 /// cursor's position; the focused list gets two thirds of the rows, the other at least one row.
 private func renderLists(
@@ -363,7 +392,8 @@ private func renderLists(
     if priced { periodColumns.append(.init("Price, returned", width: .fill(), alignment: .right)) }
     renderList(
         title: "Periods", focused: pane.focus == .periods, cursor: pane.shownPeriodRow, columns: periodColumns,
-        rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette)
+        rows: periodRows, in: periodsArea, buffer: &buffer, palette: palette,
+        note: periodDetail(report, row: pane.shownPeriodRow))
 
     let eventRows = report.events.map { event in
         Table.Row([
@@ -384,14 +414,17 @@ private func renderLists(
 /// the cursor is highlighted only in the focused list.
 private func renderList(
     title: String, focused: Bool, cursor: Int, columns: [Table.Column], rows: [Table.Row],
-    in area: Rect, buffer: inout Buffer, palette: Palette
+    in area: Rect, buffer: inout Buffer, palette: Palette, note: String? = nil
 ) {
     guard area.height >= 2 else { return }
     let position = rows.isEmpty ? "none" : "\(cursor + 1)/\(rows.count)"
     let x = buffer.set(
         string: (focused ? "▸ " : "  ") + title + " ", at: Position(x: area.x, y: area.y),
         style: palette[focused ? .title : .muted])
-    buffer.set(string: position, at: Position(x: x, y: area.y), style: palette[focused ? .accent : .muted])
+    let end = buffer.set(string: position, at: Position(x: x, y: area.y), style: palette[focused ? .accent : .muted])
+    if let note {
+        _ = buffer.set(string: note, at: Position(x: end, y: area.y), style: palette[.muted], maxWidth: max(0, area.right - end))
+    }
     let tableArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
     let visible = max(1, tableArea.height - 1)
     let offset = Table.scrollOffset(selected: cursor, offset: 0, visibleRows: visible)

@@ -12,6 +12,9 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     /// The customer's email (the one pane 1 shows), when asked for and known: who the operator
     /// would make the offer to. Not part of `report eligibility`'s output.
     public var email: String? = nil
+    /// Win-back only: the offer ids Apple will present to this customer, best first (its latest
+    /// renewal info's `eligibleWinBackOfferIds`; empty when none).
+    public var appleOfferIds: [String] = []
 }
 
 /// The windows and thresholds of the offer rules (docs/metrics.md "Offer eligibility").
@@ -110,6 +113,7 @@ extension SubscriberAnalytics {
                 let sorted = (byKind[kind] ?? []).sorted { $0.originalTransactionId < $1.originalTransactionId }
                 return limit.map { Array(sorted.prefix($0)) } ?? sorted
             }
+            try Self.addAppleOfferIds(&rows, reads)
             if emails {
                 // In the same read as the lists, in their id order (neighbouring pages of the
                 // index); a subscription on several lists is read once.
@@ -124,6 +128,15 @@ extension SubscriberAnalytics {
 }
 
 extension SubscriberAnalytics {
+    /// Apple's win-back offer ids on each win-back row (docs/metrics.md, "Renewal details from
+    /// Apple"), read for the rows returned only.
+    static func addAppleOfferIds(_ rows: inout [EligibleSubscriber], _ reads: EligibilityReads) throws {
+        let winBack = rows.indices.filter { rows[$0].offer == .winBackOffer }
+        guard !winBack.isEmpty else { return }
+        let found = try reads.appleWinBackOfferIds(of: winBack.map { rows[$0].originalTransactionId })
+        for i in winBack { rows[i].appleOfferIds = found[rows[i].originalTransactionId] ?? [] }
+    }
+
     /// The customer's email of each of `ids` that has one (the one pane 1 shows), read for those
     /// ids only: the Offers pane's flagged list names who it flagged.
     public func emails(of ids: [String]) throws -> [String: String] {

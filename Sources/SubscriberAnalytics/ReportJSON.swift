@@ -146,7 +146,20 @@ public enum ReportJSON {
         for currency in r.paid.keys.sorted() { paid[currency] = amount(r.paid[currency]!) }
         o["paid"] = .object(paid)
         o["paidServiceDays"] = .int(r.paidServiceDays)
+        renewalDetails(r, &o)
         return JSONValue.object(o).text
+    }
+
+    /// `renewalPrice` (currency units) and `renewalCurrency`, `eligibleWinBackOfferIds`,
+    /// `appTransactionId` and `appTransactionSubscriptions` (every subscription sharing it, this
+    /// one included; empty when unknown).
+    static func renewalDetails(_ r: SubscriberReport, _ o: inout JSONObject) {
+        let d = r.renewal
+        o["renewalPrice"] = d.renewalPrice.map(amount) ?? .null
+        o["renewalCurrency"] = d.renewalPrice == nil ? .null : d.renewalCurrency.map(JSONValue.string) ?? .null
+        o["eligibleWinBackOfferIds"] = .array(d.eligibleWinBackOfferIds.map(JSONValue.string))
+        o["appTransactionId"] = d.appTransactionId.map(JSONValue.string) ?? .null
+        o["appTransactionSubscriptions"] = .array(d.sameAccount.map(JSONValue.string))
     }
 
     /// An amount in currency units (milliunits / 1000).
@@ -174,6 +187,10 @@ public enum ReportJSON {
             JSONValue.writeString(r.productId, to: &out)
             out += ",\"detail\":"
             JSONValue.writeString(r.detail, to: &out)
+            if r.offer == .winBackOffer {
+                out += ",\"appleOfferIds\":"
+                JSONValue.array(r.appleOfferIds.map(JSONValue.string)).write(to: &out)
+            }
             out += "}"
         }
         out += "]}"

@@ -52,6 +52,8 @@ public struct SubscriberReport: Sendable, Equatable {
     /// Unsigned documents about this subscription archived without being applied, because it
     /// has signed data ("unverified, not applied to a signed subscription").
     public var unverifiedDocuments = 0
+    /// Apple's renewal details at as-of (docs/metrics.md, "Renewal details from Apple").
+    public var renewal = RenewalDetails()
 }
 
 /// When a subscriber's access ends, as a support agent says it.
@@ -122,7 +124,8 @@ extension SubscriberAnalytics {
     }
 
     public func subscriber(originalTransactionId id: String, asOf: Instant) throws -> SubscriberReport {
-        let timeline = SubscriptionTimeline.derive(try database.facts(of: id))
+        let facts = try database.facts(of: id)
+        let timeline = SubscriptionTimeline.derive(facts)
         let money = timeline.money(priceTable: try database.priceTable())
         let customer = try database.customer(of: id)
         let latestPeriod = timeline.periods.last { $0.start <= asOf } ?? timeline.periods.first
@@ -163,6 +166,10 @@ extension SubscriberAnalytics {
         let runs = timeline.runs.filter { $0.start <= asOf }
         report.runs = runs.count
         report.paidPeriodsInAllRuns = runs.reduce(0) { $0 + $1.paidPeriods(asOf: asOf) }
+        report.renewal = RenewalDetails(facts: facts, asOf: asOf)
+        if let account = report.renewal.appTransactionId {
+            report.renewal.sameAccount = try database.subscriptions(sharingAppTransactionId: account)
+        }
         return report
     }
 }

@@ -21,6 +21,10 @@ public final class AppDatabase: Sendable {
             return try db.tableExists("grdb_migrations") ? try Self.migrator.appliedIdentifiers(db) : []
         }
         try Self.migrator.migrate(writer)
+        // Documents a migration queued to be read again from the archive, when this process can.
+        if let decode = Self.archiveDecoder, try writer.read(Self.hasPendingArchiveDocuments) {
+            try rereadArchive(decode: decode)
+        }
         // A migration that changes how subscriptions are derived marks them pending; they are
         // derived again here, once the schema is complete (the materialiser writes the latest
         // tables, which a migration in the middle of the list does not have yet).
@@ -95,10 +99,14 @@ public final class AppDatabase: Sendable {
                 throw StoreError("no store at \(path): run `subdash import` first, or pass --db PATH")
             }
             let reader = try readOnlyWriter(path: path, configuration: config, directoryWritable: directoryWritable)
-            let current = try reader.read { db in
+            let (migrated, archivePending) = try reader.read { db in
                 try refuseNewer(db, path: path)
-                return try migrator.hasCompletedMigrations(db)
+                let pending = archiveDecoder != nil ? try hasPendingArchiveDocuments(db) : false
+                return (try migrator.hasCompletedMigrations(db), pending)
             }
+            // Documents queued to be read again are read where the store can be written; elsewhere
+            // it is read as it is (their renewal details missing).
+            let current = migrated && !(archivePending && StoreFiles.canWrite(path: path))
             if !current {
                 // A store from an earlier version: brought up to date once (a write), then read as usual.
                 try reader.close()

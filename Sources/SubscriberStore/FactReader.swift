@@ -19,11 +19,12 @@ struct FactReader {
                 SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                        purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                        offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                       inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
+                       inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage,
+                       appTransactionId, offerPeriod, transactionReason
                 FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
                 """)
         try transactions.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.transactions.append(
+            var t =
                 TransactionFact(
                     transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
                     productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
@@ -37,16 +38,21 @@ struct FactReader {
                     environment: StoreEnvironment(rawValue: c.text(15)), price: c.optionalInt64(16),
                     currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
                     signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
-                    revocationPercentage: c.optionalInt(22)))
+                    revocationPercentage: c.optionalInt(22))
+            t.appTransactionId = c.optionalText(23)
+            t.offerPeriod = c.optionalText(24)
+            t.transactionReason = c.optionalText(25)
+            facts.transactions.append(t)
         }
         let renewals = try db.cachedStatement(
             sql: """
                 SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
-                       expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
+                       expirationIntent, priceIncreaseStatus, transactionId, environment, isV1,
+                       renewalPrice, renewalCurrency, eligibleWinBackOfferIds, appTransactionId, offerPeriod
                 FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
                 """)
         try renewals.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.renewals.append(
+            var r =
                 RenewalFact(
                     originalTransactionId: originalTransactionId, instant: Instant(milliseconds: c.int64(0)),
                     productId: c.optionalText(1), autoRenewProductId: c.optionalText(2), autoRenewStatus: c.optionalBool(3),
@@ -54,7 +60,13 @@ struct FactReader {
                     gracePeriodExpiresDate: c.optionalInt64(5).map(Instant.init(milliseconds:)),
                     expirationIntent: c.optionalInt(6),
                     priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
-                    environment: StoreEnvironment(rawValue: c.text(9)), isV1: c.bool(10)))
+                    environment: StoreEnvironment(rawValue: c.text(9)), isV1: c.bool(10))
+            r.renewalPrice = c.optionalInt64(11)
+            r.renewalCurrency = c.optionalText(12)
+            r.eligibleWinBackOfferIds = RenewalDetailColumns.offerIds(c.optionalText(13))
+            r.appTransactionId = c.optionalText(14)
+            r.offerPeriod = c.optionalText(15)
+            facts.renewals.append(r)
         }
         let notifications = try db.cachedStatement(
             sql: """

@@ -510,6 +510,7 @@ struct FactWriter {
         try writeTransactions(winners.facts.filter { written.insert($0.0.transactionId, rank: $0.1) })
         renewals.sort { ($0.0.originalTransactionId, $0.0.instant) < ($1.0.originalTransactionId, $1.0.instant) }
         try writeRenewals(renewals)
+        try writeRenewalDetails(winners.facts.map(\.0), renewals.map(\.0))
         let pending = try db.cachedStatement(sql: "INSERT INTO pendingSubscription VALUES (?) ON CONFLICT DO NOTHING")
         for id in touched.sorted() { try pending.run(db, id) }
         result.touchedSubscriptions = touched

@@ -922,6 +922,60 @@ extension AppDatabase {
                                     AND n.transactionId <> r.transactionId AND n.purchaseDate >= r.purchaseDate)
                     """)
         }
+        migrator.registerMigration("v23 renewal details") { db in
+            // What Apple tells about the next renewal and the purchase (docs/metrics.md, "Renewal
+            // details from Apple"), kept with their facts; the app download id is looked up by
+            // search, so both tables index it. Facts stored before have none: every applied signed
+            // document is queued to be read again from the archive (`rereadArchive`, which fills
+            // them in and marks the subscriptions it changed pending).
+            try db.execute(
+                sql: """
+                    ALTER TABLE "transaction" ADD COLUMN appTransactionId TEXT;
+                    ALTER TABLE "transaction" ADD COLUMN offerPeriod TEXT;
+                    ALTER TABLE "transaction" ADD COLUMN transactionReason TEXT;
+                    CREATE INDEX transaction_appTransactionId ON "transaction"(appTransactionId)
+                        WHERE appTransactionId IS NOT NULL;
+                    ALTER TABLE renewalFact ADD COLUMN renewalPrice INTEGER;
+                    ALTER TABLE renewalFact ADD COLUMN renewalCurrency TEXT;
+                    -- the ids one per line (an id holds no control character); '' an empty list
+                    ALTER TABLE renewalFact ADD COLUMN eligibleWinBackOfferIds TEXT;
+                    ALTER TABLE renewalFact ADD COLUMN appTransactionId TEXT;
+                    ALTER TABLE renewalFact ADD COLUMN offerPeriod TEXT;
+                    CREATE INDEX renewalFact_appTransactionId ON renewalFact(appTransactionId)
+                        WHERE appTransactionId IS NOT NULL;
+                    CREATE TABLE pendingArchiveDocument (sha256 TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO pendingArchiveDocument (sha256)
+                        SELECT sha256 FROM document
+                        WHERE outcome = 'applied' AND body IS NOT NULL
+                            AND format IN ('v2', 'statusResponse', 'transactionHistory', 'notificationHistory',
+                                           'transactionInfo', 'renewalInfo');
+                    """)
+        }
+        migrator.registerMigration("v24 no subscriptions from other product types") { db in
+            // A transaction whose `type` is not an auto-renewable subscription's makes no
+            // subscription (docs/metrics.md, "Non-subscription transactions"); stores made before
+            // may hold such transactions as facts, each a phantom "not started" subscription. The
+            // archive says which (`type` was not kept): every applied signed document is read
+            // again (`rereadArchive`), and the transactions it names as another type move here,
+            // out of the facts subscriptions are derived from, their subscriptions derived again.
+            try db.execute(
+                sql: """
+                    CREATE TABLE nonSubscriptionTransaction (
+                        transactionId TEXT PRIMARY KEY NOT NULL,
+                        originalTransactionId TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        purchaseDate INTEGER NOT NULL,
+                        environment TEXT NOT NULL,
+                        price INTEGER,
+                        currency TEXT
+                    ) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO pendingArchiveDocument (sha256)
+                        SELECT sha256 FROM document
+                        WHERE outcome = 'applied' AND body IS NOT NULL
+                            AND format IN ('v2', 'statusResponse', 'transactionHistory', 'notificationHistory',
+                                           'transactionInfo', 'renewalInfo');
+                    """)
+        }
         return migrator
     }
 

@@ -2,8 +2,9 @@ import GRDB
 
 extension AppDatabase {
     /// Every subscription (`originalTransactionId`) an id a support agent pasted can mean:
-    /// an originalTransactionId, a transactionId, a webOrderLineItemId, an appAccountToken,
-    /// a user id or an email (case-insensitive). Each path is an index lookup. Sorted.
+    /// an originalTransactionId, a transactionId, a webOrderLineItemId, an appAccountToken, an
+    /// appTransactionId (every subscription of that Apple Account), a user id or an email
+    /// (case-insensitive). Each path is an index lookup. Sorted.
     /// (CROSS JOIN keeps the customers as the outer loop: with no customers imported SQLite chose
     /// to scan every transaction instead — 1 s per lookup at 1,000,000 subscribers.)
     public func subscriptions(matching id: String) throws -> [String] {
@@ -19,6 +20,8 @@ extension AppDatabase {
             UNION SELECT originalTransactionId FROM "transaction" WHERE webOrderLineItemId = ?1
             UNION SELECT originalTransactionId FROM "transaction" WHERE appAccountToken = ?1
             UNION SELECT originalTransactionId FROM notification WHERE originalTransactionId = ?1
+            UNION SELECT originalTransactionId FROM "transaction" WHERE appTransactionId = ?1
+            UNION SELECT originalTransactionId FROM renewalFact WHERE appTransactionId = ?1
             UNION SELECT c.originalTransactionId FROM customer c
                   WHERE c.originalTransactionId <> '' AND (c.userId = ?1 OR c.email = ?1 COLLATE NOCASE OR c.appAccountToken = ?1)
             UNION SELECT t.originalTransactionId FROM customer c CROSS JOIN "transaction" t ON t.appAccountToken = c.appAccountToken

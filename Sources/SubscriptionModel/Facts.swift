@@ -32,6 +32,14 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public var storefront: String?
     /// v2 `revocationPercentage` in thousandths of a percent (50000 = 50 %), with `REFUND_PRORATED`.
     public var revocationPercentage: Int?
+    // Renewal details (docs/metrics.md, "Renewal details from Apple"): set after `init`, v2 only.
+    /// v2 `appTransactionId`: the app download behind the purchase, shared by every subscription
+    /// of one Apple Account in the app.
+    public var appTransactionId: String?
+    /// v2 `offerPeriod`, an ISO 8601 duration (`P1M`, `P3D`): the length of the offer.
+    public var offerPeriod: String?
+    /// v2 `transactionReason`: `PURCHASE` (the customer bought) or `RENEWAL` (Apple renewed).
+    public var transactionReason: String?
 
     public init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
@@ -111,6 +119,17 @@ public struct RenewalFact: Hashable, Sendable, Codable {
     public var environment: StoreEnvironment
     /// `true` for v1 facts: their auto-renew status is "as sent", not "as of the instant".
     public var isV1: Bool
+    // Renewal details (docs/metrics.md, "Renewal details from Apple"): set after `init`, v2 only.
+    /// v2 `renewalPrice` in milliunits of `renewalCurrency`: what the next renewal charges, offers included.
+    public var renewalPrice: Int64?
+    /// v2 `currency`, the currency of `renewalPrice`.
+    public var renewalCurrency: String?
+    /// v2 `eligibleWinBackOfferIds`, best first (nil when the fact does not carry the list).
+    public var eligibleWinBackOfferIds: [String]?
+    /// v2 `appTransactionId`.
+    public var appTransactionId: String?
+    /// v2 `offerPeriod` of the offer the next renewal applies.
+    public var offerPeriod: String?
 
     public init(
         originalTransactionId: String, instant: Instant, productId: String? = nil,
@@ -207,6 +226,9 @@ public struct DocumentFacts: Hashable, Sendable, Codable {
     /// non-consumables, non-renewing subscriptions) the document holds: archived with it, kept out
     /// of `transactions`, so they make no subscription and count in no figure.
     public var nonSubscriptionTransactions = 0
+    /// The `transactionId`s of those transactions (a store made before they were kept aside finds
+    /// the ones it holds by them when it reads its archive again).
+    public var nonSubscriptionTransactionIds: [String] = []
 
     public init(
         format: PayloadFormat, notifications: [NotificationFact] = [], transactions: [TransactionFact] = [],

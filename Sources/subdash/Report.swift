@@ -324,8 +324,8 @@ struct SubscriberReportCommand: AsyncParsableCommand {
         commandName: "subscriber",
         abstract: "One subscriber's timeline and figures.",
         discussion: """
-            ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email \
-            (any case); when nothing matches it exactly, a prefix or part of one, as the dashboard's / search and \
+            ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, appTransactionId \
+            (every subscription of that Apple Account is listed), user id or email (any case); when nothing matches it exactly, a prefix or part of one, as the dashboard's / search and \
             :user read it. Every environment is searched; several matches are listed to pick from.
             """)
     @OptionGroup var options: ReportOptions
@@ -395,7 +395,14 @@ extension SubscriberReportCommand {
             ].map(TextSanitizer.visible)
         }
         let count = matches.count >= AppDatabase.searchLimit ? "\(grouped(AppDatabase.searchLimit))+" : grouped(matches.count)
-        var text = "\(count) subscriptions match \(TextSanitizer.visible(id)); pass one originalTransactionId:\n" + table.render()
+        // An appTransactionId names one Apple Account: its subscriptions are listed as such.
+        let account = try analytics.database.subscriptions(sharingAppTransactionId: id) == matches
+        var text =
+            (account
+                ? "\(count) subscriptions of this Apple Account (appTransactionId \(TextSanitizer.visible(id))); "
+                    + "pass one originalTransactionId:\n"
+                : "\(count) subscriptions match \(TextSanitizer.visible(id)); pass one originalTransactionId:\n")
+            + table.render()
         if matches.count > shown { text += "\n… and \(grouped(matches.count - shown)) more" }
         return text
     }
@@ -438,6 +445,7 @@ enum SubscriberText {
         }
         field("paid", r.paid.keys.sorted().map { MoneyFormat.text(r.paid[$0]!, $0) }.joined(separator: ", ").nilIfEmpty)
         field("paid service", "\(r.paidServiceDays) days")
+        SubscriberText.renewalDetails(r, field)
         lines.append("")
         var periods = TextTable(
             headers: ["transaction", "product", "start", "end", "offer", "class", "price", "returned"],
@@ -448,8 +456,8 @@ enum SubscriberText {
                 (m.refundAmount ?? m.upgradeCredit).map { MoneyFormat.text($0, m.currency) }
                 ?? (p.isRefunded ? "refunded" : p.isSharingRevoked ? "sharing revoked" : "")
             return [
-                p.transactionId, p.productId, p.start.isoDate, p.end.isoDate, p.offerKind.rawValue, p.periodClass.rawValue,
-                price, returned,
+                p.transactionId, p.productId, p.start.isoDate, p.end.isoDate,
+                SubscriberText.offer(p, r), p.periodClass.rawValue, price, returned,
             ]
         }
         lines.append(periods.render())
@@ -466,6 +474,20 @@ enum SubscriberText {
             lines.append(flags.render())
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Apple's renewal details (docs/metrics.md, "Renewal details from Apple"), as pane 2 says them.
+    static func renewalDetails(_ r: SubscriberReport, _ field: (String, String?) -> Void) {
+        field("renewal", RenewalText.nextCharge(r))
+        field("win-back offers", r.renewal.eligibleWinBackOfferIds.joined(separator: ", ").nilIfEmpty)
+        field("apple account", RenewalText.appleAccount(r))
+    }
+
+    /// The period's offer kind, with the offer's length and who started it when Apple says
+    /// ("introductory (1 month, by Apple)").
+    static func offer(_ p: Period, _ r: SubscriberReport) -> String {
+        let detail = RenewalText.period(r.renewal.periods[p.transactionId])
+        return p.offerKind.rawValue + (detail.isEmpty ? "" : " (\(detail))")
     }
 
     /// "purchased", or the Family Sharing line the Subscriber pane shows.

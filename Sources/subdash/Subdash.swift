@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreImport
 
 @main
 struct Subdash: AsyncParsableCommand {
@@ -17,6 +18,7 @@ struct Subdash: AsyncParsableCommand {
 
     /// Exit codes are part of the contract (``ExitStatus``): 0 ok, 1 partly done, 2 usage, 3 fatal.
     static func main() async {
+        ArchiveRereading.install(say: { printError("subdash: \($0)") })
         if let refusal = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
             printError("subdash: \(refusal)")
             exit(withError: ExitCode(ExitStatus.usage))

@@ -155,16 +155,19 @@ import Testing
                   billing failures    1
                   paid                39.20 USD
                   paid service        152 days
+                  renewal             Renewal price 9.99 USD (no renewal ahead)
+                  win-back offers     –
+                  apple account       704289651234567890 · 2 subscriptions of this Apple Account: also 0
 
-                transaction       product                  start       end         offer      class                price   returned
-                ────────────────  ───────────────────────  ──────────  ──────────  ─────────  ───────────────  ─────────  ─────────
-                2000000900000001  com.example.pro.monthly  2024-03-01  2024-03-08  freeTrial  activation        0.00 USD
-                2000000900000101  com.example.pro.monthly  2024-03-08  2024-04-08  standard   conversion        9.99 USD
-                2000000900000102  com.example.pro.monthly  2024-04-08  2024-05-08  standard   billingRecovery   9.99 USD
-                2000000900000103  com.example.pro.monthly  2024-05-08  2024-05-20  standard   renewal           9.99 USD   3.77 USD
-                2000000900000201  com.example.pro.yearly   2024-05-20  2024-05-20  standard   productChange    99.99 USD  99.99 USD
-                2000000900000202  com.example.pro.yearly   2024-05-20  2024-07-01  offerCode  productChange    69.99 USD  61.98 USD
-                2000000900000401  com.example.pro.monthly  2024-07-01  2024-08-01  winBack    productChange     4.99 USD
+                transaction       product                  start       end         offer                                  class                price   returned
+                ────────────────  ───────────────────────  ──────────  ──────────  ─────────────────────────────────────  ───────────────  ─────────  ─────────
+                2000000900000001  com.example.pro.monthly  2024-03-01  2024-03-08  freeTrial (1 week offer, by customer)  activation        0.00 USD
+                2000000900000101  com.example.pro.monthly  2024-03-08  2024-04-08  standard (by Apple)                    conversion        9.99 USD
+                2000000900000102  com.example.pro.monthly  2024-04-08  2024-05-08  standard (by Apple)                    billingRecovery   9.99 USD
+                2000000900000103  com.example.pro.monthly  2024-05-08  2024-05-20  standard (by Apple)                    renewal           9.99 USD   3.77 USD
+                2000000900000201  com.example.pro.yearly   2024-05-20  2024-05-20  standard (by customer)                 productChange    99.99 USD  99.99 USD
+                2000000900000202  com.example.pro.yearly   2024-05-20  2024-07-01  offerCode (1 year offer, by customer)  productChange    69.99 USD  61.98 USD
+                2000000900000401  com.example.pro.monthly  2024-07-01  2024-08-01  winBack (by customer)                  productChange     4.99 USD
 
                 at                    event                 product
                 ────────────────────  ────────────────────  ───────────────────────

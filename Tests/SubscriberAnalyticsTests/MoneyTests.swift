@@ -67,7 +67,7 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         let json = try ReportJSON.subscriber(r)
         #expect(json.contains(#""refunded":true,"price":9.99,"currency":"EUR","refundAmount":9.99,"upgradeCredit":null}"#))
         #expect(json.contains(#""refunded":false,"price":10.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}"#))
-        #expect(json.hasSuffix(#""paid":{"EUR":0,"USD":10.99},"paidServiceDays":19}"#))
+        #expect(json.contains(#""paid":{"EUR":0,"USD":10.99},"paidServiceDays":19,"#))
     }
 
     /// The price table of docs/metrics.md: a v1 period takes the latest row valid at its start.

@@ -29,7 +29,7 @@ import Testing
             {"at":"2025-04-15T00:00:00Z","type":"billingIssue","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-04-20T00:00:00Z","type":"billingRecovery","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-05-20T00:00:00Z","type":"renewal","productId":"premium.monthly","expirationReason":null}],"flags":[\
-            {"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}],"paid":{},"paidServiceDays":129}
+            {"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}],"paid":{},"paidServiceDays":129,"renewalPrice":null,"renewalCurrency":null,"eligibleWinBackOfferIds":[],"appTransactionId":null,"appTransactionSubscriptions":[]}
             """
         #expect(try ReportJSON.subscriber(report) == expected)
     }

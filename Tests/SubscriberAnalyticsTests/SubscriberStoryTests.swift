@@ -113,7 +113,7 @@ import Testing
         {"at":"2025-07-29T15:30:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
         {"at":"2025-08-10T20:00:00Z","type":"autoRenewOff","productId":"com.example.pro.monthly","expirationReason":null},\
         {"at":"2025-08-29T15:30:00Z","type":"expiration","productId":"com.example.pro.monthly","expirationReason":"voluntary"}],"flags":[\
-        {"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}],"paid":{"USD":87.838},"paidServiceDays":227}
+        {"offer":"winBack","at":"2025-08-30T09:00:00Z","note":null}],"paid":{"USD":87.838},"paidServiceDays":227,"renewalPrice":null,"renewalCurrency":null,"eligibleWinBackOfferIds":[],"appTransactionId":null,"appTransactionSubscriptions":[]}
         """
 
     static func flagged(_ analytics: SubscriberAnalytics) throws -> SubscriberAnalytics {

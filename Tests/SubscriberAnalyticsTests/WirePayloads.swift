@@ -133,6 +133,9 @@ struct WireTransaction {
     var type = "Auto-Renewable Subscription"
     /// v2 `environment`.
     var environment = "Production"
+    /// v2 `appTransactionId` and `offerPeriod` (docs/metrics.md, "Renewal details from Apple").
+    var appTransactionId: String?
+    var offerPeriod: String?
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -186,6 +189,8 @@ struct WireTransaction {
             ("storefrontId", .string("143441")),
             ("price", .int(price)),
             ("currency", .string("USD")),
+            ("appTransactionId", appTransactionId.map(Value.string)),
+            ("offerPeriod", offerPeriod.map(Value.string)),
         ])
     }
 
@@ -205,6 +210,21 @@ struct WireRenewal {
     var gracePeriodExpiresDate: Instant?
     var priceIncreaseStatus: Int?
     var expirationIntent: Int?
+    /// v2 renewal details (docs/metrics.md, "Renewal details from Apple").
+    var renewalPrice: Int64?
+    var currency: String?
+    var eligibleWinBackOfferIds: [String]?
+    var appTransactionId: String?
+
+    /// The renewal details as members of a `JWSRenewalInfoDecodedPayload`.
+    var details: [(String, Wire.Value?)] {
+        [
+            ("renewalPrice", renewalPrice.map(Wire.Value.int)),
+            ("currency", currency.map(Wire.Value.string)),
+            ("eligibleWinBackOfferIds", eligibleWinBackOfferIds.map { .raw(Wire.array($0.map(Wire.quoted))) }),
+            ("appTransactionId", appTransactionId.map(Wire.Value.string)),
+        ]
+    }
 }
 
 extension Wire {
@@ -304,14 +324,16 @@ extension Wire {
                     "signedRenewalInfo",
                     .string(
                         signed(
-                            object([
-                                ("originalTransactionId", .string(e.transaction.originalTransactionId)),
-                                ("autoRenewProductId", .string(e.renewal.autoRenewProductId)),
-                                ("productId", .string(e.renewal.productId)),
-                                ("autoRenewStatus", .int(e.renewal.autoRenewStatus ? 1 : 0)),
-                                ("signedDate", .int(signedDate.milliseconds)),
-                                ("environment", .string("Production")),
-                            ])))
+                            object(
+                                [
+                                    ("originalTransactionId", .string(e.transaction.originalTransactionId)),
+                                    ("autoRenewProductId", .string(e.renewal.autoRenewProductId)),
+                                    ("productId", .string(e.renewal.productId)),
+                                    ("autoRenewStatus", .int(e.renewal.autoRenewStatus ? 1 : 0)),
+                                    ("signedDate", .int(signedDate.milliseconds)),
+                                    ("environment", .string("Production")),
+                                    ("expirationIntent", e.renewal.expirationIntent.map { .int(Int64($0)) }),
+                                ] + e.renewal.details)))
                 ),
             ])
         }
@@ -330,21 +352,22 @@ extension Wire {
         _ type: String, _ subtype: String?, uuid: String, signedDate: Instant, status: Int,
         transaction t: WireTransaction, renewal r: WireRenewal, jws: CompactJWS
     ) -> String {
-        let renewalInfo = object([
-            ("expirationIntent", r.expirationIntent.map { .int(Int64($0)) }),
-            ("originalTransactionId", .string(t.originalTransactionId)),
-            ("autoRenewProductId", .string(r.autoRenewProductId)),
-            ("productId", .string(r.productId)),
-            ("autoRenewStatus", .int(r.autoRenewStatus ? 1 : 0)),
-            ("isInBillingRetryPeriod", r.isInBillingRetryPeriod.map(Value.bool)),
-            ("priceIncreaseStatus", r.priceIncreaseStatus.map { .int(Int64($0)) }),
-            ("gracePeriodExpiresDate", r.gracePeriodExpiresDate.map { .int($0.milliseconds) }),
-            ("signedDate", .int(signedDate.milliseconds)),
-            ("environment", .string("Production")),
-            ("recentSubscriptionStartDate", .int(t.originalPurchaseDate.milliseconds)),
-            ("renewalDate", status == 2 ? nil : .int(t.expiresDate.milliseconds)),
-            ("appAccountToken", t.appAccountToken.map(Value.string)),
-        ])
+        let renewalInfo = object(
+            [
+                ("expirationIntent", r.expirationIntent.map { .int(Int64($0)) }),
+                ("originalTransactionId", .string(t.originalTransactionId)),
+                ("autoRenewProductId", .string(r.autoRenewProductId)),
+                ("productId", .string(r.productId)),
+                ("autoRenewStatus", .int(r.autoRenewStatus ? 1 : 0)),
+                ("isInBillingRetryPeriod", r.isInBillingRetryPeriod.map(Value.bool)),
+                ("priceIncreaseStatus", r.priceIncreaseStatus.map { .int(Int64($0)) }),
+                ("gracePeriodExpiresDate", r.gracePeriodExpiresDate.map { .int($0.milliseconds) }),
+                ("signedDate", .int(signedDate.milliseconds)),
+                ("environment", .string("Production")),
+                ("recentSubscriptionStartDate", .int(t.originalPurchaseDate.milliseconds)),
+                ("renewalDate", status == 2 ? nil : .int(t.expiresDate.milliseconds)),
+                ("appAccountToken", t.appAccountToken.map(Value.string)),
+            ] + r.details)
         func signed(_ json: String) -> String { String(decoding: jws.sign(Array(json.utf8)), as: UTF8.self) }
         let data = object([
             ("appAppleId", .int(1_234_567_890)),

@@ -87,6 +87,23 @@ enum IdentifierCheck {
             try check("appAccountToken", c.appAccountToken)
             try check("originalTransactionId", c.originalTransactionId)
         }
+        try renewalDetails(facts)
+    }
+
+    /// The renewal details (docs/metrics.md, "Renewal details from Apple") are searched for and
+    /// shown: the same rule.
+    static func renewalDetails(_ facts: DocumentFacts) throws(PayloadError) {
+        for t in facts.transactions {
+            try check("appTransactionId", t.appTransactionId)
+            try check("offerPeriod", t.offerPeriod)
+            try check("transactionReason", t.transactionReason)
+        }
+        for r in facts.renewals {
+            try check("appTransactionId", r.appTransactionId)
+            try check("currency", r.renewalCurrency)
+            try check("offerPeriod", r.offerPeriod)
+            for id in r.eligibleWinBackOfferIds ?? [] { try check("eligibleWinBackOfferIds", id) }
+        }
     }
 
     private static func check(_ field: String, _ value: String?) throws(PayloadError) {

@@ -24,6 +24,7 @@ struct ServerAPIDecoder {
                         facts.transactions.append(transaction!)
                     } else {
                         facts.nonSubscriptionTransactions += 1
+                        facts.nonSubscriptionTransactionIds += try SignedParts.transactionIds(t)
                     }
                 }
                 if let r = try parts.object(last, "signedRenewalInfo") {
@@ -60,6 +61,7 @@ struct ServerAPIDecoder {
             try app.add(transaction: t)
             guard try SignedParts.isSubscription(t) else {
                 facts.nonSubscriptionTransactions += 1
+                facts.nonSubscriptionTransactionIds += try SignedParts.transactionIds(t)
                 continue
             }
             facts.transactions.append(try SignedParts.transaction(t, environment: environment))
@@ -79,6 +81,7 @@ struct ServerAPIDecoder {
             facts.transactions = [try SignedParts.transaction(t, environment: .production)]
         } else {
             facts.nonSubscriptionTransactions = 1
+            facts.nonSubscriptionTransactionIds = try SignedParts.transactionIds(t)
         }
         facts.app = app.identity
         return facts
@@ -110,6 +113,7 @@ struct ServerAPIDecoder {
             facts.transactions += one.facts.transactions
             facts.renewals += one.facts.renewals
             facts.nonSubscriptionTransactions += one.facts.nonSubscriptionTransactions
+            facts.nonSubscriptionTransactionIds += one.facts.nonSubscriptionTransactionIds
         }
         facts.app = app.identity
         return facts

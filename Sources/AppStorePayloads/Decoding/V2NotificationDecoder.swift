@@ -55,6 +55,7 @@ struct V2NotificationDecoder {
         var renewal: RenewalFact?
         var status: Int?
         var nonSubscriptionTransactions = 0
+        var nonSubscriptionTransactionIds: [String] = []
         if let data {
             status = try data.int("status")
             if let t = try parts.object(data, "signedTransactionInfo") {
@@ -63,6 +64,7 @@ struct V2NotificationDecoder {
                     transaction = try SignedParts.transaction(t, environment: env)
                 } else {
                     nonSubscriptionTransactions = 1
+                    nonSubscriptionTransactionIds = try SignedParts.transactionIds(t)
                 }
             }
             if let r = try parts.object(data, "signedRenewalInfo") {
@@ -101,6 +103,7 @@ struct V2NotificationDecoder {
             transactions: transaction.map { [$0] } ?? [],
             renewals: renewal.map { [$0] } ?? [])
         facts.nonSubscriptionTransactions = nonSubscriptionTransactions
+        facts.nonSubscriptionTransactionIds = nonSubscriptionTransactionIds
         facts.app = app.identity
         return (facts, app)
     }

@@ -164,5 +164,9 @@ struct V2NotificationEncoder: Sendable {
         return json.bytes
     }
 
-    static func appTransactionId(_ life: SubscriberLifecycle) -> UInt64 { 704_000_000_000_000 + UInt64(life.index) }
+    /// The app download behind the purchase: every 40th subscriber (index 1, 41, 81, …) has the
+    /// Apple Account of the one before it, so the demo has accounts with two subscriptions.
+    static func appTransactionId(_ life: SubscriberLifecycle) -> UInt64 {
+        704_000_000_000_000 + UInt64(life.index % 40 == 1 ? life.index - 1 : life.index)
+    }
 }
