@@ -199,6 +199,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
                 "SubscriptionModel", "subdash",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import GRDB
+import SubscriberStore
+import SubscriptionModel
+import TestSupport
+import Testing
+
+@testable import AppStoreServerAPI
+
+/// `subdash offer sign` and `subdash offer intro-eligibility` as a user runs them, on a copy of
+/// SampleData, with a key and a catalogue in a configuration file.
+@Suite struct OfferCommandTests {
+    struct Setup {
+        var directory: TemporaryDirectory
+        var db: AppDatabase
+        var storePath: String
+        var configPath: String
+        var key: P256.Signing.PrivateKey
+
+        func run(_ arguments: [String]) throws -> Subdash.Run {
+            try Subdash.run(
+                arguments + ["--db", storePath, "--config", configPath],
+                removing: ["SUBDASH_ISSUER_ID", "SUBDASH_KEY_ID", "SUBDASH_BUNDLE_ID", "SUBDASH_PRIVATE_KEY"])
+        }
+    }
+
+    static func setUp(catalogue: String) throws -> Setup {
+        let directory = try TemporaryDirectory("offer-command")
+        let storePath = directory.path("store.sqlite")
+        let db = try SampleDataStore.copyFile(to: storePath)
+        let key = P256.Signing.PrivateKey()
+        let keyPath = directory.path("AuthKey.p8")
+        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        chmod(keyPath, 0o600)
+        let configPath = directory.path("config.toml")
+        try """
+        [appstore]
+        issuer_id = "57246542-96fe"
+        key_id = "2X9R4HXF34"
+        bundle_id = "com.example.app"
+        private_key = "AuthKey.p8"
+
+        \(catalogue)
+        """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        return Setup(directory: directory, db: db, storePath: storePath, configPath: configPath, key: key)
+    }
+
+    /// A subscription of `ownership` (the latest transaction's), and its latest transaction's id and product.
+    static func subscription(_ db: AppDatabase, ownership: String, hadIntro: Bool? = nil) throws -> (String, String, String) {
+        try db.writer.read { db in
+            var sql = """
+                SELECT t.originalTransactionId, t.transactionId, t.productId FROM "transaction" t
+                WHERE t.inAppOwnershipType = ? AND t.purchaseDate = (SELECT MAX(purchaseDate) FROM "transaction" x
+                    WHERE x.originalTransactionId = t.originalTransactionId)
+                """
+            if let hadIntro {
+                sql += " AND \(hadIntro ? "" : "NOT ")EXISTS (SELECT 1 FROM \"transaction\" i "
+                sql += "WHERE i.originalTransactionId = t.originalTransactionId AND i.offerType = 1)"
+                sql += " AND t.appAccountToken IS NULL"
+            }
+            sql += " ORDER BY t.originalTransactionId LIMIT 1"
+            let row = try #require(try Row.fetchOne(db, sql: sql, arguments: [ownership]))
+            return (row[0], row[1], row[2])
+        }
+    }
+
+    static func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func theFlagsOfferIsSignedVerifiablyWithAFreshNonceEachTimeAndRecorded() throws {
+        let setup = try Self.setUp(catalogue: "[offers.retention]\n\"*\" = \"promotional:save-30\"")
+        defer { setup.directory.remove() }
+        let (id, _, product) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        try setup.db.setFlags(.init(offer: .retention, ids: [id], operatorName: "ana"), at: Instant(Date()))
+
+        let first = try setup.run(["offer", "sign", id, "--username", "Alice@Example.COM", "--operator", "bo"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let json = try Self.object(first.stdout)
+        #expect(Set(json.keys) == ["productId", "offerIdentifier", "keyIdentifier", "nonce", "timestamp", "signature"])
+        #expect(json["productId"] as? String == product)
+        #expect(json["offerIdentifier"] as? String == "save-30")
+        #expect(json["keyIdentifier"] as? String == "2X9R4HXF34")
+        let nonce = try #require(json["nonce"] as? String)
+        let timestamp = try #require((json["timestamp"] as? NSNumber)?.int64Value)
+        let payload = ["com.example.app", "2X9R4HXF34", product, "save-30", "alice@example.com", nonce, String(timestamp)]
+            .joined(separator: "\u{2063}")
+        let signatureText = try #require(json["signature"] as? String)
+        let der = try #require(Data(base64Encoded: signatureText))
+        #expect(
+            setup.key.publicKey.isValidSignature(
+                try P256.Signing.ECDSASignature(derRepresentation: der), for: Data(payload.utf8)))
+
+        let second = try setup.run(["offer", "sign", id, "--format", "jws", "--operator", "bo"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let jwsJSON = try Self.object(second.stdout)
+        #expect(Set(jwsJSON.keys) == ["productId", "offerIdentifier", "jws"])
+        let served = try setup.db.servedOffers(originalTransactionId: id)
+        #expect(served.map(\.format) == ["signature", "jws"])
+        #expect(served.map(\.offerIdentifier) == ["save-30", "save-30"])
+        #expect(served.map(\.client) == ["bo", "bo"])
+        #expect(served.allSatisfy { $0.flag == .retention })
+        #expect(served[0].nonce == nonce)
+        #expect(served[1].nonce != nonce)
+    }
+
+    @Test func theJWSNamesTheLatestTransaction() throws {
+        let setup = try Self.setUp(catalogue: "")
+        defer { setup.directory.remove() }
+        let (id, latest, product) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        let run = try setup.run(["offer", "sign", id, "--offer-id", "by-hand", "--format", "jws", "--operator", "bo"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = try Self.object(run.stdout)
+        let jws = try #require(json["jws"] as? String)
+        let parts = jws.split(separator: ".")
+        let claimsData = try #require(OfferSignerTests.fromBase64URL(parts[1]))
+        let claims = try #require(try JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
+        #expect(claims["transactionId"] as? String == latest)
+        #expect(claims["productId"] as? String == product)
+        #expect(claims["offerIdentifier"] as? String == "by-hand")
+        #expect(claims["aud"] as? String == "promotional-offer")
+        #expect(try setup.db.servedOffers(originalTransactionId: id).map(\.flag) == [nil])
+    }
+
+    @Test func nothingIsSignedWithoutAnOfferForTheFlagOrForAFamilyMember() throws {
+        let setup = try Self.setUp(catalogue: "[offers.winBack]\n\"*\" = \"winBack:wb-50\"")
+        defer { setup.directory.remove() }
+        let (id, _, product) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        let none = try setup.run(["offer", "sign", id, "--operator", "bo"])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("subdash: \(id) has no offer flag: give --offer-id, or flag it first"))
+
+        try setup.db.setFlags(.init(offer: .loyalty, ids: [id], operatorName: "ana"), at: Instant(Date()))
+        let noOffer = try setup.run(["offer", "sign", id, "--operator", "bo"])
+        #expect(
+            noOffer.stderr.contains(
+                "the catalogue has no offer for loyalty on \(product): add one under [offers.loyalty] in the configuration file, or give --offer-id"
+            ))
+
+        try setup.db.setFlags(.init(offer: .loyalty, ids: [id], clear: true, operatorName: "ana"), at: Instant(Date()))
+        try setup.db.setFlags(.init(offer: .winBackOffer, ids: [id], operatorName: "ana"), at: Instant(Date()))
+        let winBack = try setup.run(["offer", "sign", id, "--operator", "bo"])
+        #expect(
+            winBack.stderr.contains(
+                "winBack on \(product) means winBack:wb-50: StoreKit presents a win-back offer without a signature"))
+
+        let (shared, _, _) = try Self.subscription(setup.db, ownership: "FAMILY_SHARED")
+        let family = try setup.run(["offer", "sign", shared, "--offer-id", "x", "--operator", "bo"])
+        #expect(family.status == 1)
+        #expect(family.stderr.contains("\(shared) is family-shared: only the family organizer who pays can redeem an offer"))
+        #expect(try setup.db.servedOffers().isEmpty)
+    }
+
+    @Test func introductoryEligibilityFollowsTheGroupsHistory() throws {
+        let setup = try Self.setUp(catalogue: "")
+        defer { setup.directory.remove() }
+        for hadIntro in [true, false] {
+            let (id, latest, product) = try Self.subscription(setup.db, ownership: "PURCHASED", hadIntro: hadIntro)
+            let run = try setup.run(["offer", "intro-eligibility", id])
+            #expect(run.status == 0, "\(run.stderr)")
+            let json = try Self.object(run.stdout)
+            #expect(json["allowIntroductoryOffer"] as? Bool == !hadIntro)
+            #expect(json["transactionId"] as? String == latest)
+            #expect(json["productId"] as? String == product)
+            let jws = try #require(json["jws"] as? String)
+            let (_, claims) = try OfferSignerTests.decode(jws, key: setup.key)
+            #expect(claims["allowIntroductoryOffer"] as? Bool == !hadIntro)
+            #expect(claims["aud"] as? String == "introductory-offer-eligibility")
+        }
+    }
+}
