@@ -53,3 +53,20 @@ extension AppDatabase {
         }
     }
 }
+
+extension AppDatabase {
+    /// How many stored transactions redeemed each offer: `offerType` → `offerIdentifier` → count.
+    public func offerRedemptionCounts() throws -> [Int: [String: Int]] {
+        try writer.read { db in
+            var counts: [Int: [String: Int]] = [:]
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT offerType, offerIdentifier, COUNT(*) FROM "transaction"
+                    WHERE offerType IN (2, 3, 4) AND offerIdentifier IS NOT NULL GROUP BY 1, 2
+                    """)
+            for row in rows { counts[row[0], default: [:]][row[1]] = row[2] }
+            return counts
+        }
+    }
+}

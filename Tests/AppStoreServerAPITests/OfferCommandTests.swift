@@ -170,3 +170,65 @@ import Testing
         }
     }
 }
+
+/// The catalogue against the store, and what a flag will mean.
+@Suite struct OfferCatalogueCommandTests {
+    @Test func anOfferNeverRedeemedIsAWarningAndTheOthersShowTheirRedemptions() throws {
+        let probe = try SampleDataStore.shared()
+        let (seenId, seenCount) = try probe.writer.read { db in
+            let row = try #require(
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT offerIdentifier, COUNT(*) FROM "transaction" WHERE offerType = 2 AND offerIdentifier IS NOT NULL
+                        GROUP BY 1 ORDER BY 1 LIMIT 1
+                        """))
+            return (row[0] as String, row[1] as Int)
+        }
+        let setup = try OfferCommandTests.setUp(
+            catalogue: """
+                [offers.retention]
+                "*" = "promotional:\(seenId)"
+                [offers.winBack]
+                "com.example.monthly" = "winBack:brand-new"
+                """)
+        defer { setup.directory.remove() }
+        let run = try setup.run(["offers", "catalogue", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderr
+                == "warning: winBack com.example.monthly: no stored transaction redeemed winBack:brand-new (offerType 4); "
+                + "right for a new offer, else check the id\n")
+        let json = try OfferCommandTests.object(run.stdout)
+        let offers = try #require(json["offers"] as? [[String: Any]])
+        #expect(offers.map { $0["flag"] as? String } == ["retention", "winBack"])
+        #expect(offers.map { $0["offerIdentifier"] as? String } == [seenId, "brand-new"])
+        #expect(offers.map { ($0["redemptions"] as? NSNumber)?.intValue } == [seenCount, 0])
+    }
+
+    @Test func flaggingSaysWhichOfferTheFlagMeansAndRequireOfferRefusesWithoutOne() throws {
+        let setup = try OfferCommandTests.setUp(catalogue: "[offers.retention]\n\"*\" = \"promotional:save-30\"")
+        defer { setup.directory.remove() }
+        let (id, _, product) = try OfferCommandTests.subscription(setup.db, ownership: "PURCHASED")
+        let refused = try setup.run(["flag", id, "--offer", "loyalty", "--require-offer", "--operator", "ana"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains(
+                "--require-offer: the catalogue (\(setup.configPath)) has no offer for loyalty on \(product) (1 subscription); nobody was flagged"
+            ))
+        #expect(try setup.db.flags(originalTransactionId: id).isEmpty)
+
+        let flagged = try setup.run(["flag", id, "--offer", "retention", "--require-offer", "--operator", "ana"])
+        #expect(flagged.status == 0, "\(flagged.stderr)")
+        #expect(
+            flagged.stdout
+                == "flagged for retention: 1 subscription as ana\nretention on \(product) means promotional:save-30 (1 subscription)\n"
+        )
+        #expect(try setup.db.flags(originalTransactionId: id).map(\.offer) == [.retention])
+
+        // Without --require-offer a flag with no offer is set, and says so.
+        let loose = try setup.run(["flag", id, "--offer", "loyalty", "--operator", "ana"])
+        #expect(loose.status == 0)
+        #expect(loose.stdout.contains("loyalty on \(product) means no offer yet: the catalogue has none (1 subscription)"))
+    }
+}
