@@ -192,6 +192,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "NotificationListener", "subdash",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Runs `subdash fetch` as a process too: it needs the binary built, not the module.
         .testTarget(

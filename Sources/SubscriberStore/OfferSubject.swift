@@ -18,6 +18,14 @@ public struct OfferSubject: Sendable, Equatable {
     /// An introductory offer (`offerType` 1: free trial or introductory price) in the same
     /// subscription group, on this subscription or another with the same appAccountToken.
     public var hadIntroductoryOffer: Bool
+    /// The latest transaction's expiry and revocation.
+    public var latestExpires: Instant?
+    public var latestRevoked: Bool
+
+    /// Active at `now` by its latest transaction: not revoked and not expired.
+    public func isActive(at now: Instant) -> Bool {
+        !latestRevoked && (latestExpires.map { $0 > now } ?? false)
+    }
 
     public var isFamilyShared: Bool { ownership == "FAMILY_SHARED" }
 }
@@ -32,7 +40,8 @@ extension AppDatabase {
                     sql: """
                         SELECT transactionId, productId, subscriptionGroupIdentifier, inAppOwnershipType, environment,
                             (SELECT appAccountToken FROM "transaction" a WHERE a.originalTransactionId = t.originalTransactionId
-                                AND a.appAccountToken IS NOT NULL ORDER BY a.purchaseDate DESC LIMIT 1)
+                                AND a.appAccountToken IS NOT NULL ORDER BY a.purchaseDate DESC LIMIT 1),
+                            expiresDate, revocationDate
                         FROM "transaction" t WHERE originalTransactionId = ?
                         ORDER BY purchaseDate DESC, transactionId DESC LIMIT 1
                         """, arguments: [originalTransactionId])
@@ -49,7 +58,8 @@ extension AppDatabase {
             return OfferSubject(
                 originalTransactionId: originalTransactionId, productId: row[1], subscriptionGroupIdentifier: group,
                 latestTransactionId: row[0], appAccountToken: token, ownership: row[3], environment: row[4],
-                hadIntroductoryOffer: intro ?? false)
+                hadIntroductoryOffer: intro ?? false, latestExpires: (row[6] as Int64?).map(Instant.init(milliseconds:)),
+                latestRevoked: (row[7] as Int64?) != nil)
         }
     }
 }
@@ -67,6 +77,34 @@ extension AppDatabase {
                     """)
             for row in rows { counts[row[0], default: [:]][row[1]] = row[2] }
             return counts
+        }
+    }
+}
+
+extension AppDatabase {
+    /// The subscriptions an app's backend can name: by originalTransactionId or appAccountToken only.
+    public func subscriptions(originalTransactionIdOrToken id: String) throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT originalTransactionId FROM "transaction" WHERE originalTransactionId = ?1
+                    UNION SELECT originalTransactionId FROM "transaction" WHERE appAccountToken = ?1
+                    ORDER BY 1
+                    """, arguments: [id])
+        }
+    }
+
+    /// Whether the subscription has a transaction with `offerType` and `offerIdentifier` bought at
+    /// or after `since`.
+    public func redeemed(originalTransactionId: String, offerType: Int, offerIdentifier: String, since: Instant) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM "transaction" WHERE originalTransactionId = ? AND offerType = ?
+                        AND offerIdentifier = ? AND purchaseDate >= ?)
+                    """, arguments: [originalTransactionId, offerType, offerIdentifier, since.milliseconds]) ?? false
         }
     }
 }

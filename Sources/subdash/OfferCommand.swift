@@ -158,21 +158,27 @@ struct SigningKeyOptions: ParsableArguments {
     @Option(help: "The configuration file (default: $XDG_CONFIG_HOME/subdash/config.toml).") var config: String?
 
     func resolve() throws -> (AppStoreCredentials, OfferCatalogue) {
+        let flags = CredentialSources(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey)
+        let (credentials, catalogue, _) = try Self.resolve(flags: flags, config: config)
+        return (credentials, catalogue)
+    }
+
+    /// The credentials (flags, then environment, then the file), the catalogue and the file read.
+    static func resolve(flags: CredentialSources, config: String?) throws -> (AppStoreCredentials, OfferCatalogue, ConfigFile?) {
         do throws(AppStoreAPIError) {
             let env = ProcessInfo.processInfo.environment
-            var sources = [
-                CredentialSources(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey),
-                try CredentialSources.fromEnvironment(env),
-            ]
+            var sources = [flags, try CredentialSources.fromEnvironment(env)]
+            var file: ConfigFile?
             var catalogue = OfferCatalogue()
             if let path = config ?? ConfigFile.defaultPath(environment: env),
                 config != nil || FileManager.default.fileExists(atPath: path)
             {
-                let file = try ConfigFile(contentsOf: path)
-                sources.append(try CredentialSources.fromConfig(file, path: path))
-                catalogue = try OfferCatalogue(file, path: path)
+                let read = try ConfigFile(contentsOf: path)
+                sources.append(try CredentialSources.fromConfig(read, path: path))
+                catalogue = try OfferCatalogue(read, path: path)
+                file = read
             }
-            return (try CredentialSources.merged(sources).credentials(), catalogue)
+            return (try CredentialSources.merged(sources).credentials(), catalogue, file)
         } catch {
             throw CLIError(error.message, code: ExitStatus.usage)
         }
