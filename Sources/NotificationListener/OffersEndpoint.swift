@@ -17,6 +17,13 @@ public struct OffersEndpoint: Sendable {
         public var username: String
         /// The client's address, for the record.
         public var client: String
+
+        public init(id: String, format: String, username: String, client: String) {
+            self.id = id
+            self.format = format
+            self.username = username
+            self.client = client
+        }
     }
 
     /// 200 with a JSON body, or 204 with why nothing applies (logged, not sent).
