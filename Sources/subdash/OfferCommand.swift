@@ -54,6 +54,9 @@ struct OfferCommand: AsyncParsableCommand {
             try store.requireExisting()
             let db = try store.open()
             let (credentials, catalogue) = try key.resolve()
+            if let app = try db.storeApp(), app.bundleId != credentials.bundleId {
+                throw CLIError("the store holds \(app.bundleId); the key signs for \(credentials.bundleId): nothing signed")
+            }
             let subject = try OfferSubjects.one(matching: subscriptionId, in: db)
             guard let who = OperatorIdentity.resolve(option: operatorName) else {
                 throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage)

@@ -17,6 +17,8 @@ import Testing
         var storePath: String
         var configPath: String
         var key: P256.Signing.PrivateKey
+        /// The store's app, which the configuration signs for.
+        var bundleId: String
 
         func run(_ arguments: [String]) throws -> Subdash.Run {
             try Subdash.run(
@@ -34,16 +36,18 @@ import Testing
         try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
         chmod(keyPath, 0o600)
         let configPath = directory.path("config.toml")
+        let bundleId = try #require(try db.storeApp()).bundleId
         try """
         [appstore]
         issuer_id = "57246542-96fe"
         key_id = "2X9R4HXF34"
-        bundle_id = "com.example.app"
+        bundle_id = "\(bundleId)"
         private_key = "AuthKey.p8"
 
         \(catalogue)
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
-        return Setup(directory: directory, db: db, storePath: storePath, configPath: configPath, key: key)
+        return Setup(
+            directory: directory, db: db, storePath: storePath, configPath: configPath, key: key, bundleId: bundleId)
     }
 
     /// A subscription of `ownership` (the latest transaction's), and its latest transaction's id and product.
@@ -84,7 +88,7 @@ import Testing
         #expect(json["keyIdentifier"] as? String == "2X9R4HXF34")
         let nonce = try #require(json["nonce"] as? String)
         let timestamp = try #require((json["timestamp"] as? NSNumber)?.int64Value)
-        let payload = ["com.example.app", "2X9R4HXF34", product, "save-30", "alice@example.com", nonce, String(timestamp)]
+        let payload = [setup.bundleId, "2X9R4HXF34", product, "save-30", "alice@example.com", nonce, String(timestamp)]
             .joined(separator: "\u{2063}")
         let signatureText = try #require(json["signature"] as? String)
         let der = try #require(Data(base64Encoded: signatureText))
@@ -149,6 +153,17 @@ import Testing
         let family = try setup.run(["offer", "sign", shared, "--offer-id", "x", "--operator", "bo"])
         #expect(family.status == 1)
         #expect(family.stderr.contains("\(shared) is family-shared: only the family organizer who pays can redeem an offer"))
+        #expect(try setup.db.servedOffers().isEmpty)
+    }
+
+    @Test func nothingIsSignedForAnotherAppThanTheStoreHolds() throws {
+        let setup = try Self.setUp(catalogue: "")
+        defer { setup.directory.remove() }
+        let (id, _, _) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        let app = try #require(try setup.db.storeApp()).bundleId
+        let run = try setup.run(["offer", "sign", id, "--offer-id", "x", "--bundle-id", "com.example.other", "--operator", "bo"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("the store holds \(app); the key signs for com.example.other: nothing signed"))
         #expect(try setup.db.servedOffers().isEmpty)
     }
 
