@@ -9,7 +9,56 @@ import SubscriptionModel
 struct OffersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offers", abstract: "The offer catalogue: which Apple offer each flag kind means.",
-        subcommands: [Catalogue.self])
+        subcommands: [Catalogue.self, Served.self])
+
+    struct Served: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "served",
+            abstract: "List the signed offers handed out (offer sign, GET /offers/…): who, which offer, when, oldest first.")
+
+        @OptionGroup var store: StoreOptions
+        @Option(help: "Only this subscription (an originalTransactionId).") var subscription: String?
+        @Option(help: "How to print the list.") var format: OutputFormat = .table
+
+        mutating func run() async throws {
+            do {
+                try store.requireExisting()
+                let db = try store.open(readOnly: true)
+                let served = try db.servedOffers(originalTransactionId: subscription)
+                let headers = [
+                    "at", "originalTransactionId", "flag", "offerKind", "offerIdentifier", "productId", "format", "client",
+                ]
+                let rows = served.map { s in
+                    [
+                        s.at.iso8601, s.originalTransactionId, s.flag?.rawValue ?? "", s.offerKind, s.offerIdentifier,
+                        s.productId,
+                        s.format, s.client,
+                    ]
+                }
+                switch format {
+                case .json:
+                    var o = JSONObject()
+                    o["served"] = .array(
+                        served.map { s in
+                            var row = JSONObject()
+                            row["at"] = .string(s.at.iso8601)
+                            row["originalTransactionId"] = .string(s.originalTransactionId)
+                            row["flag"] = s.flag.map { .string($0.rawValue) } ?? .null
+                            row["flagAt"] = s.flagAt.map { .string($0.iso8601) } ?? .null
+                            row["offerKind"] = .string(s.offerKind)
+                            row["offerIdentifier"] = .string(s.offerIdentifier)
+                            row["productId"] = .string(s.productId)
+                            row["format"] = .string(s.format)
+                            row["client"] = .string(s.client)
+                            return .object(row)
+                        })
+                    printOutput(JSONValue.object(o).text)
+                case .csv: printCSV(CSV.render(header: headers, rows: rows))
+                case .table: printOutput(TextTable(headers: headers, rows: rows, note: "\(served.count) served").render())
+                }
+            } catch let error as CLIError { error.exit() }
+        }
+    }
 
     struct Catalogue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

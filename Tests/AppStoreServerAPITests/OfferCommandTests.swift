@@ -107,6 +107,16 @@ import Testing
         #expect(served.allSatisfy { $0.flag == .retention })
         #expect(served[0].nonce == nonce)
         #expect(served[1].nonce != nonce)
+
+        let listed = try Subdash.run(["offers", "served", "--format", "csv", "--db", setup.storePath])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "at,originalTransactionId,flag,offerKind,offerIdentifier,productId,format,client")
+        #expect(
+            lines.dropFirst().map { $0.split(separator: ",").dropFirst().joined(separator: ",") } == [
+                "\(id),retention,promotional,save-30,\(product),signature,bo",
+                "\(id),retention,promotional,save-30,\(product),jws,bo",
+            ])
     }
 
     @Test func theJWSNamesTheLatestTransaction() throws {
