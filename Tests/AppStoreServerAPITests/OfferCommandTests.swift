@@ -119,6 +119,33 @@ import Testing
             ])
     }
 
+    @Test func theCampaignsReportCountsFlagsAndServedOffers() throws {
+        let setup = try Self.setUp(catalogue: "[offers.retention]\n\"*\" = \"promotional:save-30\"")
+        defer { setup.directory.remove() }
+        let ids = try setup.db.writer.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE inAppOwnershipType = 'PURCHASED'
+                    ORDER BY 1 LIMIT 3
+                    """)
+        }
+        try setup.db.setFlags(.init(offer: .retention, ids: ids, operatorName: "ana"), at: Instant(Date()))
+        #expect(try setup.run(["offer", "sign", ids[0], "--operator", "bo"]).status == 0)
+        let run = try setup.run([
+            "report", "campaigns", "--from", "2026-01-01", "--to", "2100-01-01", "--as-of", "2100-01-01", "--format", "json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stdout.contains(
+                """
+                "campaigns":[{"flag":"retention","offerKind":"promotional","offerIdentifier":"save-30","flagged":3,"served":1,\
+                "redeemed":0,"converted":0,"lapsed":0,"pending":0,
+                """))
+        let table = try setup.run(["report", "campaigns", "--from", "2026-01-01", "--to", "2100-01-01", "--as-of", "2100-01-01"])
+        #expect(table.stdout.contains("retention  promotional:save-30"), "\(table.stdout)")
+    }
+
     @Test func theJWSNamesTheLatestTransaction() throws {
         let setup = try Self.setUp(catalogue: "")
         defer { setup.directory.remove() }
