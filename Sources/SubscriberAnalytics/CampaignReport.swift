@@ -16,7 +16,14 @@ public struct CampaignReport: Sendable, Equatable {
         }
     }
 
+    /// A step of the funnel, for listing the subscriptions behind it.
+    public enum Step: String, Sendable, CaseIterable {
+        case flagged, served, redeemed, converted, lapsed
+    }
+
     public struct Row: Sendable, Equatable {
+        /// The subscriptions (originalTransactionIds) at each step, one entry per campaign.
+        public var members: [Step: [String]] = [:]
         public var flag: OfferFlagKind
         /// Nil: the catalogue has no offer for the flag and product ("none").
         public var offer: Offer?
@@ -79,6 +86,7 @@ extension SubscriberAnalytics {
         let validity: Int64 = day
 
         struct Outcome {
+            var id: String
             var key: RowKey
             var served: Bool
             var redemption: (transactionId: String, at: Instant, use: OfferUse?, paidAfter: Int, ended: Bool)?
@@ -109,7 +117,7 @@ extension SubscriberAnalytics {
             let windowEnd = min(max(end, lastServed.map { $0.adding(milliseconds: validity) } ?? end), asOf)
             let kind = catalogueOffer?.kind ?? .promotional
             var outcome = Outcome(
-                key: RowKey(flag: c.flag, offer: catalogueOffer), served: !servedInCampaign.isEmpty, redemption: nil,
+                id: c.id, key: RowKey(flag: c.flag, offer: catalogueOffer), served: !servedInCampaign.isEmpty, redemption: nil,
                 start: c.start)
             if let index = timeline.periods.firstIndex(where: {
                 $0.offerKind == kind && $0.offerIdentifier.map(identifiers.contains) == true && $0.start >= c.start
@@ -144,15 +152,23 @@ extension SubscriberAnalytics {
         for o in outcomes {
             var row = rows[o.key] ?? CampaignReport.Row(flag: o.key.flag, offer: o.key.offer)
             row.flagged += 1
-            if o.served { row.served += 1 }
+            row.members[.flagged, default: []].append(o.id)
+            if o.served {
+                row.served += 1
+                row.members[.served, default: []].append(o.id)
+            }
             if let r = o.redemption {
                 row.redeemed += 1
+                row.members[.redeemed, default: []].append(o.id)
                 row.daysToRedeem.append(Int((r.at.milliseconds - o.start.milliseconds) / day))
                 switch r.use?.outcome(asOf: asOf) {
                 case .converted?:
                     row.converted += 1
+                    row.members[.converted, default: []].append(o.id)
                     members[o.key, default: []].append((r.paidAfter, r.ended))
-                case .lapsed?, .switched?: row.lapsed += 1
+                case .lapsed?, .switched?:
+                    row.lapsed += 1
+                    row.members[.lapsed, default: []].append(o.id)
                 default: break
                 }
             }

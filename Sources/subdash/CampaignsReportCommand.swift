@@ -5,6 +5,8 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
+extension CampaignReport.Step: ExpressibleByArgument {}
+
 /// `subdash report campaigns`: from a flag to a redeemed offer (docs/metrics.md, "Campaigns").
 struct CampaignsReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +24,12 @@ struct CampaignsReportCommand: AsyncParsableCommand {
     @Option(help: "The configuration file with the offer catalogue (default: $XDG_CONFIG_HOME/subdash/config.toml).")
     var config: String?
     @Option(help: "How to print the report.") var format: OutputFormat = .table
+    @Option(
+        help: """
+            Instead of the counts, list the subscriptions at this step (flagged, served, redeemed, converted, \
+            lapsed) with the flag, offer, email, user id and appAccountToken.
+            """)
+    var members: CampaignReport.Step?
 
     mutating func run() async throws {
         let catalogue: OfferCatalogue
@@ -42,6 +50,7 @@ struct CampaignsReportCommand: AsyncParsableCommand {
                 }
             return CampaignReport.Offer(kind: kind, identifier: offer.identifier)
         }
+        if let members { return try Self.printMembers(r, step: members, database: analytics.database, format: format) }
         func rate(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
         func number(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
         emit(
@@ -79,6 +88,36 @@ struct CampaignsReportCommand: AsyncParsableCommand {
                     note: r.rows.isEmpty ? "no flag set in \(r.from.iso8601) … \(r.to.iso8601)" : nil
                 ).render()
             })
+    }
+
+    /// One line per campaign at `step`: the subscription and whom it belongs to, for outreach.
+    static func printMembers(_ r: CampaignReport, step: CampaignReport.Step, database: AppDatabase, format: OutputFormat) throws {
+        let headers = ["flag", "offer", "originalTransactionId", "email", "userId", "appAccountToken"]
+        var rows: [[String]] = []
+        for row in r.rows {
+            for id in row.members[step] ?? [] {
+                let customer = try database.customer(of: id)
+                rows.append([
+                    row.flag.rawValue, row.offer.map { "\($0.kind.rawValue):\($0.identifier)" } ?? "none", id,
+                    customer.email ?? "", customer.userId ?? "", customer.appAccountToken ?? "",
+                ])
+            }
+        }
+        switch format {
+        case .csv: printCSV(CSV.render(header: headers, rows: rows))
+        case .json:
+            let keys = ["flag", "offer", "originalTransactionId", "email", "userId", "appAccountToken"]
+            var o = JSONObject()
+            o["step"] = .string(step.rawValue)
+            o["members"] = .array(
+                rows.map { cells in
+                    var m = JSONObject()
+                    for (key, cell) in zip(keys, cells) { m[key] = cell.isEmpty && key != "flag" ? .null : .string(cell) }
+                    return .object(m)
+                })
+            print(JSONValue.object(o).text)
+        case .table: printOutput(TextTable(headers: headers, rows: rows, note: "\(rows.count) \(step.rawValue)").render())
+        }
     }
 
     static func json(_ r: CampaignReport) -> String {

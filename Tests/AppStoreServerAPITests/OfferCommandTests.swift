@@ -144,6 +144,16 @@ import Testing
                 """))
         let table = try setup.run(["report", "campaigns", "--from", "2026-01-01", "--to", "2100-01-01", "--as-of", "2100-01-01"])
         #expect(table.stdout.contains("retention  promotional:save-30"), "\(table.stdout)")
+        let served = try setup.run([
+            "report", "campaigns", "--from", "2026-01-01", "--to", "2100-01-01", "--as-of", "2100-01-01", "--members", "served",
+            "--format", "csv",
+        ])
+        let customer = try setup.db.customer(of: ids[0])
+        #expect(
+            served.stdout
+                == "flag,offer,originalTransactionId,email,userId,appAccountToken\n"
+                + "retention,promotional:save-30,\(ids[0]),\(customer.email ?? ""),\(customer.userId ?? ""),\(customer.appAccountToken ?? "")\n"
+        )
     }
 
     @Test func theJWSNamesTheLatestTransaction() throws {

@@ -53,6 +53,11 @@ import Testing
         #expect(row.conversionRate == 0.5)
         #expect(row.daysToRedeem.sorted() == [1, 2, 9])
         #expect(row.timeToRedeemDays == 2)
+        #expect(row.members[.flagged]?.sorted() == ["A", "B", "C", "D", "D"])
+        #expect(row.members[.served]?.sorted() == ["A", "B"])
+        #expect(row.members[.redeemed]?.sorted() == ["A", "B", "C"])
+        #expect(row.members[.converted] == ["A"])
+        #expect(row.members[.lapsed] == ["C"])
     }
 
     @Test func aRedemptionAfterTheWindowOrAnotherOfferDoesNotCount() throws {
