@@ -81,7 +81,7 @@ extension SubscriberAnalytics {
             }
         }
         let selected = campaigns.filter { $0.start >= from && $0.start < to && $0.start <= asOf }
-        let served = try database.servedOffers()
+        let served = Dictionary(grouping: try database.servedOffers(), by: \.originalTransactionId)
         let day: Int64 = 86_400_000
         let validity: Int64 = day
 
@@ -109,7 +109,7 @@ extension SubscriberAnalytics {
             let group = try database.offerSubject(originalTransactionId: c.id)?.subscriptionGroupIdentifier
             let catalogueOffer = offer(c.flag, product, group)
             let end = min(c.end ?? asOf, asOf)
-            let mine = served.filter { $0.originalTransactionId == c.id && $0.flag == c.flag && $0.flagAt == c.start }
+            let mine = (served[c.id] ?? []).filter { $0.flag == c.flag && $0.flagAt == c.start }
             let servedInCampaign = mine.filter { $0.at >= c.start && $0.at < end }
             var identifiers = Set(servedInCampaign.map(\.offerIdentifier))
             if let catalogueOffer { identifiers.insert(catalogueOffer.identifier) }
