@@ -192,6 +192,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads", "NotificationListener", "subdash",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Runs `subdash fetch` as a process too: it needs the binary built, not the module.
         .testTarget(
@@ -199,6 +200,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
                 "SubscriptionModel", "subdash",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

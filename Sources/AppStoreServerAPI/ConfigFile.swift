@@ -46,9 +46,17 @@ public struct ConfigFile: Sendable, Equatable {
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else { throw fail("expected key = \"value\"") }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                throw fail("a key is letters, digits, _ and -")
+            var key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            // A quoted key (`"com.example.monthly" = …` under [offers.KIND]) may hold dots.
+            if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") {
+                key = String(key.dropFirst().dropLast())
+                guard !key.isEmpty, !key.contains("\"") && !key.contains("\\") else {
+                    throw fail("a quoted key is a product id without quotes or backslashes")
+                }
+            } else {
+                guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+                    throw fail("a key is letters, digits, _ and -")
+                }
             }
             var rest = Substring(line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces))
             guard let quote = rest.first, quote == "\"" || quote == "'" else {

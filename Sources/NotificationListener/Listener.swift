@@ -40,6 +40,8 @@ public struct ListenerConfiguration: Sendable {
     /// PEM files for serving HTTPS directly (else plain HTTP, for a TLS proxy in front).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// `GET /offers/…` (`subdash listen --offers`); nil: not served (404 like any other path).
+    public var offers: OffersEndpoint?
 
     public init() {}
 }
@@ -87,9 +89,12 @@ public struct NotificationListener: Sendable {
             onCommitted: { health.committed($0) })
         defer { committer.stop() }
         let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: sharedSecret, report: { _ in })
-        let responder = NotificationResponder(
+        var responder = NotificationResponder(
             configuration: configuration, importer: importer, committer: committer, log: log, health: health,
             rejectedArchive: rejectedArchive)
+        if let offers = configuration.offers {
+            responder.offers = (offers, OfferRateLimiter(limit: offers.requestsPerMinute))
+        }
         var logger = Logger(label: "subdash.listen")
         logger.logLevel = .error
         let headerTimeout = TimeAmount.seconds(Int64(configuration.headerTimeoutSeconds))

@@ -17,7 +17,7 @@ import SubscriptionModel
 ///   kept, this one archived and not applied;
 /// - 503 when it could not be committed, so Apple sends it again.
 struct NotificationResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ListenerRequestContext
 
     let configuration: ListenerConfiguration
     let importer: Importer
@@ -25,6 +25,8 @@ struct NotificationResponder: HTTPResponder {
     let log: RequestLog
     let health: ListenerHealth
     let rejectedArchive: RejectedArchive
+    /// `GET /offers/…` when `subdash listen --offers` serves it.
+    var offers: (endpoint: OffersEndpoint, limiter: OfferRateLimiter)? = nil
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let arrived = Date()
@@ -32,7 +34,13 @@ struct NotificationResponder: HTTPResponder {
         var entry = RequestLog.Entry(
             time: RequestLog.timestamp(arrived), method: request.method.rawValue,
             path: request.uri.path, outcome: "", status: 0, ms: 0)
-        let response = await answer(request, entry: &entry)
+        let response: Response
+        if let offers, request.uri.path.hasPrefix(OffersEndpoint.pathPrefix) {
+            response = await answerOffer(
+                request, endpoint: offers.endpoint, limiter: offers.limiter, client: context.client, entry: &entry)
+        } else {
+            response = await answer(request, entry: &entry)
+        }
         let elapsed = ContinuousClock.now - started
         entry.status = response.status.code
         entry.ms = (Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15).rounded(toPlaces: 2)

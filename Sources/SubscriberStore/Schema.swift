@@ -976,6 +976,32 @@ extension AppDatabase {
                                            'transactionInfo', 'renewalInfo');
                     """)
         }
+        migrator.registerMigration("v27 served offers") { db in
+            // Every signed offer handed out (`subdash offer sign`, `GET /offers/…`): who asked,
+            // which offer, when, for which flag (docs/metrics.md, "Campaigns"). A nonce is never
+            // used twice; the log is append-only like the flag log.
+            try db.execute(
+                sql: """
+                    CREATE TABLE servedOffer (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        originalTransactionId TEXT NOT NULL,
+                        flag TEXT,
+                        flagAt INTEGER,
+                        offerKind TEXT NOT NULL,
+                        offerIdentifier TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        format TEXT NOT NULL,
+                        nonce TEXT NOT NULL UNIQUE,
+                        client TEXT NOT NULL,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX servedOffer_subscription ON servedOffer(originalTransactionId, at);
+                    CREATE TRIGGER servedOffer_noUpdate BEFORE UPDATE ON servedOffer
+                        BEGIN SELECT RAISE(ABORT, 'the served offer log is append-only'); END;
+                    CREATE TRIGGER servedOffer_noDelete BEFORE DELETE ON servedOffer
+                        BEGIN SELECT RAISE(ABORT, 'the served offer log is append-only'); END;
+                    """)
+        }
         return migrator
     }
 

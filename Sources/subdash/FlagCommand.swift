@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import ArgumentParser
 import Foundation
 import SubscriberStore
@@ -27,9 +28,16 @@ struct FlagCommand: AsyncParsableCommand {
         String?
     @Flag(help: "Replace a flag a subscriber already has (its note, operator and date); without it the earlier flag is kept.")
     var replace = false
+    @Flag(
+        name: .customLong("require-offer"),
+        help: "Refuse (flag nobody) when the offer catalogue has no offer for the flag on a subscriber's product.")
+    var requireOffer = false
+    @Option(help: "The configuration file with the offer catalogue (default: $XDG_CONFIG_HOME/subdash/config.toml).")
+    var config: String?
 
     func validate() throws {
         if ids.isEmpty { throw ValidationError("give at least one subscriber id") }
+        if requireOffer && clear { throw ValidationError("--require-offer goes with setting a flag, not --clear") }
     }
 
     mutating func run() async throws {
@@ -51,6 +59,21 @@ struct FlagCommand: AsyncParsableCommand {
         for p in problems { printError("subdash flag: \(p)") }
         guard let who = OperatorIdentity.resolve(option: operatorName) else {
             throw CLIError(OperatorIdentity.missingMessage, code: ExitStatus.usage)
+        }
+        // Which Apple offer the flag will mean, per product (README, "Offers that reach the customer").
+        var meaning: FlagOfferMeaning?
+        do {
+            if !clear { meaning = try FlagOfferMeaning(db: db, offer: offer, targets: Set(targets).sorted(), config: config) }
+        } catch let error as CLIError {
+            if requireOffer { throw error }
+            printError("subdash flag: warning: \(error.message) (the flag is set; no offer is shown)")
+        }
+        if requireOffer, let meaning, !meaning.without.isEmpty {
+            throw CLIError(
+                "--require-offer: the catalogue\(meaning.path.map { " (\($0))" } ?? "") has no offer for \(offer.rawValue) on "
+                    + meaning.without.map { "\($0.key) (\($0.value) subscription\($0.value == 1 ? "" : "s"))" }.joined(
+                        separator: ", ")
+                    + "; nobody was flagged")
         }
         // Flags already there are kept unless --replace: say whose they are.
         var kept = 0
@@ -86,6 +109,7 @@ struct FlagCommand: AsyncParsableCommand {
             detail = " (\(unchanged) unchanged)"
         }
         printOutput("\(verb) \(changed) subscription\(changed == 1 ? "" : "s") as \(who)\(detail)")
+        if let meaning, meaning.path != nil { for line in meaning.lines { printOutput(line) } }
         if !problems.isEmpty { throw ExitCode(1) }
     }
 }

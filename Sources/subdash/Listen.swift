@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import ArgumentParser
 import Foundation
 import NotificationListener
@@ -49,7 +50,19 @@ struct Listen: AsyncParsableCommand {
         help: "GET /healthz fails when the store's file system has less free space than this, MiB.")
     var minFreeMiB = Int(ListenerConfiguration().minimumFreeBytes >> 20)
 
+    @Flag(
+        help: """
+            Also serve GET /offers/{appAccountToken or originalTransactionId}: the subscriber's flagged offer, \
+            signed (README, "Offers that reach the customer"). Needs the signing key (as `offer sign`) and \
+            offers_token in [listen] of the configuration file (or SUBDASH_OFFERS_TOKEN), 32 characters or more.
+            """)
+    var offers = false
+    @Option(name: .customLong("offers-rate"), help: "With --offers: requests a minute per client address.") var offersRate =
+        60
+    @Option(help: "The configuration file (default: $XDG_CONFIG_HOME/subdash/config.toml).") var config: String?
+
     func validate() throws {
+        if offersRate < 1 { throw ValidationError("--offers-rate must be at least 1") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if !path.hasPrefix("/") || path == "/healthz" { throw ValidationError("--path must start with / and not be /healthz") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
@@ -85,6 +98,7 @@ struct Listen: AsyncParsableCommand {
         configuration.tlsKeyPath = tlsKey
         configuration.rejectedArchiveBytesPerHour = rejectedArchiveMiB << 20
         configuration.minimumFreeBytes = Int64(minFreeMiB) << 20
+        if offers { configuration.offers = try offersEndpoint(database) }
         let listener = NotificationListener(
             database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
             configuration: configuration, log: requestLog)
@@ -108,5 +122,25 @@ struct Listen: AsyncParsableCommand {
             throw CLIError("listen on \(bind):\(port): \(error)")
         }
         printError("subdash listen: stopped; everything answered 200 is in \(storePath)")
+    }
+
+    /// The offers endpoint: its token, the signing key and the catalogue, or a usage error.
+    func offersEndpoint(_ database: AppDatabase) throws -> OffersEndpoint {
+        let (credentials, catalogue, file) = try SigningKeyOptions.resolve(flags: CredentialSources(), config: config)
+        let token =
+            ProcessInfo.processInfo.environment["SUBDASH_OFFERS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? file?.values["listen.offers_token"]
+        guard let token, token.count >= 32 else {
+            throw CLIError(
+                "--offers needs offers_token in the [listen] section of the configuration file (or SUBDASH_OFFERS_TOKEN), "
+                    + "32 characters or more (`openssl rand -hex 32`); it is not the App Store key",
+                code: ExitStatus.usage)
+        }
+        if token == credentials.keyId || token == credentials.issuerId {
+            throw CLIError("offers_token must be a secret of its own, not an App Store id", code: ExitStatus.usage)
+        }
+        if catalogue.isEmpty { printError("subdash listen: warning: no [offers.KIND] catalogue: every /offers/ answer is 204") }
+        let service = OfferService(database: database, credentials: credentials, catalogue: catalogue)
+        return OffersEndpoint(token: token, requestsPerMinute: offersRate) { request in service.answer(request) }
     }
 }

@@ -14,6 +14,7 @@ struct Report: AsyncParsableCommand {
             StatesReport.self, EventsReport.self, CohortsReport.self, RecoveryReportCommand.self,
             SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
             RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self,
+            CampaignsReportCommand.self,
         ])
 }
 

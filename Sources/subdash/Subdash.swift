@@ -11,7 +11,7 @@ struct Subdash: AsyncParsableCommand {
         subcommands: [
             OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
             Prices.self,
-            Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self,
+            Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self, OfferCommand.self, OffersCommand.self,
         ],
         defaultSubcommand: OpenDashboard.self
     )
