@@ -91,7 +91,7 @@ extension AppDatabase {
                         WHERE \(environment) AND ownership \(RowScope.inList(Ownership.allCases)) AND start >= :from AND start <= :to)
                     AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
                     """, arguments: arguments
-            ) { member in
+            ) { _, member in
                 for step in member.steps where lower <= step.at && step.at <= upper {
                     sums[member.cohortMonth.index, default: [:]][step.step, default: 0] += sign
                 }
@@ -105,10 +105,10 @@ extension AppDatabase {
     }
 
     /// The cohort members (runs with a paid start) selected by `condition` on `run r`, with their
-    /// counted paid periods, handed to `body` one by one.
+    /// counted paid periods, handed to `body` one by one with their subscription's id.
     static func forEachCohortMember(
         _ db: Database, where condition: String, arguments: StatementArguments,
-        _ body: (CohortMember) throws -> Void
+        _ body: (_ originalTransactionId: String, CohortMember) throws -> Void
     ) throws {
         let rows = try Row.fetchCursor(
             db,
@@ -127,9 +127,9 @@ extension AppDatabase {
         while let row = try rows.next() {
             let id: (String, Int) = (row[0], row[1])
             if last == nil || last! != id {
-                if var m = member {
+                if var m = member, let (id, _) = last {
                     m.paidPeriodStarts = starts.sorted()
-                    try body(m)
+                    try body(id, m)
                 }
                 member = CohortMember(
                     firstPaidStart: Instant(milliseconds: row[2]), firstPaidProductId: row[3], paidPeriodStarts: [],
@@ -139,9 +139,9 @@ extension AppDatabase {
             }
             if let start: Int64 = row[5] { starts.append(Instant(milliseconds: start)) }
         }
-        if var m = member {
+        if var m = member, let (id, _) = last {
             m.paidPeriodStarts = starts.sorted()
-            try body(m)
+            try body(id, m)
         }
     }
 }
