@@ -58,14 +58,15 @@ public struct Chart: Widget {
     }
 
     /// The legend entries: a sample of each series and its name.
-    func legendEntries() -> [String] {
+    func legendEntries(nameLength: Int? = nil) -> [String] {
         var bar = 0
         return model.series.map { s in
+            let name = nameLength.map { String(s.name.prefix($0)) } ?? s.name
             switch s.kind {
-            case .line: return glyphs.lineSample + " " + s.name
+            case .line: return glyphs.lineSample + " " + name
             case .bar:
                 defer { bar += 1 }
-                return glyphs.barFill(bar) + " " + s.name
+                return glyphs.barFill(bar) + " " + name
             }
         }
     }
@@ -75,24 +76,18 @@ public struct Chart: Widget {
             buffer.set(string: model.title, at: Position(x: area.x, y: area.y), style: palette[.title], maxWidth: area.width)
             return
         }
-        // Title, then the legend when it fits on the same row (whole, or as patterns alone).
-        let titleWidth = buffer.set(
+        // Title, then the legend when it fits on the same row: whole, else names cut to 4
+        // characters, else none.
+        let titleEnd = buffer.set(
             string: model.title, at: Position(x: area.x, y: area.y), style: palette[.title], maxWidth: area.width)
-        let entries = legendEntries()
-        var legendX = area.x + titleWidth + 3
-        let legendWidth = entries.reduce(0) { $0 + $1.displayWidth } + 2 * max(0, entries.count - 1)
-        if !entries.isEmpty, legendX + legendWidth <= area.right {
-            legendX = area.right - legendWidth
-            var bar = 0
+        for entries in [legendEntries(), legendEntries(nameLength: 4)] where !entries.isEmpty {
+            let legendWidth = entries.reduce(0) { $0 + $1.displayWidth } + 2 * (entries.count - 1)
+            guard titleEnd + 3 + legendWidth <= area.right else { continue }
+            var x = area.right - legendWidth
             for (s, entry) in zip(model.series, entries) {
-                var style = palette[s.role]
-                if s.kind == .bar {
-                    bar += 1
-                } else {
-                    style = style.adding(.bold)
-                }
-                legendX += buffer.set(string: entry, at: Position(x: legendX, y: area.y), style: style) + 2
+                x = buffer.set(string: entry, at: Position(x: x, y: area.y), style: palette[s.role]) + 2
             }
+            break
         }
         let plotTop = area.y + 1
         let plotRows = area.height - 2
@@ -112,15 +107,7 @@ public struct Chart: Widget {
                 high = low + 1
                 if low > 0 && model.series.allSatisfy({ $0.kind == .line }) { low = max(0, low - 1) }
             }
-            let count = max(2, min(6, plotRows / 2 + 1))
-            var ticks = ChartModel.ticks(low: low, high: high, count: count)
-            if ticks.count >= 2 {
-                let step = ticks[1] - ticks[0]
-                low = min(low, (low / step).rounded(.down) * step)
-                high = max(high, (high / step).rounded(.up) * step)
-                ticks = ChartModel.ticks(low: low, high: high, count: count)
-            }
-            return (low, high, ticks)
+            return ChartModel.niceScale(low: low, high: high, count: max(2, min(6, plotRows / 2 + 1)))
         }
         var (low, high, ticks) = scale(for: 0..<n)
         let tickDecimals = model.tickDecimals(ticks)
@@ -156,9 +143,11 @@ public struct Chart: Widget {
                 string: t == 0 && low < 0 ? glyphs.axis.zero : glyphs.axis.tick, at: Position(x: plotX - 1, y: plotTop + r),
                 style: muted)
         }
-        if let unit = model.unit, !usedRows.contains(0) {
+        if let unit = model.unit {
+            // Under the value labels, beside the bucket labels.
             buffer.set(
-                string: unit.padded(toWidth: labelWidth, alignment: .right), at: Position(x: area.x, y: plotTop), style: muted)
+                string: unit.padded(toWidth: labelWidth, alignment: .right), at: Position(x: area.x, y: labelRow),
+                style: muted)
         }
 
         // Gaps: a bucket where no series has a value.
@@ -221,21 +210,24 @@ public struct Chart: Widget {
             }
         }
 
-        // Bucket labels: the first, then each that fits after the one before; the cursor's always.
+        // Bucket labels: the cursor's, then the first and each that fits after the one before.
+        var cursorSpan: Range<Int>?
+        if let cursor, cursor >= first, cursor < n {
+            let text = model.labels[cursor]
+            let x = max(plotX, min(plotX + (cursor - first) * slot, area.right - text.displayWidth))
+            buffer.set(string: text, at: Position(x: x, y: labelRow), style: palette[.selection], maxWidth: area.right - x)
+            cursorSpan = (x - 1)..<(x + text.displayWidth + 1)
+        }
         var nextFree = plotX
-        var cursorLabel: (x: Int, text: String)?
-        for i in first..<n {
+        for i in first..<n where i != cursor {
             let x = plotX + (i - first) * slot
             let text = model.labels[i]
-            if i == cursor { cursorLabel = (min(x, area.right - text.displayWidth), text) }
-            guard x >= nextFree, x + text.displayWidth <= area.right else { continue }
+            let span = x..<(x + text.displayWidth)
+            guard x >= nextFree, span.upperBound <= area.right, !(cursorSpan?.overlaps(span) ?? false) else { continue }
             var style = palette[.text]
             if model.incomplete.contains(i) { style = style.adding(.dim) }
             buffer.set(string: text, at: Position(x: x, y: labelRow), style: style)
-            nextFree = x + text.displayWidth + 1
-        }
-        if let (x, text) = cursorLabel {
-            buffer.set(string: text, at: Position(x: max(area.x, x), y: labelRow), style: palette[.selection])
+            nextFree = span.upperBound + 1
         }
     }
 }

@@ -134,6 +134,30 @@ public struct ChartModel: Sendable, Equatable {
         return ticks
     }
 
+    /// [low, high] widened to whole tick steps, with its ticks (at least two).
+    public static func niceScale(low: Double, high: Double, count: Int) -> (low: Double, high: Double, ticks: [Double]) {
+        var (low, high) = (low, high)
+        if high <= low { high = low + 1 }
+        let raw = (high - low) / Double(max(1, count - 1))
+        var step = 1.0
+        while step < raw { step *= 10 }
+        while step / 10 >= raw { step /= 10 }
+        for candidate in [step / 5, step / 2] where candidate >= raw {
+            step = candidate
+            break
+        }
+        low = (low / step).rounded(.down) * step
+        high = (high / step).rounded(.up) * step
+        var ticks: [Double] = []
+        var k = (low / step).rounded()
+        while k * step <= high + step * 1e-9 {
+            let t = k * step
+            ticks.append(abs(t) < step * 1e-9 ? 0 : t)
+            k += 1
+        }
+        return (low, high, ticks)
+    }
+
     /// The decimals a tick step needs (`0.5` → 1), at most the chart's.
     public func tickDecimals(_ ticks: [Double]) -> Int {
         guard ticks.count > 1 else { return 0 }

@@ -147,15 +147,8 @@ public enum ChartSVG {
         }
         let n = model.count
         guard n > 0 else { return out + "<text class=\"dim\" x=\"\(left)\" y=\"\(Int(plotTop) + 20)\">no data</text></g>\n" }
-        var (low, high) = model.valueRange()
-        if high <= low { high = low + 1 }
-        var ticks = ChartModel.ticks(low: low, high: high, count: 6)
-        if ticks.count >= 2 {
-            let step = ticks[1] - ticks[0]
-            low = min(low, (low / step).rounded(.down) * step)
-            high = max(high, (high / step).rounded(.up) * step)
-            ticks = ChartModel.ticks(low: low, high: high, count: 6)
-        }
+        let range = model.valueRange()
+        let (low, high, ticks) = ChartModel.niceScale(low: range.low, high: range.high, count: 6)
         let decimals = model.tickDecimals(ticks)
         func yOf(_ v: Double) -> Double { plotBottom - (v - low) / (high - low) * (plotBottom - plotTop) }
         let slot = (plotRight - plotLeft) / Double(n)
