@@ -88,9 +88,9 @@ public enum ChartSVG {
         return r == r.rounded() ? String(Int(r)) : String(r)
     }
 
-    /// The value as `data-value` keeps it: digits, a point and the chart's decimals.
-    static func plain(_ v: Double, decimals: Int) -> String {
-        String(ChartModel.grouped(v, decimals: decimals).filter { $0 != "," })
+    /// The value as `data-value` keeps it, exactly as the JSON writes it: `14.998`, `-5`.
+    static func plain(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
     }
 
     /// The charts one above the other in one picture, with one caption (the first chart's).
@@ -200,7 +200,7 @@ public enum ChartSVG {
                 let cls = model.incomplete.contains(i) ? " class=\"incomplete\"" : ""
                 let text = "\(model.labels[i]) \(s.name): \(model.format(v, withUnit: true))"
                 out +=
-                    "<rect\(cls) data-bucket=\"\(escape(model.labels[i]))\" data-value=\"\(plain(v, decimals: model.decimals))\" x=\"\(number(xOf(i) - barWidth / 2))\" y=\"\(number(yOf(to)))\" width=\"\(number(barWidth))\" height=\"\(number(max(0, yOf(from) - yOf(to))))\" fill=\"url(#p\(bar))\" stroke=\"\(colour(s.role))\" stroke-width=\"0.5\"><title>\(escape(text))</title></rect>\n"
+                    "<rect\(cls) data-bucket=\"\(escape(model.labels[i]))\" data-value=\"\(plain(v))\" x=\"\(number(xOf(i) - barWidth / 2))\" y=\"\(number(yOf(to)))\" width=\"\(number(barWidth))\" height=\"\(number(max(0, yOf(from) - yOf(to))))\" fill=\"url(#p\(bar))\" stroke=\"\(colour(s.role))\" stroke-width=\"0.5\"><title>\(escape(text))</title></rect>\n"
             }
             out += "</g>\n"
             bar += 1
@@ -228,7 +228,7 @@ public enum ChartSVG {
                 let cls = model.incomplete.contains(i) ? " class=\"incomplete\"" : ""
                 let text = "\(model.labels[i]) \(s.name): \(model.format(v, withUnit: true))"
                 out +=
-                    "<circle\(cls) data-bucket=\"\(escape(model.labels[i]))\" data-value=\"\(plain(v, decimals: model.decimals))\" cx=\"\(number(xOf(i)))\" cy=\"\(number(yOf(v)))\" r=\"3\" fill=\"\(c)\"><title>\(escape(text))</title></circle>\n"
+                    "<circle\(cls) data-bucket=\"\(escape(model.labels[i]))\" data-value=\"\(plain(v))\" cx=\"\(number(xOf(i)))\" cy=\"\(number(yOf(v)))\" r=\"3\" fill=\"\(c)\"><title>\(escape(text))</title></circle>\n"
             }
             out += "</g>\n"
         }
