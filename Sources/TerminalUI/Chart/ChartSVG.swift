@@ -163,7 +163,7 @@ public enum ChartSVG {
         }
         if let unit = model.unit {
             out +=
-                "<text class=\"dim\" x=\"\(left - 6)\" y=\"\(number(plotTop - 4))\" text-anchor=\"end\">\(escape(unit))</text>\n"
+                "<text class=\"dim\" x=\"\(left - 6)\" y=\"\(number(plotBottom + 16))\" text-anchor=\"end\">\(escape(unit))</text>\n"
         }
         out += "<line class=\"axis\" x1=\"\(left)\" y1=\"\(number(plotTop))\" x2=\"\(left)\" y2=\"\(number(plotBottom))\"/>"
         if low <= 0 && high >= 0 {
