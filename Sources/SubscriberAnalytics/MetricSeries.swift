@@ -117,7 +117,8 @@ extension SubscriberAnalytics {
             series.lines = byCurrency.keys.sorted().map { MetricSeries.Line(currency: $0, values: byCurrency[$0]!) }
         case .committed:
             throw AnalyticsError(
-                "subdash cannot follow committed revenue over time yet: `report series committed` waits for the committed-revenue figure (docs/metrics.md, \"Series\")")
+                "subdash cannot follow committed revenue over time yet: `report series committed` waits for the committed-revenue figure (docs/metrics.md, \"Series\")"
+            )
         case .event(let type):
             var values = [Int64](repeating: 0, count: buckets.count)
             if let first = buckets.first, let last = buckets.last {
