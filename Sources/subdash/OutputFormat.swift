@@ -54,3 +54,8 @@ struct TextTable {
         return out.joined(separator: "\n")
     }
 }
+
+/// `--format` of the reports: `svg` draws a chart (report series, movement and cohorts).
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, csv, json, svg
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dashboard
 import Foundation
 import SubscriberAnalytics
 import SubscriberStore
@@ -15,6 +16,7 @@ struct Report: AsyncParsableCommand {
             SubscriberReportCommand.self, EligibilityReport.self, RevenueReportCommand.self,
             RefundsReportCommand.self, MRRReportCommand.self, OffersReportCommand.self, LTVReportCommand.self,
             CampaignsReportCommand.self,
+            MovementReportCommand.self, SeriesReportCommand.self,
         ])
 }
 
@@ -38,7 +40,7 @@ extension Month: ExpressibleByArgument {
 /// Options every report takes.
 struct ReportOptions: ParsableArguments {
     @OptionGroup var store: StoreOptions
-    @Option(help: "How to print the figures.") var format: OutputFormat = .table
+    @Option(help: "How to print the figures (svg: report series, movement and cohorts).") var format: ReportFormat = .table
     @Option(help: "Only this product.") var product: String?
     @Option(help: "Which App Store environment to count.") var environment: EnvironmentFilter = .production
 
@@ -111,11 +113,20 @@ struct RangeOptions: ParsableArguments {
     }
 }
 
-func emit(_ format: OutputFormat, json: () throws -> String, csv: () -> String, table: () -> String) rethrows {
+func emit(
+    _ format: ReportFormat, json: () throws -> String, csv: () -> String, table: () -> String,
+    svg: (() -> String)? = nil
+) rethrows {
     switch format {
     case .json: print(try json())
     case .csv: printCSV(csv())
     case .table: print(TextSanitizer.visibleLines(table()))
+    case .svg:
+        guard let svg else {
+            printError("subdash: --format svg draws report series, movement and cohorts only")
+            exit(ExitStatus.usage)
+        }
+        print(svg())
     }
 }
 
@@ -235,6 +246,7 @@ struct CohortsReport: AsyncParsableCommand {
             }
         }
         let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, duration: duration, scope: options.scope)
+        let store = URL(fileURLWithPath: options.store.path).lastPathComponent
         try emit(
             options.format, json: { try ReportJSON.cohorts(grid) },
             csv: {
@@ -270,7 +282,8 @@ struct CohortsReport: AsyncParsableCommand {
                 text += t.render()
                 if shown < grid.periods { text += "\n(\(grid.periods - shown) more periods: use --format csv or json)" }
                 return text
-            })
+            },
+            svg: { ReportCharts.cohortsSVG(grid, store: store) })
     }
 }
 

@@ -1,0 +1,76 @@
+import GRDB
+import SubscriptionModel
+
+/// One interval in which a subscription adds to MRR: a charged period `[start, end)` or a grace
+/// period after one `[failure, min(retry window end, grace end))`, with the money of the period.
+public struct MRRInterval: Sendable, Equatable {
+    public var start: Int64
+    public var end: Int64
+    public var money: MRRKey
+
+    public init(start: Int64, end: Int64, money: MRRKey) {
+        self.start = start
+        self.end = end
+        self.money = money
+    }
+
+    /// Whether the interval adds to MRR at `t` (start <= t < end, as ``AppDatabase/mrrCounts(at:scope:)``).
+    public func covers(_ t: Int64) -> Bool { start <= t && t < end }
+}
+
+/// A subscription's MRR intervals in a range, and the start of its first charged period.
+public struct SubscriptionMRRIntervals: Sendable, Equatable {
+    public var originalTransactionId: String
+    /// The earliest start among all its charged periods (any product): decides new against reactivation.
+    public var firstCharge: Int64
+    public var intervals: [MRRInterval]
+}
+
+extension AppDatabase {
+    /// Every subscription with an MRR interval covering some instant in [first, last], one at a
+    /// time in `originalTransactionId` order (memory holds one subscription's intervals): what
+    /// MRR movement compares at bucket ends (docs/metrics.md "MRR movement"). The scope's
+    /// environments and product (the period's) restrict the intervals, as for MRR.
+    public func mrrIntervals(
+        from first: Instant, through last: Instant, scope: RowScope,
+        _ body: (SubscriptionMRRIntervals) throws -> Void
+    ) throws {
+        let environmentSQL = RowScope.inList(scope.environments)
+        let product = scope.productId == nil ? "" : "AND m.productId = :product"
+        let sql = """
+            SELECT x.*, (SELECT MIN(p.start) FROM periodMoney p WHERE p.originalTransactionId = x.id) AS firstCharge
+            FROM (
+                SELECT m.originalTransactionId AS id, m.start AS s, m."end" AS e,
+                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
+                FROM periodMoney m
+                WHERE m.environment \(environmentSQL) AND m."end" > :first AND m.start <= :last AND m.start < m."end" \(product)
+                UNION ALL
+                SELECT f.originalTransactionId, f.at, MIN(f.windowEnd, f.graceEnd),
+                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
+                FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                WHERE f.environment \(environmentSQL) AND f.graceEnd IS NOT NULL AND f.at <= :last
+                    AND MIN(f.windowEnd, f.graceEnd) > :first AND f.at < MIN(f.windowEnd, f.graceEnd) \(product)
+            ) x
+            ORDER BY x.id, x.s
+            """
+        let arguments: StatementArguments = [
+            "first": first.milliseconds, "last": last.milliseconds, "product": scope.productId,
+        ]
+        try writer.read { db in
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            var current: SubscriptionMRRIntervals?
+            while let row = try rows.next() {
+                let id: String = row["id"]
+                let interval = MRRInterval(start: row["s"], end: row["e"], money: MRRKey(row, from: 3))
+                if current?.originalTransactionId == id {
+                    current!.intervals.append(interval)
+                } else {
+                    if let done = current { try body(done) }
+                    current = SubscriptionMRRIntervals(
+                        originalTransactionId: id, firstCharge: row["firstCharge"], intervals: [interval])
+                }
+            }
+            if let done = current { try body(done) }
+        }
+    }
+}
