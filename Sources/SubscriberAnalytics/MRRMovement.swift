@@ -110,7 +110,7 @@ extension SubscriberAnalytics {
     ) throws -> [String: Int64] {
         var out: [String: Int64] = [:]
         for interval in intervals {
-            let money = interval.money
+            let money = interval.key
             guard var price = money.price, var currency = money.currency else { continue }
             var multiplier = money.monthlyTwelfths
             if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] {

@@ -54,7 +54,7 @@ struct CampaignsReportCommand: AsyncParsableCommand {
         func rate(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
         func number(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
         emit(
-            format, json: { Self.json(r) },
+            ReportFormat(format), json: { Self.json(r) },
             csv: {
                 CSV.render(
                     header: [

@@ -59,3 +59,14 @@ struct TextTable {
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, json, svg
 }
+
+extension ReportFormat {
+    /// A report that draws no picture prints in the formats every report has.
+    init(_ format: OutputFormat) {
+        switch format {
+        case .table: self = .table
+        case .csv: self = .csv
+        case .json: self = .json
+        }
+    }
+}

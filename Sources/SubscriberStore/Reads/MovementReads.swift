@@ -1,21 +1,10 @@
 import GRDB
 import SubscriptionModel
+import SubscriptionTimeline
 
-/// One interval in which a subscription adds to MRR: a charged period `[start, end)` or a grace
-/// period after one `[failure, min(retry window end, grace end))`, with the money of the period.
-public struct MRRInterval: Sendable, Equatable {
-    public var start: Int64
-    public var end: Int64
-    public var money: MRRKey
-
-    public init(start: Int64, end: Int64, money: MRRKey) {
-        self.start = start
-        self.end = end
-        self.money = money
-    }
-
+extension MRRInterval {
     /// Whether the interval adds to MRR at `t` (start <= t < end, as ``AppDatabase/mrrCounts(at:scope:)``).
-    public func covers(_ t: Int64) -> Bool { start <= t && t < end }
+    public func covers(_ t: Int64) -> Bool { start.milliseconds <= t && t < end.milliseconds }
 }
 
 /// A subscription's MRR intervals in a range, and the start of its first charged period.
@@ -40,12 +29,12 @@ extension AppDatabase {
         let sql = """
             SELECT x.*, (SELECT MIN(p.start) FROM periodMoney p WHERE p.originalTransactionId = x.id) AS firstCharge
             FROM (
-                SELECT m.originalTransactionId AS id, m.start AS s, m."end" AS e,
+                SELECT m.originalTransactionId AS id, m.start AS s, m."end" AS e, NULL AS g,
                     m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
                 FROM periodMoney m
                 WHERE m.environment \(environmentSQL) AND m."end" > :first AND m.start <= :last AND m.start < m."end" \(product)
                 UNION ALL
-                SELECT f.originalTransactionId, f.at, MIN(f.windowEnd, f.graceEnd),
+                SELECT f.originalTransactionId, f.at, f.windowEnd, f.graceEnd,
                     m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
                 FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                 WHERE f.environment \(environmentSQL) AND f.graceEnd IS NOT NULL AND f.at <= :last
@@ -61,7 +50,15 @@ extension AppDatabase {
             var current: SubscriptionMRRIntervals?
             while let row = try rows.next() {
                 let id: String = row["id"]
-                let interval = MRRInterval(start: row["s"], end: row["e"], money: MRRKey(row, from: 3))
+                // The rule's own intervals (docs/architecture.md, "Where counting rules live").
+                let (start, end) = (Instant(milliseconds: row["s"]), Instant(milliseconds: row["e"]))
+                let key = MRRKey(row, from: 4)
+                let graceEnd = (row["g"] as Int64?).map(Instant.init(milliseconds:))
+                guard
+                    let interval = graceEnd == nil
+                        ? MRRInterval.period(start: start, end: end, key: key)
+                        : MRRInterval.grace(at: start, windowEnd: end, graceEnd: graceEnd, key: key)
+                else { continue }
                 if current?.originalTransactionId == id {
                     current!.intervals.append(interval)
                 } else {
