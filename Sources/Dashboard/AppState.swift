@@ -251,6 +251,8 @@ public struct AppState: Equatable, Sendable {
     public var helpScroll = 0
     /// A flag change waiting for yes or no.
     public var confirmation: Confirmation?
+    /// The offer catalogue the flag dialog names offers from; nil: the dashboard has none.
+    public var catalogueOffers: CatalogueOffers?
     /// The keys of a sequence typed so far (`g` of `g s`).
     public var pendingKeys: [KeyEvent] = []
     /// An error, shown in the status line until the next load.

@@ -27,6 +27,17 @@ public struct Confirmation: Equatable, Sendable {
         self.existing = existing.filter { Set(ids).contains($0.originalTransactionId) }
     }
 
+    /// The catalogue's offers, when the dashboard has a catalogue.
+    public var catalogue: CatalogueOffers? {
+        didSet { nameCatalogueOffers() }
+    }
+    /// What the chosen offer means for `ids` by the catalogue (``CatalogueOffers``); none when clearing.
+    public private(set) var catalogueLines: [String] = []
+
+    mutating func nameCatalogueOffers() {
+        catalogueLines = clear ? [] : catalogue?.lines(offer, ids) ?? []
+    }
+
     /// Win-back: the offers Apple will present to each of `ids` that has a list, best first
     /// (docs/metrics.md, "Renewal details from Apple").
     public var appleOffers: [String: [String]] = [:]
@@ -89,6 +100,7 @@ public struct Confirmation: Equatable, Sendable {
         if hidden > 0 { lines.append("(\(hidden) of them \(hidden == 1 ? "is" : "are") marked but not shown here)") }
         lines += alreadyLines
         lines += appleOfferLines
+        lines += catalogueLines.map(TextSanitizer.visible)
         if let note { lines.append("Note: \(TextSanitizer.visible(note))") }
         let replaceKey = clear || alreadyFlagged.isEmpty ? "" : "r: \(replace ? "keep" : "replace") · "
         lines.append(
@@ -104,6 +116,7 @@ public struct Confirmation: Equatable, Sendable {
             let all = OfferFlagKind.allCases
             let index = all.firstIndex(of: offer) ?? 0
             offer = all[(index + (event.key == .char("o") ? 1 : all.count - 1)) % all.count]
+            nameCatalogueOffers()
             return nil
         }
         if event.key == .char("r"), !clear, !alreadyFlagged.isEmpty {

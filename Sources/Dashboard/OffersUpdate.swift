@@ -124,6 +124,7 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
         state.confirmation = Confirmation(
             offer: state.offers.lastOffer, ids: ids, clear: clear,
             hidden: ids.filter { !loaded.contains($0) }.count)
+        state.confirmation?.catalogue = state.catalogueOffers
         return []
     }
     let pane = state.offers
@@ -142,6 +143,7 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
         offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
         existing: pane.board?.flags ?? [])
     state.confirmation?.appleOffers = appleOffers(pane.board, ids)
+    state.confirmation?.catalogue = state.catalogueOffers
     return []
 }
 
@@ -164,6 +166,7 @@ private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Eff
     }
     // The subscriber's flags go to the dialog, so it says "already flagged by … on …" and keeps them.
     state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear, existing: report.flags)
+    state.confirmation?.catalogue = state.catalogueOffers
     return []
 }
 

@@ -9,8 +9,12 @@ public struct OfferSubject: Sendable, Equatable {
     /// The product of the latest transaction (by purchase date).
     public var productId: String
     public var subscriptionGroupIdentifier: String?
-    /// The latest transaction's id: the `transactionId` claim of the JWS.
+    /// The latest transaction's id.
     public var latestTransactionId: String
+    /// The app download behind the subscription (docs/metrics.md, "Renewal details from Apple"):
+    /// from the latest renewal info carrying it, else the latest transaction carrying it; nil
+    /// before Apple sent one.
+    public var appTransactionId: String?
     public var appAccountToken: String?
     /// `PURCHASED`, `FAMILY_SHARED` or nil (v1 data).
     public var ownership: String?
@@ -28,6 +32,10 @@ public struct OfferSubject: Sendable, Equatable {
     }
 
     public var isFamilyShared: Bool { ownership == "FAMILY_SHARED" }
+
+    /// The `transactionId` claim of StoreKit 2's promotional offer JWS: the `appTransactionId`
+    /// when known (it names the customer whatever they bought), else the latest transaction's id.
+    public var signingTransactionId: String { appTransactionId ?? latestTransactionId }
 }
 
 extension AppDatabase {
@@ -41,7 +49,13 @@ extension AppDatabase {
                         SELECT transactionId, productId, subscriptionGroupIdentifier, inAppOwnershipType, environment,
                             (SELECT appAccountToken FROM "transaction" a WHERE a.originalTransactionId = t.originalTransactionId
                                 AND a.appAccountToken IS NOT NULL ORDER BY a.purchaseDate DESC LIMIT 1),
-                            expiresDate, revocationDate
+                            expiresDate, revocationDate,
+                            COALESCE(
+                                (SELECT appTransactionId FROM renewalFact r WHERE r.originalTransactionId = t.originalTransactionId
+                                    AND r.appTransactionId IS NOT NULL AND r.unverified = 0 ORDER BY r.instant DESC LIMIT 1),
+                                (SELECT appTransactionId FROM "transaction" a WHERE a.originalTransactionId = t.originalTransactionId
+                                    AND a.appTransactionId IS NOT NULL AND a.unverified = 0
+                                    ORDER BY a.purchaseDate DESC, a.transactionId DESC LIMIT 1))
                         FROM "transaction" t WHERE originalTransactionId = ?
                         ORDER BY purchaseDate DESC, transactionId DESC LIMIT 1
                         """, arguments: [originalTransactionId])
@@ -57,7 +71,8 @@ extension AppDatabase {
                     """, arguments: [originalTransactionId, token, group])
             return OfferSubject(
                 originalTransactionId: originalTransactionId, productId: row[1], subscriptionGroupIdentifier: group,
-                latestTransactionId: row[0], appAccountToken: token, ownership: row[3], environment: row[4],
+                latestTransactionId: row[0], appTransactionId: row[8], appAccountToken: token, ownership: row[3],
+                environment: row[4],
                 hadIntroductoryOffer: intro ?? false, latestExpires: (row[6] as Int64?).map(Instant.init(milliseconds:)),
                 latestRevoked: (row[7] as Int64?) != nil)
         }

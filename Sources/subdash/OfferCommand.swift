@@ -255,7 +255,7 @@ enum OfferJSON {
             ])
         case .jws:
             let jws = try signer.promotionalJWS(
-                productId: subject.productId, offerIdentifier: offerIdentifier, transactionId: subject.latestTransactionId,
+                productId: subject.productId, offerIdentifier: offerIdentifier, transactionId: subject.signingTransactionId,
                 nonce: nonce, issuedAt: at)
             return object([
                 ("productId", .string(subject.productId)), ("offerIdentifier", .string(offerIdentifier)), ("jws", .string(jws)),

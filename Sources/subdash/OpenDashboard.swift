@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import ArgumentParser
 import CursesBackend
 import Dashboard
@@ -82,11 +83,28 @@ struct OpenDashboard: ParsableCommand {
             state.notice = "read-only: " + state.readOnlyReason
         }
         state.storeLabel = storeLabel
+        state.catalogueOffers = Self.catalogueOffers(database)
         state.appleFetchUnavailable = fetchUnavailable
         let session = DashboardSession(
             backend: backend, runner: runner,
             palette: chosenTheme.palette(for: backend.colorSupport), state: state)
         session.run()
+    }
+
+    /// The flag dialog's offers: what `subdash flag` prints, from the default configuration file
+    /// (read again each time the dialog asks, so an edited catalogue shows); nil without the file.
+    static func catalogueOffers(_ database: AppDatabase) -> CatalogueOffers? {
+        guard let path = ConfigFile.defaultPath(), FileManager.default.fileExists(atPath: path) else { return nil }
+        return CatalogueOffers(source: path) { offer, ids in
+            do {
+                let meaning = try FlagOfferMeaning(db: database, offer: offer, targets: ids, config: nil)
+                return meaning.path == nil ? [] : meaning.lines
+            } catch let error as CLIError {
+                return ["No catalogue offer shown: \(error.message)"]
+            } catch {
+                return ["No catalogue offer shown: \(error)"]
+            }
+        }
     }
 
     /// What to do when there is no store: the same advice `report` and `listen` give

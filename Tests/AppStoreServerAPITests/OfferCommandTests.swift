@@ -156,22 +156,62 @@ import Testing
         )
     }
 
-    @Test func theJWSNamesTheLatestTransaction() throws {
-        let setup = try Self.setUp(catalogue: "")
-        defer { setup.directory.remove() }
-        let (id, latest, product) = try Self.subscription(setup.db, ownership: "PURCHASED")
+    /// The claims of the JWS `offer sign --format jws` prints for `id`.
+    static func jwsClaims(_ setup: Setup, _ id: String) throws -> [String: Any] {
         let run = try setup.run(["offer", "sign", id, "--offer-id", "by-hand", "--format", "jws", "--operator", "bo"])
         #expect(run.status == 0, "\(run.stderr)")
         let json = try Self.object(run.stdout)
         let jws = try #require(json["jws"] as? String)
         let parts = jws.split(separator: ".")
         let claimsData = try #require(OfferSignerTests.fromBase64URL(parts[1]))
-        let claims = try #require(try JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
+    }
+
+    @Test func theJWSNamesTheLatestTransactionWhenTheStoreKnowsNoAppTransactionId() throws {
+        let setup = try Self.setUp(catalogue: "")
+        defer { setup.directory.remove() }
+        let (id, latest, product) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        try setup.db.writer.write { db in
+            try db.execute(
+                sql: #"UPDATE "transaction" SET appTransactionId = NULL WHERE originalTransactionId = ?"#, arguments: [id])
+            try db.execute(sql: "UPDATE renewalFact SET appTransactionId = NULL WHERE originalTransactionId = ?", arguments: [id])
+        }
+        let claims = try Self.jwsClaims(setup, id)
         #expect(claims["transactionId"] as? String == latest)
         #expect(claims["productId"] as? String == product)
         #expect(claims["offerIdentifier"] as? String == "by-hand")
         #expect(claims["aud"] as? String == "promotional-offer")
         #expect(try setup.db.servedOffers(originalTransactionId: id).map(\.flag) == [nil])
+    }
+
+    @Test func theJWSNamesTheAppTransactionIdFromRenewalInfoElseFromATransaction() throws {
+        let setup = try Self.setUp(catalogue: "")
+        defer { setup.directory.remove() }
+        let (id, latest, _) = try Self.subscription(setup.db, ownership: "PURCHASED")
+        // Apple's appTransactionId on the first transaction only (not the latest one): it names the customer.
+        try setup.db.writer.write { db in
+            try db.execute(sql: "UPDATE renewalFact SET appTransactionId = NULL WHERE originalTransactionId = ?", arguments: [id])
+            try db.execute(
+                sql: #"UPDATE "transaction" SET appTransactionId = NULL WHERE originalTransactionId = ?"#, arguments: [id])
+            try db.execute(
+                sql: """
+                    UPDATE "transaction" SET appTransactionId = '704289572938475123' WHERE transactionId =
+                        (SELECT transactionId FROM "transaction" WHERE originalTransactionId = ? ORDER BY purchaseDate LIMIT 1)
+                    """, arguments: [id])
+        }
+        #expect(try Self.jwsClaims(setup, id)["transactionId"] as? String == "704289572938475123")
+        #expect(latest != "704289572938475123")
+
+        // The latest renewal info carrying one wins over the transactions'.
+        try setup.db.writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE renewalFact SET appTransactionId = '704289572938475999' WHERE originalTransactionId = ?1
+                        AND instant = (SELECT MAX(instant) FROM renewalFact WHERE originalTransactionId = ?1)
+                    """, arguments: [id])
+            #expect(db.changesCount == 1)
+        }
+        #expect(try Self.jwsClaims(setup, id)["transactionId"] as? String == "704289572938475999")
     }
 
     @Test func nothingIsSignedWithoutAnOfferForTheFlagOrForAFamilyMember() throws {

@@ -113,4 +113,51 @@ private func screen(_ state: AppState, width: Int, height: Int) -> [String] {
             dialog.contains { $0.contains("Apple will present winback.half (then winback.month).") },
             "\(dialog.joined(separator: "\n"))")
     }
+
+    /// The flag dialog names the catalogue's offer for the subscriber's product, through the
+    /// lookup the dashboard was given (the lines `subdash flag` prints), and again after `o`.
+    @Test func flagDialogNamesTheCatalogueOfferForTheSubscribersProduct() throws {
+        let runner = try RenewalStore.runner()
+        let database = runner.analytics.database
+        var state = AppState(asOf: RenewalStore.asOf, operatorName: "alice")
+        // A catalogue with a win-back offer for pro.monthly only.
+        state.catalogueOffers = CatalogueOffers(source: "config.toml") { offer, ids in
+            var products: [String: Int] = [:]
+            for id in ids {
+                if let p = try? database.offerSubject(originalTransactionId: id)?.productId { products[p, default: 0] += 1 }
+            }
+            return products.sorted { $0.key < $1.key }.map { product, n in
+                offer == .winBackOffer && product == "pro.monthly"
+                    ? "winBack on \(product) means winBack:wb-half (\(n) subscription)"
+                    : "\(offer.rawValue) on \(product) means no offer yet: the catalogue has none (\(n) subscription)"
+            }
+        }
+        drive(.start, &state, runner)
+        try keys("5", "f", state: &state, runner: runner)
+        var dialog = screen(state, width: 160, height: 24)
+        #expect(dialog.contains { $0.contains("Flag 1 subscriber for winBack?") }, "\(dialog.joined(separator: "\n"))")
+        #expect(
+            dialog.contains { $0.contains("winBack on pro.monthly means winBack:wb-half (1") },
+            "\(dialog.joined(separator: "\n"))")
+        // (The dialog wraps the line at its width.) `o`: another offer, and what that one means.
+        try keys("o", state: &state, runner: runner)
+        dialog = screen(state, width: 160, height: 24)
+        #expect(
+            dialog.contains {
+                $0.contains("retention on pro.monthly means no offer yet: the")
+            },
+            "\(dialog.joined(separator: "\n"))")
+        #expect(!dialog.contains { $0.contains("wb-half") })
+        try keys("esc", state: &state, runner: runner)
+        #expect(state.confirmation == nil)
+
+        // Pane 2's subscriber: flagging starts at service.
+        try keys(":", state: &state, runner: runner)
+        for c in "user 8200" { drive(.key(.char(c)), &state, runner) }
+        try keys("enter", "f", state: &state, runner: runner)
+        dialog = screen(state, width: 160, height: 24)
+        #expect(
+            dialog.contains { $0.contains("service on pro.yearly means no offer yet:") },
+            "\(dialog.joined(separator: "\n"))")
+    }
 }

@@ -1,0 +1,19 @@
+import SubscriptionModel
+
+/// What the offer catalogue (README, "Offers that reach the customer") says a flag will mean for
+/// the subscriptions in the flag dialog: one line per product, the lines `subdash flag` prints
+/// ("retention on com.example.monthly means promotional:save-30 (1 subscription)"). The process
+/// that opens the dashboard sets it; the dialog asks it when it opens and when `o` picks another
+/// offer.
+public struct CatalogueOffers: Equatable, Sendable {
+    /// Where the catalogue comes from (its configuration file): two lookups are the same when it is.
+    public var source: String
+    public var lines: @Sendable (OfferFlagKind, [String]) -> [String]
+
+    public init(source: String, lines: @escaping @Sendable (OfferFlagKind, [String]) -> [String]) {
+        self.source = source
+        self.lines = lines
+    }
+
+    public static func == (a: CatalogueOffers, b: CatalogueOffers) -> Bool { a.source == b.source }
+}
