@@ -19,11 +19,12 @@ struct FactReader {
                 SELECT transactionId, originalTransactionId, webOrderLineItemId, productId, subscriptionGroupIdentifier,
                        purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                        offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
-                       inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage
+                       inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage,
+                       billingPlanType, commitmentPeriod, commitmentPeriods, commitmentExpiresDate, commitmentPrice
                 FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
                 """)
         try transactions.forEachRow(db, originalTransactionId, verifiedOnly) { c in
-            facts.transactions.append(
+            var fact =
                 TransactionFact(
                     transactionId: c.text(0), originalTransactionId: c.text(1), webOrderLineItemId: c.optionalText(2),
                     productId: c.text(3), subscriptionGroupIdentifier: c.optionalText(4),
@@ -37,12 +38,22 @@ struct FactReader {
                     environment: StoreEnvironment(rawValue: c.text(15)), price: c.optionalInt64(16),
                     currency: c.optionalText(17), inAppOwnershipType: c.optionalText(18),
                     signedDate: c.optionalInt64(19).map(Instant.init(milliseconds:)), storefront: c.optionalText(20),
-                    revocationPercentage: c.optionalInt(22)))
+                    revocationPercentage: c.optionalInt(22))
+            fact.billingPlanType = c.optionalText(23)
+            if c.optionalInt(24) != nil || c.optionalInt(25) != nil || c.optionalInt64(26) != nil || c.optionalInt64(27) != nil {
+                fact.commitment = TransactionCommitment(
+                    billingPeriodNumber: c.optionalInt(24), totalBillingPeriods: c.optionalInt(25),
+                    commitmentExpiresDate: c.optionalInt64(26).map(Instant.init(milliseconds:)),
+                    commitmentPrice: c.optionalInt64(27))
+            }
+            facts.transactions.append(fact)
         }
         let renewals = try db.cachedStatement(
             sql: """
                 SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
-                       expirationIntent, priceIncreaseStatus, transactionId, environment, isV1
+                       expirationIntent, priceIncreaseStatus, transactionId, environment, isV1,
+                       renewalBillingPlanType, commitmentInfo, commitmentAutoRenewStatus, commitmentAutoRenewProductId,
+                       commitmentRenewalBillingPlanType, commitmentRenewalDate, commitmentRenewalPrice
                 FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
                 """)
         try renewals.forEachRow(db, originalTransactionId, verifiedOnly) { c in
@@ -55,6 +66,14 @@ struct FactReader {
                     expirationIntent: c.optionalInt(6),
                     priceIncreaseStatus: c.optionalInt(7), transactionId: c.optionalText(8),
                     environment: StoreEnvironment(rawValue: c.text(9)), isV1: c.bool(10)))
+            facts.renewals[facts.renewals.count - 1].renewalBillingPlanType = c.optionalText(11)
+            if c.bool(12) {
+                facts.renewals[facts.renewals.count - 1].commitment = RenewalCommitment(
+                    commitmentAutoRenewStatus: c.optionalBool(13), commitmentAutoRenewProductId: c.optionalText(14),
+                    commitmentRenewalBillingPlanType: c.optionalText(15),
+                    commitmentRenewalDate: c.optionalInt64(16).map(Instant.init(milliseconds:)),
+                    commitmentRenewalPrice: c.optionalInt64(17))
+            }
         }
         let notifications = try db.cachedStatement(
             sql: """

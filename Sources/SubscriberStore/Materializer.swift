@@ -125,7 +125,7 @@ struct Materializer {
         var (cohortStepDays, cohortStepMonths) = CountChanges.byDayAndMonth(
             "cohortStep", keyColumns: ["firstPaidProductId", "cohortMonth", "step"], countColumns: ["count"])
         var (mrrDays, mrrMonths) = CountChanges.byDayAndMonth(
-            "mrr", keyColumns: ["offerKind", "productId", "currency", "price", "monthlyTwelfths"],
+            "mrr", keyColumns: ["offerKind", "productId", "currency", "price", "monthlyTwelfths", "billingPlan"],
             countColumns: ["starts", "ends"])
 
         var ltvMemberDays = CountChanges.signed(
@@ -263,7 +263,7 @@ struct Materializer {
         // First: the grace periods MRR counts join failures to their periods; the prices the
         // cohort members' LTV rows were stored with.
         let prices = try subtractMoney(id, &counts, &keys)
-        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex")] {
+        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex"), ("commitment", "commitmentIndex")] {
             keys[table] = try Set(
                 DatabaseValue.fetchAll(
                     db.cachedStatement(sql: "SELECT \(key) FROM \(table) WHERE originalTransactionId = ?"), arguments: [id]
@@ -351,7 +351,7 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     SELECT f.environment, f.at, MIN(f.windowEnd, f.graceEnd), m.offerKind, m.productId, m.currency, m.price,
-                        m.monthlyTwelfths
+                        m.monthlyTwelfths, m.billingPlan
                     FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                     WHERE f.originalTransactionId = ? AND f.graceEnd IS NOT NULL
                     """), arguments: [id])
@@ -361,15 +361,16 @@ struct Materializer {
         let periods = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, transactionId
+                    SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
+                        transactionId
                     FROM periodMoney WHERE originalTransactionId = ?
                     """), arguments: [id])
         var prices: [String: (amount: Int64, currency: String)?] = [:]
         while let row = try periods.next() {
             counts.mrrInterval(environment: row[0], key: MRRKey(row, from: 3), start: row[1], end: row[2], -1)
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
-            prices[row[8]] = amount.flatMap { a in currency.map { (a, $0) } }
-            keys["periodMoney", default: []].insert([row[8]])
+            prices[row[9]] = amount.flatMap { a in currency.map { (a, $0) } }
+            keys["periodMoney", default: []].insert([row[9]])
         }
         return prices
     }
@@ -408,17 +409,28 @@ struct Materializer {
                 cohortMonth: firstPaidStart.month.index, periods: paidPeriods[i] ?? [])
             counts.ltvMember(environment: env, firstPaidProductId: product, member, 1)
         }
-        for (p, m) in zip(t.periods, money) where m.isCharged {
+        var commitmentOfPeriod: [Int: Int] = [:]
+        for (c, commitment) in t.commitments.enumerated() {
+            for p in commitment.firstPeriod...commitment.lastPeriod { commitmentOfPeriod[p] = c }
+            try rows.write(.commitment, key: [c.databaseValue]) { statement in
+                try statement.run(
+                    db, t.originalTransactionId, c, env, t.ownership.rawValue, t.periods[commitment.firstPeriod].productId,
+                    commitment.start.milliseconds, commitment.runningEnd.milliseconds, commitment.ends?.milliseconds,
+                    commitment.price, commitment.currency)
+            }
+        }
+        for (i, (p, m)) in zip(t.periods, money).enumerated() where m.isCharged {
             try rows.write(.periodMoney, key: [p.transactionId.databaseValue]) { statement in
                 try statement.run(
                     db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                     p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
                     m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
-                    m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+                    m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths, p.billingPlan.rawValue,
+                    commitmentOfPeriod[i])
             }
             let key = MRRKey(
                 offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
-                monthlyTwelfths: m.monthlyTwelfths)
+                monthlyTwelfths: m.monthlyTwelfths, billingPlan: p.billingPlan.rawValue)
             keys[p.transactionId] = key
             counts.mrrInterval(environment: env, key: key, start: p.start.milliseconds, end: p.end.milliseconds, 1)
         }
@@ -459,9 +471,10 @@ struct Materializer {
         var products = Set<String>()
         for p in t.periods where products.insert(p.productId).inserted { try product.run(db, env, p.productId) }
         for p in t.periods {
-            // Only standard periods tell a product's billing duration (an offer can run for another length).
+            // Only upfront standard periods tell a product's billing duration (an offer can run for
+            // another length; a monthly payment of a commitment is a month of an annual product).
             let billingDays =
-                p.offerKind == .standard
+                p.offerKind == .standard && p.billingPlan == .upfront
                 ? BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds).days : nil
             try rows.write(.period, key: [p.transactionId.databaseValue]) { period in
                 try period.run(

@@ -32,6 +32,9 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public var storefront: String?
     /// v2 `revocationPercentage` in thousandths of a percent (50000 = 50 %), with `REFUND_PRORATED`.
     public var revocationPercentage: Int?
+    /// v2 `billingPlanType` and `commitmentInfo` (docs/metrics.md, "Billing plans and commitments").
+    public var billingPlanType: String? = nil
+    public var commitment: TransactionCommitment? = nil
 
     public init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
@@ -111,6 +114,9 @@ public struct RenewalFact: Hashable, Sendable, Codable {
     public var environment: StoreEnvironment
     /// `true` for v1 facts: their auto-renew status is "as sent", not "as of the instant".
     public var isV1: Bool
+    /// v2 `renewalBillingPlanType` and `commitmentInfo` (docs/metrics.md, "Billing plans and commitments").
+    public var renewalBillingPlanType: String? = nil
+    public var commitment: RenewalCommitment? = nil
 
     public init(
         originalTransactionId: String, instant: Instant, productId: String? = nil,

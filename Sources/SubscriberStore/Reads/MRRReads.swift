@@ -10,25 +10,31 @@ public struct MRRKey: Hashable, Sendable {
     public var price: Int64?
     /// The period's own month multiplier in twelfths (`periodMoney.monthlyTwelfths`).
     public var monthlyTwelfths: Int
+    /// `upfront` or `monthly` (`periodMoney.billingPlan`): a monthly payment is one month's MRR.
+    public var billingPlan: String
 
-    public init(offerKind: String, productId: String, currency: String?, price: Int64?, monthlyTwelfths: Int) {
+    public init(
+        offerKind: String, productId: String, currency: String?, price: Int64?, monthlyTwelfths: Int,
+        billingPlan: String = BillingPlan.upfront.rawValue
+    ) {
         self.offerKind = offerKind
         self.productId = productId
         (self.currency, self.price) = currency == nil || price == nil ? (nil, nil) : (currency, price)
         self.monthlyTwelfths = monthlyTwelfths
+        self.billingPlan = billingPlan
     }
 
     init(_ row: Row, from column: Int) {
         self.init(
             offerKind: row[column], productId: row[column + 1], currency: row[column + 2], price: row[column + 3],
-            monthlyTwelfths: row[column + 4])
+            monthlyTwelfths: row[column + 4], billingPlan: row[column + 5])
     }
 
     /// The stored form in `mrrDay` / `mrrMonth`: an unpriced period is currency '' and price 0.
     var storedValues: [DatabaseValue] {
         [
             offerKind.databaseValue, productId.databaseValue, (currency ?? "").databaseValue, (price ?? 0).databaseValue,
-            monthlyTwelfths.databaseValue,
+            monthlyTwelfths.databaseValue, billingPlan.databaseValue,
         ]
     }
 }
@@ -54,8 +60,8 @@ extension AppDatabase {
         // Counted rows store an unpriced period as currency '' and price 0.
         let keyColumns =
             "x.offerKind, x.productId, NULLIF(x.currency, ''), CASE WHEN x.currency = '' THEN NULL ELSE x.price END, "
-            + "x.monthlyTwelfths"
-        let moneyColumns = "m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths"
+            + "x.monthlyTwelfths, x.billingPlan"
+        let moneyColumns = "m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan"
         var product = ""
         var arguments = StatementArguments()
         var samples: [String] = []
@@ -89,31 +95,31 @@ extension AppDatabase {
             SELECT s.i, \(keyColumns),
                 SUM(x.starts - x.ends)
             FROM sample s JOIN mrrMonth x ON x.environment \(environmentSQL) AND x.month < s.month \(product)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(keyColumns),
                 SUM(x.starts - x.ends)
             FROM sample s JOIN mrrDay x ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.dayLimit \(product)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_start
                 ON m.environment \(environmentSQL) AND m.start >= s.low AND m.start <= s.high
             WHERE m.start < m."end" \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_end
                 ON m.environment \(environmentSQL) AND m."end" >= s.low AND m."end" <= s.high
             WHERE m.start < m."end" \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_at
                 ON f.environment \(environmentSQL) AND f.ownership \(allOwnerships) AND f.at >= s.low AND f.at <= s.high
             JOIN periodMoney m ON m.transactionId = f.transactionId
             WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_graceClosed
@@ -121,13 +127,13 @@ extension AppDatabase {
                 AND MIN(f.windowEnd, f.graceEnd) <= s.high AND f.graceEnd IS NOT NULL
             JOIN periodMoney m ON m.transactionId = f.transactionId
             WHERE f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             """
         var counts = [[MRRKey: Int]](repeating: [:], count: instants.count)
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(6))
             while let row = try rows.next() {
-                counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[6] as Int
+                counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[7] as Int
             }
         }
         return counts.map { $0.filter { $0.value != 0 } }
@@ -146,17 +152,18 @@ extension AppDatabase {
                 for row in try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*) FROM periodMoney m
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
+                        FROM periodMoney m
                         WHERE m.environment \(environmentSQL) AND m.start <= :t AND m."end" > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5
+                        GROUP BY 1, 2, 3, 4, 5, 6
                         UNION ALL
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
                         FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                         WHERE f.environment \(environmentSQL) AND f.at <= :t AND f.windowEnd > :t AND f.graceEnd > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5
+                        GROUP BY 1, 2, 3, 4, 5, 6
                         """, arguments: arguments)
                 {
-                    counts[MRRKey(row, from: 0), default: 0] += row[5] as Int
+                    counts[MRRKey(row, from: 0), default: 0] += row[6] as Int
                 }
                 return counts
             }
@@ -171,11 +178,14 @@ extension AppDatabase {
             let kept = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT 'day', environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends FROM mrrDay
+                    SELECT 'day', environment, day, offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
+                        starts, ends
+                    FROM mrrDay
                     UNION ALL
-                    SELECT 'month', environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends
+                    SELECT 'month', environment, month, offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
+                        starts, ends
                     FROM mrrMonth
-                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
                     """)
             let recomputed = try Row.fetchAll(
                 db,
@@ -184,8 +194,8 @@ extension AppDatabase {
                     SELECT 'day', * FROM d
                     UNION ALL
                     SELECT 'month', environment, \(Self.monthIndexSQL(day: "day")), offerKind, productId, currency, price,
-                        monthlyTwelfths, SUM(starts), SUM(ends) FROM d GROUP BY 2, 3, 4, 5, 6, 7, 8
-                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+                        monthlyTwelfths, billingPlan, SUM(starts), SUM(ends) FROM d GROUP BY 2, 3, 4, 5, 6, 7, 8, 9
+                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
                     """)
             return (kept.map { Array($0.databaseValues) }, recomputed.map { Array($0.databaseValues) })
         }
@@ -193,7 +203,8 @@ extension AppDatabase {
 
     /// `mrrDay`'s rows computed from `periodMoney` and `billingFailure`.
     private static let mrrDaySQL = """
-        SELECT environment, day, offerKind, productId, currency, price, monthlyTwelfths, SUM(starts) AS starts, SUM(ends) AS ends
+        SELECT environment, day, offerKind, productId, currency, price, monthlyTwelfths, billingPlan, SUM(starts) AS starts,
+            SUM(ends) AS ends
         FROM (
             SELECT environment, \(daySQL("start")) AS day, offerKind, productId, \(storedMoneySQL("")), 1 AS starts, 0 AS ends
             FROM periodMoney WHERE start < "end"
@@ -208,7 +219,7 @@ extension AppDatabase {
             SELECT f.environment, \(daySQL("MIN(f.windowEnd, f.graceEnd)")), m.offerKind, m.productId, \(storedMoneySQL("m.")), 0, 1
             FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
             WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
-        GROUP BY 1, 2, 3, 4, 5, 6, 7
+        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
         """
 
     /// Currency, price and multiplier as `mrrDay` stores them (unpriced: '' and 0).
@@ -216,7 +227,7 @@ extension AppDatabase {
         """
         CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN '' ELSE \(prefix)currency END AS currency,
         CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN 0 ELSE \(prefix)price END AS price,
-        \(prefix)monthlyTwelfths AS monthlyTwelfths
+        \(prefix)monthlyTwelfths AS monthlyTwelfths, \(prefix)billingPlan AS billingPlan
         """
     }
 

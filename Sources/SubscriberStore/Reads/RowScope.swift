@@ -7,6 +7,8 @@ public struct RowScope: Sendable, Hashable {
     public var environments: [StoreEnvironment]
     public var ownerships: [Ownership]
     public var productId: String?
+    /// `--plan`: the billing plan of the period `--product` would look at; nil for both.
+    public var plan: BillingPlan? = nil
 
     public init(environments: [StoreEnvironment], ownerships: [Ownership], productId: String? = nil) {
         self.environments = environments
