@@ -1,5 +1,6 @@
 import GRDB
 import SubscriptionModel
+import SubscriptionTimeline
 
 /// How many cohort members of one cohort month had passed one step by an instant
 /// (docs/metrics.md, "Retention cohorts"): `step` 0 is the first paid start (started), `step` k ≥ 1
@@ -22,13 +23,14 @@ extension AppDatabase {
     ///
     /// Whole months before as-of's month come from `cohortStepMonth`, whole days of its month from
     /// `cohortStepDay` (a few thousand rows whatever the store's size). As-of's own day is read
-    /// from whichever side of as-of is shorter, from the indexes by instant (first paid starts from
-    /// `run_cohort`, ends from `run_cohortEnd`, later paid starts from the segments starting then:
-    /// every paid period starts a segment): in its first half, what happened from the day's start
-    /// to as-of is added to the days before it; in its second half, the whole day is counted and
-    /// what happens after as-of that day taken away. At the data horizon, the usual as-of and late
-    /// in its day, that is the runs ending later that day; counting the day up to as-of instead
-    /// took every renewal of the day, each with two lookups of its run's periods.
+    /// from whichever side of as-of is shorter: the members passing a step then (found by the
+    /// indexes by instant: first paid starts from `run_cohort`, ends from `run_cohortEnd`, later
+    /// paid starts from the segments starting then, as every paid period starts a segment) are
+    /// read with their counted paid periods and their steps (``CohortMember``, the rule the
+    /// materialiser counted them by) taken in that stretch of the day. In its first half, what
+    /// happened from the day's start to as-of is added to the days before it; in its second half,
+    /// the whole day is counted and what happens after as-of that day taken away. At the data
+    /// horizon, the usual as-of and late in its day, that is the runs ending later that day.
     ///
     /// - Parameters:
     ///   - environments: the stored environment values counted.
@@ -53,7 +55,7 @@ extension AppDatabase {
         let (dayLimit, from, to, sign) =
             asOf.milliseconds - dayStart < dayEnd - asOf.milliseconds
             ? (day, dayStart, asOf.milliseconds, 1) : (day + 1, asOf.milliseconds + 1, dayEnd - 1, -1)
-        arguments += ["dayLimit": dayLimit, "from": from, "to": to, "sign": sign]
+        arguments += ["dayLimit": dayLimit, "from": from, "to": to]
         if let ids = firstPaidProductIds {
             products = " AND firstPaidProductId IN (" + ids.indices.map { ":p\($0)" }.joined(separator: ", ") + ")"
             for (i, id) in ids.enumerated() { arguments += ["p\(i)": id] }
@@ -69,40 +71,29 @@ extension AppDatabase {
                     UNION ALL
                     SELECT cohortMonth, step, SUM(count) FROM cohortStepDay
                     WHERE \(environment) AND day >= :monthFirstDay AND day < :dayLimit\(products) GROUP BY 1, 2
-                    UNION ALL
-                    SELECT cohortMonth, 0, :sign * COUNT(*) FROM run INDEXED BY run_cohort
-                    WHERE \(environment) AND firstPaidStart >= :from AND firstPaidStart <= :to\(products) GROUP BY 1
-                    UNION ALL
-                    SELECT cohortMonth, -paidPeriodCount, :sign * COUNT(*) FROM run INDEXED BY run_cohortEnd
-                    WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL
-                      AND paidPeriodCount > 0\(products) GROUP BY 1, 2
                     """), arguments: arguments)
             for row in counted {
                 let (cohort, step, count): (Int, Int, Int) = (row[0], row[1], row[2])
                 sums[cohort, default: [:]][step, default: 0] += count
             }
-            // Paid periods starting in [from, to]: their place in the run is the number of its
-            // counted periods started before them, plus one for each started with them.
-            let ownerships = "ownership " + RowScope.inList(Ownership.allCases)
-            let started = try Row.fetchAll(
+            let (lower, upper) = (Instant(milliseconds: from), Instant(milliseconds: to))
+            try Self.forEachCohortMember(
                 db,
-                sql: try db.presentIndexes(
-                    """
-                    SELECT r.cohortMonth,
-                           (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
-                              AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start < s.start),
-                           (SELECT COUNT(*) FROM period p WHERE p.originalTransactionId = s.originalTransactionId
-                              AND p.runIndex = s.runIndex AND p.countsForRetention AND p.start = s.start)
-                    FROM segment s INDEXED BY segment_start
-                    JOIN run r ON r.originalTransactionId = s.originalTransactionId AND r.runIndex = s.runIndex
-                    WHERE s.\(environment) AND s.\(ownerships) AND s.start >= :from AND s.start <= :to
-                      AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
-                    """), arguments: arguments)
-            for row in started {
-                let (cohort, before, here): (Int, Int, Int) = (row[0], row[1], row[2])
-                guard here > 0 else { continue }
-                for index in (before + 1)...(before + here) where index >= 2 {
-                    sums[cohort, default: [:]][index - 1, default: 0] += sign
+                where: """
+                    (r.originalTransactionId, r.runIndex) IN (
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
+                        WHERE \(environment) AND firstPaidStart >= :from AND firstPaidStart <= :to\(products)
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
+                        WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL\(products)
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
+                        WHERE \(environment) AND ownership \(RowScope.inList(Ownership.allCases)) AND start >= :from AND start <= :to)
+                    AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
+                    """, arguments: arguments
+            ) { member in
+                for step in member.steps where lower <= step.at && step.at <= upper {
+                    sums[member.cohortMonth.index, default: [:]][step.step, default: 0] += sign
                 }
             }
         }
@@ -110,6 +101,47 @@ extension AppDatabase {
             steps.sorted { $0.key < $1.key }.compactMap { step, count in
                 count == 0 ? nil : CohortStepCount(cohortMonth: cohort, step: step, count: count)
             }
+        }
+    }
+
+    /// The cohort members (runs with a paid start) selected by `condition` on `run r`, with their
+    /// counted paid periods, handed to `body` one by one.
+    static func forEachCohortMember(
+        _ db: Database, where condition: String, arguments: StatementArguments,
+        _ body: (CohortMember) throws -> Void
+    ) throws {
+        let rows = try Row.fetchCursor(
+            db,
+            sql: try db.presentIndexes(
+                """
+                SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.firstPaidProductId, r.endedAt, p.start
+                FROM run r
+                LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
+                    AND p.countsForRetention
+                WHERE \(condition)
+                ORDER BY r.originalTransactionId, r.runIndex
+                """), arguments: arguments)
+        var member: CohortMember?
+        var starts: [Instant] = []
+        var last: (String, Int)?
+        while let row = try rows.next() {
+            let id: (String, Int) = (row[0], row[1])
+            if last == nil || last! != id {
+                if var m = member {
+                    m.paidPeriodStarts = starts.sorted()
+                    try body(m)
+                }
+                member = CohortMember(
+                    firstPaidStart: Instant(milliseconds: row[2]), firstPaidProductId: row[3], paidPeriodStarts: [],
+                    endedAt: Instant(milliseconds: row[4]))
+                starts = []
+                last = id
+            }
+            if let start: Int64 = row[5] { starts.append(Instant(milliseconds: start)) }
+        }
+        if var m = member {
+            m.paidPeriodStarts = starts.sorted()
+            try body(m)
         }
     }
 }

@@ -1,5 +1,6 @@
 import GRDB
 import SubscriptionModel
+import SubscriptionTimeline
 
 /// Realized LTV's inputs summed per cohort month and currency group (docs/metrics.md "Realized LTV
 /// per cohort"): how many members have n counted paid periods (ended or not), and the prices of
@@ -10,8 +11,8 @@ import SubscriptionModel
 public struct LTVSums: Sendable, Equatable {
     /// A member's currency group: the currency of all its priced periods, `unpriced` when none is
     /// priced, `mixed` when they are in two currencies or more.
-    public static let unpriced = ""
-    public static let mixed = "*"
+    public static let unpriced = LTVMember.unpriced
+    public static let mixed = LTVMember.mixed
 
     public struct MemberCount: Sendable, Hashable {
         public var cohortMonth: Int
@@ -37,96 +38,6 @@ public struct LTVSums: Sendable, Equatable {
     /// Sorted, without zero counts.
     public var members: [MemberCount]
     public var prices: [PriceCount]
-}
-
-/// One cohort member (a run with a paid start) as realized LTV sees it.
-struct LTVMember {
-    struct Period {
-        var start: Int64
-        var transactionId: String
-        /// Nil when unpriced (no money row, or a money row without price or currency).
-        var price: (amount: Int64, currency: String)?
-    }
-
-    var firstPaidStart: Int64
-    var endedAt: Int64
-    var cohortMonth: Int
-    /// The run's counted paid periods (`countsForRetention`), in any order.
-    var periods: [Period]
-
-    struct MemberKey: Hashable {
-        var group: String
-        var paidPeriods: Int
-        var ended: Bool
-    }
-
-    struct PriceKey: Hashable {
-        var group: String
-        var period: Int
-        var currency: String
-        var priceMonth: Int
-        var price: Int64
-    }
-
-    /// The member's rows at an instant: one member row and one price row per priced period.
-    struct State {
-        var member: MemberKey
-        var prices: [PriceKey]
-    }
-
-    /// The periods in the order they are numbered: by start, then transaction id.
-    var ordered: [Period] {
-        periods.sorted { ($0.start, $0.transactionId) < ($1.start, $1.transactionId) }
-    }
-
-    /// The member's state at `t` (at or after its first paid start).
-    static func state(at t: Int64, ordered: [Period], endedAt: Int64) -> State {
-        let started = ordered.prefix { $0.start <= t }
-        var currencies = Set<String>()
-        var first: String?
-        for p in started {
-            if let c = p.price?.currency {
-                currencies.insert(c)
-                if first == nil { first = c }
-            }
-        }
-        let group = currencies.count > 1 ? LTVSums.mixed : (first ?? LTVSums.unpriced)
-        var prices: [PriceKey] = []
-        for (j, p) in started.enumerated() {
-            guard let price = p.price else { continue }
-            prices.append(
-                PriceKey(
-                    group: group, period: j + 1, currency: price.currency,
-                    priceMonth: Instant(milliseconds: p.start).month.index, price: price.amount))
-        }
-        return State(member: MemberKey(group: group, paidPeriods: started.count, ended: endedAt <= t), prices: prices)
-    }
-
-    /// The instants the member's state changes, each with the rows removed (-1) and added (+1)
-    /// then; their sum up to `t` is the state at `t`.
-    func changes(_ body: (Int64, State, Int) -> Void) {
-        let ordered = self.ordered
-        var instants = Set(ordered.map(\.start).filter { $0 > firstPaidStart })
-        instants.insert(firstPaidStart)
-        if endedAt > firstPaidStart { instants.insert(endedAt) }
-        var previous: State?
-        for t in instants.sorted() {
-            let state = Self.state(at: t, ordered: ordered, endedAt: endedAt)
-            if let old = previous {
-                if old.member.group == state.member.group {
-                    // Same group: the earlier periods' price rows stay as they are.
-                    let kept = old.prices.count
-                    body(t, State(member: old.member, prices: []), -1)
-                    body(t, State(member: state.member, prices: Array(state.prices.dropFirst(kept))), 1)
-                    previous = state
-                    continue
-                }
-                body(t, old, -1)
-            }
-            body(t, state, 1)
-            previous = state
-        }
-    }
 }
 
 extension AppDatabase {
@@ -206,10 +117,8 @@ extension AppDatabase {
                         """))
             ) { _, _, member in touched.append(member) }
             for member in touched {
-                let ordered = member.ordered
                 func add(_ t: Int64, _ sign: Int) {
-                    guard member.firstPaidStart <= t else { return }
-                    let state = LTVMember.state(at: t, ordered: ordered, endedAt: member.endedAt)
+                    guard let state = member.state(at: t) else { return }
                     members[state.member, default: [:]][member.cohortMonth, default: 0] += sign
                     for p in state.prices { prices[p, default: [:]][member.cohortMonth, default: 0] += sign }
                 }
@@ -271,7 +180,11 @@ extension AppDatabase {
             let id: (String, Int) = (row[0], row[1])
             if last == nil || last! != id {
                 if let (environment, product, m) = member { try body(environment, product, m) }
-                member = (row[9], row[10], LTVMember(firstPaidStart: row[2], endedAt: row[3], cohortMonth: row[4], periods: []))
+                member = (
+                    row[9], row[10],
+                    LTVMember(
+                        firstPaidStart: row[2], endedAt: row[3], cohortMonth: row[4], firstPaidProductId: row[10], periods: [])
+                )
                 last = id
             }
             guard let start: Int64 = row[5] else { continue }
@@ -282,29 +195,5 @@ extension AppDatabase {
                     start: start, transactionId: row[6], price: amount.flatMap { a in currency.map { (a, $0) } }))
         }
         if let (environment, product, m) = member { try body(environment, product, m) }
-    }
-
-    /// The realized-LTV tables as the materialiser keeps them, and as recomputed from the stored
-    /// runs, periods and prices: equal in a consistent store (tests). Each row is the table's name,
-    /// then its columns.
-    public func ltvSumTables() throws -> (kept: [[DatabaseValue]], recomputed: [[DatabaseValue]]) {
-        try writer.read { db in
-            var kept: [[DatabaseValue]] = []
-            for table in ["ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth"] {
-                kept += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { [table.databaseValue] + $0.databaseValues }
-            }
-            var counts = Materializer.Counts()
-            try Self.forEachLTVMember(db, where: "r.firstPaidStart IS NOT NULL") { environment, product, member in
-                counts.ltvMember(environment: environment, firstPaidProductId: product, member, 1)
-            }
-            var recomputed: [[DatabaseValue]] = []
-            for table in [counts.ltvMemberDays, counts.ltvMemberMonths, counts.ltvPriceDays, counts.ltvPriceMonths] {
-                recomputed += table.rows.map { [table.table.databaseValue] + $0 }
-            }
-            func sorted(_ rows: [[DatabaseValue]]) -> [[DatabaseValue]] {
-                rows.sorted { $0.map(\.description).lexicographicallyPrecedes($1.map(\.description)) }
-            }
-            return (sorted(kept), sorted(recomputed))
-        }
     }
 }

@@ -335,9 +335,9 @@ import Testing
         }
         let store = try AppDatabase.open(path: path)
         #expect(try store.pendingCount() == 0)
-        let tables = try store.ltvSumTables()
-        #expect(!tables.kept.isEmpty)
-        #expect(tables.kept == tables.recomputed)
+        let counts = try KeptCounts.of(store)
+        #expect(counts.kept["ltvMemberDay"]?.isEmpty == false)
+        #expect(counts.differing.isEmpty)
         let migrated = try storeDump(store)
         let clean = try SampleDataStore.dump()
         #expect(migrated.keys.sorted() == clean.keys.sorted())

@@ -1,41 +1,14 @@
 import GRDB
 import SubscriptionModel
+import SubscriptionTimeline
 
-/// What MRR needs to know of a charged period: the money columns it is grouped by.
-public struct MRRKey: Hashable, Sendable {
-    public var offerKind: String
-    public var productId: String
-    /// Nil with the price when the period is unpriced.
-    public var currency: String?
-    public var price: Int64?
-    /// The period's own month multiplier in twelfths (`periodMoney.monthlyTwelfths`).
-    public var monthlyTwelfths: Int
-    /// `upfront` or `monthly` (`periodMoney.billingPlan`): a monthly payment is one month's MRR.
-    public var billingPlan: String
-
-    public init(
-        offerKind: String, productId: String, currency: String?, price: Int64?, monthlyTwelfths: Int,
-        billingPlan: String = BillingPlan.upfront.rawValue
-    ) {
-        self.offerKind = offerKind
-        self.productId = productId
-        (self.currency, self.price) = currency == nil || price == nil ? (nil, nil) : (currency, price)
-        self.monthlyTwelfths = monthlyTwelfths
-        self.billingPlan = billingPlan
-    }
-
+extension MRRKey {
+    /// The key from `row`'s columns from `column` on: offerKind, productId, currency, price, monthlyTwelfths,
+    /// billingPlan.
     init(_ row: Row, from column: Int) {
         self.init(
             offerKind: row[column], productId: row[column + 1], currency: row[column + 2], price: row[column + 3],
             monthlyTwelfths: row[column + 4], billingPlan: row[column + 5])
-    }
-
-    /// The stored form in `mrrDay` / `mrrMonth`: an unpriced period is currency '' and price 0.
-    var storedValues: [DatabaseValue] {
-        [
-            offerKind.databaseValue, productId.databaseValue, (currency ?? "").databaseValue, (price ?? 0).databaseValue,
-            monthlyTwelfths.databaseValue, billingPlan.databaseValue,
-        ]
     }
 }
 
@@ -137,109 +110,5 @@ extension AppDatabase {
             }
         }
         return counts.map { $0.filter { $0.value != 0 } }
-    }
-
-    /// The same counts read the long way, every charged period and billing failure against each
-    /// instant: what ``mrrCounts(at:scope:)`` must always equal (tests).
-    public func mrrCountsByScan(at instants: [Instant], scope: RowScope) throws -> [[MRRKey: Int]] {
-        let (environments, productId) = (scope.environments, scope.productId)
-        let environmentSQL = RowScope.inList(environments)
-        let product = productId == nil ? "" : "AND m.productId = :product"
-        return try writer.read { db in
-            try instants.map { t in
-                var counts: [MRRKey: Int] = [:]
-                let arguments: StatementArguments = ["t": t.milliseconds, "product": productId]
-                for row in try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
-                        FROM periodMoney m
-                        WHERE m.environment \(environmentSQL) AND m.start <= :t AND m."end" > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5, 6
-                        UNION ALL
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
-                        FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-                        WHERE f.environment \(environmentSQL) AND f.at <= :t AND f.windowEnd > :t AND f.graceEnd > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5, 6
-                        """, arguments: arguments)
-                {
-                    counts[MRRKey(row, from: 0), default: 0] += row[6] as Int
-                }
-                return counts
-            }
-        }
-    }
-
-    /// `mrrDay` and `mrrMonth` as the materialiser keeps them, and as recomputed from
-    /// `periodMoney` and `billingFailure` (what the migration fills them with): equal in a
-    /// consistent store (tests).
-    public func mrrCountTables() throws -> (kept: [[DatabaseValue]], recomputed: [[DatabaseValue]]) {
-        try writer.read { db in
-            let kept = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT 'day', environment, day, offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
-                        starts, ends
-                    FROM mrrDay
-                    UNION ALL
-                    SELECT 'month', environment, month, offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
-                        starts, ends
-                    FROM mrrMonth
-                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-                    """)
-            let recomputed = try Row.fetchAll(
-                db,
-                sql: """
-                    WITH d AS (\(Self.mrrDaySQL))
-                    SELECT 'day', * FROM d
-                    UNION ALL
-                    SELECT 'month', environment, \(Self.monthIndexSQL(day: "day")), offerKind, productId, currency, price,
-                        monthlyTwelfths, billingPlan, SUM(starts), SUM(ends) FROM d GROUP BY 2, 3, 4, 5, 6, 7, 8, 9
-                    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-                    """)
-            return (kept.map { Array($0.databaseValues) }, recomputed.map { Array($0.databaseValues) })
-        }
-    }
-
-    /// `mrrDay`'s rows computed from `periodMoney` and `billingFailure`.
-    private static let mrrDaySQL = """
-        SELECT environment, day, offerKind, productId, currency, price, monthlyTwelfths, billingPlan, SUM(starts) AS starts,
-            SUM(ends) AS ends
-        FROM (
-            SELECT environment, \(daySQL("start")) AS day, offerKind, productId, \(storedMoneySQL("")), 1 AS starts, 0 AS ends
-            FROM periodMoney WHERE start < "end"
-            UNION ALL
-            SELECT environment, \(daySQL("\"end\"")), offerKind, productId, \(storedMoneySQL("")), 0, 1
-            FROM periodMoney WHERE start < "end"
-            UNION ALL
-            SELECT f.environment, \(daySQL("f.at")), m.offerKind, m.productId, \(storedMoneySQL("m.")), 1, 0
-            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-            WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd)
-            UNION ALL
-            SELECT f.environment, \(daySQL("MIN(f.windowEnd, f.graceEnd)")), m.offerKind, m.productId, \(storedMoneySQL("m.")), 0, 1
-            FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
-            WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd))
-        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-        """
-
-    /// Currency, price and multiplier as `mrrDay` stores them (unpriced: '' and 0).
-    private static func storedMoneySQL(_ prefix: String) -> String {
-        """
-        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN '' ELSE \(prefix)currency END AS currency,
-        CASE WHEN \(prefix)price IS NULL OR \(prefix)currency IS NULL THEN 0 ELSE \(prefix)price END AS price,
-        \(prefix)monthlyTwelfths AS monthlyTwelfths, \(prefix)billingPlan AS billingPlan
-        """
-    }
-
-    /// The UTC day number (days since 1970-01-01, rounded down) of a millisecond instant, in SQL.
-    private static func daySQL(_ milliseconds: String) -> String {
-        let day = Instant.millisecondsPerDay
-        return "((\(milliseconds) - ((\(milliseconds) % \(day)) + \(day)) % \(day)) / \(day))"
-    }
-
-    /// The month index (``Month/index``) of a UTC day number, in SQL.
-    private static func monthIndexSQL(day: String) -> String {
-        "((CAST(strftime('%Y', \(day) * 86400, 'unixepoch') AS INTEGER) - 1970) * 12 "
-            + "+ CAST(strftime('%m', \(day) * 86400, 'unixepoch') AS INTEGER) - 1)"
     }
 }
