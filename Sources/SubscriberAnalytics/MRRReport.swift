@@ -111,7 +111,7 @@ extension SubscriberAnalytics {
             // Committed revenue: each commitment's amount converted once, at as-of.
             var committed: [MRRRowKey: (commitments: Int, amount: Int64)] = [:]
             for c in running {
-                guard let amount = c.committed, let currency = c.currency else {
+                guard let amount = c.committed(at: asOf), let currency = c.currency else {
                     unpriced += 1
                     continue
                 }

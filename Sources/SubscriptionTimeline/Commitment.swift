@@ -105,29 +105,59 @@ extension TimelineDerivation {
     }
 }
 
+extension Commitment {
+    /// A charged period of a commitment: a payment made (refunded ones included), with its price
+    /// (nil when unpriced).
+    public struct Charge: Hashable, Sendable {
+        public var start: Instant
+        public var price: Int64?
+        public var currency: String?
+
+        public init(start: Instant, price: Int64?, currency: String?) {
+            self.start = start
+            self.price = price
+            self.currency = currency
+        }
+    }
+
+    /// Committed revenue at `t` (docs/metrics.md, "Committed revenue"), the one place the rule is
+    /// written: `price` minus the prices of the charges started at or before `t`, never below 0;
+    /// nil (unpriced) without a price or currency, or with such a charge not priced in `currency`.
+    /// Also the number of those charges.
+    public static func committed(price: Int64?, currency: String?, charges: [Charge], at t: Instant)
+        -> (amount: Int64?, paymentsMade: Int)
+    {
+        var amount = currency == nil ? nil : price
+        var made = 0
+        for c in charges where c.start <= t {
+            made += 1
+            if let p = c.price, c.currency == currency { amount = amount.map { $0 - p } } else { amount = nil }
+        }
+        return (amount.map { max($0, 0) }, made)
+    }
+}
+
 extension SubscriptionTimeline {
     /// The commitment running at `t`, if any (docs/metrics.md, "Billing plans and commitments").
     public func runningCommitment(at t: Instant) -> Int? {
         commitments.lastIndex { $0.isRunning(at: t) }
     }
 
-    /// Committed revenue of the commitment running at `t` (docs/metrics.md, "Committed revenue"):
-    /// nil when none runs or the subscription is family-shared. `money` is ``money(priceTable:)``.
+    /// A commitment's charged periods, with their prices from `money` (``money(priceTable:)``).
+    public func charges(of commitment: Commitment, money: [PeriodMoney]) -> [Commitment.Charge] {
+        (commitment.firstPeriod...commitment.lastPeriod).compactMap { p in
+            money[p].isCharged
+                ? Commitment.Charge(start: periods[p].start, price: money[p].price, currency: money[p].currency) : nil
+        }
+    }
+
+    /// Committed revenue of the commitment running at `t`: nil when none runs or the subscription is
+    /// family-shared.
     public func committedRevenue(at t: Instant, money: [PeriodMoney]) -> CommittedRevenue? {
         guard !isFamilyShared, let c = runningCommitment(at: t) else { return nil }
         let commitment = commitments[c]
-        var amount = commitment.price
-        var made = 0
-        for p in commitment.firstPeriod...commitment.lastPeriod where periods[p].start <= t && money[p].isCharged {
-            made += 1
-            if let price = money[p].price, money[p].currency == commitment.currency {
-                amount = amount.map { $0 - price }
-            } else {
-                amount = nil
-            }
-        }
-        if commitment.currency == nil { amount = nil }
-        return CommittedRevenue(
-            commitmentIndex: c, amount: amount.map { max($0, 0) }, currency: commitment.currency, paymentsMade: made)
+        let (amount, made) = Commitment.committed(
+            price: commitment.price, currency: commitment.currency, charges: charges(of: commitment, money: money), at: t)
+        return CommittedRevenue(commitmentIndex: c, amount: amount, currency: commitment.currency, paymentsMade: made)
     }
 }
