@@ -67,4 +67,37 @@ extension StoreBuilder {
         let json = ReportJSON.mrr(try Self.store().mrr(asOf: day("2026-06-20")))
         #expect(json.contains(#""commitments":1"#) && json.contains(#""committed":87.92"#))
     }
+
+    @Test func theSubscriberReportGivesTheRunningCommitment() throws {
+        let analytics = try Self.store()
+        let m = try report(analytics, "M", asOf: "2026-06-20")
+        #expect(
+            m.commitment?.summary
+                == "monthly payments, 12-month commitment — payment 4 of 12, commitment ends 2027-03-02; "
+                + "renews: no (turned off 2026-06-15); 8 payments of 10.99 EUR remain (87.92)")
+        let json = try ReportJSON.subscriber(m)
+        #expect(
+            json.contains(
+                #""commitment":{"period":4,"of":12,"ends":"2027-03-02T00:00:00Z","price":131.88,"currency":"EUR","autoRenew":false,"remaining":87.92}"#
+            ), "\(json)")
+        #expect(json.contains(#""billingPlan":"monthly","commitmentPeriod":4,"commitmentPeriods":12"#))
+        let u = try report(analytics, "U", asOf: "2026-06-20")
+        #expect(u.commitment == nil)
+        #expect(
+            try ReportJSON.subscriber(u).contains(#""billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null"#))
+        #expect(try ReportJSON.subscriber(u).contains(#""commitment":null"#))
+    }
+
+    @Test func revenueAndRefundsByPlan() throws {
+        let analytics = try Self.store()
+        var scope = ReportScope()
+        let (from, to, asOf) = (day("2026-01-01"), day("2026-07-01"), day("2026-06-20"))
+        scope.plan = .monthly
+        let monthly = try analytics.revenue(from: from, to: to, asOf: asOf, scope: scope)
+        #expect(monthly.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 4 43960"])
+        #expect(try analytics.refundRate(from: from, to: to, asOf: asOf, scope: scope).rows.map(\.charged).reduce(0, +) == 4)
+        scope.plan = .upfront
+        let upfront = try analytics.revenue(from: from, to: to, asOf: asOf, scope: scope)
+        #expect(upfront.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 1 99990"])
+    }
 }

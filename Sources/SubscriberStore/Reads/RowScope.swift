@@ -36,6 +36,12 @@ public struct RowScope: Sendable, Hashable {
         return " AND \(sql: column) = \(productId)"
     }
 
+    /// ` AND column = plan` when `--plan` names one, else nothing.
+    func plan(_ column: String) -> SQL {
+        guard let plan else { return "" }
+        return " AND \(sql: column) = \(plan.rawValue)"
+    }
+
     /// `IN ('a', 'b')`: the raw values written as SQL literals (an environment's or ownership's raw
     /// value holds no quote). Every read that restricts environments or ownerships builds its
     /// condition with this.
