@@ -260,10 +260,10 @@ import Testing
                 "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
                 "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
                 "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"accessEnd":{"kind":"expiredOn","at":"2025-04-20T12:00:00Z"},"billingRetry":null,"periods":[\
-                {"transactionId":"3000000000000003","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
-                {"transactionId":"3000000000000013","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null}],\
+                {"transactionId":"3000000000000003","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null},\
+                {"transactionId":"3000000000000013","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null}],\
                 "events":[{"at":"2025-03-10T00:00:00Z","type":"activation","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-10T00:00:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
-                {"at":"2025-04-20T12:00:00Z","type":"refund","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-20T12:00:00Z","type":"expiration","productId":"com.example.pro.monthly","expirationReason":"refund"}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":31}
+                {"at":"2025-04-20T12:00:00Z","type":"refund","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-20T12:00:00Z","type":"expiration","productId":"com.example.pro.monthly","expirationReason":"refund"}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":31,"commitment":null}
                 """)
         // Before the refund was made, F2 was paid: the refund is dated, and as-of reads it then.
         guard case .found(let before) = try analytics.subscriber("3000000000000003", asOf: Wire.at("2025-04-15T00:00:00Z")) else {
@@ -390,10 +390,10 @@ import Testing
             "productId":"com.example.pro.monthly","state":"standard","autoRenew":true,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
             "expirationReason":null,"priceIncrease":null,"paidPeriods":1,"billingFailures":0,"accessEnd":{"kind":"renewsOn","at":"2025-05-01T00:00:00Z"},"billingRetry":null,"periods":[\
-            {"transactionId":"3000000000000006","productId":"com.example.pro.monthly","start":"2025-03-01T00:00:00Z","end":"2025-04-01T00:00:00Z","offerKind":"standard","class":"activation","refunded":true,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null},\
-            {"transactionId":"3000000000000016","productId":"com.example.pro.monthly","start":"2025-04-01T00:00:00Z","end":"2025-05-01T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}],\
+            {"transactionId":"3000000000000006","productId":"com.example.pro.monthly","start":"2025-03-01T00:00:00Z","end":"2025-04-01T00:00:00Z","offerKind":"standard","class":"activation","refunded":true,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":9.99,"currency":"USD","refundAmount":9.99,"upgradeCredit":null},\
+            {"transactionId":"3000000000000016","productId":"com.example.pro.monthly","start":"2025-04-01T00:00:00Z","end":"2025-05-01T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":9.99,"currency":"USD","refundAmount":null,"upgradeCredit":null}],\
             "events":[{"at":"2025-03-01T00:00:00Z","type":"activation","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-01T00:00:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
-            {"at":"2025-04-15T00:00:00Z","type":"refund","productId":"com.example.pro.monthly","expirationReason":null}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":19}
+            {"at":"2025-04-15T00:00:00Z","type":"refund","productId":"com.example.pro.monthly","expirationReason":null}],"flags":[],"paid":{"USD":9.99},"paidServiceDays":19,"commitment":null}
             """)
         // Through the store: no expiration anywhere in March–April, one refund; the cohort member
         // starts with H2 (H1 is not paid), in April.
@@ -441,11 +441,11 @@ import Testing
             "productId":"com.example.pro.monthly","state":"expired","autoRenew":false,\
             "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
             "expirationReason":"refund","priceIncrease":null,"paidPeriods":1,"billingFailures":0,"accessEnd":{"kind":"expiredOn","at":"2025-04-20T12:00:00Z"},"billingRetry":null,"periods":[\
-            {"transactionId":"3000000000000004","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"3000000000000014","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null}],\
+            {"transactionId":"3000000000000004","productId":"com.example.pro.monthly","start":"2025-03-10T00:00:00Z","end":"2025-04-10T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
+            {"transactionId":"3000000000000014","productId":"com.example.pro.monthly","start":"2025-04-10T00:00:00Z","end":"2025-04-20T12:00:00Z","offerKind":"standard","class":"renewal","refunded":true,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null}],\
             "events":[{"at":"2025-03-10T00:00:00Z","type":"activation","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-10T00:00:00Z","type":"renewal","productId":"com.example.pro.monthly","expirationReason":null},\
             {"at":"2025-04-20T12:00:00Z","type":"refund","productId":"com.example.pro.monthly","expirationReason":null},{"at":"2025-04-20T12:00:00Z","type":"expiration","productId":"com.example.pro.monthly","expirationReason":"refund"},\
-            {"at":"2025-04-20T12:00:05Z","type":"autoRenewOff","productId":"com.example.pro.monthly","expirationReason":null}],"flags":[],"paid":{},"paidServiceDays":31}
+            {"at":"2025-04-20T12:00:05Z","type":"autoRenewOff","productId":"com.example.pro.monthly","expirationReason":null}],"flags":[],"paid":{},"paidServiceDays":31,"commitment":null}
             """)
         // The data horizon is the toggle's own date (the latest fact instant).
         #expect(try analytics.dataHorizon() == Wire.at("2025-04-20T12:00:05Z"))
