@@ -100,4 +100,11 @@ extension StoreBuilder {
         let upfront = try analytics.revenue(from: from, to: to, asOf: asOf, scope: scope)
         #expect(upfront.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 1 99990"])
     }
+
+    /// The kept counts of a store with commitments equal the same counts rebuilt from its facts.
+    @Test func keptCountsRebuildFromTheFacts() throws {
+        let counts = try KeptCounts.of(try Self.store().database)
+        #expect(counts.differing == [])
+        #expect(counts.kept["mrrDay"]?.contains { $0.contains("monthly") } == true)
+    }
 }
