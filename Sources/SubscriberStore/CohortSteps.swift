@@ -79,19 +79,20 @@ extension AppDatabase {
             let (lower, upper) = (Instant(milliseconds: from), Instant(milliseconds: to))
             try Self.forEachCohortMember(
                 db,
+                runs: """
+                    SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
+                    WHERE \(environment) AND firstPaidStart >= :from AND firstPaidStart <= :to\(products)
+                    UNION
+                    SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
+                    WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL\(products)
+                    UNION
+                    SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
+                    WHERE \(environment) AND ownership \(RowScope.inList(Ownership.allCases)) AND start >= :from AND start <= :to
+                    """,
                 where: """
-                    (r.originalTransactionId, r.runIndex) IN (
-                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
-                        WHERE \(environment) AND firstPaidStart >= :from AND firstPaidStart <= :to\(products)
-                        UNION
-                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
-                        WHERE \(environment) AND endedAt >= :from AND endedAt <= :to AND firstPaidStart IS NOT NULL\(products)
-                        UNION
-                        SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
-                        WHERE \(environment) AND ownership \(RowScope.inList(Ownership.allCases)) AND start >= :from AND start <= :to)
-                    AND r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
+                    r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
                     """, arguments: arguments
-            ) { member in
+            ) { _, member in
                 for step in member.steps where lower <= step.at && step.at <= upper {
                     sums[member.cohortMonth.index, default: [:]][step.step, default: 0] += sign
                 }
@@ -105,17 +106,19 @@ extension AppDatabase {
     }
 
     /// The cohort members (runs with a paid start) selected by `condition` on `run r`, with their
-    /// counted paid periods, handed to `body` one by one.
+    /// counted paid periods, handed to `body` one by one with their subscription's id. `runs`, a
+    /// `SELECT originalTransactionId, runIndex …`, lists the only runs to look at: they are then
+    /// looked up one by one rather than every run scanned for them.
     static func forEachCohortMember(
-        _ db: Database, where condition: String, arguments: StatementArguments,
-        _ body: (CohortMember) throws -> Void
+        _ db: Database, runs: String? = nil, where condition: String, arguments: StatementArguments,
+        _ body: (_ originalTransactionId: String, CohortMember) throws -> Void
     ) throws {
         let rows = try Row.fetchCursor(
             db,
             sql: try db.presentIndexes(
                 """
                 SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.firstPaidProductId, r.endedAt, p.start
-                FROM run r
+                FROM \(runs.map { "(\($0)) t JOIN run r ON r.originalTransactionId = t.originalTransactionId AND r.runIndex = t.runIndex" } ?? "run r")
                 LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
                     AND p.countsForRetention
                 WHERE \(condition)
@@ -127,9 +130,9 @@ extension AppDatabase {
         while let row = try rows.next() {
             let id: (String, Int) = (row[0], row[1])
             if last == nil || last! != id {
-                if var m = member {
+                if var m = member, let (id, _) = last {
                     m.paidPeriodStarts = starts.sorted()
-                    try body(m)
+                    try body(id, m)
                 }
                 member = CohortMember(
                     firstPaidStart: Instant(milliseconds: row[2]), firstPaidProductId: row[3], paidPeriodStarts: [],
@@ -139,9 +142,9 @@ extension AppDatabase {
             }
             if let start: Int64 = row[5] { starts.append(Instant(milliseconds: start)) }
         }
-        if var m = member {
+        if var m = member, let (id, _) = last {
             m.paidPeriodStarts = starts.sorted()
-            try body(m)
+            try body(id, m)
         }
     }
 }

@@ -99,22 +99,24 @@ extension AppDatabase {
             var touched: [LTVMember] = []
             try Self.forEachLTVMember(
                 db,
-                where: try db.presentIndexes(
+                runs: try db.presentIndexes(
                     in: SQL(
                         """
-                        (r.originalTransactionId, r.runIndex) IN (
-                            SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
-                            WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
-                                AND firstPaidStart <= \(asOf.milliseconds)
-                            UNION
-                            SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
-                            WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
-                                AND firstPaidStart IS NOT NULL
-                            UNION
-                            SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
-                            WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds))
-                        AND \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
-                        """))
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohort
+                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL AND firstPaidStart >= \(dayStart)
+                            AND firstPaidStart <= \(asOf.milliseconds)
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM run INDEXED BY run_cohortEnd
+                        WHERE \(scope.environment()) AND endedAt >= \(dayStart) AND endedAt <= \(asOf.milliseconds)
+                            AND firstPaidStart IS NOT NULL
+                        UNION
+                        SELECT originalTransactionId, runIndex FROM segment INDEXED BY segment_start
+                        WHERE \(scope.environment()) AND \(allOwnerships) AND start >= \(dayStart) AND start <= \(asOf.milliseconds)
+                        """)),
+                where: SQL(
+                    """
+                    \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
+                    """)
             ) { _, _, member in touched.append(member) }
             for member in touched {
                 func add(_ t: Int64, _ sign: Int) {
@@ -156,17 +158,21 @@ extension AppDatabase {
 
     /// The cohort members (runs with a paid start) selected by `condition` on `run r`, with their
     /// counted paid periods and prices, handed to `body` one by one with their environment and
-    /// first paid product.
+    /// first paid product. `runs`, a `SELECT originalTransactionId, runIndex …`, lists the only
+    /// runs to look at: they are then looked up one by one rather than every run scanned for them.
     static func forEachLTVMember(
-        _ db: Database, where condition: SQL,
+        _ db: Database, runs: SQL? = nil, where condition: SQL,
         _ body: (_ environment: String, _ firstPaidProductId: String, LTVMember) throws -> Void
     ) throws {
+        let source: SQL =
+            runs.map { "(\($0)) t JOIN run r ON r.originalTransactionId = t.originalTransactionId AND r.runIndex = t.runIndex" }
+            ?? "run r"
         let rows = try SQLRequest<Row>(
             literal:
                 """
                 SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.endedAt, r.cohortMonth, p.start, p.transactionId,
                     m.price, m.currency, r.environment, r.firstPaidProductId
-                FROM run r
+                FROM \(source)
                 LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
                     AND p.countsForRetention
                 LEFT JOIN periodMoney m ON m.transactionId = p.transactionId

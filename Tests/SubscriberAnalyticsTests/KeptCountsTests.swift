@@ -38,10 +38,10 @@ import Testing
         let database = try SampleDataStore.copy(.sharedSecret)
         try Self.check(database, after: "the import")
 
-        let before = try KeptCounts.of(database).kept
+        let before = try KeptCounts.kept(database)
         try database.takeLatestTransactionAway(fromSubscriptions: 120)
         #expect(try database.rebuildPending() == 120)
-        #expect(try KeptCounts.of(database).kept != before, "a shorter history changes the counts")
+        #expect(try KeptCounts.kept(database) != before, "a shorter history changes the counts")
         try Self.check(database, after: "subscriptions derived again")
 
         let products = try database.writer.read { db in

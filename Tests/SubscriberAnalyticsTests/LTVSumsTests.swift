@@ -219,7 +219,7 @@ import Testing
             }
         }
         func ltvTables() throws -> [[String]] {
-            let kept = try KeptCounts.of(database).kept
+            let kept = try KeptCounts.kept(database)
             return ["ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth"].map { kept[$0] ?? [] }
         }
         let before = try ltvTables()

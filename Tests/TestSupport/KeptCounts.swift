@@ -38,6 +38,11 @@ public struct KeptCounts: Sendable {
         "commitment",
     ]
 
+    /// The kept tables of `database` as it keeps them.
+    public static func kept(_ database: AppDatabase) throws -> [String: [String]] {
+        try database.writer.read { db in try rows(db, try tables(db)) }
+    }
+
     /// The kept tables of `database`, and the same tables rebuilt from its facts in a copy.
     public static func of(_ database: AppDatabase) throws -> KeptCounts {
         let copy = try DatabaseQueue()

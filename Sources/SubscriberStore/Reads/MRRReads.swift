@@ -74,39 +74,60 @@ extension AppDatabase {
                 SUM(x.starts - x.ends)
             FROM sample s JOIN mrrDay x ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.dayLimit \(product)
             GROUP BY 1, 2, 3, 4, 5, 6, 7
-            UNION ALL
-            SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
+            """
+        // As-of's day: the charged periods and failures starting or ending in [low, high] of each
+        // instant, found by the indexes by instant and counted by the rule the materialiser kept
+        // them by (``MRRInterval``): +sign at an interval's start in range, −sign at its end.
+        let touched = """
+            \(sample)
+            SELECT s.i, s.low, s.high, s.sign, m.transactionId, NULL, m.start, m."end", NULL, \(moneyColumns)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_start
                 ON m.environment \(environmentSQL) AND m.start >= s.low AND m.start <= s.high
-            WHERE m.start < m."end" \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
-            UNION ALL
-            SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
+            WHERE 1 \(moneyProduct)
+            UNION
+            SELECT s.i, s.low, s.high, s.sign, m.transactionId, NULL, m.start, m."end", NULL, \(moneyColumns)
             FROM sample s JOIN periodMoney m INDEXED BY periodMoney_end
                 ON m.environment \(environmentSQL) AND m."end" >= s.low AND m."end" <= s.high
-            WHERE m.start < m."end" \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
-            UNION ALL
-            SELECT s.i, \(moneyColumns), s.sign * COUNT(*)
+            WHERE 1 \(moneyProduct)
+            UNION
+            SELECT s.i, s.low, s.high, s.sign, f.transactionId, f.originalTransactionId, f.at, f.windowEnd, f.graceEnd,
+                \(moneyColumns)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_at
                 ON f.environment \(environmentSQL) AND f.ownership \(allOwnerships) AND f.at >= s.low AND f.at <= s.high
             JOIN periodMoney m ON m.transactionId = f.transactionId
-            WHERE f.graceEnd IS NOT NULL AND f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
-            UNION ALL
-            SELECT s.i, \(moneyColumns), -s.sign * COUNT(*)
+            WHERE 1 \(moneyProduct)
+            UNION
+            SELECT s.i, s.low, s.high, s.sign, f.transactionId, f.originalTransactionId, f.at, f.windowEnd, f.graceEnd,
+                \(moneyColumns)
             FROM sample s JOIN billingFailure f INDEXED BY billingFailure_graceClosed
                 ON f.environment \(environmentSQL) AND MIN(f.windowEnd, f.graceEnd) >= s.low
                 AND MIN(f.windowEnd, f.graceEnd) <= s.high AND f.graceEnd IS NOT NULL
             JOIN periodMoney m ON m.transactionId = f.transactionId
-            WHERE f.at < MIN(f.windowEnd, f.graceEnd) \(moneyProduct)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            WHERE 1 \(moneyProduct)
             """
         var counts = [[MRRKey: Int]](repeating: [:], count: instants.count)
         try writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(6))
+            let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(2))
             while let row = try rows.next() {
                 counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[7] as Int
+            }
+            let day = try Row.fetchCursor(db, sql: try db.presentIndexes(touched), arguments: repeated(4))
+            while let row = try day.next() {
+                let (i, low, high, sign): (Int, Int64, Int64, Int) = (row[0], row[1], row[2], row[3])
+                let key = MRRKey(row, from: 9)
+                let (start, end) = (Instant(milliseconds: row[6]), Instant(milliseconds: row[7]))
+                // A failure names its subscription; a charged period does not.
+                let isFailure = (row[5] as String?) != nil
+                let interval =
+                    isFailure
+                    ? MRRInterval.grace(
+                        at: start, windowEnd: end, graceEnd: (row[8] as Int64?).map(Instant.init(milliseconds:)), key: key)
+                    : MRRInterval.period(start: start, end: end, key: key)
+                guard let interval else { continue }
+                if low <= interval.start.milliseconds && interval.start.milliseconds <= high {
+                    counts[i][key, default: 0] += sign
+                }
+                if low <= interval.end.milliseconds && interval.end.milliseconds <= high { counts[i][key, default: 0] -= sign }
             }
         }
         return counts.map { $0.filter { $0.value != 0 } }

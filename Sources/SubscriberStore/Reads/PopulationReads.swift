@@ -41,35 +41,44 @@ public struct PopulationCount: FetchableRecord, Sendable, Equatable {
 extension AppDatabase {
     /// How many members `population` has at `asOf`, and how many subscriptions they are.
     public func count(of population: PopulationMembers, asOf: Int64, scope: RowScope) throws -> PopulationCount {
-        let sql: SQL = """
-            SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
-            FROM (\(Self.members(population, asOf: asOf, scope: scope)))
-            """
-        return try writer.read { db in
-            try SQLRequest<PopulationCount>(literal: try db.presentIndexes(in: sql)).fetchOne(db)
+        try writer.read { db in
+            let sql: SQL = """
+                SELECT COUNT(*) AS members, COUNT(DISTINCT originalTransactionId) AS subscriptions
+                FROM (\(try Self.members(db, population, asOf: asOf, scope: scope)))
+                """
+            return try SQLRequest<PopulationCount>(literal: try db.presentIndexes(in: sql)).fetchOne(db)
         } ?? PopulationCount(row: [:])
     }
 
     /// `SELECT originalTransactionId …` of every member, one row per run, subscription, event or
     /// use. The scope's product narrows each population by its own rule (a cohort by its first
     /// paid product, a state by the segment's product…).
-    static func members(_ population: PopulationMembers, asOf now: Int64, scope: RowScope) -> SQL {
+    static func members(_ db: Database, _ population: PopulationMembers, asOf now: Int64, scope: RowScope) throws -> SQL {
         switch population {
         case .cohort(let month, let billingDays, let part):
             // As cohorts count them: runs with a paid period started on or before as-of, by first
             // paid month, product and billing duration.
-            var sql: SQL = """
-                SELECT r.originalTransactionId FROM run r
-                WHERE \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(now) AND r.cohortMonth = \(month)
+            var condition: SQL = """
+                \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(now) AND r.cohortMonth = \(month)
                 """
-            sql += scope.product("r.firstPaidProductId")
-            if let billingDays { sql += " AND r.firstPaidProductId IN (\(productsBilled(days: billingDays)))" }
+            condition += scope.product("r.firstPaidProductId")
+            if let billingDays { condition += " AND r.firstPaidProductId IN (\(productsBilled(days: billingDays)))" }
+            // Retained and ended: the members that passed the cohort steps the grid counted them
+            // by (``CohortMember``), one row per run.
+            let asOf = Instant(milliseconds: now)
+            let passed: (CohortMember) -> Bool
             switch part {
-            case .started: break
-            case .retained(let k): sql += " AND (\(paidPeriods(asOf: now))) >= \(k + 1)"
-            case .ended(let k): sql += " AND (\(paidPeriods(asOf: now))) BETWEEN 1 AND \(k) AND r.endedAt <= \(now)"
+            case .started: return "SELECT r.originalTransactionId FROM run r WHERE \(condition)"
+            case .retained(let k): passed = { $0.isRetained(k, asOf: asOf) }
+            case .ended(let k): passed = { $0.hasEnded(within: k, asOf: asOf) }
             }
-            return sql
+            let (text, arguments) = try condition.build(db)
+            var ids: [String] = []
+            try forEachCohortMember(db, where: text, arguments: arguments) { id, member in
+                if passed(member) { ids.append(id) }
+            }
+            let json = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+            return "SELECT value AS originalTransactionId FROM json_each(\(json))"
         case .states(let states):
             // As states are counted: the segment covering as-of, by its product.
             let list = SQL(sql: RowScope.inList(states))

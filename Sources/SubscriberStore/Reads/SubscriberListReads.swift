@@ -142,7 +142,7 @@ extension AppDatabase {
             """
         if let population {
             // A member list may name an index (the uses by start): kept only while it exists.
-            let members = try db.presentIndexes(in: members(population, asOf: asOf, scope: scope))
+            let members = try db.presentIndexes(in: members(db, population, asOf: asOf, scope: scope))
             sql += " AND s.originalTransactionId IN (\(members))"
         } else {
             sql += scope.product("s.productId")
