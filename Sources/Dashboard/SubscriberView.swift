@@ -73,6 +73,17 @@ struct SubscriberHeader {
                 label: "State", value: SubscriberHeader.words(for: r.state), role: SubscriberHeader.role(for: r.state),
                 ownRow: true)
         ]
+        if let commitment = r.commitment {
+            // Monthly payments of a commitment: what a customer asks first (which payment, when it
+            // ends, whether it renews, what is still owed).
+            fields.append(
+                Field(
+                    label: "Commitment", value: clean(commitment.summary), role: commitment.autoRenew ? .text : .warning,
+                    ownRow: true))
+        }
+        if r.owedPaymentFailed {
+            fields.append(Field(label: "Access", value: CommitmentStatus.noGrace, role: .warning, ownRow: true))
+        }
         if r.timeline.environment != .production {
             // Test purchases: a support agent must not take them for a paying customer's.
             fields.append(

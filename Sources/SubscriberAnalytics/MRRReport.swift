@@ -21,6 +21,20 @@ public struct MRRReport: Sendable, Equatable {
         /// Milliunits per month, rounded once from the exact sum (of prices converted one by one
         /// and rounded to milliunits, with `--rates`).
         public var mrr: Int64
+        /// Running commitments counted in `committed` (priced ones).
+        public var commitments: Int = 0
+        /// Committed revenue: what running commitments have left to charge (docs/metrics.md,
+        /// "Committed revenue"), milliunits.
+        public var committed: Int64 = 0
+
+        public init(key: String?, currency: String, subscriptions: Int, mrr: Int64, commitments: Int = 0, committed: Int64 = 0) {
+            self.key = key
+            self.currency = currency
+            self.subscriptions = subscriptions
+            self.mrr = mrr
+            self.commitments = commitments
+            self.committed = committed
+        }
     }
 
     public var asOf: Instant
@@ -52,19 +66,28 @@ extension SubscriberAnalytics {
         let durations = try productDurations()
         // Counted per UTC day and month by the store: the cost does not grow with its history.
         let counts = try database.mrrCounts(at: instants, scope: scope.rows)
+        // Commitments are monthly: none counts with `--plan upfront`.
+        let commitments =
+            scope.plan == .upfront
+            ? instants.map { _ in [] } : try database.runningCommitments(at: instants, scope: scope.rows)
         var reports: [MRRReport] = []
         reports.reserveCapacity(instants.count)
-        for (asOf, covering) in zip(instants, counts) {
+        for ((asOf, covering), running) in zip(zip(instants, counts), commitments) {
             // Exact sums, price × twelfths of a year, rounded once at the end.
             var sums: [MRRRowKey: (subscriptions: Int, twelfths: Int64)] = [:]
             var unpriced = 0
             for (money, count) in covering {
+                if let plan = scope.plan, money.billingPlan != plan.rawValue { continue }
                 guard let price = money.price, let currency = money.currency else {
                     unpriced += count
                     continue
                 }
+                // An upfront standard period bills for its product's length; a monthly payment of a
+                // commitment for one month (its own length); an offer for its own.
                 var twelfths = money.monthlyTwelfths
-                if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] {
+                if money.offerKind == OfferKind.standard.rawValue, money.billingPlan == BillingPlan.upfront.rawValue,
+                    let d = durations[money.productId]
+                {
                     twelfths = d.monthlyTwelfths
                 }
                 // Converted, each subscription's price is converted (and rounded to milliunits, as
@@ -85,10 +108,34 @@ extension SubscriberAnalytics {
                 sums[key, default: (0, 0)].subscriptions += count
                 sums[key]!.twelfths += amount * Int64(twelfths) * Int64(count)
             }
-            let rows = sums.map { key, sum in
+            // Committed revenue: each commitment's amount converted once, at as-of.
+            var committed: [MRRRowKey: (commitments: Int, amount: Int64)] = [:]
+            for c in running {
+                guard let amount = c.committed(at: asOf), let currency = c.currency else {
+                    unpriced += 1
+                    continue
+                }
+                var converted = amount
+                var rowCurrency = currency
+                if let rates {
+                    converted = try rates.convert(amount, currency, month: asOf.month)
+                    rowCurrency = rates.target
+                }
+                let group: String? =
+                    switch by {
+                    case nil: nil
+                    case .product: c.productId
+                    case .currency: currency
+                    }
+                let key = MRRRowKey(key: group, currency: rowCurrency)
+                committed[key, default: (0, 0)].commitments += 1
+                committed[key]!.amount += converted
+            }
+            let rows = Set(sums.keys).union(committed.keys).map { key in
                 MRRReport.Row(
-                    key: key.key, currency: key.currency, subscriptions: sum.subscriptions,
-                    mrr: MoneyMath.scaled(sum.twelfths, by: 1, over: 12))
+                    key: key.key, currency: key.currency, subscriptions: sums[key]?.subscriptions ?? 0,
+                    mrr: MoneyMath.scaled(sums[key]?.twelfths ?? 0, by: 1, over: 12),
+                    commitments: committed[key]?.commitments ?? 0, committed: committed[key]?.amount ?? 0)
             }
             let sorted = rows.sorted { ($0.key ?? "", $0.currency) < ($1.key ?? "", $1.currency) }
             reports.append(MRRReport(asOf: asOf, by: by, currency: rates?.target, unpriced: unpriced, rows: sorted))
@@ -116,6 +163,8 @@ extension ReportJSON {
                 x["currency"] = .string(row.currency)
                 x["subscriptions"] = .int(row.subscriptions)
                 x["mrr"] = amount(row.mrr)
+                x["commitments"] = .int(row.commitments)
+                x["committed"] = amount(row.committed)
                 return .object(x)
             })
         return JSONValue.object(o).text

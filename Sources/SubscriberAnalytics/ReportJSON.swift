@@ -119,6 +119,9 @@ public enum ReportJSON {
                 x["offerKind"] = .string(p.offerKind.rawValue)
                 x["class"] = .string(p.periodClass.rawValue)
                 x["refunded"] = .bool(p.isRefunded)
+                x["billingPlan"] = .string(p.billingPlan.rawValue)
+                x["commitmentPeriod"] = p.billingPlan == .monthly ? p.commitmentPeriod.map { .int($0) } ?? .null : .null
+                x["commitmentPeriods"] = p.billingPlan == .monthly ? p.commitmentPeriods.map { .int($0) } ?? .null : .null
                 x["price"] = m.price.map(amount) ?? .null
                 x["currency"] = m.price == nil ? .null : opt(m.currency)
                 x["refundAmount"] = m.refundAmount.map(amount) ?? .null
@@ -146,6 +149,18 @@ public enum ReportJSON {
         for currency in r.paid.keys.sorted() { paid[currency] = amount(r.paid[currency]!) }
         o["paid"] = .object(paid)
         o["paidServiceDays"] = .int(r.paidServiceDays)
+        o["commitment"] =
+            r.commitment.map { c in
+                var x = JSONObject()
+                x["period"] = c.period.map { .int($0) } ?? .null
+                x["of"] = c.of.map { .int($0) } ?? .null
+                x["ends"] = opt(c.ends?.iso8601)
+                x["price"] = c.price.map(amount) ?? .null
+                x["currency"] = opt(c.currency)
+                x["autoRenew"] = .bool(c.autoRenew)
+                x["remaining"] = c.remaining.map(amount) ?? .null
+                return .object(x)
+            } ?? .null
         renewalDetails(r, &o)
         return JSONValue.object(o).text
     }

@@ -36,6 +36,8 @@ public struct ReportScope: Sendable, Hashable {
     public var environment: EnvironmentFilter
     public var ownership: OwnershipFilter
     public var productId: String?
+    /// `--plan upfront|monthly`; nil (`all`) counts both.
+    public var plan: BillingPlan? = nil
 
     public init(
         environment: EnvironmentFilter = .production, ownership: OwnershipFilter = .purchased,
@@ -48,6 +50,8 @@ public struct ReportScope: Sendable, Hashable {
 
     /// The rows the store reads for this scope.
     public var rows: RowScope {
-        RowScope(environments: environment.environments, ownerships: ownership.ownerships, productId: productId)
+        var scope = RowScope(environments: environment.environments, ownerships: ownership.ownerships, productId: productId)
+        scope.plan = plan
+        return scope
     }
 }

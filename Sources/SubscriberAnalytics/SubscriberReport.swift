@@ -54,6 +54,10 @@ public struct SubscriberReport: Sendable, Equatable {
     public var unverifiedDocuments = 0
     /// Apple's renewal details at as-of (docs/metrics.md, "Renewal details from Apple").
     public var renewal = RenewalDetails()
+    /// The commitment running at as-of (monthly payments), nil when none does.
+    public var commitment: CommitmentStatus? = nil
+    /// In the retry window of a failed payment of a commitment that is still owed: no grace period.
+    public var owedPaymentFailed = false
 }
 
 /// When a subscriber's access ends, as a support agent says it.
@@ -163,6 +167,8 @@ extension SubscriberAnalytics {
             flags: try database.flags(originalTransactionId: id))
         report.unverifiedDocuments = try database.unverifiedDocumentCount(originalTransactionId: id)
         report.unpricedPeriods = zip(timeline.periods, money).filter { $0.start <= asOf && $1.isCharged && $1.price == nil }.count
+        report.commitment = CommitmentStatus(timeline, money: money, asOf: asOf)
+        report.owedPaymentFailed = failure.map { timeline.periods[$0.periodIndex].isOwedCommitmentPayment } ?? false
         let runs = timeline.runs.filter { $0.start <= asOf }
         report.runs = runs.count
         report.paidPeriodsInAllRuns = runs.reduce(0) { $0 + $1.paidPeriods(asOf: asOf) }

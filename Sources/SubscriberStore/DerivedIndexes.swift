@@ -24,7 +24,7 @@ public enum DerivedIndexes {
     /// The tables `Materializer` writes.
     static let derivedTables = [
         "subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney",
-        "offerUse", "subscriberSearch",
+        "offerUse", "subscriberSearch", "commitment",
     ]
 
     /// Page cache while the indexes are built, in KiB: SQLite's sorter holds this much of each

@@ -84,9 +84,16 @@ struct DerivedTable: Sendable {
         columns: [
             "transactionId", "originalTransactionId", "environment", "productId", "storefront", "offerKind", "start", "\"end\"",
             "price", "currency", "priceSource", "proceedsRate", "isPaid", "refundAt", "refundAmount", "creditAt",
-            "upgradeCredit", "monthlyTwelfths",
+            "upgradeCredit", "monthlyTwelfths", "billingPlan", "commitmentIndex",
         ],
         primaryKey: ["transactionId"])
+    static let commitment = DerivedTable(
+        name: "commitment",
+        columns: [
+            "originalTransactionId", "commitmentIndex", "environment", "ownership", "productId", "start", "runningEnd", "ends",
+            "price", "currency",
+        ],
+        primaryKey: ["originalTransactionId", "commitmentIndex"])
     static let offerUse = DerivedTable(
         name: "offerUse",
         columns: [
@@ -110,7 +117,7 @@ struct DerivedTable: Sendable {
 
     /// The tables `DerivedRows` tracks by key.
     static let keyed: [DerivedTable] = [
-        subscription, period, run, segment, billingFailure, periodMoney, offerUse, subscriberSearch,
+        subscription, period, run, segment, billingFailure, periodMoney, offerUse, subscriberSearch, commitment,
     ]
 }
 

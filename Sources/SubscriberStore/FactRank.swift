@@ -53,6 +53,14 @@ enum FactRank {
         if let s = t.storefront { h.add(s) }
         if let s = t.revocationType { h.add(s) }
         if let p = t.revocationPercentage { h.add(Int64(p)) }
+        if let plan = t.billingPlanType { h.add("billingPlanType=" + plan) }
+        if let c = t.commitment {
+            h.add("commitment")
+            h.add(c.billingPeriodNumber.map(Int64.init))
+            h.add(c.totalBillingPeriods.map(Int64.init))
+            h.add(c.commitmentExpiresDate?.milliseconds)
+            h.add(c.commitmentPrice)
+        }
         return h.hex
     }
 
@@ -68,6 +76,16 @@ enum FactRank {
         h.add(r.transactionId)
         h.add(r.environment.rawValue)
         h.add(r.isV1 ? 1 : 0)
+        // Added later: hashed only when present, so the hash of a fact without them is unchanged.
+        if let plan = r.renewalBillingPlanType { h.add("renewalBillingPlanType=" + plan) }
+        if let c = r.commitment {
+            h.add("commitment")
+            h.add(c.commitmentAutoRenewStatus.map { $0 ? 1 : 0 })
+            h.add(c.commitmentAutoRenewProductId)
+            h.add(c.commitmentRenewalBillingPlanType)
+            h.add(c.commitmentRenewalDate?.milliseconds)
+            h.add(c.commitmentRenewalPrice)
+        }
         return h.hex
     }
 }

@@ -20,7 +20,8 @@ struct FactReader {
                        purchaseDate, originalPurchaseDate, expiresDate, revocationDate, revocationReason, isUpgraded,
                        offerType, offerDiscountType, offerIdentifier, appAccountToken, environment, price, currency,
                        inAppOwnershipType, signedDate, storefront, revocationType, revocationPercentage,
-                       appTransactionId, offerPeriod, transactionReason
+                       appTransactionId, offerPeriod, transactionReason,
+                       billingPlanType, commitmentPeriod, commitmentPeriods, commitmentExpiresDate, commitmentPrice
                 FROM "transaction" WHERE originalTransactionId = ? AND unverified < ? ORDER BY purchaseDate, transactionId
                 """)
         try transactions.forEachRow(db, originalTransactionId, verifiedOnly) { c in
@@ -42,13 +43,22 @@ struct FactReader {
             t.appTransactionId = c.optionalText(23)
             t.offerPeriod = c.optionalText(24)
             t.transactionReason = c.optionalText(25)
+            t.billingPlanType = c.optionalText(26)
+            if c.optionalInt(27) != nil || c.optionalInt(28) != nil || c.optionalInt64(29) != nil || c.optionalInt64(30) != nil {
+                t.commitment = TransactionCommitment(
+                    billingPeriodNumber: c.optionalInt(27), totalBillingPeriods: c.optionalInt(28),
+                    commitmentExpiresDate: c.optionalInt64(29).map(Instant.init(milliseconds:)),
+                    commitmentPrice: c.optionalInt64(30))
+            }
             facts.transactions.append(t)
         }
         let renewals = try db.cachedStatement(
             sql: """
                 SELECT instant, productId, autoRenewProductId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate,
                        expirationIntent, priceIncreaseStatus, transactionId, environment, isV1,
-                       renewalPrice, renewalCurrency, eligibleWinBackOfferIds, appTransactionId, offerPeriod
+                       renewalPrice, renewalCurrency, eligibleWinBackOfferIds, appTransactionId, offerPeriod,
+                       renewalBillingPlanType, commitmentInfo, commitmentAutoRenewStatus, commitmentAutoRenewProductId,
+                       commitmentRenewalBillingPlanType, commitmentRenewalDate, commitmentRenewalPrice
                 FROM renewalFact WHERE originalTransactionId = ? AND unverified < ? ORDER BY instant, contentHash
                 """)
         try renewals.forEachRow(db, originalTransactionId, verifiedOnly) { c in
@@ -66,6 +76,14 @@ struct FactReader {
             r.eligibleWinBackOfferIds = RenewalDetailColumns.offerIds(c.optionalText(13))
             r.appTransactionId = c.optionalText(14)
             r.offerPeriod = c.optionalText(15)
+            r.renewalBillingPlanType = c.optionalText(16)
+            if c.bool(17) {
+                r.commitment = RenewalCommitment(
+                    commitmentAutoRenewStatus: c.optionalBool(18), commitmentAutoRenewProductId: c.optionalText(19),
+                    commitmentRenewalBillingPlanType: c.optionalText(20),
+                    commitmentRenewalDate: c.optionalInt64(21).map(Instant.init(milliseconds:)),
+                    commitmentRenewalPrice: c.optionalInt64(22))
+            }
             facts.renewals.append(r)
         }
         let notifications = try db.cachedStatement(

@@ -555,8 +555,9 @@ struct FactWriter {
                     subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, revocationDate,
                     revocationReason, isUpgraded, offerType, offerDiscountType, offerIdentifier, appAccountToken,
                     environment, price, currency, inAppOwnershipType, signedDate, storefront, revocationType,
-                    revocationPercentage, rank, unverified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    revocationPercentage, rank, unverified,
+                    billingPlanType, commitmentPeriod, commitmentPeriods, commitmentExpiresDate, commitmentPrice)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(transactionId) DO UPDATE SET
                     originalTransactionId = excluded.originalTransactionId, webOrderLineItemId = excluded.webOrderLineItemId,
                     productId = excluded.productId, subscriptionGroupIdentifier = excluded.subscriptionGroupIdentifier,
@@ -569,7 +570,10 @@ struct FactWriter {
                     inAppOwnershipType = excluded.inAppOwnershipType, signedDate = excluded.signedDate,
                     storefront = excluded.storefront, revocationType = excluded.revocationType,
                     revocationPercentage = excluded.revocationPercentage, rank = excluded.rank,
-                    unverified = excluded.unverified
+                    unverified = excluded.unverified,
+                    billingPlanType = excluded.billingPlanType, commitmentPeriod = excluded.commitmentPeriod,
+                    commitmentPeriods = excluded.commitmentPeriods, commitmentExpiresDate = excluded.commitmentExpiresDate,
+                    commitmentPrice = excluded.commitmentPrice
                 WHERE excluded.rank > "transaction".rank
                 """)
         for (t, rank) in transactions {
@@ -579,7 +583,9 @@ struct FactWriter {
                 t.revocationDate?.milliseconds, t.revocationReason, t.isUpgraded, t.offerType, t.offerDiscountType,
                 t.offerIdentifier, t.appAccountToken, t.environment.rawValue, t.price, t.currency, t.inAppOwnershipType,
                 t.signedDate?.milliseconds, t.storefront, t.revocationType, t.revocationPercentage, rank,
-                rank.hasPrefix(FactRank.unverifiedPrefix))
+                rank.hasPrefix(FactRank.unverifiedPrefix),
+                t.billingPlanType, t.commitment?.billingPeriodNumber, t.commitment?.totalBillingPeriods,
+                t.commitment?.commitmentExpiresDate?.milliseconds, t.commitment?.commitmentPrice)
         }
     }
 
@@ -589,8 +595,10 @@ struct FactWriter {
             sql: """
                 INSERT INTO renewalFact (originalTransactionId, instant, contentHash, productId, autoRenewProductId,
                     autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate, expirationIntent, priceIncreaseStatus,
-                    transactionId, environment, isV1, unverified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    transactionId, environment, isV1, unverified,
+                    renewalBillingPlanType, commitmentInfo, commitmentAutoRenewStatus, commitmentAutoRenewProductId,
+                    commitmentRenewalBillingPlanType, commitmentRenewalDate, commitmentRenewalPrice)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (originalTransactionId, instant, contentHash) DO UPDATE SET unverified = 0
                 WHERE excluded.unverified = 0 AND renewalFact.unverified = 1
                 """)
@@ -598,7 +606,11 @@ struct FactWriter {
             try statement.run(
                 db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: r), r.productId,
                 r.autoRenewProductId, r.autoRenewStatus, r.isInBillingRetryPeriod, r.gracePeriodExpiresDate?.milliseconds,
-                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1, unverified)
+                r.expirationIntent, r.priceIncreaseStatus, r.transactionId, r.environment.rawValue, r.isV1, unverified,
+                r.renewalBillingPlanType, r.commitment != nil, r.commitment?.commitmentAutoRenewStatus,
+                r.commitment?.commitmentAutoRenewProductId,
+                r.commitment?.commitmentRenewalBillingPlanType, r.commitment?.commitmentRenewalDate?.milliseconds,
+                r.commitment?.commitmentRenewalPrice)
         }
     }
 

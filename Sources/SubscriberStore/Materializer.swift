@@ -153,7 +153,7 @@ struct Materializer {
                     "cohortStep", ["environment"], ["firstPaidProductId", "cohortMonth", "step"], ["count"])
             case .mrr:
                 return byDayAndMonth(
-                    "mrr", ["environment"], ["offerKind", "productId", "currency", "price", "monthlyTwelfths"],
+                    "mrr", ["environment"], ["offerKind", "productId", "currency", "price", "monthlyTwelfths", "billingPlan"],
                     ["starts", "ends"])
             case .ltvMember:
                 return byDayAndMonth("ltvMember", ["environment"], AppDatabase.ltvMemberColumns, ["count"], signed: true)
@@ -197,7 +197,7 @@ struct Materializer {
         // First: the grace periods MRR counts join failures to their periods; the prices the
         // cohort members' LTV rows were stored with.
         let prices = try subtractMoney(id, &counts, &keys)
-        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex")] {
+        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex"), ("commitment", "commitmentIndex")] {
             keys[table] = try Set(
                 DatabaseValue.fetchAll(
                     db.cachedStatement(sql: "SELECT \(key) FROM \(table) WHERE originalTransactionId = ?"), arguments: [id]
@@ -294,7 +294,7 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     SELECT f.environment, f.at, f.windowEnd, f.graceEnd, m.offerKind, m.productId, m.currency, m.price,
-                        m.monthlyTwelfths
+                        m.monthlyTwelfths, m.billingPlan
                     FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                     WHERE f.originalTransactionId = ?
                     """), arguments: [id])
@@ -307,7 +307,8 @@ struct Materializer {
         let periods = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, transactionId
+                    SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
+                        transactionId
                     FROM periodMoney WHERE originalTransactionId = ?
                     """), arguments: [id])
         var prices: [String: (amount: Int64, currency: String)?] = [:]
@@ -316,8 +317,8 @@ struct Materializer {
                 start: Instant(milliseconds: row[1]), end: Instant(milliseconds: row[2]), key: MRRKey(row, from: 3))
             if let interval { counts.add(interval.deltas(environment: row[0]), -1) }
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
-            prices[row[8]] = amount.flatMap { a in currency.map { (a, $0) } }
-            keys["periodMoney", default: []].insert([row[8]])
+            prices[row[9]] = amount.flatMap { a in currency.map { (a, $0) } }
+            keys["periodMoney", default: []].insert([row[9]])
         }
         return prices
     }
@@ -339,13 +340,24 @@ struct Materializer {
                     u.nextStart == nil ? nil : counted.max()?.milliseconds)
             }
         }
-        for (p, m) in zip(t.periods, money) where m.isCharged {
+        var commitmentOfPeriod: [Int: Int] = [:]
+        for (c, commitment) in t.commitments.enumerated() {
+            for p in commitment.firstPeriod...commitment.lastPeriod { commitmentOfPeriod[p] = c }
+            try rows.write(.commitment, key: [c.databaseValue]) { statement in
+                try statement.run(
+                    db, t.originalTransactionId, c, env, t.ownership.rawValue, t.periods[commitment.firstPeriod].productId,
+                    commitment.start.milliseconds, commitment.runningEnd.milliseconds, commitment.ends?.milliseconds,
+                    commitment.price, commitment.currency)
+            }
+        }
+        for (i, (p, m)) in zip(t.periods, money).enumerated() where m.isCharged {
             try rows.write(.periodMoney, key: [p.transactionId.databaseValue]) { statement in
                 try statement.run(
                     db, p.transactionId, t.originalTransactionId, env, p.productId, p.storefront,
                     p.offerKind.rawValue, p.start.milliseconds, p.end.milliseconds, m.price, m.currency,
                     m.priceSource?.rawValue, m.proceedsRate, p.isPaid, m.refundAt?.milliseconds, m.refundAmount,
-                    m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths)
+                    m.creditAt?.milliseconds, m.upgradeCredit, m.monthlyTwelfths, p.billingPlan.rawValue,
+                    commitmentOfPeriod[i])
             }
         }
     }

@@ -41,6 +41,49 @@ extension FactWriter {
         }
     }
 
+    /// Fills in the billing plans and commitments (docs/metrics.md, "Billing plans and
+    /// commitments") of the versions stored from a document read before they were kept: only the
+    /// version this document gave (its rank or content hash without them) is changed, and it takes
+    /// the rank and content hash an import of the document gives now, so Apple sending it again
+    /// adds nothing. Returns the subscriptions changed.
+    func fillCommitments(_ transactions: [TransactionFact], _ renewals: [RenewalFact]) throws -> Set<String> {
+        var changed = Set<String>()
+        let transaction = try db.cachedStatement(
+            sql: """
+                UPDATE "transaction" SET billingPlanType = ?3, commitmentPeriod = ?4, commitmentPeriods = ?5,
+                    commitmentExpiresDate = ?6, commitmentPrice = ?7, rank = ?8
+                WHERE transactionId = ?1 AND rank = ?2
+                """)
+        for t in transactions where t.billingPlanType != nil || t.commitment != nil {
+            var before = t
+            (before.billingPlanType, before.commitment) = (nil, nil)
+            try transaction.run(
+                db, t.transactionId, FactRank.rank(of: before), t.billingPlanType, t.commitment?.billingPeriodNumber,
+                t.commitment?.totalBillingPeriods, t.commitment?.commitmentExpiresDate?.milliseconds,
+                t.commitment?.commitmentPrice, FactRank.rank(of: t))
+            if db.changesCount > 0 { changed.insert(t.originalTransactionId) }
+        }
+        let renewal = try db.cachedStatement(
+            sql: """
+                UPDATE OR IGNORE renewalFact SET contentHash = ?4, renewalBillingPlanType = ?5, commitmentInfo = ?6,
+                    commitmentAutoRenewStatus = ?7, commitmentAutoRenewProductId = ?8,
+                    commitmentRenewalBillingPlanType = ?9, commitmentRenewalDate = ?10, commitmentRenewalPrice = ?11
+                WHERE originalTransactionId = ?1 AND instant = ?2 AND contentHash = ?3
+                """)
+        for r in renewals where r.renewalBillingPlanType != nil || r.commitment != nil {
+            var before = r
+            (before.renewalBillingPlanType, before.commitment) = (nil, nil)
+            try renewal.run(
+                db, r.originalTransactionId, r.instant.milliseconds, FactRank.contentHash(of: before),
+                FactRank.contentHash(of: r), r.renewalBillingPlanType, r.commitment != nil,
+                r.commitment?.commitmentAutoRenewStatus, r.commitment?.commitmentAutoRenewProductId,
+                r.commitment?.commitmentRenewalBillingPlanType, r.commitment?.commitmentRenewalDate?.milliseconds,
+                r.commitment?.commitmentRenewalPrice)
+            if db.changesCount > 0 { changed.insert(r.originalTransactionId) }
+        }
+        return changed
+    }
+
     /// Moves transactions the archive names as another product type than an auto-renewable
     /// subscription out of the facts (into `nonSubscriptionTransaction`, kept); returns their
     /// subscriptions, to be derived again. A notification about one no longer names a
@@ -102,7 +145,8 @@ extension AppDatabase {
     /// Reads the queued documents again from the archive (documents applied before a migration
     /// added what is read from them now): writes their renewal details, sets aside their
     /// non-subscription transactions, marks the subscriptions that changed pending and derives
-    /// them again. A document that no longer decodes keeps the facts it gave (it was accepted when
+    /// them again; billing plans and commitments (migration v22) are filled in the same way. A
+    /// document that no longer decodes keeps the facts it gave (it was accepted when
     /// it arrived). `pageSize` documents per transaction, so an interruption loses one page's work.
     /// Returns how many documents were read.
     @discardableResult
@@ -136,6 +180,8 @@ extension AppDatabase {
                 for (sha, facts) in decoded {
                     if let facts {
                         touched.formUnion(try writer.setAside(nonSubscriptionTransactionIds: facts.nonSubscriptionTransactionIds))
+                        // Before the renewal details: they find a renewal fact by its content hash as imported now.
+                        touched.formUnion(try writer.fillCommitments(facts.transactions, facts.renewals))
                         try writer.writeRenewalDetails(facts.transactions, facts.renewals)
                         for t in facts.transactions
                         where t.appTransactionId != nil || t.offerPeriod != nil || t.transactionReason != nil {

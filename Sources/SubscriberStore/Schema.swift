@@ -922,6 +922,97 @@ extension AppDatabase {
                                     AND n.transactionId <> r.transactionId AND n.purchaseDate >= r.purchaseDate)
                     """)
         }
+        migrator.registerMigration("v22 billing plans and commitments") { db in
+            // Monthly payments with a 12-month commitment (docs/metrics.md, "Billing plans and
+            // commitments"): the transaction's billing plan and commitment, the renewal info's
+            // next plan and the commitment's renewal; money rows and MRR counts by billing plan
+            // (a monthly payment is one month's MRR, whatever its annual product bills); the
+            // commitments themselves, for committed revenue. Every subscription is derived again
+            // once the schema is complete (as v17 does); the MRR counts of the stored money rows
+            // move to plan `upfront`, which is what those rows are until derived again.
+            try db.execute(
+                sql: """
+                    ALTER TABLE "transaction" ADD COLUMN billingPlanType TEXT;
+                    ALTER TABLE "transaction" ADD COLUMN commitmentPeriod INTEGER;
+                    ALTER TABLE "transaction" ADD COLUMN commitmentPeriods INTEGER;
+                    ALTER TABLE "transaction" ADD COLUMN commitmentExpiresDate INTEGER;
+                    ALTER TABLE "transaction" ADD COLUMN commitmentPrice INTEGER;
+
+                    ALTER TABLE renewalFact ADD COLUMN renewalBillingPlanType TEXT;
+                    -- 1 when the renewal info carried commitmentInfo (its autoRenewStatus then does not count)
+                    ALTER TABLE renewalFact ADD COLUMN commitmentInfo INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE renewalFact ADD COLUMN commitmentAutoRenewStatus INTEGER;
+                    ALTER TABLE renewalFact ADD COLUMN commitmentAutoRenewProductId TEXT;
+                    ALTER TABLE renewalFact ADD COLUMN commitmentRenewalBillingPlanType TEXT;
+                    ALTER TABLE renewalFact ADD COLUMN commitmentRenewalDate INTEGER;
+                    ALTER TABLE renewalFact ADD COLUMN commitmentRenewalPrice INTEGER;
+
+                    ALTER TABLE periodMoney ADD COLUMN billingPlan TEXT NOT NULL DEFAULT 'upfront';
+                    -- the period's commitment (index into the subscription's commitments), null when upfront
+                    ALTER TABLE periodMoney ADD COLUMN commitmentIndex INTEGER;
+                    DROP INDEX periodMoney_end;
+                    CREATE INDEX periodMoney_end ON periodMoney(environment, "end", start, offerKind, productId, currency,
+                        price, monthlyTwelfths, billingPlan);
+
+                    CREATE TABLE mrrDayByPlan (
+                        environment TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        price INTEGER NOT NULL,
+                        monthlyTwelfths INTEGER NOT NULL,
+                        billingPlan TEXT NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, day, offerKind, productId, currency, price, monthlyTwelfths, billingPlan)
+                    ) WITHOUT ROWID;
+                    INSERT INTO mrrDayByPlan
+                        SELECT environment, day, offerKind, productId, currency, price, monthlyTwelfths, 'upfront', starts, ends
+                        FROM mrrDay;
+                    DROP TABLE mrrDay;
+                    ALTER TABLE mrrDayByPlan RENAME TO mrrDay;
+                    CREATE TABLE mrrMonthByPlan (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        offerKind TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        price INTEGER NOT NULL,
+                        monthlyTwelfths INTEGER NOT NULL,
+                        billingPlan TEXT NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, offerKind, productId, currency, price, monthlyTwelfths, billingPlan)
+                    ) WITHOUT ROWID;
+                    INSERT INTO mrrMonthByPlan
+                        SELECT environment, month, offerKind, productId, currency, price, monthlyTwelfths, 'upfront', starts, ends
+                        FROM mrrMonth;
+                    DROP TABLE mrrMonth;
+                    ALTER TABLE mrrMonthByPlan RENAME TO mrrMonth;
+
+                    -- One row per commitment: it runs on [start, runningEnd); price and currency null when
+                    -- unknown. Its charges are its periodMoney rows (commitmentIndex).
+                    CREATE TABLE commitment (
+                        originalTransactionId TEXT NOT NULL,
+                        commitmentIndex INTEGER NOT NULL,
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        start INTEGER NOT NULL,
+                        runningEnd INTEGER NOT NULL,
+                        ends INTEGER,
+                        price INTEGER,
+                        currency TEXT,
+                        PRIMARY KEY (originalTransactionId, commitmentIndex)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX commitment_running ON commitment(environment, runningEnd, start, ownership, productId);
+                    CREATE INDEX periodMoney_commitment ON periodMoney(originalTransactionId, commitmentIndex, start)
+                        WHERE commitmentIndex IS NOT NULL;
+
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId) SELECT originalTransactionId FROM subscription;
+                    """)
+        }
         migrator.registerMigration("v23 renewal details") { db in
             // What Apple tells about the next renewal and the purchase (docs/metrics.md, "Renewal
             // details from Apple"), kept with their facts; the app download id is looked up by

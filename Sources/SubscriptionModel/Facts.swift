@@ -40,6 +40,9 @@ public struct TransactionFact: Hashable, Sendable, Codable {
     public var offerPeriod: String?
     /// v2 `transactionReason`: `PURCHASE` (the customer bought) or `RENEWAL` (Apple renewed).
     public var transactionReason: String?
+    /// v2 `billingPlanType` and `commitmentInfo` (docs/metrics.md, "Billing plans and commitments").
+    public var billingPlanType: String? = nil
+    public var commitment: TransactionCommitment? = nil
 
     public init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil,
@@ -130,6 +133,9 @@ public struct RenewalFact: Hashable, Sendable, Codable {
     public var appTransactionId: String?
     /// v2 `offerPeriod` of the offer the next renewal applies.
     public var offerPeriod: String?
+    /// v2 `renewalBillingPlanType` and `commitmentInfo` (docs/metrics.md, "Billing plans and commitments").
+    public var renewalBillingPlanType: String? = nil
+    public var commitment: RenewalCommitment? = nil
 
     public init(
         originalTransactionId: String, instant: Instant, productId: String? = nil,

@@ -16,13 +16,14 @@ public struct CountDelta: Hashable, Sendable {
         case segment
         /// Events: `[environment, ownership]`, day, `[productId, type, expirationReason or '']`.
         case event
-        /// Standard periods by billing length: `[]`, no time, `[productId, billingDays]`.
+        /// Upfront standard periods by billing length: `[]`, no time, `[productId, billingDays]`.
         case productDuration
         /// Subscriptions by their first start: `[environment, ownership]`, day, `[productId]`.
         case subscriptionStart
         /// Cohort steps (``CohortMember``): `[environment]`, time, `[firstPaidProductId, cohortMonth, step]`.
         case cohortStep
-        /// MRR intervals (``MRRInterval``): `[environment]`, time, ``MRRKey/values``; starts (0), ends (1).
+        /// MRR intervals (``MRRInterval``): `[environment]`, time, ``MRRKey/values`` (with the billing
+        /// plan); starts (0), ends (1).
         case mrr
         /// Realized-LTV member states (``LTVMember``): `[environment]`, time,
         /// `[firstPaidProductId, cohortMonth, currencyGroup, paidPeriods, ended]`.
@@ -128,10 +129,12 @@ public struct CountDelta: Hashable, Sendable {
 }
 
 extension Period {
-    /// The billing length in whole days a standard period tells its product (an offer can run for
-    /// another length): nil for other periods.
+    /// The billing length in whole days an upfront standard period tells its product (an offer can
+    /// run for another length; a monthly payment of a commitment is a month of an annual product):
+    /// nil for other periods.
     public var billingDays: Int? {
-        offerKind == .standard ? BillingDuration(lengthMilliseconds: expiresDate.milliseconds - start.milliseconds).days : nil
+        guard offerKind == .standard, billingPlan == .upfront else { return nil }
+        return BillingDuration(lengthMilliseconds: expiresDate.milliseconds - start.milliseconds).days
     }
 }
 
@@ -227,17 +230,27 @@ public struct MRRKey: Hashable, Sendable {
     public var price: Int64?
     /// The period's own month multiplier in twelfths (``PeriodMoney/monthlyTwelfths``).
     public var monthlyTwelfths: Int
+    /// The period's ``BillingPlan`` raw value: a `monthly` payment of a commitment is one month's MRR,
+    /// whatever its annual product bills; `--plan` selects by it.
+    public var billingPlan: String
 
-    public init(offerKind: String, productId: String, currency: String?, price: Int64?, monthlyTwelfths: Int) {
+    public init(
+        offerKind: String, productId: String, currency: String?, price: Int64?, monthlyTwelfths: Int,
+        billingPlan: String = BillingPlan.upfront.rawValue
+    ) {
         self.offerKind = offerKind
         self.productId = productId
         (self.currency, self.price) = currency == nil || price == nil ? (nil, nil) : (currency, price)
         self.monthlyTwelfths = monthlyTwelfths
+        self.billingPlan = billingPlan
     }
 
     /// The key as the kept MRR counts store it: an unpriced period is currency '' and price 0.
     public var values: [CountDelta.Value] {
-        [.text(offerKind), .text(productId), .text(currency ?? ""), .integer(price ?? 0), .integer(Int64(monthlyTwelfths))]
+        [
+            .text(offerKind), .text(productId), .text(currency ?? ""), .integer(price ?? 0), .integer(Int64(monthlyTwelfths)),
+            .text(billingPlan),
+        ]
     }
 }
 
@@ -269,7 +282,7 @@ public struct MRRInterval: Hashable, Sendable {
         for (p, m) in zip(t.periods, money) where m.isCharged {
             let key = MRRKey(
                 offerKind: p.offerKind.rawValue, productId: p.productId, currency: m.currency, price: m.price,
-                monthlyTwelfths: m.monthlyTwelfths)
+                monthlyTwelfths: m.monthlyTwelfths, billingPlan: p.billingPlan.rawValue)
             keys[p.transactionId] = key
             if let i = period(start: p.start, end: p.end, key: key) { result.append(i) }
         }

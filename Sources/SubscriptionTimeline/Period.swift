@@ -41,6 +41,11 @@ public struct Period: Hashable, Sendable, Codable {
     public var revocationPercentage: Int?
     /// v2 `offerIdentifier`; v1 `promotional_offer_id` or `offer_code_ref_name`.
     public var offerIdentifier: String?
+    /// `monthly` for one payment of a 12-month commitment (docs/metrics.md, "Billing plans and
+    /// commitments"), with its payment number k of n; `upfront` (k and n nil) otherwise.
+    public var billingPlan: BillingPlan = .upfront
+    public var commitmentPeriod: Int? = nil
+    public var commitmentPeriods: Int? = nil
 
     public init(
         transactionId: String, webOrderLineItemId: String? = nil, productId: String, start: Instant, end: Instant,
@@ -89,6 +94,13 @@ public struct Period: Hashable, Sendable, Codable {
     public func isLateRefund(nextStart: Instant?) -> Bool {
         guard isRefunded, let r = revocationDate, let next = nextStart else { return false }
         return next <= r
+    }
+
+    /// A `monthly` payment k of n with k < n: a billing failure of it has no grace period and a
+    /// 90-day retry that a toggle does not end (the payments are owed).
+    public var isOwedCommitmentPayment: Bool {
+        guard billingPlan == .monthly, let k = commitmentPeriod, let n = commitmentPeriods else { return false }
+        return k < n
     }
 
     /// Whether `t` lies in `[start, end)`.

@@ -70,8 +70,11 @@ extension SubscriptionTimeline {
                 transactionId: p.transactionId, isCharged: charged, price: nil, currency: nil, priceSource: nil,
                 refundAt: nil, refundAmount: nil, creditAt: nil, upgradeCredit: nil, paidServiceBefore: before[i],
                 proceedsRate: before[i] >= PaidService.year ? 85 : 70,
-                monthlyTwelfths: BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds)
-                    .monthlyTwelfths)
+                // A monthly payment of a commitment is one month's, whatever the annual product bills.
+                monthlyTwelfths: p.billingPlan == .monthly
+                    ? BillingDuration.month.monthlyTwelfths
+                    : BillingDuration(lengthMilliseconds: p.expiresDate.milliseconds - p.start.milliseconds)
+                        .monthlyTwelfths)
             // A family member pays nothing, not even a free trial's zero: the purchaser is charged.
             if isFamilyShared { return m }
             if p.isFree {
@@ -82,7 +85,7 @@ extension SubscriptionTimeline {
             guard charged else { return m }
             if let price = p.price, let currency = p.currency {
                 (m.price, m.currency, m.priceSource) = (price, currency, .transaction)
-            } else if p.offerKind == .standard,
+            } else if p.offerKind == .standard, p.billingPlan == .upfront,
                 let row = priceTable.price(productId: p.productId, storefront: p.storefront, at: p.start)
             {
                 (m.price, m.currency, m.priceSource) = (row.price, row.currency, .table)

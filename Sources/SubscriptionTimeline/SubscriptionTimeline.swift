@@ -42,6 +42,8 @@ public struct SubscriptionTimeline: Hashable, Sendable, Codable {
     /// `revocationDate` among this subscription's facts (the data horizon of docs/metrics.md,
     /// "Which data, read when", per subscription).
     public var dataHorizon: Instant?
+    /// The commitments of `monthly` periods, in order (docs/metrics.md, "Billing plans and commitments").
+    public var commitments: [Commitment] = []
 
     public init(
         originalTransactionId: String, environment: StoreEnvironment = .production,

@@ -12,7 +12,15 @@ extension TimelineDerivation {
             changes.append(AutoRenewFact(at: note.instant, isOn: note.autoRenewStatus ?? true, isToggle: true))
         }
         for r in facts.renewals where !r.isV1 {
-            if let on = r.autoRenewStatus { changes.append(AutoRenewFact(at: r.instant, isOn: on, isToggle: false)) }
+            // A fact carrying `commitmentInfo` speaks with the commitment's renewal: Apple keeps
+            // its own `autoRenewStatus` on while payments remain.
+            if let c = r.commitment {
+                if let on = c.commitmentAutoRenewStatus {
+                    changes.append(AutoRenewFact(at: r.instant, isOn: on, isToggle: false))
+                }
+            } else if let on = r.autoRenewStatus {
+                changes.append(AutoRenewFact(at: r.instant, isOn: on, isToggle: false))
+            }
         }
         // At one instant: renewal facts, then toggles; "on", then "off". The last one applied wins.
         changes.sort { a, b in
@@ -20,13 +28,16 @@ extension TimelineDerivation {
             if a.isToggle != b.isToggle { return !a.isToggle }
             return a.isOn && !b.isOn
         }
+        // The status is on at the start of every run and of every commitment.
+        var resets = runs.map(\.start) + commitments.map(\.start)
+        resets.sort()
         var status = true
         var r = 0
         var c = lastIndex(in: changes, atOrBefore: firstStart.adding(milliseconds: -1)) { $0.at } + 1
-        while r < runs.count || c < changes.count {
-            if r < runs.count, c >= changes.count || runs[r].start <= changes[c].at {
+        while r < resets.count || c < changes.count {
+            if r < resets.count, c >= changes.count || resets[r] <= changes[c].at {
                 status = true
-                setAutoRenew(true, at: runs[r].start)
+                setAutoRenew(true, at: resets[r])
                 r += 1
                 continue
             }

@@ -6,6 +6,8 @@ struct TimelineDerivation {
     static let tolerance: Int64 = 24 * Instant.millisecondsPerHour
     /// The App Store retries billing for up to 60 days.
     static let retryLimitDays: Int64 = 60
+    /// The App Store retries an owed payment of a 12-month commitment for up to 90 days.
+    static let commitmentRetryLimitDays: Int64 = 90
 
     struct AutoRenewFact {
         var at: Instant
@@ -26,6 +28,7 @@ struct TimelineDerivation {
     var runs: [Run] = []
     var autoRenewIntervals: [AutoRenewInterval] = []
     var events: [TimelineEvent] = []
+    var commitments: [Commitment] = []
 
     init(_ facts: SubscriptionFacts) { self.facts = facts }
 
@@ -36,17 +39,20 @@ struct TimelineDerivation {
         findBillingFailures()
         classifyPeriods()
         buildRuns()
+        buildCommitments()
         deriveAutoRenew()
         assignExpirationReasons()
         collectEvents()
         let renewsTo = autoRenewProductIds()
         let priceIncrease = priceIncreaseStatuses()
-        return SubscriptionTimeline(
+        var timeline = SubscriptionTimeline(
             originalTransactionId: facts.originalTransactionId, environment: environment(), ownership: ownership,
             periods: periods,
             runs: runs, billingFailures: failures, events: events, stateIntervals: stateIntervals(),
             autoRenewIntervals: autoRenewIntervals, autoRenewProductIds: renewsTo, priceIncreaseStatuses: priceIncrease,
             appAccountToken: appAccountToken(), dataHorizon: dataHorizon())
+        timeline.commitments = commitments
+        return timeline
     }
 
     // MARK: - Periods, overlaps and upgrades
@@ -90,6 +96,11 @@ struct TimelineDerivation {
                     isCutByUpgrade: cut, periodClass: .activation, runIndex: 0, price: f.price, currency: f.currency,
                     storefront: f.storefront, revocationType: f.revocationType, revocationPercentage: f.revocationPercentage,
                     offerIdentifier: f.offerIdentifier, isSharingRevoked: revoked && shared))
+            if f.billingPlan == .monthly {
+                periods[periods.count - 1].billingPlan = .monthly
+                periods[periods.count - 1].commitmentPeriod = f.commitment?.billingPeriodNumber
+                periods[periods.count - 1].commitmentPeriods = f.commitment?.totalBillingPeriods
+            }
         }
         periodIds = periods.enumerated().map { ($0.element.transactionId, $0.offset) }.sorted { $0.id < $1.id }
         failureOfPeriod = Array(repeating: nil, count: periods.count)
@@ -162,11 +173,13 @@ struct TimelineDerivation {
             if period.isCutByUpgrade { continue }
             if period.isRevoked, let r = period.revocationDate, r < period.expiresDate { continue }
             let t = period.end
-            var retryEnd = t.adding(days: Self.retryLimitDays)
+            // A payment of a commitment still owed: no grace, 90 days, a toggle does not end it.
+            let owed = period.isOwedCommitmentPayment
+            var retryEnd = t.adding(days: owed ? Self.commitmentRetryLimitDays : Self.retryLimitDays)
             if let e = firstInstant(in: retryGaveUp, atOrAfter: t) { retryEnd = min(retryEnd, e) }
-            if let e = firstInstant(in: autoRenewOff, atOrAfter: t) { retryEnd = min(retryEnd, e) }
+            if !owed, let e = firstInstant(in: autoRenewOff, atOrAfter: t) { retryEnd = min(retryEnd, e) }
             let windowEnd = p + 1 < n ? min(retryEnd, periods[p + 1].start) : retryEnd
-            let graceExpires = grace[p].flatMap { $0.expires > t ? $0.expires : nil }
+            let graceExpires = owed ? nil : grace[p].flatMap { $0.expires > t ? $0.expires : nil }
             failureOfPeriod[p] = failures.count
             failures.append(
                 BillingFailure(

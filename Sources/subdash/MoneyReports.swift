@@ -47,6 +47,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
             "Each amount counts at its own instant: a charge at its period's start, a refund at its revocation, an upgrade credit at the cut. Proceeds are an estimate: tax is not removed (docs/metrics.md, \"Money\")."
     )
     @OptionGroup var options: ReportOptions
+    @OptionGroup var plan: PlanOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
@@ -60,7 +61,7 @@ struct RevenueReportCommand: AsyncParsableCommand {
         let rates = try conversion.load()
         let r = try moneyReport {
             try analytics.revenue(
-                from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope,
+                from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: plan.applied(to: options.scope),
                 rates: rates, smallBusiness: smallBusiness)
         }
         emit(
@@ -86,6 +87,7 @@ struct RefundsReportCommand: AsyncParsableCommand {
         commandName: "refunds",
         abstract: "Charged periods started in [from, to) and how many were refunded by as-of.")
     @OptionGroup var options: ReportOptions
+    @OptionGroup var plan: PlanOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @Option(help: "What to group the refunds by.") var by: RefundGrouping = .month
@@ -93,7 +95,8 @@ struct RefundsReportCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.refundRate(from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope)
+        let r = try analytics.refundRate(
+            from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: plan.applied(to: options.scope))
         emit(
             options.format, json: { ReportJSON.refunds(r) },
             csv: {
@@ -114,6 +117,7 @@ struct MRRReportCommand: AsyncParsableCommand {
             "Every purchased subscription on a charged period at as-of (or in grace after one), its price made monthly by its billing length: a week × 52/12, a year / 12 (docs/metrics.md, \"Money\"). Free trials and billing retry add nothing."
     )
     @OptionGroup var options: ReportOptions
+    @OptionGroup var plan: PlanOption
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
     @Option(help: "What to group by (currency: each subscription's own, also when converted).") var by: MRRGrouping?
@@ -122,13 +126,18 @@ struct MRRReportCommand: AsyncParsableCommand {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rates = try conversion.load()
-        let r = try moneyReport { try analytics.mrr(asOf: at, by: by, scope: options.scope, rates: rates) }
+        let r = try moneyReport { try analytics.mrr(asOf: at, by: by, scope: plan.applied(to: options.scope), rates: rates) }
         emit(
             options.format, json: { ReportJSON.mrr(r) },
             csv: {
                 CSV.render(
-                    header: ["key", "currency", "subscriptions", "mrr"],
-                    rows: r.rows.map { [$0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr)] })
+                    header: ["key", "currency", "subscriptions", "mrr", "commitments", "committed"],
+                    rows: r.rows.map {
+                        [
+                            $0.key ?? "", $0.currency, "\($0.subscriptions)", MoneyFormat.plain($0.mrr), "\($0.commitments)",
+                            MoneyFormat.plain($0.committed),
+                        ]
+                    })
             }, table: { MoneyTables.mrr(r) })
     }
 }

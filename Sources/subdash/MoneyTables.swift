@@ -35,8 +35,15 @@ enum MoneyTables {
     }
 
     static func mrr(_ r: MRRReport) -> String {
-        var t = TextTable(headers: [r.by?.rawValue ?? "currency", "subscriptions", "MRR"], rightAligned: [1, 2])
-        t.rows = r.rows.map { [$0.key ?? $0.currency, grouped($0.subscriptions), MoneyFormat.text($0.mrr, $0.currency)] }
+        var t = TextTable(
+            headers: [r.by?.rawValue ?? "currency", "subscriptions", "MRR", "commitments", "committed"],
+            rightAligned: [1, 2, 3, 4])
+        t.rows = r.rows.map {
+            [
+                $0.key ?? $0.currency, grouped($0.subscriptions), MoneyFormat.text($0.mrr, $0.currency), grouped($0.commitments),
+                MoneyFormat.text($0.committed, $0.currency),
+            ]
+        }
         var text = "MRR at \(r.asOf.iso8601)"
         if let c = r.currency { text += ", converted to \(c)" }
         text += "\n" + t.render()

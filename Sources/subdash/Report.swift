@@ -435,6 +435,8 @@ enum SubscriberText {
         field("ownership", SubscriberText.ownership(r))
         field("product", r.productId)
         field("state", r.state?.rawValue ?? "not started")
+        if let commitment = r.commitment { field("commitment", commitment.summary) }
+        if r.owedPaymentFailed { field("access", CommitmentStatus.noGrace) }
         field("auto-renew", r.autoRenew.map { $0 ? "on" : "off" })
         field("renews to", r.autoRenewProductId)
         if let end = r.accessEnd { field(end.label, "\(end.at.iso8601) (\(r.fromAsOf(end.at)))") }

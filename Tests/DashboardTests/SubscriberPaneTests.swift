@@ -479,3 +479,67 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             })
     }
 }
+
+/// docs/metrics.md "Billing plans and commitments": 8100 pays 10.99 EUR a month of a 12-month
+/// commitment to `pro.annual` from 2026-03-02 and turns its renewal off on 2026-06-15, during
+/// payment 4; 8200 fails to pay its sixth payment on 2026-09-02.
+@Suite struct SubscriberPaneCommitmentTests {
+    static func runner() throws -> EffectRunner {
+        func day(_ text: String) -> Instant { Instant(parsing: text)! }
+        var documents: [IncomingDocument] = []
+        func add(_ facts: DocumentFacts) {
+            let name = "commitment-\(documents.count + 1)"
+            documents.append(
+                IncomingDocument(
+                    sha256: String(repeating: "0", count: 64 - name.count) + name, source: name,
+                    byteCount: 1, body: nil, content: .facts(facts)))
+        }
+        let starts = ["2026-03-02", "2026-04-02", "2026-05-02", "2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02"]
+        for original in ["8100", "8200"] {
+            for k in 1...(original == "8100" ? 4 : 6) {
+                var t = TransactionFact(
+                    transactionId: "\(original)-\(k)", originalTransactionId: original, productId: "pro.annual",
+                    purchaseDate: day(starts[k - 1]), expiresDate: day(starts[k]), price: 10_990, currency: "EUR")
+                t.billingPlanType = "MONTHLY"
+                t.commitment = TransactionCommitment(
+                    billingPeriodNumber: k, totalBillingPeriods: 12, commitmentExpiresDate: day("2027-03-02"),
+                    commitmentPrice: 131_880)
+                add(DocumentFacts(format: .v2Notification, transactions: [t]))
+            }
+        }
+        add(
+            DocumentFacts(
+                format: .v2Notification,
+                notifications: [
+                    NotificationFact(
+                        notificationId: "off", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+                        subtype: "AUTO_RENEW_DISABLED", instant: day("2026-06-15"), originalTransactionId: "8100",
+                        autoRenewStatus: false),
+                    NotificationFact(
+                        notificationId: "fail", format: .v2Notification, notificationType: "DID_FAIL_TO_RENEW",
+                        instant: day("2026-09-02"), originalTransactionId: "8200", transactionId: "8200-6"),
+                ]))
+        let db = try AppDatabase.inMemory()
+        try db.apply(documents)
+        let now = day("2026-09-10")
+        return EffectRunner(analytics: SubscriberAnalytics(database: db), now: { now })
+    }
+
+    @Test func theCommitmentAtAGlance() throws {
+        let runner = try Self.runner()
+        let lines = screen(try PaneStore.open("8100", asOf: "2026-06-20", runner: runner), width: 200, height: 40).lines
+        let expected =
+            "│ Commitment   monthly payments, 12-month commitment — payment 4 of 12, commitment ends 2027-03-02; "
+            + "renews: no (turned off 2026-06-15); 8 payments of 10.99 EUR remain (87.92)"
+        #expect(lines.contains { $0.hasPrefix(expected) }, "\(lines.joined(separator: "\n"))")
+    }
+
+    @Test func aFailedPaymentHasNoGracePeriod() throws {
+        let runner = try Self.runner()
+        let lines = screen(try PaneStore.open("8200", asOf: "2026-09-10", runner: runner), width: 160, height: 40).lines
+        #expect(
+            lines.contains { $0.hasPrefix("│ Access       no access until paid (no grace period for commitments)") },
+            "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasPrefix("│ State        billing failed, in billing retry (no access)") })
+    }
+}

@@ -89,7 +89,8 @@ import Testing
             var rows: [String] = []
             for table in [
                 "subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney", "offerUse",
-                "subscriberSearch", "segmentDay", "eventDay", "productDuration", "subscriptionStartDay", "cohortStepDay",
+                "subscriberSearch", "commitment", "segmentDay", "eventDay", "productDuration", "subscriptionStartDay",
+                "cohortStepDay",
                 "cohortStepMonth", "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth",
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()

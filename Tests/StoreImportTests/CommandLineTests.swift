@@ -155,7 +155,7 @@ import Testing
         )
         #expect(json.stdout.contains(#""refunds":1999.99,"upgradeCredits":0,"net":9999.95,"proceeds":6999.965}]}"#))
         let mrr = try Subdash.run(["report", "mrr", "--db", db, "--as-of", "2024-03-15", "--by", "currency", "--format", "csv"])
-        #expect(mrr.stdout == "key,currency,subscriptions,mrr\nUSD,USD,1,1999.99\n")
+        #expect(mrr.stdout == "key,currency,subscriptions,mrr,commitments,committed\nUSD,USD,1,1999.99,0,0.00\n")
         let alone = try Subdash.run(["report", "mrr", "--db", db, "--currency", "EUR"])
         #expect(alone.status == 2)
         #expect(alone.stderr.contains("--currency and --rates go together"))

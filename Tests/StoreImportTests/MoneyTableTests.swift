@@ -41,13 +41,17 @@ import Testing
     @Test func mrrGroupsItsCounts() {
         let r = MRRReport(
             asOf: Self.asOf, by: nil, currency: nil, unpriced: 2_000,
-            rows: [MRRReport.Row(key: nil, currency: "EUR", subscriptions: 1_234_567, mrr: 12_333_333_000)])
+            rows: [
+                MRRReport.Row(
+                    key: nil, currency: "EUR", subscriptions: 1_234_567, mrr: 12_333_333_000, commitments: 12_345,
+                    committed: 1_078_500_000)
+            ])
         #expect(
             MoneyTables.mrr(r) == """
                 MRR at 2025-03-01T00:00:00Z
-                currency  subscriptions                MRR
-                ────────  ─────────────  ─────────────────
-                EUR           1,234,567  12,333,333.00 EUR
+                currency  subscriptions                MRR  commitments         committed
+                ────────  ─────────────  ─────────────────  ───────────  ────────────────
+                EUR           1,234,567  12,333,333.00 EUR       12,345  1,078,500.00 EUR
                 2,000 subscriptions without a price are not counted (`subdash prices import`)
                 """)
     }

@@ -82,19 +82,21 @@ import Testing
                 for row in try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*) FROM periodMoney m
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
+                        FROM periodMoney m
                         WHERE m.environment IN \(environments) AND m.start <= :t AND m."end" > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5
+                        GROUP BY 1, 2, 3, 4, 5, 6
                         UNION ALL
-                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, COUNT(*)
+                        SELECT m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan, COUNT(*)
                         FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                         WHERE f.environment IN \(environments) AND f.at <= :t AND f.windowEnd > :t AND f.graceEnd > :t \(product)
-                        GROUP BY 1, 2, 3, 4, 5
+                        GROUP BY 1, 2, 3, 4, 5, 6
                         """, arguments: ["t": t.milliseconds, "product": scope.productId])
                 {
                     let key = MRRKey(
-                        offerKind: row[0], productId: row[1], currency: row[2], price: row[3], monthlyTwelfths: row[4])
-                    counts[key, default: 0] += row[5] as Int
+                        offerKind: row[0], productId: row[1], currency: row[2], price: row[3], monthlyTwelfths: row[4],
+                        billingPlan: row[5])
+                    counts[key, default: 0] += row[6] as Int
                 }
                 return counts
             }

@@ -41,7 +41,8 @@ import Testing
         #expect(
             ReportJSON.mrr(r) == """
                 {"asOf":"2025-06-15T00:00:00Z","by":null,"currency":null,"unpriced":0,"rows":[\
-                {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99},{"key":null,"currency":"USD","subscriptions":4,"mrr":37.936}]}
+                {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99,"commitments":0,"committed":0},\
+                {"key":null,"currency":"USD","subscriptions":4,"mrr":37.936,"commitments":0,"committed":0}]}
                 """)
         let byProduct = try analytics.mrr(asOf: day("2025-06-15"), by: .product)
         #expect(

@@ -18,18 +18,18 @@ import Testing
         }
         let expected = """
             {"originalTransactionId":"C","environment":"Production","ownership":"purchased","userId":null,"email":null,"appAccountToken":null,"productId":"premium.monthly","state":"standard","autoRenew":true,"autoRenewProductId":null,"inBillingRetry":false,"gracePeriodExpires":null,"expirationReason":null,"priceIncrease":null,"paidPeriods":4,"billingFailures":1,"accessEnd":{"kind":"renewsOn","at":"2025-06-20T00:00:00Z"},"billingRetry":null,"periods":[\
-            {"transactionId":"C1","productId":"pro.monthly","start":"2025-02-01T00:00:00Z","end":"2025-02-15T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"C2","productId":"premium.monthly","start":"2025-02-15T00:00:00Z","end":"2025-03-15T00:00:00Z","offerKind":"standard","class":"productChange","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"C3","productId":"premium.monthly","start":"2025-03-15T00:00:00Z","end":"2025-04-15T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"C4","productId":"premium.monthly","start":"2025-04-20T00:00:00Z","end":"2025-05-20T00:00:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
-            {"transactionId":"C5","productId":"premium.monthly","start":"2025-05-20T00:00:00Z","end":"2025-06-20T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null}],"events":[\
+            {"transactionId":"C1","productId":"pro.monthly","start":"2025-02-01T00:00:00Z","end":"2025-02-15T00:00:00Z","offerKind":"standard","class":"activation","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
+            {"transactionId":"C2","productId":"premium.monthly","start":"2025-02-15T00:00:00Z","end":"2025-03-15T00:00:00Z","offerKind":"standard","class":"productChange","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
+            {"transactionId":"C3","productId":"premium.monthly","start":"2025-03-15T00:00:00Z","end":"2025-04-15T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
+            {"transactionId":"C4","productId":"premium.monthly","start":"2025-04-20T00:00:00Z","end":"2025-05-20T00:00:00Z","offerKind":"standard","class":"billingRecovery","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null},\
+            {"transactionId":"C5","productId":"premium.monthly","start":"2025-05-20T00:00:00Z","end":"2025-06-20T00:00:00Z","offerKind":"standard","class":"renewal","refunded":false,"billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"price":null,"currency":null,"refundAmount":null,"upgradeCredit":null}],"events":[\
             {"at":"2025-02-01T00:00:00Z","type":"activation","productId":"pro.monthly","expirationReason":null},\
             {"at":"2025-02-15T00:00:00Z","type":"productChange","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-03-15T00:00:00Z","type":"renewal","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-04-15T00:00:00Z","type":"billingIssue","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-04-20T00:00:00Z","type":"billingRecovery","productId":"premium.monthly","expirationReason":null},\
             {"at":"2025-05-20T00:00:00Z","type":"renewal","productId":"premium.monthly","expirationReason":null}],"flags":[\
-            {"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}],"paid":{},"paidServiceDays":129,"renewalPrice":null,"renewalCurrency":null,"eligibleWinBackOfferIds":[],"appTransactionId":null,"appTransactionSubscriptions":[]}
+            {"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}],"paid":{},"paidServiceDays":129,"commitment":null,"renewalPrice":null,"renewalCurrency":null,"eligibleWinBackOfferIds":[],"appTransactionId":null,"appTransactionSubscriptions":[]}
             """
         #expect(try ReportJSON.subscriber(report) == expected)
     }

@@ -136,6 +136,9 @@ struct WireTransaction {
     /// v2 `appTransactionId` and `offerPeriod` (docs/metrics.md, "Renewal details from Apple").
     var appTransactionId: String?
     var offerPeriod: String?
+    /// v2 `billingPlanType` and `commitmentInfo`, already JSON (docs/metrics.md, "Billing plans and commitments").
+    var billingPlanType: String?
+    var commitmentInfo: String?
 
     /// A `latest_receipt_info` row: every value a string.
     var v1Row: String {
@@ -191,6 +194,8 @@ struct WireTransaction {
             ("currency", .string("USD")),
             ("appTransactionId", appTransactionId.map(Value.string)),
             ("offerPeriod", offerPeriod.map(Value.string)),
+            ("billingPlanType", billingPlanType.map(Value.string)),
+            ("commitmentInfo", commitmentInfo.map(Value.raw)),
         ])
     }
 

@@ -35,7 +35,7 @@ import Testing
                 ("event", "originalTransactionId, at, type, productId, transactionId, expirationReason"),
                 ("billingFailure", "originalTransactionId, transactionId"),
                 ("periodMoney", "transactionId"), ("offerUse", "originalTransactionId, useIndex"),
-                ("subscriberSearch", "originalTransactionId"),
+                ("subscriberSearch", "originalTransactionId"), ("commitment", "originalTransactionId, commitmentIndex"),
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)").map { "\(table) \($0)" }
             }

@@ -173,4 +173,28 @@ import Testing
         #expect(months == ["-1 '' 0 1/1", "660 'USD' 9990 1/0", "661 'USD' 9990 1/1", "662 'USD' 9990 0/1"])
         #expect(uses == ["a 2 1740736800000", "c 0 NULL"])
     }
+
+    /// Billing plans (v22): the MRR counts of the money rows already stored move to plan `upfront`
+    /// (what those rows are until derived again), the new fact columns are empty, and every
+    /// subscription is derived again.
+    @Test func billingPlansKeepTheCountsAndMarkEverySubscription() throws {
+        let queue = try Self.migrated(
+            upTo: "v21 late refunds",
+            inserting: """
+                INSERT INTO mrrDay (environment, day, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                    VALUES ('Production', 20119, 'standard', 'm', 'USD', 9990, 12, 1, 0);
+                INSERT INTO mrrMonth (environment, month, offerKind, productId, currency, price, monthlyTwelfths, starts, ends)
+                    VALUES ('Production', 660, 'standard', 'm', 'USD', 9990, 12, 1, 0);
+                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                    runCount, billingFailureCount) VALUES ('a', 'Production', 'm', 0, 0, 1, 1, 0);
+                """, thenUpTo: "v22 billing plans and commitments")
+        let (days, months, pending) = try queue.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT day || ' ' || billingPlan || ' ' || starts FROM mrrDay"),
+                try String.fetchAll(db, sql: "SELECT month || ' ' || billingPlan || ' ' || starts FROM mrrMonth"),
+                try String.fetchAll(db, sql: "SELECT originalTransactionId FROM pendingSubscription")
+            )
+        }
+        #expect(days == ["20119 upfront 1"] && months == ["660 upfront 1"] && pending == ["a"])
+    }
 }

@@ -58,7 +58,8 @@ import Testing
         #expect(grace?.end == t("2024-02-05"), "a recovery closes the grace period")
         #expect(grace?.deltas(environment: "Production").map(\.column) == [0, 1])
         let unpriced = MRRKey(offerKind: "standard", productId: "monthly", currency: "USD", price: nil, monthlyTwelfths: 12)
-        #expect(unpriced.values == [.text("standard"), .text("monthly"), .text(""), .integer(0), .integer(12)])
+        #expect(
+            unpriced.values == [.text("standard"), .text("monthly"), .text(""), .integer(0), .integer(12), .text("upfront")])
     }
 
     /// A member paying 9.99 USD, then 8.99 EUR: one USD member, then a mixed one with both

@@ -35,6 +35,7 @@ public struct KeptCounts: Sendable {
     /// The derived rows the materialiser writes for each subscription.
     static let derivedTables = [
         "subscription", "period", "run", "segment", "event", "billingFailure", "periodMoney", "offerUse", "subscriberSearch",
+        "commitment",
     ]
 
     /// The kept tables of `database` as it keeps them.

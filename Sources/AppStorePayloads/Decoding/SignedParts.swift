@@ -76,7 +76,7 @@ struct SignedParts {
     static func transaction(_ t: FieldReader, environment fallback: StoreEnvironment) throws(PayloadError) -> TransactionFact {
         let transactionId = try t.requiredString("transactionId")
         guard let purchaseDate = try t.milliseconds("purchaseDate") else { throw t.missing("purchaseDate") }
-        let fact = TransactionFact(
+        var fact = TransactionFact(
             transactionId: transactionId,
             originalTransactionId: try t.string("originalTransactionId") ?? transactionId,
             webOrderLineItemId: try t.string("webOrderLineItemId"),
@@ -100,6 +100,7 @@ struct SignedParts {
             signedDate: try t.milliseconds("signedDate"),
             storefront: try t.string("storefront"),
             revocationPercentage: try t.int("revocationPercentage"))
+        try readCommitment(t, into: &fact)
         return try fact.withRenewalDetails(t)
     }
 
@@ -117,7 +118,7 @@ struct SignedParts {
             }
             autoRenewStatus = status == 1
         }
-        let fact = RenewalFact(
+        var fact = RenewalFact(
             originalTransactionId: try r.requiredString("originalTransactionId"),
             instant: instant,
             productId: try r.string("productId"),
@@ -130,6 +131,7 @@ struct SignedParts {
             transactionId: transactionId,
             environment: try r.environment("environment") ?? fallback,
             isV1: false)
+        try readCommitment(r, into: &fact)
         return try fact.withRenewalDetails(r)
     }
 }

@@ -3,11 +3,12 @@ import SubscriptionModel
 import SubscriptionTimeline
 
 extension MRRKey {
-    /// The key from `row`'s columns from `column` on: offerKind, productId, currency, price, monthlyTwelfths.
+    /// The key from `row`'s columns from `column` on: offerKind, productId, currency, price, monthlyTwelfths,
+    /// billingPlan.
     init(_ row: Row, from column: Int) {
         self.init(
             offerKind: row[column], productId: row[column + 1], currency: row[column + 2], price: row[column + 3],
-            monthlyTwelfths: row[column + 4])
+            monthlyTwelfths: row[column + 4], billingPlan: row[column + 5])
     }
 }
 
@@ -32,8 +33,8 @@ extension AppDatabase {
         // Counted rows store an unpriced period as currency '' and price 0.
         let keyColumns =
             "x.offerKind, x.productId, NULLIF(x.currency, ''), CASE WHEN x.currency = '' THEN NULL ELSE x.price END, "
-            + "x.monthlyTwelfths"
-        let moneyColumns = "m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths"
+            + "x.monthlyTwelfths, x.billingPlan"
+        let moneyColumns = "m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan"
         var product = ""
         var arguments = StatementArguments()
         var samples: [String] = []
@@ -67,12 +68,12 @@ extension AppDatabase {
             SELECT s.i, \(keyColumns),
                 SUM(x.starts - x.ends)
             FROM sample s JOIN mrrMonth x ON x.environment \(environmentSQL) AND x.month < s.month \(product)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             UNION ALL
             SELECT s.i, \(keyColumns),
                 SUM(x.starts - x.ends)
             FROM sample s JOIN mrrDay x ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.dayLimit \(product)
-            GROUP BY 1, 2, 3, 4, 5, 6
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
             """
         // As-of's day: the charged periods and failures starting or ending in [low, high] of each
         // instant, found by the indexes by instant and counted by the rule the materialiser kept
@@ -108,7 +109,7 @@ extension AppDatabase {
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(2))
             while let row = try rows.next() {
-                counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[6] as Int
+                counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[7] as Int
             }
             let day = try Row.fetchCursor(db, sql: try db.presentIndexes(touched), arguments: repeated(4))
             while let row = try day.next() {

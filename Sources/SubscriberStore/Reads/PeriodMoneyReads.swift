@@ -67,7 +67,7 @@ extension AppDatabase {
                     in: """
                         SELECT \(key) AS key, COUNT(*) AS charged, COALESCE(SUM(refundAt IS NOT NULL AND refundAt <= \(asOf)), 0) AS refunded
                         FROM periodMoney INDEXED BY periodMoney_start
-                        WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))
+                        WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper)\(scope.product("productId"))\(scope.plan("billingPlan"))
                         GROUP BY 1 ORDER BY 1
                         """))
         }
@@ -104,7 +104,7 @@ extension AppDatabase {
                             in: """
                                 SELECT \(key) AS key, currency, \(month) AS month, \(sql: amount) AS amount, \(rate) AS rate, COUNT(*) AS count
                                 FROM periodMoney INDEXED BY \(sql: index)
-                                WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))
+                                WHERE \(scope.environment()) AND \(sql: instant) >= \(from) AND \(sql: instant) < \(upper)\(scope.product("productId"))\(scope.plan("billingPlan"))
                                 GROUP BY 1, 2, 3, 4, 5
                                 """)))
                 while let row = try cursor.next() {

@@ -7,6 +7,8 @@ public struct RowScope: Sendable, Hashable {
     public var environments: [StoreEnvironment]
     public var ownerships: [Ownership]
     public var productId: String?
+    /// `--plan`: the billing plan of the period `--product` would look at; nil for both.
+    public var plan: BillingPlan? = nil
 
     public init(environments: [StoreEnvironment], ownerships: [Ownership], productId: String? = nil) {
         self.environments = environments
@@ -32,6 +34,12 @@ public struct RowScope: Sendable, Hashable {
     func product(_ column: String) -> SQL {
         guard let productId else { return "" }
         return " AND \(sql: column) = \(productId)"
+    }
+
+    /// ` AND column = plan` when `--plan` names one, else nothing.
+    func plan(_ column: String) -> SQL {
+        guard let plan else { return "" }
+        return " AND \(sql: column) = \(plan.rawValue)"
     }
 
     /// `IN ('a', 'b')`: the raw values written as SQL literals (an environment's or ownership's raw

@@ -1,0 +1,30 @@
+import ArgumentParser
+import SubscriberAnalytics
+import SubscriptionModel
+
+/// `--plan upfront|monthly|all`: the billing plan of the period `--product` would look at
+/// (docs/metrics.md, "Billing plans and commitments").
+enum PlanFilter: String, ExpressibleByArgument, CaseIterable {
+    case upfront, monthly, all
+
+    var plan: BillingPlan? {
+        switch self {
+        case .upfront: .upfront
+        case .monthly: .monthly
+        case .all: nil
+        }
+    }
+}
+
+struct PlanOption: ParsableArguments {
+    @Option(
+        help: "Only periods billed upfront, only monthly payments of a 12-month commitment, or all.")
+    var plan: PlanFilter = .all
+
+    /// `scope` restricted to the plan.
+    func applied(to scope: ReportScope) -> ReportScope {
+        var scope = scope
+        scope.plan = plan.plan
+        return scope
+    }
+}

@@ -1,0 +1,110 @@
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+import TestSupport
+import Testing
+
+extension StoreBuilder {
+    /// Payment `k` of 12 of a commitment to `pro.annual` at 10.99 EUR a month (131.88 in all).
+    mutating func monthlyPayment(_ original: String, _ k: Int, _ start: String, _ end: String, ends: String) {
+        var t = TransactionFact(
+            transactionId: "\(original)\(k)", originalTransactionId: original, productId: "pro.annual",
+            purchaseDate: day(start), expiresDate: day(end), price: 10_990, currency: "EUR", signedDate: day(start))
+        t.billingPlanType = "MONTHLY"
+        t.commitment = TransactionCommitment(
+            billingPeriodNumber: k, totalBillingPeriods: 12, commitmentExpiresDate: day(ends), commitmentPrice: 131_880)
+        add(DocumentFacts(format: .v2Notification, transactions: [t]))
+    }
+}
+
+/// docs/metrics.md, "MRR" and "Committed revenue", through the store. `pro.annual` is sold upfront
+/// (U: 99.99 EUR for 2026-01-10 to 2027-01-10) and monthly with a commitment (M: 10.99 EUR a month
+/// from 2026-03-02, commitment renewal turned off on 2026-06-15 during payment 4, payments to 12).
+@Suite struct CommitmentReportTests {
+    static func store() throws -> SubscriberAnalytics {
+        var b = StoreBuilder()
+        b.charge("U", "U1", "2026-01-10", "2027-01-10", 99_990, "EUR", product: "pro.annual")
+        let starts = [
+            "2026-03-02", "2026-04-02", "2026-05-02", "2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02", "2026-10-02",
+            "2026-11-02", "2026-12-02", "2027-01-02", "2027-02-02", "2027-03-02",
+        ]
+        for k in 1...12 { b.monthlyPayment("M", k, starts[k - 1], starts[k], ends: "2027-03-02") }
+        b.notification("M", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", at: "2026-06-15", autoRenew: false)
+        return try b.build()
+    }
+
+    static func line(_ r: MRRReport) -> [String] {
+        r.rows.map { "\($0.key ?? "-") \($0.currency) \($0.subscriptions) \($0.mrr) \($0.commitments) \($0.committed)" }
+    }
+
+    @Test func monthlyPaymentsAreAMonthAndCommittedRevenueFalls() throws {
+        let analytics = try Self.store()
+        // U: 99.99 / 12 (the product bills yearly: its upfront periods say so, not M's monthly
+        // payments); M: 10.99. (99 990 + 12 × 10 990) / 12 = 19 322.5 → 19 323.
+        #expect(Self.line(try analytics.mrr(asOf: day("2026-06-20"))) == ["- EUR 2 19323 1 87920"])
+        // MRR is unchanged while payments remain; committed revenue falls by a payment a month.
+        #expect(Self.line(try analytics.mrr(asOf: day("2026-07-20"))) == ["- EUR 2 19323 1 76930"])
+        #expect(Self.line(try analytics.mrr(asOf: day("2027-02-20"))) == ["- EUR 1 10990 1 0"])
+        // After payment 12 the run has ended (voluntary): nothing is left.
+        #expect(try analytics.mrr(asOf: day("2027-03-10")).rows.isEmpty)
+        let m = try report(analytics, "M", asOf: "2027-03-10")
+        #expect(m.expirationReason == .voluntary)
+    }
+
+    @Test func planSelectsEitherKind() throws {
+        let analytics = try Self.store()
+        var scope = ReportScope()
+        scope.plan = .monthly
+        #expect(Self.line(try analytics.mrr(asOf: day("2026-06-20"), scope: scope)) == ["- EUR 1 10990 1 87920"])
+        scope.plan = .upfront
+        #expect(Self.line(try analytics.mrr(asOf: day("2026-06-20"), scope: scope)) == ["- EUR 1 8333 0 0"])
+        #expect(
+            Self.line(try analytics.mrr(asOf: day("2026-06-20"), by: .product)) == ["pro.annual EUR 2 19323 1 87920"])
+    }
+
+    @Test func jsonCarriesCommitmentsAndCommitted() throws {
+        let json = ReportJSON.mrr(try Self.store().mrr(asOf: day("2026-06-20")))
+        #expect(json.contains(#""commitments":1"#) && json.contains(#""committed":87.92"#))
+    }
+
+    @Test func theSubscriberReportGivesTheRunningCommitment() throws {
+        let analytics = try Self.store()
+        let m = try report(analytics, "M", asOf: "2026-06-20")
+        #expect(
+            m.commitment?.summary
+                == "monthly payments, 12-month commitment — payment 4 of 12, commitment ends 2027-03-02; "
+                + "renews: no (turned off 2026-06-15); 8 payments of 10.99 EUR remain (87.92)")
+        let json = try ReportJSON.subscriber(m)
+        #expect(
+            json.contains(
+                #""commitment":{"period":4,"of":12,"ends":"2027-03-02T00:00:00Z","price":131.88,"currency":"EUR","autoRenew":false,"remaining":87.92}"#
+            ), "\(json)")
+        #expect(json.contains(#""billingPlan":"monthly","commitmentPeriod":4,"commitmentPeriods":12"#))
+        let u = try report(analytics, "U", asOf: "2026-06-20")
+        #expect(u.commitment == nil)
+        #expect(
+            try ReportJSON.subscriber(u).contains(#""billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null"#))
+        #expect(try ReportJSON.subscriber(u).contains(#""commitment":null"#))
+    }
+
+    @Test func revenueAndRefundsByPlan() throws {
+        let analytics = try Self.store()
+        var scope = ReportScope()
+        let (from, to, asOf) = (day("2026-01-01"), day("2026-07-01"), day("2026-06-20"))
+        scope.plan = .monthly
+        let monthly = try analytics.revenue(from: from, to: to, asOf: asOf, scope: scope)
+        #expect(monthly.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 4 43960"])
+        #expect(try analytics.refundRate(from: from, to: to, asOf: asOf, scope: scope).rows.map(\.charged).reduce(0, +) == 4)
+        scope.plan = .upfront
+        let upfront = try analytics.revenue(from: from, to: to, asOf: asOf, scope: scope)
+        #expect(upfront.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 1 99990"])
+    }
+
+    /// The kept counts of a store with commitments equal the same counts rebuilt from its facts.
+    @Test func keptCountsRebuildFromTheFacts() throws {
+        let counts = try KeptCounts.of(try Self.store().database)
+        #expect(counts.differing == [])
+        #expect(counts.kept["mrrDay"]?.contains { $0.contains("monthly") } == true)
+    }
+}
