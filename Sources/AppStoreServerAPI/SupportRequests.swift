@@ -145,3 +145,11 @@ extension AppStoreServerClient {
             .PUT, "/inApps/v1/transactions/\(Self.pathComponent(originalTransactionId))/appAccountToken", json: body)
     }
 }
+
+extension AppStoreServerClient {
+    /// Send Consumption Information (v2): `PUT /inApps/v2/transactions/consumption/{transactionId}`
+    /// with a `ConsumptionRequest` body; Apple answers 202 with no body.
+    public func sendConsumptionInformation(transactionId: String, body: Data) async throws {
+        _ = try await send(.PUT, "/inApps/v2/transactions/consumption/\(Self.pathComponent(transactionId))", json: body)
+    }
+}

@@ -6,7 +6,7 @@ import SubscriptionModel
 public struct SupportAction: Hashable, Sendable {
     /// What was asked.
     public enum Kind: String, Sendable, CaseIterable {
-        case lookupOrder, refundHistory, extend, massExtend, massExtendStatus, link
+        case lookupOrder, refundHistory, extend, massExtend, massExtendStatus, link, consumption
     }
 
     public var id: Int64

@@ -10,7 +10,7 @@ struct Subdash: AsyncParsableCommand {
         subcommands: [
             OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
             Prices.self,
-            Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self, Extend.self, Link.self, Log.self,
+            Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self, Extend.self, Link.self, Log.self, Consumption.self,
         ],
         defaultSubcommand: OpenDashboard.self
     )

@@ -24,6 +24,8 @@ struct FakeSupportState: Sendable {
     var tokens: [String: String] = [:]
     /// Transaction ids that are not original ones (4000187 for Set App Account Token).
     var laterTransactions: Set<String> = []
+    /// Consumption information accepted, per transaction id.
+    var consumptionAnswers: [String: Int] = [:]
 }
 
 extension FakeAppStore {
@@ -138,6 +140,36 @@ extension FakeAppStore {
                 state.tokens[id] = token
                 return Self.json(200, "")
             }
+        }
+        if method == "PUT", path.hasPrefix("/inApps/v2/transactions/consumption/") {
+            let id = String(path.dropFirst("/inApps/v2/transactions/consumption/".count))
+            guard let object else { return error(400, 4_000_000, "Invalid request.") }
+            guard object["customerConsented"] as? Bool == true else {
+                return error(400, 4_000_035, "Invalid customer consented.")
+            }
+            let statuses = [
+                "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+                "UNDELIVERED_OTHER",
+            ]
+            guard let delivery = object["deliveryStatus"] as? String, statuses.contains(delivery) else {
+                return error(400, 4_000_036, "Invalid delivery status.")
+            }
+            guard object["sampleContentProvided"] is Bool else {
+                return error(400, 4_000_041, "Invalid sample content provided.")
+            }
+            if let percentage = object["consumptionPercentage"] {
+                guard let value = percentage as? Int, (0...100_000).contains(value), delivery == "DELIVERED" || value == 0,
+                    object["refundPreference"] as? String != "GRANT_PRORATED"
+                else { return error(400, 4_000_000, "Invalid consumption percentage.") }
+            }
+            if let preference = object["refundPreference"] {
+                guard let value = preference as? String, ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(value) else {
+                    return error(400, 4_000_000, "Invalid refund preference.")
+                }
+            }
+            guard id.hasPrefix("100") else { return error(404, 4_040_010, "Transaction id not found.") }
+            support.withLock { $0.consumptionAnswers[id, default: 0] += 1 }
+            return Self.json(202, "")
         }
         return nil
     }

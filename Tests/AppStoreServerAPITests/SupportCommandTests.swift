@@ -416,4 +416,77 @@ import Testing
         #expect(table.stdout.contains("2 entries"))
         #expect(lines.filter { $0.contains("agent-ann") }.count == 2)
     }
+
+    // MARK: Consumption requests
+
+    /// A signed v2 notification about transaction 1001 of `customer`, signed now.
+    static func notification(
+        _ type: String, uuid: String, fake: FakeAppStore, customer: Customer, extra: String = ""
+    ) -> String {
+        let signed = Int64(Date().timeIntervalSince1970 * 1000)
+        return
+            #"{"notificationType":"\#(type)","notificationUUID":"\#(uuid)","signedDate":\#(signed),"data":{"environment":"Production","bundleId":"\#(FakeAppStore.bundleId)"\#(extra),"signedTransactionInfo":"\#(fake.sign(customer.transactions[1]))"}}"#
+    }
+
+    @Test func theQueueShowsARequestItsAnswerAndThenAppleOutcome() async throws {
+        let customer = Customer()
+        let (fake, paths, env) = try Self.setUp(customer)
+        defer { Self.cleanUp(paths) }
+        let since = Self.iso(Int64(Date().timeIntervalSince1970 * 1000) - 60_000)
+        fake.notifications = [
+            Self.notification(
+                "CONSUMPTION_REQUEST", uuid: "uuid-cr", fake: fake, customer: customer,
+                extra: #","consumptionRequestReason":"UNINTENDED_PURCHASE""#)
+        ]
+        let (noConsent, percentUndelivered, prorated, answer) = try await fake.serve { base in
+            _ = try await Self.subdash(["fetch", "history", "1000"], base: base, paths: paths, env: env)
+            _ = try await Self.subdash(["fetch", "notifications", "--since", since], base: base, paths: paths, env: env)
+            let answer = ["consumption", "1001", "--delivery", "delivered", "--refund", "decline", "--yes"]
+            return (
+                try await Self.subdash(answer + ["--consumed", "30"], base: base, paths: paths, env: env),
+                try await Self.subdash(
+                    [
+                        "consumption", "1001", "--delivery", "undelivered-outage", "--consumed", "30", "--refund", "grant-full",
+                        "--customer-consented", "--yes",
+                    ], base: base, paths: paths, env: env),
+                try await Self.subdash(
+                    answer.dropLast(3) + ["--refund", "grant-prorated", "--consumed", "10", "--customer-consented", "--yes"],
+                    base: base,
+                    paths: paths, env: env),
+                try await Self.subdash(answer + ["--consumed", "30", "--customer-consented"], base: base, paths: paths, env: env)
+            )
+        }
+        #expect(noConsent.status == 2)
+        #expect(noConsent.stderr.contains("Apple takes consumption information only with the customer's consent"))
+        #expect(percentUndelivered.status == 2)
+        #expect(percentUndelivered.stderr.contains("--consumed goes only with --delivery delivered"))
+        #expect(prorated.status == 2)
+        #expect(prorated.stderr.contains("--consumed goes not with --refund grant-prorated"))
+        #expect(answer.status == 0, "\(answer.stderr)")
+        let puts = fake.requests.filter { $0.method == "PUT" }
+        #expect(puts.map(\.path) == ["/inApps/v2/transactions/consumption/1001"])
+        #expect(
+            puts.first?.body
+                == #"{"consumptionPercentage":30000,"customerConsented":true,"deliveryStatus":"DELIVERED","refundPreference":"DECLINE","sampleContentProvided":false}"#
+        )
+        let queue = try FetchCommandTests.subdash(["consumption", "--db", paths.store, "--format", "json"])
+        let rows = try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1)
+        #expect(rows.first?["reason"] as? String == "UNINTENDED_PURCHASE")
+        #expect(rows.first?["productId"] as? String == "pro.monthly")
+        // Asked 10 days into a 30-day period.
+        #expect(rows.first?["periodUsed"] as? String == "33 %")
+        #expect(rows.first?["answeredBy"] as? String == "agent-ann")
+        #expect(rows.first?["outcome"] is NSNull)
+        let pending = try FetchCommandTests.subdash(["consumption", "--pending", "--db", paths.store])
+        #expect(pending.stdout.contains("no consumption request waits for an answer"))
+        // Apple declines the refund.
+        fake.notifications = [Self.notification("REFUND_DECLINED", uuid: "uuid-rd", fake: fake, customer: customer)]
+        _ = try await fake.serve { base in
+            try await Self.subdash(["fetch", "notifications", "--since", since], base: base, paths: paths, env: env)
+        }
+        let after = try FetchCommandTests.subdash(["consumption", "--db", paths.store])
+        #expect(after.stdout.contains("REFUND_DECLINED"), "\(after.stdout)")
+        #expect(after.stdout.contains("agent-ann"))
+    }
 }
