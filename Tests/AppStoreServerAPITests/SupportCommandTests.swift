@@ -165,6 +165,11 @@ import Testing
                 ["fetch", "notifications", "--since", Self.iso(signed - 60_000)], base: base, paths: paths, env: env)
             return (extend, fetched)
         }
+        // The extension and its notification count once toward Apple's two per 365 days.
+        let next = try await fake.serve { base in
+            try await Self.subdash(["extend", "1000", "--days", "1", "--reason", "other"], base: base, paths: paths, env: env)
+        }
+        #expect(next.stdout.contains("Extensions in the last 365 days: 1 of 2."), "\(next.stdout)")
         #expect(extend.status == 0, "\(extend.stderr)")
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let newDate = customer.renewal + 7 * Self.day
@@ -218,6 +223,26 @@ import Testing
         #expect(runs[2].status == 2)
         #expect(runs[2].stderr.contains("not sent: 1000 was already extended twice in the last 365 days"))
         #expect(fake.requests.filter { $0.method == "PUT" }.count == 2)
+    }
+
+    /// Extensions made elsewhere (another tool, a mass extension) count from their RENEWAL_EXTENDED notifications.
+    @Test func twoStoredRenewalExtendedNotificationsRefuseAThirdBeforeSending() async throws {
+        let customer = Customer()
+        let (fake, paths, env) = try Self.setUp(customer)
+        defer { Self.cleanUp(paths) }
+        fake.notifications = ["uuid-a", "uuid-b"].map {
+            Self.notification("RENEWAL_EXTENDED", uuid: $0, fake: fake, customer: customer)
+        }
+        let since = Self.iso(Int64(Date().timeIntervalSince1970 * 1000) - 60_000)
+        let run = try await fake.serve { base in
+            _ = try await Self.subdash(["fetch", "history", "1000"], base: base, paths: paths, env: env)
+            _ = try await Self.subdash(["fetch", "notifications", "--since", since], base: base, paths: paths, env: env)
+            return try await Self.subdash(
+                ["extend", "1000", "--days", "3", "--reason", "other", "--yes"], base: base, paths: paths, env: env)
+        }
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("not sent: 1000 was already extended twice in the last 365 days"))
+        #expect(!fake.requests.contains { $0.method == "PUT" })
     }
 
     @Test func familySharedAndTheOtherEnvironmentAreRefusedBeforeSending() async throws {
