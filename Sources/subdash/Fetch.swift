@@ -396,13 +396,19 @@ extension Data {
 struct DashboardFetcher {
     let client: AppStoreServerClient
     let fetch: @Sendable (String) async throws -> String
+    /// `/` on an order ID nobody matches: Look Up Order ID, audited as `operatorName`
+    /// (``DashboardFetcher/lookUpOrder(_:client:sink:environment:operatorName:)``).
+    var lookUpOrder: (@Sendable (String) async throws -> [String])?
 
     /// Nil and the reason when there are no usable credentials.
-    static func make(database: AppDatabase) -> (DashboardFetcher?, unavailable: String?) {
+    static func make(database: AppDatabase, operatorName: String? = nil) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
+        let environment: AppStoreServerEnvironment
         do {
-            client = try APIOptions.parse([]).connection(onRetry: { _ in }).client
+            let connection = try APIOptions.parse([]).connection(onRetry: { _ in })
+            client = connection.client
+            environment = connection.environment
             sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")
@@ -427,7 +433,53 @@ struct DashboardFetcher {
             return "\(transactions) transaction\(transactions == 1 ? "" : "s"); \(totals.applied) applied, "
                 + "\(totals.duplicates) already stored, \(totals.rejected) rejected"
         }
-        return (DashboardFetcher(client: client, fetch: fetch), nil)
+        var fetcher = DashboardFetcher(client: client, fetch: fetch)
+        if let operatorName {
+            fetcher.lookUpOrder = { order in
+                try await Self.lookUpOrder(
+                    order, client: client, sink: sink, environment: environment, operatorName: operatorName)
+            }
+        }
+        return (fetcher, nil)
+    }
+
+    /// Look Up Order ID as `subdash fetch order` does it (refused in the sandbox, written to the
+    /// audit log, what Apple returns stored through the import path); the subscriptions found.
+    static func lookUpOrder(
+        _ order: String, client: AppStoreServerClient, sink: StoreSink, environment: AppStoreServerEnvironment,
+        operatorName: String
+    ) async throws -> [String] {
+        guard environment == .production else {
+            throw CLIError("Apple does not offer Look Up Order ID in the sandbox: sandbox purchases have no order ID")
+        }
+        let database = sink.database
+        let id = try database.beginSupportAction(
+            kind: .lookupOrder, target: order, environment: environment.rawValue, summary: "look up order \(order)", request: nil,
+            requestIdentifier: nil, operatorName: operatorName, at: Instant(Date()))
+        let lookup: AppStoreServerClient.OrderLookup
+        do {
+            lookup = try await client.lookUpOrder(order)
+        } catch let error as AppStoreAPIError {
+            let outcome: SupportAnswer.Outcome = error.status.map { $0 < 500 && $0 != 429 } == true ? .refused : .failed
+            try database.recordSupportAnswer(
+                SupportAnswer(outcome: outcome, answer: error.message, errorCode: error.appleErrorCode, at: Instant(Date())),
+                action: id)
+            throw CLIError(error.message)
+        }
+        guard lookup.valid else {
+            try database.recordSupportAnswer(
+                SupportAnswer(outcome: .refused, answer: "status 1: not a valid order ID", at: Instant(Date())), action: id)
+            throw CLIError("Apple says \(order) is not a valid order ID (status 1)")
+        }
+        try database.recordSupportAnswer(
+            SupportAnswer(
+                outcome: .done,
+                answer: "status 0: \(lookup.transactionCount) transaction\(lookup.transactionCount == 1 ? "" : "s")",
+                at: Instant(Date())), action: id)
+        let stored = try sink.store(lookup.body, source: "api:lookup/\(order)")
+        if let rejection = stored.rejection { throw CLIError("Apple's answer was rejected: \(rejection)") }
+        guard case .body(let body) = lookup.body else { return [] }
+        return try Fetch.OrderLookupCommand.subscriptions(in: body, database: database)
     }
 
     func shutdown() { client.syncShutdown() }

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import AppStoreServerAPI
 import ArgumentParser
+import Dashboard
 import Foundation
 import SubscriberAnalytics
 import SubscriberStore
@@ -76,12 +77,7 @@ extension Fetch {
         }
 
         /// Letters and digits, 6 to 32 of them: the shape of the order ID on Apple's receipt.
-        static func isOrderIdShaped(_ s: String) -> Bool {
-            (6...32).contains(s.count)
-                && s.unicodeScalars.allSatisfy {
-                    ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0)
-                }
-        }
+        static func isOrderIdShaped(_ s: String) -> Bool { OrderID.isShaped(s) }
 
         mutating func run() async throws {
             let (orderId, who) = (orderId.uppercased(), try identity.resolve())
