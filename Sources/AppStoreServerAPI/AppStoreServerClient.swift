@@ -4,14 +4,16 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The App Store's two hosts for the Server API.
+/// The App Store's two hosts for the Server API: the domains Apple recommends since 2026-05-05
+/// (App Store Server API changelog); the earlier `api.storekit(-sandbox).itunes.apple.com` still
+/// answer, and `--api-base` reaches them.
 public enum AppStoreServerEnvironment: String, Sendable, CaseIterable {
     case production, sandbox
 
     public var baseURL: String {
         switch self {
-        case .production: "https://api.storekit.itunes.apple.com"
-        case .sandbox: "https://api.storekit-sandbox.itunes.apple.com"
+        case .production: "https://api.storekit.apple.com"
+        case .sandbox: "https://api.storekit-sandbox.apple.com"
         }
     }
 }
@@ -123,9 +125,12 @@ public final class AppStoreServerClient: Sendable {
             case 404:
                 throw AppStoreAPIError(
                     "\(method) \(path): 404 Not Found" + Self.appleError(bytes)
-                        + ": check the id, and --sandbox for a sandbox purchase")
+                        + ": check the id, and --sandbox for a sandbox purchase", status: 404,
+                    appleErrorCode: Self.appleErrorCode(bytes))
             default:
-                throw AppStoreAPIError("\(method) \(path): \(status.code) \(status.reasonPhrase)" + Self.appleError(bytes))
+                throw AppStoreAPIError(
+                    "\(method) \(path): \(status.code) \(status.reasonPhrase)" + Self.appleError(bytes), status: Int(status.code),
+                    appleErrorCode: Self.appleErrorCode(bytes))
             }
             attempt += 1
         }
@@ -187,17 +192,32 @@ public final class AppStoreServerClient: Sendable {
             : "document is over the \(shown) limit (--max-document-bytes); stopped reading it after \(count) bytes"
     }
 
-    /// `: message (errorCode N)` from Apple's error body, when there is one.
+    /// `: sentence (errorCode N)` from Apple's error body, when there is one: the sentence of a
+    /// known code (``AppleErrorCode``), else Apple's own message (made printable).
     static func appleError(_ body: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return "" }
-        let message = object["errorMessage"] as? String
-        let code = object["errorCode"].map { "\($0)" }
-        switch (message, code) {
+        let code = appleErrorCode(body)
+        let message = code.flatMap(AppleErrorCode.sentence) ?? (object["errorMessage"] as? String).map(Self.printable)
+        let shownCode = code.map { "\($0)" } ?? object["errorCode"].map { Self.printable("\($0)") }
+        switch (message, shownCode) {
         case (let m?, let c?): return ": \(m) (errorCode \(c))"
         case (let m?, nil): return ": \(m)"
         case (nil, let c?): return " (errorCode \(c))"
         default: return ""
         }
+    }
+
+    /// Apple's `errorCode`, when the body is Apple's error object.
+    static func appleErrorCode(_ body: Data) -> Int? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
+        return (object["errorCode"] as? NSNumber)?.intValue
+    }
+
+    /// What a server sent, kept to 200 printable characters (it reaches the terminal and the audit log).
+    static func printable(_ text: String) -> String {
+        let visible = String(
+            text.unicodeScalars.map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : Character($0) })
+        return visible.count <= 200 ? visible : String(visible.prefix(200)) + "…"
     }
 
     /// Timeouts and connections that failed or dropped: worth another attempt.
@@ -238,6 +258,14 @@ public final class AppStoreServerClient: Sendable {
 /// can act on it.
 public struct AppStoreAPIError: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The HTTP status of Apple's answer, when the request got one.
+    public var status: Int?
+    /// Apple's `errorCode`, when the answer carried one (``AppleErrorCode`` says it in words).
+    public var appleErrorCode: Int?
+    public init(_ message: String, status: Int? = nil, appleErrorCode: Int? = nil) {
+        self.message = message
+        self.status = status
+        self.appleErrorCode = appleErrorCode
+    }
     public var description: String { message }
 }

@@ -7,7 +7,7 @@ import SubscriberStore
 /// (`Importer.incoming`: decoding, signature verification, the archive) and derives the touched
 /// subscriptions at once, so a fetch that stops half-way keeps what it had.
 public final class StoreSink: Sendable {
-    let database: AppDatabase
+    public let database: AppDatabase
     let importer: Importer
 
     /// What storing one response did.

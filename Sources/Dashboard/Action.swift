@@ -94,6 +94,9 @@ public enum Action: Equatable, Sendable {
     /// A background fetch from Apple stored what it got (`summary` says how much).
     case fetchedFromApple(id: String, summary: String)
     case fetchFromAppleFailed(id: String, message: String)
+    /// Look Up Order ID answered: the subscriptions of the order, stored (OrderLookup.swift).
+    case orderLookedUp(order: String, ids: [String])
+    case orderLookupFailed(order: String, message: String)
     case failed(String)
 }
 
@@ -140,6 +143,8 @@ public enum Effect: Equatable, Sendable {
     case exportSubscribers(stem: String, asOf: Instant, scope: ReportScope, filter: String?, population: SubscriberPopulation?)
     /// A subscriber's history and statuses from the App Store Server API, into the store.
     case fetchFromApple(id: String)
+    /// Look Up Order ID at Apple, storing what it returns.
+    case lookUpOrder(String)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with
     /// `flags`, `filter` and `sort` applied as pane 5 shows it, as CSV.
     case exportOffers(

@@ -273,6 +273,8 @@ public struct AppState: Equatable, Sendable {
     public var appleFetchUnavailable: String? = "no App Store Server API credentials"
     /// Subscriptions being fetched from Apple in the background.
     public var fetchingFromApple: Set<String> = []
+    /// The order ID being looked up at Apple (OrderLookup.swift), while it runs.
+    public var lookingUpOrder: String?
     /// Advances each tick while a fetch runs: the spinner's frame.
     public var spinnerFrame = 0
     /// Which store this is, shown at the right of the status line when set (the demo's path).

@@ -24,6 +24,8 @@ public final class EffectRunner: Sendable {
     /// Fetches a subscription's history and statuses from Apple into the store and says how much
     /// it stored; nil when no App Store Server API credentials are configured.
     public let fetchFromApple: (@Sendable (String) async throws -> String)?
+    /// Look Up Order ID at Apple: stores what Apple returns and gives the subscriptions found.
+    public let lookUpOrder: (@Sendable (String) async throws -> [String])?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
@@ -31,10 +33,12 @@ public final class EffectRunner: Sendable {
         analytics: SubscriberAnalytics, themes: ThemeCatalog = .standard(),
         exportDirectory: String = EffectRunner.exportDirectory(),
         now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
-        fetchFromApple: (@Sendable (String) async throws -> String)? = nil
+        fetchFromApple: (@Sendable (String) async throws -> String)? = nil,
+        lookUpOrder: (@Sendable (String) async throws -> [String])? = nil
     ) {
         self.analytics = analytics
         self.fetchFromApple = fetchFromApple
+        self.lookUpOrder = lookUpOrder
         self.themes = themes
         self.exportDirectory = exportDirectory
         self.now = now
@@ -62,6 +66,10 @@ public final class EffectRunner: Sendable {
         if case .fetchFromApple(let id) = effect {
             // Network round trips: not on the queue the pane loads wait on.
             Task { send(await fetch(id)) }
+            return
+        }
+        if case .lookUpOrder(let order) = effect {
+            Task { send(await lookUp(order)) }
             return
         }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
@@ -101,6 +109,15 @@ public final class EffectRunner: Sendable {
             return .fetchedFromApple(id: id, summary: try await fetchFromApple(id))
         } catch {
             return .fetchFromAppleFailed(id: id, message: "\(error)")
+        }
+    }
+
+    private func lookUp(_ order: String) async -> Action {
+        guard let lookUpOrder else { return .orderLookupFailed(order: order, message: "no App Store Server API credentials") }
+        do {
+            return .orderLookedUp(order: order, ids: try await lookUpOrder(order))
+        } catch {
+            return .orderLookupFailed(order: order, message: "\(error)")
         }
     }
 
@@ -183,6 +200,10 @@ public final class EffectRunner: Sendable {
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await fetch(id)) }
                 return answer.receive() ?? .fetchFromAppleFailed(id: id, message: "no answer")
+            case .lookUpOrder(let order):
+                let answer = BlockingChannel<Action>(capacity: 1)
+                Task { answer.send(await lookUp(order)) }
+                return answer.receive() ?? .orderLookupFailed(order: order, message: "no answer")
             case .exportOffers(let stem, let kind, let asOf, let scope, let flags, let filter, let sort):
                 let list = OfferList.eligible(kind)
                 let board = OfferBoard(

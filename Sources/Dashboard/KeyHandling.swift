@@ -89,6 +89,9 @@ private func commandLineSubmitted(_ state: inout AppState, _ entry: CommandEntry
     switch entry.kind {
     case .search:
         state.searchHistory = entry.prompt.history
+        if let order = orderLookupOffer(state, submitted: true), order == text.trimmingCharacters(in: .whitespaces).uppercased() {
+            return lookUpOrder(&state, order)
+        }
         // The search is one step `esc` unwinds (to the list as it was before `/`).
         let effects = search(&state, text)
         if let origin = state.subscribers.searchOrigin, origin.list != state.subscribers.view {

@@ -94,6 +94,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.fetchingFromApple.remove(id)
         state.status = "fetch \(id) from Apple: \(message)"
         return []
+    case .orderLookedUp(let order, let ids):
+        return orderLookedUp(&state, order: order, ids: ids)
+    case .orderLookupFailed(let order, let message):
+        return orderLookupFailed(&state, order: order, message: message)
     case .tick:
         return tick(&state)
     case .storeVersion(let version):

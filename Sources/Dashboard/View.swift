@@ -220,7 +220,8 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
         let text =
             pane.loading || (pane.count ?? 0) > 0
             ? "Loading…"
-            : pane.filter.map { "Nobody matches \"\(clean($0))\" (esc goes back)." } ?? "No subscribers."
+            : orderLookupOffer(state).map { "Nobody matches \"\($0)\": look up order \($0) at Apple (enter)" }
+                ?? pane.filter.map { "Nobody matches \"\(clean($0))\" (esc goes back)." } ?? "No subscribers."
         placeholder(text, in: inner, buffer: &buffer, palette: palette)
         return
     }

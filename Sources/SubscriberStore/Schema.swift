@@ -1067,6 +1067,45 @@ extension AppDatabase {
                                            'transactionInfo', 'renewalInfo');
                     """)
         }
+        migrator.registerMigration("v25 support actions and audit log") { db in
+            // What operators asked Apple to do or tell (README, "Support actions"), written before
+            // the request is sent (an extension's requestIdentifier is sent again unchanged after a
+            // timeout), and each answer Apple gave or the failure, appended. Both append-only: with
+            // offerFlagLog they are the audit log `subdash log` prints.
+            try db.execute(
+                sql: """
+                    CREATE TABLE supportAction (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        target TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        summary TEXT NOT NULL,
+                        request TEXT,
+                        requestIdentifier TEXT,
+                        operator TEXT NOT NULL,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX supportAction_target ON supportAction(target, kind, id);
+                    CREATE TABLE supportAnswer (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        actionId INTEGER NOT NULL REFERENCES supportAction(id),
+                        outcome TEXT NOT NULL CHECK (outcome IN ('done', 'refused', 'failed')),
+                        answer TEXT NOT NULL,
+                        errorCode INTEGER,
+                        effectiveDate INTEGER,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX supportAnswer_action ON supportAnswer(actionId, id);
+                    CREATE TRIGGER supportAction_noUpdate BEFORE UPDATE ON supportAction
+                        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    CREATE TRIGGER supportAction_noDelete BEFORE DELETE ON supportAction
+                        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    CREATE TRIGGER supportAnswer_noUpdate BEFORE UPDATE ON supportAnswer
+                        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    CREATE TRIGGER supportAnswer_noDelete BEFORE DELETE ON supportAnswer
+                        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    """)
+        }
         migrator.registerMigration("v27 served offers") { db in
             // Every signed offer handed out (`subdash offer sign`, `GET /offers/…`): who asked,
             // which offer, when, for which flag (docs/metrics.md, "Campaigns"). A nonce is never

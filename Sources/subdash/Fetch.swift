@@ -20,7 +20,9 @@ struct Fetch: AsyncParsableCommand {
             pages that repeat a token already followed stop the fetch. Exit status: 0 ok, 1 a request failed \
             or a page was rejected, 2 usage (credentials, the server's URL).
             """,
-        subcommands: [History.self, Statuses.self, Notifications.self, TestNotification.self])
+        subcommands: [
+            History.self, Statuses.self, Notifications.self, TestNotification.self, OrderLookupCommand.self, RefundsCommand.self,
+        ])
 }
 
 /// The credentials and the server, shared by every `fetch` command.
@@ -43,9 +45,19 @@ struct APIOptions: ParsableArguments {
         name: .customLong("max-document-bytes"),
         help: "A page larger than this many bytes is rejected unread (default \(DocumentReader.defaultSizeLimit), 16 MiB).")
     var maxDocumentBytes = DocumentReader.defaultSizeLimit
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp("Seconds for a whole answer before the attempt is retried (default 30).", visibility: .hidden))
+    var requestTimeout = 30
+    @Option(
+        name: .customLong("max-attempts"),
+        help: ArgumentHelp("Attempts of each request, the first included (default 6).", visibility: .hidden))
+    var maxAttempts = 6
 
     func validate() throws {
         if maxDocumentBytes < 1 { throw ValidationError("--max-document-bytes must be at least 1") }
+        if !(1...600).contains(requestTimeout) { throw ValidationError("--request-timeout must be 1 to 600 seconds") }
+        if !(1...20).contains(maxAttempts) { throw ValidationError("--max-attempts must be 1 to 20") }
     }
 
     /// The client, the server it talks to and what to tell the user about the configuration.
@@ -54,6 +66,11 @@ struct APIOptions: ParsableArguments {
         var base: APIBase
         /// Warnings: a configuration file that gives nothing usable.
         var notes: [String]
+        /// The environment the credentials act on (`--sandbox`, the configuration; production else),
+        /// whatever server `--api-base` names.
+        var environment: AppStoreServerEnvironment = .production
+        /// The app the credentials are for.
+        var bundleId = ""
     }
 
     func connection(onRetry: @escaping @Sendable (String) -> Void) throws -> Connection {
@@ -91,8 +108,11 @@ struct APIOptions: ParsableArguments {
                 base = APIBase(environment: merged.environment ?? .production)
             }
             let client = AppStoreServerClient(
-                credentials: credentials, baseURL: base.url, maxDocumentBytes: maxDocumentBytes, onRetry: onRetry)
-            return Connection(client: client, base: base, notes: notes)
+                credentials: credentials, baseURL: base.url, retry: RetryPolicy(maxAttempts: maxAttempts),
+                requestTimeoutSeconds: requestTimeout, maxDocumentBytes: maxDocumentBytes, onRetry: onRetry)
+            return Connection(
+                client: client, base: base, notes: notes, environment: merged.environment ?? .production,
+                bundleId: credentials.bundleId)
         } catch {
             throw CLIError(error.message, code: 2)
         }
@@ -104,11 +124,16 @@ struct APIOptions: ParsableArguments {
 final class FetchRun {
     let sink: StoreSink
     let client: AppStoreServerClient
+    /// The environment and app the credentials act on.
+    let environment: AppStoreServerEnvironment
+    let bundleId: String
     let progress: FetchProgress
     var rejected = 0
     /// Notifications whose notificationUUID the store holds already with other content.
     var conflicts = 0
     var totals = BatchResult()
+    /// Print the import summary at the end (an action that stores nothing says its own).
+    var summary = true
 
     /// Says first which server it talks to (the bearer token goes there).
     init(store: StoreOptions, verification: VerificationOptions, api: APIOptions) throws {
@@ -116,6 +141,8 @@ final class FetchRun {
         self.progress = progress
         let connection = try api.connection(onRetry: { progress.show($0) })
         client = connection.client
+        environment = connection.environment
+        bundleId = connection.bundleId
         printError("fetch: App Store Server API at \(connection.base.url) (\(connection.base.source))")
         for note in connection.notes { printError("warning: " + note) }
         do {
@@ -152,10 +179,12 @@ final class FetchRun {
         try? await client.shutdown()
         progress.clear()
         let t = totals
-        printError(
-            "\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected, "
-                + "\(conflicts) in conflict; \(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched"
-        )
+        if summary || t.applied + t.duplicates + t.rejected > 0 {
+            printError(
+                "\(t.applied) applied, \(t.duplicates) duplicate\(t.duplicates == 1 ? "" : "s"), \(t.rejected) rejected, "
+                    + "\(conflicts) in conflict; \(t.touchedSubscriptions.count) subscription\(t.touchedSubscriptions.count == 1 ? "" : "s") touched"
+            )
+        }
         if case .failure(let error) = outcome {
             if let error = error as? AppStoreAPIError { throw CLIError(error.message) }
             throw error
@@ -367,13 +396,19 @@ extension Data {
 struct DashboardFetcher {
     let client: AppStoreServerClient
     let fetch: @Sendable (String) async throws -> String
+    /// `/` on an order ID nobody matches: Look Up Order ID, audited as `operatorName`
+    /// (``DashboardFetcher/lookUpOrder(_:client:sink:environment:operatorName:)``).
+    var lookUpOrder: (@Sendable (String) async throws -> [String])?
 
     /// Nil and the reason when there are no usable credentials.
-    static func make(database: AppDatabase) -> (DashboardFetcher?, unavailable: String?) {
+    static func make(database: AppDatabase, operatorName: String? = nil) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
+        let environment: AppStoreServerEnvironment
         do {
-            client = try APIOptions.parse([]).connection(onRetry: { _ in }).client
+            let connection = try APIOptions.parse([]).connection(onRetry: { _ in })
+            client = connection.client
+            environment = connection.environment
             sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")
@@ -398,7 +433,53 @@ struct DashboardFetcher {
             return "\(transactions) transaction\(transactions == 1 ? "" : "s"); \(totals.applied) applied, "
                 + "\(totals.duplicates) already stored, \(totals.rejected) rejected"
         }
-        return (DashboardFetcher(client: client, fetch: fetch), nil)
+        var fetcher = DashboardFetcher(client: client, fetch: fetch)
+        if let operatorName {
+            fetcher.lookUpOrder = { order in
+                try await Self.lookUpOrder(
+                    order, client: client, sink: sink, environment: environment, operatorName: operatorName)
+            }
+        }
+        return (fetcher, nil)
+    }
+
+    /// Look Up Order ID as `subdash fetch order` does it (refused in the sandbox, written to the
+    /// audit log, what Apple returns stored through the import path); the subscriptions found.
+    static func lookUpOrder(
+        _ order: String, client: AppStoreServerClient, sink: StoreSink, environment: AppStoreServerEnvironment,
+        operatorName: String
+    ) async throws -> [String] {
+        guard environment == .production else {
+            throw CLIError("Apple does not offer Look Up Order ID in the sandbox: sandbox purchases have no order ID")
+        }
+        let database = sink.database
+        let id = try database.beginSupportAction(
+            kind: .lookupOrder, target: order, environment: environment.rawValue, summary: "look up order \(order)", request: nil,
+            requestIdentifier: nil, operatorName: operatorName, at: Instant(Date()))
+        let lookup: AppStoreServerClient.OrderLookup
+        do {
+            lookup = try await client.lookUpOrder(order)
+        } catch let error as AppStoreAPIError {
+            let outcome: SupportAnswer.Outcome = error.status.map { $0 < 500 && $0 != 429 } == true ? .refused : .failed
+            try database.recordSupportAnswer(
+                SupportAnswer(outcome: outcome, answer: error.message, errorCode: error.appleErrorCode, at: Instant(Date())),
+                action: id)
+            throw CLIError(error.message)
+        }
+        guard lookup.valid else {
+            try database.recordSupportAnswer(
+                SupportAnswer(outcome: .refused, answer: "status 1: not a valid order ID", at: Instant(Date())), action: id)
+            throw CLIError("Apple says \(order) is not a valid order ID (status 1)")
+        }
+        try database.recordSupportAnswer(
+            SupportAnswer(
+                outcome: .done,
+                answer: "status 0: \(lookup.transactionCount) transaction\(lookup.transactionCount == 1 ? "" : "s")",
+                at: Instant(Date())), action: id)
+        let stored = try sink.store(lookup.body, source: "api:lookup/\(order)")
+        if let rejection = stored.rejection { throw CLIError("Apple's answer was rejected: \(rejection)") }
+        guard case .body(let body) = lookup.body else { return [] }
+        return try Fetch.OrderLookupCommand.subscriptions(in: body, database: database)
     }
 
     func shutdown() { client.syncShutdown() }

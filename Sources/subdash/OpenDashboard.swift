@@ -64,12 +64,13 @@ struct OpenDashboard: ParsableCommand {
         var log: (@Sendable (String) -> Void)?
         if debug { log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
         // `R` writes what Apple sends: not offered read-only.
-        let (fetcher, fetchUnavailable) = readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database)
+        let (fetcher, fetchUnavailable) =
+            readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database, operatorName: identity)
         defer { fetcher?.shutdown() }
         let runner = EffectRunner(
             analytics: SubscriberAnalytics(database: database), themes: catalog,
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
-            fetchFromApple: fetcher?.fetch)
+            fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(

@@ -31,6 +31,9 @@ final class FakeAppStore: Sendable {
         /// A 200 whose head goes out at once and whose body follows as `count` copies of `chunk`,
         /// `interval` apart, without a Content-Length: a slow (or endless) body.
         case stream(chunk: String, count: Int, interval: Duration)
+        /// The request is handled as usual (an extension is applied), and the answer goes out only
+        /// after `delay`: past the client's timeout, the client never sees it.
+        case late(Duration)
     }
 
     /// What the tests and the server's threads share: the requests seen, the failures queued, and
@@ -50,6 +53,8 @@ final class FakeAppStore: Sendable {
     let publicKey: P256.Signing.PublicKey
     let jws: CompactJWS
     private let state = Mutex(State())
+    /// The support endpoints' state (FakeAppStoreSupport.swift).
+    let support = Mutex(FakeSupportState())
 
     /// Transactions of the history, in pages of `pageSize`.
     var transactions: [String] {
@@ -147,6 +152,11 @@ final class FakeAppStore: Sendable {
         if let problem { return Self.json(401, #"{"errorCode":401,"errorMessage":"\#(problem)"}"#) }
         if let next = state.withLock({ $0.scripted.isEmpty ? nil : $0.scripted.removeFirst() }) {
             switch next {
+            case .late(let delay):
+                let response = supportResponse(
+                    method: request.method.rawValue, path: path, query: query, body: String(buffer: body))
+                try? await Task.sleep(for: delay)
+                return response ?? Self.json(404, #"{"errorCode":4040000,"errorMessage":"Not found."}"#)
             case .status(let code, let retryAfter, let text):
                 var response = Self.json(code, text)
                 if let retryAfter { response.headers[.retryAfter] = retryAfter }
@@ -163,6 +173,9 @@ final class FakeAppStore: Sendable {
                 return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
             }
         }
+        if let response = supportResponse(method: request.method.rawValue, path: path, query: query, body: String(buffer: body)) {
+            return response
+        }
         if path.hasPrefix("/inApps/v2/history/") {
             let id = String(path.dropFirst("/inApps/v2/history/".count))
             guard id == "1000" else {
@@ -171,7 +184,7 @@ final class FakeAppStore: Sendable {
             let start = query["revision"].flatMap { Int($0.dropFirst(4)) } ?? 0
             let page = transactions[start..<min(start + pageSize, transactions.count)]
             let hasMore = start + pageSize < transactions.count
-            let signed = page.map { "\"\(sign($0))\"" }.joined(separator: ",")
+            let signed = page.map { "\"\(sign(withAccountToken($0)))\"" }.joined(separator: ",")
             return Self.json(
                 200,
                 #"{"revision":"rev-\#(start + pageSize)","hasMore":\#(hasMore),"bundleId":"\#(Self.bundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#

@@ -223,7 +223,7 @@ import Testing
                 do {
                     try await client.transactionHistory("999") { _, _ in }
                 } catch let error as AppStoreAPIError {
-                    #expect(error.message.contains("404 Not Found: Transaction id not found. (errorCode 4040010)"))
+                    #expect(error.message.contains("404 Not Found: Apple found no transaction with this id (errorCode 4040010)"))
                     #expect(error.message.contains("--sandbox"))
                     throw error
                 }
