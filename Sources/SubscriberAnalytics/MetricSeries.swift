@@ -105,20 +105,18 @@ extension SubscriberAnalytics {
                 return Int64(states.reduce(0) { $0 + (c[$1] ?? 0) })
             }
             series.lines = [MetricSeries.Line(currency: nil, values: values)]
-        case .mrr:
+        case .mrr, .committed:
+            // As `report mrr` gives them at each bucket's end: its MRR, or its committed revenue.
             let reports = try mrr(at: ends, scope: scope, rates: rates)
             var byCurrency: [String: [Int64]] = [:]
             if let rates { byCurrency[rates.target] = Array(repeating: 0, count: buckets.count) }
             for (i, r) in reports.enumerated() {
                 for row in r.rows {
-                    byCurrency[row.currency, default: Array(repeating: 0, count: buckets.count)][i] += row.mrr
+                    byCurrency[row.currency, default: Array(repeating: 0, count: buckets.count)][i] +=
+                        metric == .mrr ? row.mrr : row.committed
                 }
             }
             series.lines = byCurrency.keys.sorted().map { MetricSeries.Line(currency: $0, values: byCurrency[$0]!) }
-        case .committed:
-            throw AnalyticsError(
-                "subdash cannot follow committed revenue over time yet: `report series committed` waits for the committed-revenue figure (docs/metrics.md, \"Series\")"
-            )
         case .event(let type):
             var values = [Int64](repeating: 0, count: buckets.count)
             if let first = buckets.first, let last = buckets.last {

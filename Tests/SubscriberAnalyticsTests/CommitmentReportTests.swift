@@ -68,6 +68,16 @@ extension StoreBuilder {
         #expect(json.contains(#""commitments":1"#) && json.contains(#""committed":87.92"#))
     }
 
+    /// Committed revenue over time: at each month's end, the payments left of M's commitment
+    /// (8, 7, 6 of 10.99 EUR after payments 4, 5, 6); U, paid upfront, commits nothing.
+    @Test func theCommittedSeriesFallsByOnePaymentAMonth() throws {
+        let s = try Self.store().series(
+            .committed, from: day("2026-06-01"), to: day("2026-09-01"), asOf: day("2027-06-01"), by: .month)
+        #expect(s.lines == [MetricSeries.Line(currency: "EUR", values: [87_920, 76_930, 65_940])])
+        let json = ReportJSON.series(s)
+        #expect(json.contains(#""end":"2026-07-01T00:00:00Z","value":87.92"#), "\(json)")
+    }
+
     @Test func theSubscriberReportGivesTheRunningCommitment() throws {
         let analytics = try Self.store()
         let m = try report(analytics, "M", asOf: "2026-06-20")
