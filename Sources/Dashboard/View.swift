@@ -180,14 +180,15 @@ func subscribersTitle(_ state: AppState) -> String {
 
 /// Pane 1's columns, in the order of ``SubscriberSort/Column``, sized by their content when drawn
 /// (ids and products keep their distinguishing end, emails their local part); `Fam` says "yes" for
-/// a family member's access through someone else's purchase (Family Sharing).
+/// a family member's access through someone else's purchase (Family Sharing); `Plan` says `12×` for
+/// monthly payments of a 12-month commitment and nothing for a period billed upfront.
 private let subscriberColumns: [Table.Column] = [
     .init("Subscription", width: .fixed(16), keepsEnd: true), .init("User", width: .fill(1), keepsEnd: true),
     .init("Email", width: .fill(2)),
     .init("State", width: .fixed(12)), .init("Product", width: .fixed(12), keepsEnd: true),
     .init("Paid", width: .fixed(4), alignment: .right), .init("Auto", width: .fixed(4)),
     .init("Flg", width: .fixed(3), alignment: .right),
-    .init("Fam", width: .fixed(3)), .init("Env", width: .fixed(3)),
+    .init("Fam", width: .fixed(3)), .init("Env", width: .fixed(3)), .init("Plan", width: .fixed(4)),
 ]
 
 /// The Env column: blank for production (most rows), a short name for test purchases, `?` for an
@@ -203,12 +204,23 @@ private func environmentText(_ environment: StoreEnvironment) -> String {
 }
 
 /// How many of ``subscriberColumns`` pane 1 shows: the Env column only when the dashboard counts
-/// test environments or a row is from one (a search finds every environment), so a production
-/// list keeps its width for user ids and emails.
+/// test environments or a row is from one (a search finds every environment), the Plan column only
+/// when a loaded row pays monthly for a commitment, so a production list billed upfront keeps its
+/// width for user ids and emails. The shown columns are a prefix (the column cursor sorts by its
+/// index), so Plan brings Env with it.
 func shownSubscriberColumns(_ state: AppState) -> Int {
+    let showsPlan = state.subscribers.rows.contains { $0.commitmentPeriods != nil }
     let showsEnvironment =
-        state.scope.environment != .production || state.subscribers.rows.contains { $0.environment != .production }
-    return subscriberColumns.count - (showsEnvironment ? 0 : 1)
+        showsPlan || state.scope.environment != .production
+        || state.subscribers.rows.contains { $0.environment != .production }
+    return subscriberColumns.count - (showsPlan ? 0 : 1) - (showsEnvironment ? 0 : 1)
+}
+
+/// The Plan column: blank when billed upfront, `12×` for monthly payments of a 12-month commitment
+/// (`mo` when Apple did not say how many).
+private func planText(_ commitmentPeriods: Int?) -> String {
+    guard let n = commitmentPeriods else { return "" }
+    return n > 0 ? "\(n)×" : "mo"
 }
 
 private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
@@ -236,12 +248,13 @@ private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout B
             clean(row.id), row.userId.map(clean) ?? "", row.email.map(clean) ?? "", row.state ?? "—",
             clean(row.productId), paid, autoRenew, row.flagCount > 0 ? "\(row.flagCount)" : "",
             row.ownership == .familyShared ? "yes" : "", environmentText(row.environment),
+            planText(row.commitmentPeriods),
         ]
         return Table.Row(Array(cells.prefix(columns.count)), isMarked: state.marks.contains(row.id))
     }
     // Columns sized by what the rows on screen hold: the widest gives way first (the subscription
     // id never), room left over goes to the user id and email.
-    let minimums = [16, 5, 14, 5, 12, 4, 4, 3, 3, 3]
+    let minimums = [16, 5, 14, 5, 12, 4, 4, 3, 3, 3, 4]
     let wanted = columns.indices.map { column in
         max(columns[column].title.displayWidth, cellRows.map { $0.cells[column].displayWidth }.max() ?? 0)
     }

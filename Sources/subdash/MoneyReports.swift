@@ -187,8 +187,10 @@ struct LTVReportCommand: AsyncParsableCommand {
     @Option(help: "Paid periods (columns).") var periods = 12
     @Option(help: "First cohort month (YYYY-MM; default: the first cohort).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM; default: the as-of month).") var to: Month?
+    @OptionGroup var plan: UnavailablePlanOption
 
     func validate() throws {
+        try plan.refuse(on: "ltv")
         if periods < 1 { throw ValidationError("--periods must be at least 1") }
     }
 

@@ -28,3 +28,19 @@ struct PlanOption: ParsableArguments {
         return scope
     }
 }
+
+/// `--plan` on a report whose stored counts carry no billing plan: only `all` (both plans
+/// together) is exact, so any other choice is refused rather than answered with both plans
+/// (docs/metrics.md, "Billing plans and commitments").
+struct UnavailablePlanOption: ParsableArguments {
+    @Option(help: "Only all: this report cannot count one billing plan yet (it counts both).")
+    var plan: PlanFilter = .all
+
+    /// Refuses `--plan upfront|monthly` on `report`.
+    func refuse(on report: String) throws {
+        guard plan != .all else { return }
+        throw ValidationError(
+            "--plan is not available on report \(report) yet: it counts both billing plans together "
+                + "(--plan \(plan.rawValue) works on report mrr, revenue, refunds and recovery)")
+    }
+}

@@ -142,6 +142,9 @@ struct StatesReport: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var asOf: AsOfOption
+    @OptionGroup var plan: UnavailablePlanOption
+
+    func validate() throws { try plan.refuse(on: "states") }
 
     mutating func run() async throws {
         let analytics = try options.analytics()
@@ -178,6 +181,9 @@ struct EventsReport: AsyncParsableCommand {
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
+    @OptionGroup var plan: UnavailablePlanOption
+
+    func validate() throws { try plan.refuse(on: "events") }
 
     mutating func run() async throws {
         let analytics = try options.analytics()
@@ -225,8 +231,10 @@ struct CohortsReport: AsyncParsableCommand {
             "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
             valueName: "duration"))
     var duration: BillingDuration?
+    @OptionGroup var plan: UnavailablePlanOption
 
     func validate() throws {
+        try plan.refuse(on: "cohorts")
         if periods < 1 || periods > 120 { throw ValidationError("--periods must be between 1 and 120") }
         if let from, let to, to < from { throw ValidationError("--to \(to) is before --from \(from)") }
     }
@@ -296,13 +304,14 @@ struct RecoveryReportCommand: AsyncParsableCommand {
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
+    @OptionGroup var plan: PlanOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let r = try analytics.recovery(
             from: range.from.instant, to: range.to.instant, asOf: at,
-            scope: ownership.scope(options))
+            scope: plan.applied(to: ownership.scope(options)))
         try emit(
             options.format, json: { try ReportJSON.recovery(r) },
             csv: {

@@ -482,7 +482,8 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
 
 /// docs/metrics.md "Billing plans and commitments": 8100 pays 10.99 EUR a month of a 12-month
 /// commitment to `pro.annual` from 2026-03-02 and turns its renewal off on 2026-06-15, during
-/// payment 4; 8200 fails to pay its sixth payment on 2026-09-02.
+/// payment 4; 8200 fails to pay its sixth payment on 2026-09-02; 8300 pays for `pro.annual` upfront
+/// (99.99 EUR from 2026-01-10).
 @Suite struct SubscriberPaneCommitmentTests {
     static func runner() throws -> EffectRunner {
         func day(_ text: String) -> Instant { Instant(parsing: text)! }
@@ -510,6 +511,14 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
         add(
             DocumentFacts(
                 format: .v2Notification,
+                transactions: [
+                    TransactionFact(
+                        transactionId: "8300-1", originalTransactionId: "8300", productId: "pro.annual",
+                        purchaseDate: day("2026-01-10"), expiresDate: day("2027-01-10"), price: 99_990, currency: "EUR")
+                ]))
+        add(
+            DocumentFacts(
+                format: .v2Notification,
                 notifications: [
                     NotificationFact(
                         notificationId: "off", format: .v2Notification, notificationType: "DID_CHANGE_RENEWAL_STATUS",
@@ -532,6 +541,29 @@ private func row(_ lines: [String], _ text: String) -> Int? { lines.firstIndex {
             "│ Commitment   monthly payments, 12-month commitment — payment 4 of 12, commitment ends 2027-03-02; "
             + "renews: no (turned off 2026-06-15); 8 payments of 10.99 EUR remain (87.92)"
         #expect(lines.contains { $0.hasPrefix(expected) }, "\(lines.joined(separator: "\n"))")
+    }
+
+    /// Pane 1's Plan column: `12×` for the commitments' monthly payments, blank for 8300 (upfront);
+    /// it brings the (blank) Env column with it.
+    @Test func paneOneShowsEachSubscriptionsPlan() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Instant(parsing: "2026-06-20")!, operatorName: "alice")
+        drive(.start, &state, runner)
+        let lines = screen(state, width: 100, height: 24).lines
+        let text = lines.joined(separator: "\n")
+        #expect(
+            Array(lines[3...6]) == [
+                "│ Subscription     User       Email                State    Product      Paid Auto Flg Fam Env Plan│",
+                "│ 8100                                             standard pro.annual      4 off              12× │",
+                "│ 8200                                             standard pro.annual      4 on               12× │",
+                "│ 8300                                             standard pro.annual      1 on                   │",
+            ], "\(text)")
+        // The Plan column sorts: upfront before monthly payments ascending, after them descending.
+        for _ in 0..<10 { try keys("l", state: &state, runner: runner) }
+        try keys("[", state: &state, runner: runner)
+        #expect(state.subscribers.rows.map(\.id) == ["8300", "8100", "8200"])
+        try keys("]", state: &state, runner: runner)
+        #expect(state.subscribers.rows.map(\.id) == ["8100", "8200", "8300"])
     }
 
     @Test func aFailedPaymentHasNoGracePeriod() throws {

@@ -111,6 +111,32 @@ extension StoreBuilder {
         #expect(upfront.rows.map { "\($0.currency) \($0.charged) \($0.gross)" } == ["EUR 1 99990"])
     }
 
+    /// Billing failures by the plan of the period that failed to renew. U's upfront month fails on
+    /// 2026-02-10 and is never paid (its 60-day retry ends 2026-04-11: expired), as does T's free
+    /// trial on 2026-01-12 (upfront: no `MONTHLY`); M's payment 2 fails on 2026-05-02 and payment 3 is
+    /// charged on 2026-05-10 (recovered).
+    @Test func recoveryByPlan() throws {
+        var b = StoreBuilder()
+        b.period("U", "U1", "2026-01-10", "2026-02-10")
+        b.notification("U", "DID_FAIL_TO_RENEW", at: "2026-02-10", transaction: "U1")
+        b.period("T", "T1", "2026-01-05", "2026-01-12", trial: true)
+        b.notification("T", "DID_FAIL_TO_RENEW", at: "2026-01-12", transaction: "T1")
+        b.monthlyPayment("M", 1, "2026-03-02", "2026-04-02", ends: "2027-03-02")
+        b.monthlyPayment("M", 2, "2026-04-02", "2026-05-02", ends: "2027-03-02")
+        b.notification("M", "DID_FAIL_TO_RENEW", at: "2026-05-02", transaction: "M2")
+        b.monthlyPayment("M", 3, "2026-05-10", "2026-06-10", ends: "2027-03-10")
+        let analytics = try b.build()
+        func line(_ plan: BillingPlan?) throws -> String {
+            var scope = ReportScope()
+            scope.plan = plan
+            let r = try analytics.recovery(from: day("2026-01-01"), to: day("2026-06-01"), asOf: day("2026-06-01"), scope: scope)
+            return "\(r.failures) \(r.recovered) \(r.expired) \(r.pending)"
+        }
+        #expect(try line(nil) == "3 1 2 0")
+        #expect(try line(.monthly) == "1 1 0 0")
+        #expect(try line(.upfront) == "2 0 2 0")
+    }
+
     /// The kept counts of a store with commitments equal the same counts rebuilt from its facts.
     @Test func keptCountsRebuildFromTheFacts() throws {
         let counts = try KeptCounts.of(try Self.store().database)

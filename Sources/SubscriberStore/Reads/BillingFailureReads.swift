@@ -28,7 +28,7 @@ extension AppDatabase {
             SELECT COUNT(*) AS failures,
                    SUM(recoveryStart IS NOT NULL AND recoveryStart <= \(asOf)) AS recovered,
                    SUM((recoveryStart IS NULL OR recoveryStart > \(asOf)) AND retryEnd <= \(asOf)) AS expired\(within)
-            FROM billingFailure WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))
+            FROM billingFailure WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))\(scope.planOfTransaction("billingFailure.transactionId"))
             """
         return try writer.read { db in
             var counts = RecoveryCounts()

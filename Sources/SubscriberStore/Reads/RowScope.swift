@@ -42,6 +42,15 @@ public struct RowScope: Sendable, Hashable {
         return " AND \(sql: column) = \(plan.rawValue)"
     }
 
+    /// ` AND` the billing plan of the transaction `column` names is `--plan`'s, when it names one,
+    /// else nothing: `MONTHLY` is monthly, anything else upfront (a free trial has no money row,
+    /// so the plan is read from the transaction, by its key).
+    func planOfTransaction(_ column: String) -> SQL {
+        guard let plan else { return "" }
+        return
+            " AND (SELECT t.billingPlanType IS 'MONTHLY' FROM \"transaction\" t WHERE t.transactionId = \(sql: column)) = \(plan == .monthly)"
+    }
+
     /// `IN ('a', 'b')`: the raw values written as SQL literals (an environment's or ownership's raw
     /// value holds no quote). Every read that restricts environments or ownerships builds its
     /// condition with this.

@@ -16,11 +16,15 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
     /// Production or Sandbox: a search lists every environment and says which.
     public var environment: StoreEnvironment
     public var appAccountToken: String?
+    /// Nil when the latest period started by as-of is billed upfront; for a monthly payment of a
+    /// commitment, the commitment's number of payments (0 when Apple did not say).
+    public var commitmentPeriods: Int?
 
     public init(
         id: String, productId: String, state: String?, paidPeriods: Int?, autoRenew: Bool?, flagCount: Int = 0,
         userId: String? = nil, email: String? = nil, ownership: Ownership = .purchased,
-        environment: StoreEnvironment = .production, appAccountToken: String? = nil
+        environment: StoreEnvironment = .production, appAccountToken: String? = nil,
+        commitmentPeriods: Int? = nil
     ) {
         self.id = id
         self.productId = productId
@@ -33,6 +37,7 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
         self.ownership = ownership
         self.environment = environment
         self.appAccountToken = appAccountToken
+        self.commitmentPeriods = commitmentPeriods
     }
 
     public init(row: Row) {
@@ -41,7 +46,8 @@ public struct SubscriberRow: Hashable, Sendable, FetchableRecord {
             autoRenew: row["autoRenew"], flagCount: row["flagCount"], userId: row["userId"], email: row["email"],
             ownership: Ownership(rawValue: row["ownership"]) ?? .purchased,
             environment: (row["environment"] as String?).map(StoreEnvironment.init(rawValue:)) ?? .production,
-            appAccountToken: (row["appAccountToken"] as String?).flatMap { $0.isEmpty ? nil : $0 })
+            appAccountToken: (row["appAccountToken"] as String?).flatMap { $0.isEmpty ? nil : $0 },
+            commitmentPeriods: row["commitmentPeriods"])
     }
 }
 
@@ -53,6 +59,8 @@ public struct SubscriberSort: Hashable, Sendable {
         case ownership
         /// Production before Sandbox ascending.
         case environment
+        /// Upfront before monthly payments ascending, then by the commitment's payments.
+        case plan
     }
 
     public var column: Column
@@ -76,6 +84,7 @@ public struct SubscriberSort: Hashable, Sendable {
             case .flags: "flagCount"
             case .ownership: "s.ownership = 'familyShared'"
             case .environment: "s.environment"
+            case .plan: "commitmentPeriods"
             }
         let direction = ascending ? "" : " DESC"
         return SQL(sql: column == .id ? expression + direction : "\(expression)\(direction), s.originalTransactionId")
@@ -102,7 +111,12 @@ extension AppDatabase {
                 literal: """
                     SELECT s.originalTransactionId, s.productId, g.state, g.paidPeriods, g.autoRenew,
                            (SELECT COUNT(*) FROM offerFlag f WHERE f.originalTransactionId = s.originalTransactionId) AS flagCount,
-                           x.userId, x.email, s.ownership, s.environment, x.appAccountToken
+                           x.userId, x.email, s.ownership, s.environment, x.appAccountToken,
+                           -- the billing plan of the latest period started by as-of (docs/metrics.md,
+                           -- "Billing plans and commitments"), one subscription's transactions by their index
+                           (SELECT CASE WHEN t.billingPlanType IS 'MONTHLY' THEN COALESCE(t.commitmentPeriods, 0) END
+                            FROM "transaction" t WHERE t.originalTransactionId = s.originalTransactionId
+                              AND t.purchaseDate <= \(asOf) ORDER BY t.purchaseDate DESC LIMIT 1) AS commitmentPeriods
                     \(list.sql)
                     ORDER BY \(sort.sql) LIMIT \(limit) OFFSET \(offset)
                     """
