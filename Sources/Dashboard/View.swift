@@ -126,6 +126,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     case nil: break
     }
     state.confirmation?.dialog.render(in: area, buffer: &buffer, palette: palette)
+    state.extensionDialog?.dialog.render(in: area, buffer: &buffer, palette: palette)
     return cursor
 }
 
