@@ -103,6 +103,8 @@ public enum Action: Equatable, Sendable {
     case extensionChecked(ExtensionCheck)
     /// An extension answered by Apple, or refused before sending (`success` false).
     case extensionAnswered(id: String, message: String, success: Bool)
+    /// The audit log `:log` asked for (of one subscription, or everyone's), oldest first.
+    case loadedAuditLog(target: String?, [AuditEntry])
     case failed(String)
 }
 
@@ -153,6 +155,8 @@ public enum Effect: Equatable, Sendable {
     case lookUpOrder(String)
     /// Read what `x` needs before its dialog opens: the checks `subdash extend` makes.
     case checkExtension(String)
+    /// `:log`: the audit log `subdash log` prints (of one subscription when `target` is given).
+    case loadAuditLog(target: String?)
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with

@@ -156,3 +156,43 @@ import Testing
         #expect(without.status == "extend: no App Store Server API credentials")
     }
 }
+
+/// `:log`: the rows `subdash log` prints, newest first, sanitised; on pane 2 the subscriber's own.
+@Suite(.serialized) struct AuditLogScreens {
+    @Test func logListsTheSubscribersEntriesNewestFirstAndEveryonesElsewhere() async throws {
+        let runner = try RenewalExtensionScreens.runner()
+        let database = runner.analytics.database
+        _ = await runner.extend(ExtensionOrder(id: "8100", days: 7, reason: "service-issue", operatorName: "alice"))
+        _ = try database.setFlags(
+            OfferFlagWrite(offer: .retention, ids: ["8100"], operatorName: "bob", note: "call\u{1b}[2J back"),
+            at: Instant(parsing: "2025-03-11")!)
+        _ = try database.setFlags(
+            OfferFlagWrite(offer: .loyalty, ids: ["8200"], operatorName: "carol"), at: Instant(parsing: "2025-03-12")!)
+
+        var state = RenewalExtensionScreens.showing("8100", runner)
+        drive(.key(KeyEvent(.char(":"))), &state, runner)
+        for c in "log" { drive(.key(KeyEvent(.char(c))), &state, runner) }
+        drive(.key(KeyEvent(.enter)), &state, runner)
+        let screen = RenewalExtensionScreens.screen(state)
+        #expect(screen.contains("Audit log of 8100"), "\(screen)")
+        let flag = try #require(screen.range(of: "2025-03-11T00:00:00Z · bob · 8100 · flag retention set:"), "\(screen)")
+        let extend = try #require(screen.range(of: "2025-03-10T00:00:00Z · alice · 8100 · extend by 7"), "\(screen)")
+        #expect(flag.lowerBound < extend.lowerBound)
+        #expect(screen.contains("(service-issue) · production · done: success true"), "\(screen)")
+        #expect(screen.contains("call\\x1b[2J back"), "\(screen)")
+        #expect(!screen.contains("\u{1b}"))
+        #expect(!screen.contains("carol"))
+
+        drive(.key(KeyEvent(.char("j"))), &state, runner)
+        #expect(state.overlay == nil)
+        drive(.key(KeyEvent(.char("1"))), &state, runner)
+        drive(.key(KeyEvent(.char(":"))), &state, runner)
+        for c in "log" { drive(.key(KeyEvent(.char(c))), &state, runner) }
+        drive(.key(KeyEvent(.enter)), &state, runner)
+        let everyone = RenewalExtensionScreens.screen(state)
+        #expect(everyone.contains("Audit log ─"), "\(everyone)")
+        let carol = try #require(everyone.range(of: "2025-03-12T00:00:00Z · carol · 8200"), "\(everyone)")
+        let bob = try #require(everyone.range(of: "2025-03-11T00:00:00Z · bob · 8100"), "\(everyone)")
+        #expect(carol.lowerBound < bob.lowerBound)
+    }
+}
