@@ -145,6 +145,31 @@ import Testing
         #expect(try runner.analytics.database.auditLog().isEmpty)
     }
 
+    @Test func anExtensionLeftWithoutAnAnswerIsAuditedAndTheNextIsRefusedUntilTheCLISendsItAgain() async throws {
+        struct Timeout: Error, CustomStringConvertible { var description: String { "timed out" } }
+        let base = try Self.runner()
+        // The same store as `runner()`, with a stand-in for Apple that never answers.
+        let runner = EffectRunner(
+            analytics: base.analytics, now: { Instant(parsing: "2025-03-10")! },
+            extender: RenewalExtender(
+                environment: "production", storeEnvironment: .production, bundleId: "com.example.app",
+                requestBody: { days, _, id in "{\"days\":\(days),\"requestIdentifier\":\"\(id)\"}" },
+                send: { _, _ in throw Timeout() }))
+        var state = Self.showing("8100", runner)
+        let failed = await runner.extend(ExtensionOrder(id: "8100", days: 5, reason: "other", operatorName: "alice"))
+        drive(failed, &state, runner)
+        #expect(state.status?.hasPrefix("extend 8100 at Apple: timed out (request identifier ") == true, "\(state.status ?? "")")
+        let asked = try runner.analytics.database.supportActions(target: "8100", kind: .extend)
+        #expect(asked.count == 1)
+        #expect(asked.first?.answers.map(\.outcome) == [.failed])
+
+        drive(.key(KeyEvent(.char("x"))), &state, runner)
+        let said = Self.screen(state)
+        #expect(said.contains("Not sent: an extension asked by alice at"), "\(said)")
+        #expect(update(&state, .key(KeyEvent(.enter))) == [])
+        #expect(state.status?.contains("got no answer from Apple; send it again with `subdash extend 8100`") == true)
+    }
+
     @Test func notOfferedReadOnlyOrWithoutCredentials() throws {
         let runner = try Self.runner()
         var readOnly = Self.showing("8100", runner, readOnly: true)
