@@ -59,6 +59,8 @@ public enum Action: Equatable, Sendable {
     /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
     /// the App Store Server API in the background, stored through the import path.
     case fetchFromApple
+    /// Subscriber pane: extend the renewal date at Apple, after a dialog (RenewalExtension.swift).
+    case extend
     /// About once a second from the run loop: time to look for changes by others.
     case tick
 
@@ -97,6 +99,12 @@ public enum Action: Equatable, Sendable {
     /// Look Up Order ID answered: the subscriptions of the order, stored (OrderLookup.swift).
     case orderLookedUp(order: String, ids: [String])
     case orderLookupFailed(order: String, message: String)
+    /// What the store says about extending a subscription: the `x` dialog opens with it.
+    case extensionChecked(ExtensionCheck)
+    /// An extension answered by Apple, or refused before sending (`success` false).
+    case extensionAnswered(id: String, message: String, success: Bool)
+    /// The audit log `:log` asked for (of one subscription, or everyone's), oldest first.
+    case loadedAuditLog(target: String?, [AuditEntry])
     case failed(String)
 }
 
@@ -145,6 +153,12 @@ public enum Effect: Equatable, Sendable {
     case fetchFromApple(id: String)
     /// Look Up Order ID at Apple, storing what it returns.
     case lookUpOrder(String)
+    /// Read what `x` needs before its dialog opens: the checks `subdash extend` makes.
+    case checkExtension(String)
+    /// `:log`: the audit log `subdash log` prints (of one subscription when `target` is given).
+    case loadAuditLog(target: String?)
+    /// Check again, audit and send an extension to Apple (in the background).
+    case extendRenewal(ExtensionOrder)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with
     /// `flags`, `filter` and `sort` applied as pane 5 shows it, as CSV.
     case exportOffers(

@@ -275,6 +275,10 @@ public struct AppState: Equatable, Sendable {
     public var fetchingFromApple: Set<String> = []
     /// The order ID being looked up at Apple (OrderLookup.swift), while it runs.
     public var lookingUpOrder: String?
+    /// Pane 2's `x` dialog, while open.
+    public var extensionDialog: ExtensionDialog?
+    /// The subscription whose extension is being sent to Apple, while it is.
+    public var extending: String?
     /// Advances each tick while a fetch runs: the spinner's frame.
     public var spinnerFrame = 0
     /// Which store this is, shown at the right of the status line when set (the demo's path).

@@ -26,6 +26,8 @@ public final class EffectRunner: Sendable {
     public let fetchFromApple: (@Sendable (String) async throws -> String)?
     /// Look Up Order ID at Apple: stores what Apple returns and gives the subscriptions found.
     public let lookUpOrder: (@Sendable (String) async throws -> [String])?
+    /// Sends pane 2's extensions to Apple; nil when no App Store Server API credentials are configured.
+    public let extender: RenewalExtender?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
@@ -34,8 +36,9 @@ public final class EffectRunner: Sendable {
         exportDirectory: String = EffectRunner.exportDirectory(),
         now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
         fetchFromApple: (@Sendable (String) async throws -> String)? = nil,
-        lookUpOrder: (@Sendable (String) async throws -> [String])? = nil
+        lookUpOrder: (@Sendable (String) async throws -> [String])? = nil, extender: RenewalExtender? = nil
     ) {
+        self.extender = extender
         self.analytics = analytics
         self.fetchFromApple = fetchFromApple
         self.lookUpOrder = lookUpOrder
@@ -70,6 +73,10 @@ public final class EffectRunner: Sendable {
         }
         if case .lookUpOrder(let order) = effect {
             Task { send(await lookUp(order)) }
+            return
+        }
+        if case .extendRenewal(let order) = effect {
+            Task { send(await extend(order)) }
             return
         }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
@@ -204,6 +211,14 @@ public final class EffectRunner: Sendable {
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await lookUp(order)) }
                 return answer.receive() ?? .orderLookupFailed(order: order, message: "no answer")
+            case .loadAuditLog(let target):
+                return .loadedAuditLog(target: target, try analytics.database.auditLog(target: target))
+            case .checkExtension(let id):
+                return .extensionChecked(try extensionCheck(id, now: now()))
+            case .extendRenewal(let order):
+                let answer = BlockingChannel<Action>(capacity: 1)
+                Task { answer.send(await extend(order)) }
+                return answer.receive() ?? .extensionAnswered(id: order.id, message: "no answer", success: false)
             case .exportOffers(let stem, let kind, let asOf, let scope, let flags, let filter, let sort):
                 let list = OfferList.eligible(kind)
                 let board = OfferBoard(

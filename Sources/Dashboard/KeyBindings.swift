@@ -63,7 +63,8 @@ public enum KeyBindings {
         KeyBinding(
             ":", .startCommand, name: "command",
             description:
-                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :q; tab completes)"),
+                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :log [ID], :q; tab completes)"
+        ),
         KeyBinding(
             "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
             panes: [.subscribers, .offers]),
@@ -132,6 +133,11 @@ public enum KeyBindings {
             "R", .fetchFromApple, name: "fetch",
             description: "Fetch this subscriber's history and statuses from Apple (App Store Server API credentials)",
             shownInBar: true, panes: [.subscriber], writes: true),
+        KeyBinding(
+            "x", .extend, name: "extend",
+            description:
+                "Extend this subscriber's renewal date at Apple: days, reason, the new date (App Store Server API credentials)",
+            panes: [.subscriber], writes: true),
         KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
         KeyBinding(
             "ctrl-s", .export, name: "export", description: "Export every subscriber of the list to a CSV file",

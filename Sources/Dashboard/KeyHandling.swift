@@ -14,6 +14,7 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     state.notice = nil
     if state.commandLine == nil { state.status = nil }
     if let confirmation = state.confirmation, state.commandLine == nil { return confirmationKey(&state, confirmation, event) }
+    if let dialog = state.extensionDialog { return extensionDialogKey(&state, dialog, event) }
     if let entry = state.commandLine { return commandLineKey(&state, entry, event) }
     if state.overlay != nil { return overlayKey(&state, event) }
     return boundKey(&state, event)

@@ -94,6 +94,15 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.fetchingFromApple.remove(id)
         state.status = "fetch \(id) from Apple: \(message)"
         return []
+    case .extend:
+        return startExtension(&state)
+    case .extensionChecked(let check):
+        return extensionChecked(&state, check)
+    case .extensionAnswered(let id, let message, let success):
+        return extensionAnswered(&state, id: id, message: message, success: success)
+    case .loadedAuditLog(let target, let entries):
+        state.overlay = auditLogOverlay(target: target, entries)
+        return []
     case .orderLookedUp(let order, let ids):
         return orderLookedUp(&state, order: order, ids: ids)
     case .orderLookupFailed(let order, let message):

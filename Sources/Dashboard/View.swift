@@ -122,10 +122,13 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     switch state.overlay {
     case .help: renderHelp(state, in: area, buffer: &buffer, palette: palette)
     case .message(let title, let text):
-        Dialog(title: clean(title), message: clean(text)).render(in: area, buffer: &buffer, palette: palette)
+        // Each line is cleaned: the lines are the dashboard's own, what they quote is not.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { clean(String($0)) }
+        Dialog(title: clean(title), message: lines.joined(separator: "\n")).render(in: area, buffer: &buffer, palette: palette)
     case nil: break
     }
     state.confirmation?.dialog.render(in: area, buffer: &buffer, palette: palette)
+    state.extensionDialog?.dialog.render(in: area, buffer: &buffer, palette: palette)
     return cursor
 }
 

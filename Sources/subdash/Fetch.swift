@@ -1,6 +1,7 @@
 import AppStorePayloads
 import AppStoreServerAPI
 import ArgumentParser
+import Dashboard
 import Foundation
 import SubscriberStore
 import SubscriptionModel
@@ -399,16 +400,21 @@ struct DashboardFetcher {
     /// `/` on an order ID nobody matches: Look Up Order ID, audited as `operatorName`
     /// (``DashboardFetcher/lookUpOrder(_:client:sink:environment:operatorName:)``).
     var lookUpOrder: (@Sendable (String) async throws -> [String])?
+    /// Pane 2's `x`: Extend a Subscription Renewal Date with this client (the dashboard checks and
+    /// audits it as `subdash extend` does).
+    var extender: RenewalExtender?
 
     /// Nil and the reason when there are no usable credentials.
     static func make(database: AppDatabase, operatorName: String? = nil) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
         let environment: AppStoreServerEnvironment
+        let bundleId: String
         do {
             let connection = try APIOptions.parse([]).connection(onRetry: { _ in })
             client = connection.client
             environment = connection.environment
+            bundleId = connection.bundleId
             sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")
@@ -434,6 +440,28 @@ struct DashboardFetcher {
                 + "\(totals.duplicates) already stored, \(totals.rejected) rejected"
         }
         var fetcher = DashboardFetcher(client: client, fetch: fetch)
+        fetcher.extender = RenewalExtender(
+            environment: environment.rawValue, storeEnvironment: environment.storeEnvironment, bundleId: bundleId,
+            requestBody: { days, reason, requestIdentifier in
+                String(
+                    decoding: AppStoreServerClient.extendRequestBody(
+                        days: days, reason: AppStoreServerClient.ExtendReason(rawValue: reason) ?? .undeclared,
+                        requestIdentifier: requestIdentifier), as: UTF8.self)
+            },
+            send: { id, body in
+                do {
+                    let answer = try await client.extendRenewalDate(originalTransactionId: id, body: Data(body.utf8))
+                    return SupportAnswer(
+                        outcome: answer.success ? .done : .refused, answer: answer.text,
+                        effectiveDate: answer.effectiveDateMilliseconds.map(Instant.init(milliseconds:)), at: Instant(Date()))
+                } catch let error as AppStoreAPIError {
+                    // An answer with an error code is Apple's refusal; anything else leaves it unknown.
+                    let refused = error.status.map { $0 < 500 && $0 != 429 } == true
+                    return SupportAnswer(
+                        outcome: refused ? .refused : .failed, answer: error.message, errorCode: error.appleErrorCode,
+                        at: Instant(Date()))
+                }
+            })
         if let operatorName {
             fetcher.lookUpOrder = { order in
                 try await Self.lookUpOrder(

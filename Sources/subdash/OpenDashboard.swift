@@ -70,7 +70,8 @@ struct OpenDashboard: ParsableCommand {
         let runner = EffectRunner(
             analytics: SubscriberAnalytics(database: database), themes: catalog,
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
-            fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder)
+            fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
+            extender: fetcher?.extender)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(
