@@ -103,8 +103,7 @@ extension SubscriberAnalytics {
     }
 
     /// MRR contributions in exact twelfths by currency (the target's when converted), as MRR
-    /// counts them: a standard period made monthly by its product's billing length, any other by
-    /// its own; converted prices rounded to milliunits before they are made monthly.
+    /// counts them (``MRRKey/mrrTwelfths(productLength:)``); converted prices rounded to milliunits before they are made monthly.
     static func twelfths(
         _ intervals: [MRRInterval], durations: [String: BillingDuration], rates: CurrencyRates?, month: Month
     ) throws -> [String: Int64] {
@@ -112,10 +111,7 @@ extension SubscriberAnalytics {
         for interval in intervals {
             let money = interval.key
             guard var price = money.price, var currency = money.currency else { continue }
-            var multiplier = money.monthlyTwelfths
-            if money.offerKind == OfferKind.standard.rawValue, let d = durations[money.productId] {
-                multiplier = d.monthlyTwelfths
-            }
+            let multiplier = money.mrrTwelfths(productLength: durations[money.productId])
             if let rates {
                 price = try rates.convert(price, currency, month: month)
                 currency = rates.target

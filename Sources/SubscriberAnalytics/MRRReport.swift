@@ -84,12 +84,7 @@ extension SubscriberAnalytics {
                 }
                 // An upfront standard period bills for its product's length; a monthly payment of a
                 // commitment for one month (its own length); an offer for its own.
-                var twelfths = money.monthlyTwelfths
-                if money.offerKind == OfferKind.standard.rawValue, money.billingPlan == BillingPlan.upfront.rawValue,
-                    let d = durations[money.productId]
-                {
-                    twelfths = d.monthlyTwelfths
-                }
+                let twelfths = money.mrrTwelfths(productLength: durations[money.productId])
                 // Converted, each subscription's price is converted (and rounded to milliunits, as
                 // every converted amount) before it is made monthly and summed.
                 var amount = price

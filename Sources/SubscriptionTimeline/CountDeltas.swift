@@ -245,6 +245,15 @@ public struct MRRKey: Hashable, Sendable {
         self.billingPlan = billingPlan
     }
 
+    /// The months its price pays for, in twelfths of a year, as MRR counts them (docs/metrics.md,
+    /// "MRR"): an upfront standard period bills for its product's billing length (`productLength`,
+    /// nil when unknown); a monthly payment of a commitment, and an offer, for their own length.
+    public func mrrTwelfths(productLength: BillingDuration?) -> Int {
+        guard offerKind == OfferKind.standard.rawValue, billingPlan == BillingPlan.upfront.rawValue, let productLength
+        else { return monthlyTwelfths }
+        return productLength.monthlyTwelfths
+    }
+
     /// The key as the kept MRR counts store it: an unpriced period is currency '' and price 0.
     public var values: [CountDelta.Value] {
         [

@@ -30,12 +30,12 @@ extension AppDatabase {
             SELECT x.*, (SELECT MIN(p.start) FROM periodMoney p WHERE p.originalTransactionId = x.id) AS firstCharge
             FROM (
                 SELECT m.originalTransactionId AS id, m.start AS s, m."end" AS e, NULL AS g,
-                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
+                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan
                 FROM periodMoney m
                 WHERE m.environment \(environmentSQL) AND m."end" > :first AND m.start <= :last AND m.start < m."end" \(product)
                 UNION ALL
                 SELECT f.originalTransactionId, f.at, f.windowEnd, f.graceEnd,
-                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths
+                    m.offerKind, m.productId, m.currency, m.price, m.monthlyTwelfths, m.billingPlan
                 FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                 WHERE f.environment \(environmentSQL) AND f.graceEnd IS NOT NULL AND f.at <= :last
                     AND MIN(f.windowEnd, f.graceEnd) > :first AND f.at < MIN(f.windowEnd, f.graceEnd) \(product)
