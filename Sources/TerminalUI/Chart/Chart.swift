@@ -33,6 +33,8 @@ public enum ChartGlyphs: String, Sendable, CaseIterable {
 
     /// How a line series shows in a legend.
     var lineSample: String { self == .ascii ? "-*-" : self == .block ? "▄▀▄" : "⠤⠒⠤" }
+    /// How a dashed line shows in a legend.
+    var dashedLineSample: String { self == .ascii ? ". ." : self == .block ? "▄ ▄" : "⠄⠂⠄" }
     /// The mark of a bucket without data (a gap, unlike a zero).
     var gapMark: String { self == .ascii ? ":" : "┊" }
     var axis: (vertical: String, tick: String, zero: String) {
@@ -63,7 +65,7 @@ public struct Chart: Widget {
         return model.series.map { s in
             let name = nameLength.map { String(s.name.prefix($0)) } ?? s.name
             switch s.kind {
-            case .line: return glyphs.lineSample + " " + name
+            case .line: return (s.dashed ? glyphs.dashedLineSample : glyphs.lineSample) + " " + name
             case .bar:
                 defer { bar += 1 }
                 return glyphs.barFill(bar) + " " + name
@@ -199,6 +201,8 @@ public struct Chart: Widget {
                 if let (px, py) = previous { dots.line(from: (px, py), to: (x, y)) } else { dots.set(x, y) }
                 previous = (x, y)
             }
+            // A dashed line keeps every other pair of dot columns (ASCII: every other column).
+            if s.dashed { dots.dash(period: dx == 1 ? 2 : 4) }
             for r in 0..<plotRows {
                 for c in 0..<plotWidth {
                     guard let glyph = dots.glyph(column: c, row: r, glyphs: glyphs) else { continue }
@@ -247,6 +251,14 @@ struct DotCanvas {
     mutating func set(_ x: Int, _ y: Int) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         dots[y * width + x] = true
+    }
+
+    /// Clears the second half of every `period` dot columns: a solid line becomes a dashed one.
+    mutating func dash(period: Int) {
+        guard period > 1 else { return }
+        for x in 0..<width where x % period >= period / 2 {
+            for y in 0..<height { dots[y * width + x] = false }
+        }
     }
 
     func isSet(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < width && y < height && dots[y * width + x] }

@@ -1,0 +1,92 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import TerminalUI
+
+/// Pane 7: the chart (a line for a stock, bars for events, the previous period dashed beside it),
+/// then what the point under the cursor reads and what `enter` lists.
+func renderTrends(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    let pane = state.trends
+    var title = "Trends · \(pane.metric.name) · \(pane.range) by \(pane.bucket.rawValue)"
+    if let data = pane.data, let line = pane.shownLine {
+        if let currency = data.series.lines[line].currency { title += " · \(currency)" }
+        if data.shownCount > 0 { title += " · \(pane.shownCursor + 1)/\(data.shownCount)" }
+    }
+    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
+    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
+    guard let data = pane.data else {
+        placeholder("Loading…", in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    guard data.shownCount > 0, let line = pane.shownLine, let model = data.chart(line: line) else {
+        placeholder("No \(pane.metric.name) to chart in this range.", in: inner, buffer: &buffer, palette: palette)
+        return
+    }
+    let cursor = pane.shownCursor
+    let chartArea = Rect(x: inner.x, y: inner.y, width: inner.width, height: max(4, inner.height - 3))
+    let window = TrendsWindow(model: model, cursor: cursor, width: chartArea.width)
+    Chart(model: window.model, glyphs: state.chartGlyphs, cursor: cursor - window.first)
+        .render(in: chartArea, buffer: &buffer, palette: palette)
+
+    let lines = trendsReadout(data, line: line, cursor: cursor)
+    for (k, text) in lines.enumerated() {
+        let y = inner.bottom - lines.count + k
+        guard y >= chartArea.bottom else { continue }
+        buffer.set(
+            string: text, at: Position(x: inner.x, y: y), style: palette[k == 0 ? .text : .muted], maxWidth: inner.width)
+    }
+}
+
+/// The buckets the terminal shows: each gets a column at least, so a long range shows a window of
+/// them that follows the cursor (the latest ones until it moves left of them).
+struct TrendsWindow {
+    var model: ChartModel
+    var first: Int
+
+    init(model full: ChartModel, cursor: Int, width: Int) {
+        // The value labels take about as much as the widest value (and sign, and thousands step).
+        let values = full.series.flatMap(\.values).compactMap { $0 }
+        let widest = values.map { full.format($0).displayWidth }.max() ?? 1
+        let labels = max(widest + 2, full.unit?.displayWidth ?? 0)
+        let room = max(1, width - labels - 1)
+        let n = full.count
+        var first = max(0, n - room)
+        if cursor < first { first = cursor }
+        let shown = first..<min(n, first + room)
+        var model = full
+        model.labels = Array(full.labels[shown])
+        model.incomplete = Set(full.incomplete.filter { shown.contains($0) }.map { $0 - first })
+        for k in model.series.indices {
+            let values = full.series[k].values
+            model.series[k].values = shown.map { $0 < values.count ? values[$0] : nil }
+        }
+        self.model = model
+        self.first = first
+    }
+}
+
+/// What the point under the cursor reads: its bucket and value, the change against the bucket
+/// before and the same bucket a year before; then what `enter` lists.
+func trendsReadout(_ data: TrendsData, line: Int, cursor: Int) -> [String] {
+    let index = data.first + cursor
+    let metric = data.series.metric
+    let currency = data.series.lines[line].currency
+    let bucket = data.series.buckets[index]
+    func amount(_ v: Double) -> String {
+        ChartModel.grouped(v, decimals: metric.isMoney ? 2 : 0) + (currency.map { " \($0)" } ?? "")
+    }
+    func change(against other: Int?) -> String? {
+        guard let other, other >= 0, let before = data.value(line, at: other), let now = data.value(line, at: index)
+        else { return nil }
+        let delta = now - before
+        var text = (delta > 0 ? "+" : "") + amount(delta)
+        text += before == 0 ? " (—)" : " (" + (delta > 0 ? "+" : "") + ChartModel.grouped(delta / abs(before) * 100, decimals: 1) + " %)"
+        return "vs \(data.series.buckets[other].label): \(text)"
+    }
+    var label = bucket.label
+    if !bucket.isComplete { label += " (to \(bucket.end.isoDate), so far)" }
+    var parts = ["\(label): \(metric.name) \(data.value(line, at: index).map(amount) ?? "—")"]
+    parts += [change(against: index - 1), change(against: data.yearBefore(index))].compactMap { $0 }
+    var second = "enter lists \(trendsPopulation(metric, bucket))"
+    if data.query.range != .all { second = "dashed: the previous \(data.query.range) · " + second }
+    return [parts.joined(separator: " · "), second]
+}
