@@ -43,7 +43,8 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
                 "state " + states.map(\.rawValue).joined(separator: ", ")
             }
         case .statesAt(let states, let at):
-            "\(SubscriberPopulation.states(states).description) at \(at.asOfText)"
+            Set(states) == Set(SubscriptionState.allCases.filter { $0.isActive && $0 != .freeTrial })
+                ? "paying at \(at.asOfText)" : "\(SubscriberPopulation.states(states).description) at \(at.asOfText)"
         case .events(let type, let from, let to):
             from.month.start == from && from.month.end == to
                 ? "\(type.rawValue) in \(from.month)"

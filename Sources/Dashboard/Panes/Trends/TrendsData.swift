@@ -64,7 +64,9 @@ public struct TrendsData: Equatable, Sendable {
         var shown = series
         shown.buckets = Array(series.buckets[first...])
         shown.from = shown.buckets.first?.start ?? series.from
-        shown.lines = [MetricSeries.Line(currency: series.lines[line].currency, values: Array(series.lines[line].values[first...]))]
+        shown.lines = [
+            MetricSeries.Line(currency: series.lines[line].currency, values: Array(series.lines[line].values[first...]))
+        ]
         guard var model = ReportCharts.series(shown, store: store).first else { return nil }
         if query.range != .all {
             let n = shownCount
@@ -82,7 +84,8 @@ public struct TrendsData: Equatable, Sendable {
     public func csv(line: Int) -> (header: [String], rows: [[String]]) {
         var shown = series
         shown.buckets = Array(series.buckets[first...])
-        shown.lines = series.lines.indices.contains(line)
+        shown.lines =
+            series.lines.indices.contains(line)
             ? [MetricSeries.Line(currency: series.lines[line].currency, values: Array(series.lines[line].values[first...]))]
             : []
         return ReportCharts.seriesCSV(shown)

@@ -34,7 +34,9 @@ func trendsUpdate(_ state: inout AppState, _ intent: TrendsIntent) -> [Effect] {
         guard let data = pane.data, let line = pane.shownLine else { return [] }
         let currencies = data.series.lines.compactMap(\.currency)
         guard currencies.count > 1 else {
-            state.notice = data.series.metric.isMoney ? "every amount is in \(currencies.first ?? "one currency")" : "counts have no currency"
+            state.notice =
+                data.series.metric.isMoney
+                ? "every amount is in \(currencies.first ?? "one currency")" : "counts have no currency"
             return []
         }
         pane.currency = currencies[(line + 1) % currencies.count]

@@ -71,20 +71,25 @@ func trendsReadout(_ data: TrendsData, line: Int, cursor: Int) -> [String] {
     let metric = data.series.metric
     let currency = data.series.lines[line].currency
     let bucket = data.series.buckets[index]
-    func amount(_ v: Double) -> String {
-        ChartModel.grouped(v, decimals: metric.isMoney ? 2 : 0) + (currency.map { " \($0)" } ?? "")
+    // Money is milliunits, rounded half away from zero to cents as the reports print it.
+    func amount(_ v: Int64) -> String {
+        guard metric.isMoney else { return ChartModel.grouped(Double(v), decimals: 0) }
+        let cents = (abs(v) + 5) / 10
+        return ChartModel.grouped(Double(v < 0 ? -cents : cents) / 100, decimals: 2) + (currency.map { " \($0)" } ?? "")
     }
+    let values = data.series.lines[line].values
     func change(against other: Int?) -> String? {
-        guard let other, other >= 0, let before = data.value(line, at: other), let now = data.value(line, at: index)
-        else { return nil }
-        let delta = now - before
+        guard let other, values.indices.contains(other), values.indices.contains(index) else { return nil }
+        let (before, delta) = (Double(values[other]), values[index] - values[other])
         var text = (delta > 0 ? "+" : "") + amount(delta)
-        text += before == 0 ? " (—)" : " (" + (delta > 0 ? "+" : "") + ChartModel.grouped(delta / abs(before) * 100, decimals: 1) + " %)"
+        text +=
+            before == 0
+            ? " (—)" : " (" + (delta > 0 ? "+" : "") + ChartModel.grouped(Double(delta) / abs(before) * 100, decimals: 1) + " %)"
         return "vs \(data.series.buckets[other].label): \(text)"
     }
     var label = bucket.label
     if !bucket.isComplete { label += " (to \(bucket.end.isoDate), so far)" }
-    var parts = ["\(label): \(metric.name) \(data.value(line, at: index).map(amount) ?? "—")"]
+    var parts = ["\(label): \(metric.name) \(values.indices.contains(index) ? amount(values[index]) : "—")"]
     parts += [change(against: index - 1), change(against: data.yearBefore(index))].compactMap { $0 }
     var second = "enter lists \(trendsPopulation(metric, bucket))"
     if data.query.range != .all { second = "dashed: the previous \(data.query.range) · " + second }
