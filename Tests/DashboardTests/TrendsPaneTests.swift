@@ -246,10 +246,15 @@ import Testing
         #expect(backend.flushCount == flushes + 1)
     }
 
-    @Test func theTabRowFitsEightyColumns() throws {
+    @Test func eightyColumnsShowEveryTabAndTheWholeReadOut() throws {
         let state = try Self.opened(try Self.runner())
         let row = Self.screen(state, width: 80, height: 24)[0]
         #expect(row.contains(" 4 States ") && row.hasSuffix(" 7 Trends  "))
+        // The read-out's changes take a line of their own when the width is short.
+        let lines = Self.screen(state, width: 80, height: 24)
+        #expect(lines[18].hasPrefix("│ 2025-06 (to 2025-06-15, so far): active 2 "))
+        #expect(lines[19].hasPrefix("│ vs 2025-05: 0 (0.0 %) · vs 2024-06: +1 (+100.0 %) "))
+        #expect(lines[20].hasPrefix("│ dashed: the previous 1y · enter lists active at 2025-06-15 00:00 UTC"))
     }
 }
 

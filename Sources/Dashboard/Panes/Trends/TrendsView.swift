@@ -27,7 +27,7 @@ func renderTrends(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     Chart(model: window.model, glyphs: state.chartGlyphs, cursor: cursor - window.first)
         .render(in: chartArea, buffer: &buffer, palette: palette)
 
-    let lines = trendsReadout(data, line: line, cursor: cursor)
+    let lines = trendsReadout(data, line: line, cursor: cursor, width: inner.width)
     for (k, text) in lines.enumerated() {
         let y = inner.bottom - lines.count + k
         guard y >= chartArea.bottom else { continue }
@@ -65,8 +65,9 @@ struct TrendsWindow {
 }
 
 /// What the point under the cursor reads: its bucket and value, the change against the bucket
-/// before and the same bucket a year before; then what `enter` lists.
-func trendsReadout(_ data: TrendsData, line: Int, cursor: Int) -> [String] {
+/// before and the same bucket a year before (on a line of their own when `width` is short); then
+/// what `enter` lists.
+func trendsReadout(_ data: TrendsData, line: Int, cursor: Int, width: Int = .max) -> [String] {
     let index = data.first + cursor
     let metric = data.series.metric
     let currency = data.series.lines[line].currency
@@ -89,9 +90,11 @@ func trendsReadout(_ data: TrendsData, line: Int, cursor: Int) -> [String] {
     }
     var label = bucket.label
     if !bucket.isComplete { label += " (to \(bucket.end.isoDate), so far)" }
-    var parts = ["\(label): \(metric.name) \(values.indices.contains(index) ? amount(values[index]) : "—")"]
-    parts += [change(against: index - 1), change(against: data.yearBefore(index))].compactMap { $0 }
-    var second = "enter lists \(trendsPopulation(metric, bucket))"
-    if data.query.range != .all { second = "dashed: the previous \(data.query.range) · " + second }
-    return [parts.joined(separator: " · "), second]
+    let point = "\(label): \(metric.name) \(values.indices.contains(index) ? amount(values[index]) : "—")"
+    let changes = [change(against: index - 1), change(against: data.yearBefore(index))].compactMap { $0 }
+    var last = "enter lists \(trendsPopulation(metric, bucket))"
+    if data.query.range != .all { last = "dashed: the previous \(data.query.range) · " + last }
+    let whole = ([point] + changes).joined(separator: " · ")
+    guard whole.displayWidth > width, !changes.isEmpty else { return [whole, last] }
+    return [point, changes.joined(separator: " · "), last]
 }
