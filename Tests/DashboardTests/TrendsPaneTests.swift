@@ -118,6 +118,23 @@ import Testing
         #expect(state.subscribers.rows.map(\.id).sorted() == ["7101", "7201"])
     }
 
+    /// What `enter` lists on a point is what the point counts, on every bucket of a stock and of events.
+    @Test func everyPointListsAsManySubscriptionsAsItCounts() throws {
+        let runner = try Self.runner()
+        for metric in [SeriesMetric.active, .event(.renewal), .state(.standard)] {
+            var state = AppState(asOf: Self.asOf)
+            state.trends.metric = metric
+            drive(.switchPane(.trends), &state, runner)
+            let data = try #require(state.trends.data)
+            #expect(data.series.lines[0].values.contains { $0 > 0 })
+            for i in data.first..<data.series.buckets.count {
+                let bucket = data.series.buckets[i]
+                let size = try runner.analytics.size(of: trendsPopulation(metric, bucket), asOf: Self.asOf)
+                #expect(Int64(size.figure) == data.series.lines[0].values[i], "\(metric.name) \(bucket.label)")
+            }
+        }
+    }
+
     @Test func eventsAreBarsAndEnterListsThoseWhoseEventFallsInTheBucket() throws {
         let runner = try Self.runner()
         var state = try Self.opened(runner)
