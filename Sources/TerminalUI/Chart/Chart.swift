@@ -164,6 +164,8 @@ public struct Chart: Widget {
         // slot leaves a column between buckets).
         let barWidth = slot > 2 ? slot - 1 : slot
         let barSeries = model.series.enumerated().filter { $0.element.kind == .bar }
+        // The cells bars fill: a dashed comparison line passes behind them, never through them.
+        var barCells: Set<Position> = []
         for i in first..<n {
             var up = 0.0
             var down = 0.0
@@ -178,6 +180,7 @@ public struct Chart: Widget {
                 if model.incomplete.contains(i) { style = style.adding(.dim) }
                 for r in max(0, top)..<min(plotRows, bottom) {
                     for dx in 0..<barWidth {
+                        barCells.insert(Position(x: plotX + (i - first) * slot + dx, y: plotTop + r))
                         buffer.set(
                             string: glyphs.barFill(k), at: Position(x: plotX + (i - first) * slot + dx, y: plotTop + r),
                             style: style)
@@ -205,7 +208,9 @@ public struct Chart: Widget {
             if s.dashed { dots.dash(period: dx == 1 ? 2 : 4) }
             for r in 0..<plotRows {
                 for c in 0..<plotWidth {
-                    guard let glyph = dots.glyph(column: c, row: r, glyphs: glyphs) else { continue }
+                    guard let glyph = dots.glyph(column: c, row: r, glyphs: glyphs),
+                        !(s.dashed && barCells.contains(Position(x: plotX + c, y: plotTop + r)))
+                    else { continue }
                     var style = palette[s.role]
                     let bucket = first + c / slot
                     if model.incomplete.contains(bucket) { style = style.adding(.dim) }
