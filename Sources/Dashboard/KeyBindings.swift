@@ -111,6 +111,8 @@ public enum KeyBindings {
         KeyBinding("l", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
         KeyBinding(
             "right", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
+        KeyBinding("H", .trends(.moveCursor(-10)), name: "◂◂", description: "Cursor ten buckets back", panes: [.trends]),
+        KeyBinding("L", .trends(.moveCursor(10)), name: "▸▸", description: "Cursor ten buckets on", panes: [.trends]),
         KeyBinding(
             "enter", .trends(.open), name: "subscriptions",
             description:

@@ -94,7 +94,11 @@ import Testing
         try keys("h", "h", state: &state, runner: runner)
         lines = Self.screen(state)
         #expect(lines[25].contains("2025-03: active 3 · vs 2025-02: +1 (+50.0 %) · vs 2024-03: +3 (—)"))
-        // The cursor stops at the first bucket.
+        // The cursor stops at the first bucket (H and L move ten at a time).
+        try keys("H", state: &state, runner: runner)
+        #expect(Self.screen(state)[2].contains("· 1/13"))
+        try keys("L", state: &state, runner: runner)
+        #expect(Self.screen(state)[2].contains("· 11/13"))
         for _ in 0..<20 { try keys("left", state: &state, runner: runner) }
         #expect(Self.screen(state)[25].contains("2024-06: active 1 · vs 2024-05: 0 (0.0 %)"))
     }
