@@ -3,7 +3,8 @@
 # active subscriber by part of their email and read when they renew; go back, find a Sandbox
 # subscriber (its row and pane 2 say so); find an expired one
 # the same way, read when and why it expired, scroll to its first event, flag it for service, go
-# to the cohorts, then to Offers: mark two rows, flag them, confirm; open a family member and read
+# to the cohorts, then to Trends (a chart; enter lists a point's subscriptions), then to Offers:
+# mark two rows, flag them, confirm; open a family member and read
 # its Family Sharing line; quit; then check with `subdash flags --format json` that exactly those
 # are flagged, by the operator given, and that `subdash flags --log` records the service flag.
 # Then the defects a new user hit: no terminal, an idle dashboard's CPU, no store, the demo's
@@ -100,6 +101,22 @@ wait_for "service by $operator"
 
 tmux send-keys -t "$session" "3"
 wait_for "2025-12"
+
+# Pane 7: active subscriptions by month as a chart with value and date labels; the cursor reads a
+# point out, and enter lists exactly as many subscriptions as the point counts.
+tmux send-keys -t "$session" "7"
+wait_for "Trends · active · 1y by month · 13/13"
+wait_for "active at each month's end"
+wait_for "200┤"
+wait_for "2025-01 2025-02 2025-03"
+tmux send-keys -t "$session" "h"
+wait_for "Trends · active · 1y by month · 12/13"
+wait_for "2025-11: active "
+point="$(tmux capture-pane -p -t "$session" | grep -o '2025-11: active [0-9,]*' | head -1 | cut -d' ' -f3)"
+tmux send-keys -t "$session" Enter
+wait_for "active at 2025-12-01 00:00 UTC ($point)"
+tmux send-keys -t "$session" Escape
+wait_for "Trends · active · 1y by month · 12/13"
 
 tmux send-keys -t "$session" "5"
 wait_for "Offers · winBack ("

@@ -105,6 +105,12 @@ public enum Action: Equatable, Sendable {
     case extensionAnswered(id: String, message: String, success: Bool)
     /// The audit log `:log` asked for (of one subscription, or everyone's), oldest first.
     case loadedAuditLog(target: String?, [AuditEntry])
+    /// Pane 7's own intents (TrendsUpdate.swift).
+    case trends(TrendsIntent)
+    /// Pane 7's series, for the query it answers.
+    case loadedTrends(TrendsData)
+    /// A chart saved as SVG beside its figures as CSV (ChartExport.swift).
+    case savedChart(svg: String, csv: String)
     case failed(String)
 }
 
@@ -159,6 +165,10 @@ public enum Effect: Equatable, Sendable {
     case loadAuditLog(target: String?)
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
+    /// Pane 7's series (TrendsData.swift).
+    case loadTrends(TrendsQuery)
+    /// Write a chart's SVG and its figures' CSV under one new name (ChartExport.swift).
+    case saveChart(stem: String, svg: String, header: [String], rows: [[String]])
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with
     /// `flags`, `filter` and `sort` applied as pane 5 shows it, as CSV.
     case exportOffers(

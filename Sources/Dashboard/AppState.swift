@@ -5,7 +5,7 @@ import TerminalUI
 
 /// The dashboard's panes, in tab order; the number key of a pane is `rawValue + 1`.
 public enum Pane: Int, CaseIterable, Hashable, Sendable {
-    case subscribers, subscriber, cohorts, statesEvents, offers, money
+    case subscribers, subscriber, cohorts, statesEvents, offers, money, trends
 
     /// Whether the pane waits for a load in the background.
     var loadingFlag: WritableKeyPath<AppState, Bool> {
@@ -16,6 +16,7 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
         case .statesEvents: \.statesEvents.loading
         case .offers: \.offers.loading
         case .money: \.money.loading
+        case .trends: \.trends.loading
         }
     }
 
@@ -27,6 +28,17 @@ public enum Pane: Int, CaseIterable, Hashable, Sendable {
         case .statesEvents: "States & Events"
         case .offers: "Offers"
         case .money: "Money"
+        case .trends: "Trends"
+        }
+    }
+
+    /// The tab's title when the tab row is short of room.
+    public var shortTitle: String {
+        switch self {
+        case .subscribers: "Subs"
+        case .subscriber: "Sub"
+        case .statesEvents: "States"
+        default: title
         }
     }
 }
@@ -43,6 +55,8 @@ public struct SubscriberListView: Equatable, Sendable {
     /// Whose subscriptions the list shows (`o` cycles): everyone's unless a drill-down from pane 4
     /// or the user narrowed it.
     public var ownership: OwnershipFilter = .all
+    /// The pane a drill-down came from, when it does not follow from the population (pane 7).
+    public var origin: Pane?
 
     public init(
         filter: String? = nil, population: SubscriberPopulation? = nil, sort: SubscriberSort = SubscriberSort(),
@@ -238,6 +252,9 @@ public struct AppState: Equatable, Sendable {
     public var statesEvents = StatesEventsPane()
     public var offers = OffersPane()
     public var money = MoneyPane()
+    public var trends = TrendsPane()
+    /// How charts draw (`:chart braille|block|ascii`): braille in a UTF-8 locale, else blocks.
+    public var chartGlyphs = ChartGlyphs.braille
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
     public var storeWatch = StoreWatch()

@@ -7,9 +7,10 @@ import TerminalUI
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
     case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, q, quit
+    case metric, range, chart, trends
 
     /// Completed with a space after it when it takes an argument.
-    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers].contains(self) }
+    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers, .metric, .range, .chart].contains(self) }
 }
 
 extension CommandName {
@@ -114,9 +115,31 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
     case .money: return update(&state, .switchPane(.money))
+    case .trends: return update(&state, .switchPane(.trends))
+    case .metric:
+        guard let metric = SeriesMetric(name: argument) else {
+            state.status = "usage: :metric NAME (\(SeriesMetric.names.joined(separator: ", ")))"
+            return []
+        }
+        // Pane 7 shows it (from another pane, it opens there).
+        return showTrends(&state, .setMetric(metric))
+    case .range:
+        guard let range = TrendsRange(parsing: argument) else {
+            state.status = "usage: :range 90d|12w|6m|1y|all (days, weeks, months or years back from as-of, or everything)"
+            return []
+        }
+        return showTrends(&state, .setRange(range))
+    case .chart:
+        guard let glyphs = ChartGlyphs(rawValue: argument.lowercased()) else {
+            state.status = "usage: :chart braille|block|ascii (how every chart draws)"
+            return []
+        }
+        state.chartGlyphs = glyphs
+        state.notice = "charts in \(glyphs.rawValue)"
+        return []
     case nil:
         state.status =
-            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :q)"
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :metric, :range, :chart, :q)"
         return []
     }
 }
@@ -138,6 +161,9 @@ func commandCompletions(for text: String, _ state: AppState) -> [String] {
     case .state: arguments = CommandName.stateNames
     case .theme: arguments = state.themeNames
     case .offers: arguments = OfferList.allCases.map(\.title)
+    case .metric: arguments = SeriesMetric.names
+    case .range: arguments = TrendsRange.steps.map(\.description)
+    case .chart: arguments = ChartGlyphs.allCases.map(\.rawValue)
     case .user:
         arguments = [state.subscriber.id, state.subscribers.selectedId, state.offers.selectedRow?.id].compactMap { $0 }
     default: arguments = []

@@ -18,6 +18,8 @@ extension EffectRunner {
         case .loadMoney, .loadMoneySection: "loading the money figures"
         case .writeFlags: "writing the flags"
         case .exportCSV, .exportSubscribers, .exportOffers: "the export"
+        case .loadTrends(let query): "loading the \(query.metric.name) series"
+        case .saveChart: "saving the chart"
         case .loadTheme(let name): "loading theme \(name)"
         default: "reading the store"
         }

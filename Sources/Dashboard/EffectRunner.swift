@@ -180,6 +180,11 @@ public final class EffectRunner: Sendable {
             case .loadMoneySection(let section, let asOf, let scope):
                 return .loadedMoneySection(
                     asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
+            case .loadTrends(let query):
+                return .loadedTrends(try TrendsData.load(analytics, query))
+            case .saveChart(let stem, let svg, let header, let rows):
+                let paths = try ChartExport.write(directory: exportDirectory, stem: stem, svg: svg, header: header, rows: rows)
+                return .savedChart(svg: paths.svg, csv: paths.csv)
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

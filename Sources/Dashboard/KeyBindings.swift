@@ -50,6 +50,7 @@ public enum KeyBindings {
         KeyBinding("4", .switchPane(.statesEvents), name: "states", description: "Go to States & Events"),
         KeyBinding("5", .switchPane(.offers), name: "offers", description: "Go to Offers"),
         KeyBinding("6", .switchPane(.money), name: "money", description: "Go to Money"),
+        KeyBinding("7", .switchPane(.trends), name: "trends", description: "Go to Trends"),
         KeyBinding(
             "esc", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search", shownInBar: true),
         KeyBinding("-", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search"),
@@ -63,7 +64,7 @@ public enum KeyBindings {
         KeyBinding(
             ":", .startCommand, name: "command",
             description:
-                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :log [ID], :q; tab completes)"
+                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :log [ID], :metric NAME, :range 90d/1y/all, :chart braille/block/ascii, :q; tab completes)"
         ),
         KeyBinding(
             "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
@@ -91,6 +92,37 @@ public enum KeyBindings {
         KeyBinding(
             "c", .cycleCurrency, name: "currency", description: "Chart revenue in the next currency", shownInBar: true,
             panes: [.money]),
+        KeyBinding(
+            "m", .trends(.cycleMetric(1)), name: "metric",
+            description: "Next metric: active, mrr, committed, each state, each event type (as :metric NAME)",
+            shownInBar: true, panes: [.trends]),
+        KeyBinding("M", .trends(.cycleMetric(-1)), name: "metric -1", description: "Previous metric", panes: [.trends]),
+        KeyBinding(
+            "]", .trends(.stepRange(1)), name: "range +", description: "Longer range: 30d, 90d, 6m, 1y, 2y, all (as :range)",
+            shownInBar: true, panes: [.trends]),
+        KeyBinding("[", .trends(.stepRange(-1)), name: "range -", description: "Shorter range", panes: [.trends]),
+        KeyBinding(
+            "b", .trends(.cycleBucket), name: "bucket", description: "Buckets of a day, a week or a month",
+            shownInBar: true, panes: [.trends]),
+        KeyBinding(
+            "h", .trends(.moveCursor(-1)), name: "◂", description: "Cursor to the bucket before", panes: [.trends]),
+        KeyBinding(
+            "left", .trends(.moveCursor(-1)), name: "◂", description: "Cursor to the bucket before", panes: [.trends]),
+        KeyBinding("l", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
+        KeyBinding(
+            "right", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
+        KeyBinding("H", .trends(.moveCursor(-10)), name: "◂◂", description: "Cursor ten buckets back", panes: [.trends]),
+        KeyBinding("L", .trends(.moveCursor(10)), name: "▸▸", description: "Cursor ten buckets on", panes: [.trends]),
+        KeyBinding(
+            "enter", .trends(.open), name: "subscriptions",
+            description:
+                "List the subscriptions behind the point: in the state (paying, for money) at its end, or whose event falls in it",
+            shownInBar: true, panes: [.trends]),
+        KeyBinding(
+            "c", .trends(.cycleCurrency), name: "currency", description: "Money in the next currency", panes: [.trends]),
+        KeyBinding(
+            "ctrl-s", .trends(.save), name: "save",
+            description: "Save the chart as an SVG picture beside its figures as CSV", shownInBar: true, panes: [.trends]),
         KeyBinding(
             "space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
             panes: [.subscribers, .offers]),

@@ -62,6 +62,20 @@ public enum ReportCharts {
         }
     }
 
+    /// A series as `report series --format csv` writes it (and pane 7's `ctrl-s` beside its SVG):
+    /// one row per line and bucket.
+    public static func seriesCSV(_ s: MetricSeries) -> (header: [String], rows: [[String]]) {
+        let rows = s.lines.flatMap { line in
+            zip(s.buckets, line.values).map { bucket, value in
+                [
+                    bucket.start.iso8601, bucket.end.iso8601, line.currency ?? "",
+                    s.metric.isMoney ? MoneyFormat.plain(value) : "\(value)",
+                ]
+            }
+        }
+        return (["start", "end", "currency", "value"], rows)
+    }
+
     /// The retention grid as an SVG heat map: cohorts down, paid periods across, the average last.
     public static func cohortsSVG(_ grid: CohortGrid, store: String) -> String {
         let rows = grid.cohorts + [grid.average]

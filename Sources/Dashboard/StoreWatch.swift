@@ -72,5 +72,8 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .money:
         // The cursor and the order are kept; the rows are the new figures'.
         return [.loadMoney(asOf: asOf, scope: state.scope)]
+    case .trends:
+        // The chart and its cursor stay until the new series replaces them.
+        return [.loadTrends(state.trends.query(asOf: asOf, scope: state.scope))]
     }
 }

@@ -100,6 +100,14 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return extensionChecked(&state, check)
     case .extensionAnswered(let id, let message, let success):
         return extensionAnswered(&state, id: id, message: message, success: success)
+    case .trends(let intent):
+        return trendsUpdate(&state, intent)
+    case .loadedTrends(let data):
+        trendsLoaded(&state, data)
+        return []
+    case .savedChart(let svg, let csv):
+        ChartExport.saved(&state, svg: svg, csv: csv)
+        return []
     case .loadedAuditLog(let target, let entries):
         state.overlay = auditLogOverlay(target: target, entries)
         return []
@@ -261,7 +269,7 @@ private func openSelected(_ state: inout AppState) -> [Effect] {
         return openSubscriber(&state, id)
     case .cohorts, .statesEvents, .money:
         return drillDown(&state)
-    case .subscriber:
+    case .subscriber, .trends:
         return []
     }
 }
@@ -360,6 +368,8 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
     case .money:
         state.money.row = clamp(state.money.row + delta, 0, max(0, state.money.offers.count - 1))
         return []
+    case .trends:
+        return []
     }
 }
 
@@ -373,6 +383,7 @@ func invalidate(_ state: inout AppState) {
     state.offers.stream = nil
     state.offers.refreshShown()
     state.money.figures = nil
+    state.trends.data = nil
 }
 
 func reloadSubscribers(_ state: inout AppState) -> [Effect] {
@@ -446,6 +457,7 @@ private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         case .statesEvents: state.statesEvents.figures == nil
         case .offers: state.offers.board == nil
         case .money: state.money.figures == nil
+        case .trends: state.trends.data == nil
         }
     return empty ? load(&state, pane) : []
 }
@@ -480,6 +492,8 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     case .money:
         state.money.loading = true
         return [.loadMoney(asOf: asOf, scope: state.scope)]
+    case .trends:
+        return loadTrends(&state)
     }
 }
 

@@ -40,13 +40,16 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         return nil
     }
     let rows = Layout.vertical([.fixed(1), .fixed(1), .fill(), .fixed(1), .fixed(1)]).split(area)
-    Tabs(titles: Pane.allCases.map(\.title), active: state.pane.rawValue).render(in: rows[0], buffer: &buffer, palette: palette)
+    Tabs(titles: Pane.allCases.map(\.title), active: state.pane.rawValue, shortTitles: Pane.allCases.map(\.shortTitle))
+        .render(in: rows[0], buffer: &buffer, palette: palette)
     var crumbs = ["subdash"]
     if state.pane == .subscribers, let population = state.subscribers.view.queriedPopulation {
         // A drill-down shows where it came from.
 
         crumbs.append(
-            population.isCohort ? Pane.cohorts.title : population.isOfferUse ? Pane.money.title : Pane.statesEvents.title)
+            state.subscribers.view.origin?.title
+                ?? (population.isCohort
+                    ? Pane.cohorts.title : population.isOfferUse ? Pane.money.title : Pane.statesEvents.title))
     }
     crumbs.append(state.pane.title)
     if state.pane == .subscriber, let id = state.subscriber.id { crumbs.append(clean(id)) }
@@ -73,6 +76,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     case .statesEvents: renderStatesEvents(state, in: body, buffer: &buffer, palette: palette)
     case .offers: renderOffers(state, in: body, buffer: &buffer, palette: palette)
     case .money: renderMoney(state, in: body, buffer: &buffer, palette: palette)
+    case .trends: renderTrends(state, in: body, buffer: &buffer, palette: palette)
     }
 
     var cursor: Position?

@@ -19,6 +19,9 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
     case cohortEnded(month: Month, period: Int, duration: BillingDuration? = nil)
     /// Subscriptions in any of these states at as-of (one state, or the `active` / `total` rows).
     case states([SubscriptionState])
+    /// Subscriptions in any of these states at an instant (at or before as-of): a point of a state
+    /// or active over time (pane 7).
+    case statesAt([SubscriptionState], at: Instant)
     /// Events of this type with their instant in [from, to) and at or before as-of.
     case events(EventType, from: Instant, to: Instant)
     /// Uses of one offer (kind and identifier, none for introductory offers) started in [from, to)
@@ -39,6 +42,9 @@ public enum SubscriberPopulation: Hashable, Sendable, CustomStringConvertible {
             } else {
                 "state " + states.map(\.rawValue).joined(separator: ", ")
             }
+        case .statesAt(let states, let at):
+            Set(states) == Set(SubscriptionState.allCases.filter { $0.isActive && $0 != .freeTrial })
+                ? "paying at \(at.asOfText)" : "\(SubscriberPopulation.states(states).description) at \(at.asOfText)"
         case .events(let type, let from, let to):
             from.month.start == from && from.month.end == to
                 ? "\(type.rawValue) in \(from.month)"
@@ -54,7 +60,7 @@ extension SubscriberPopulation {
     public var isCohort: Bool {
         switch self {
         case .cohortStarted, .cohortRetained, .cohortEnded: true
-        case .states, .events, .offerUses: false
+        case .states, .statesAt, .events, .offerUses: false
         }
     }
 
@@ -104,6 +110,7 @@ extension SubscriberPopulation {
         case .cohortEnded(let month, let k, let duration):
             .cohort(month: month.index, billingDays: duration?.days, .ended(period: k))
         case .states(let states): .states(states)
+        case .statesAt(let states, let at): .statesAt(states, at: min(at, asOf).milliseconds)
         case .events(let type, let from, let to): .events(type, from: from.milliseconds, upper: upper(to))
         case .offerUses(let kind, let identifier, let from, let to):
             .offerUses(kind, identifier: identifier, from: from.milliseconds, upper: upper(to))

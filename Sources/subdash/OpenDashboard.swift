@@ -85,6 +85,7 @@ struct OpenDashboard: ParsableCommand {
             state.notice = "read-only: " + state.readOnlyReason
         }
         state.storeLabel = storeLabel
+        state.chartGlyphs = ChartGlyphs.forLocale(ProcessInfo.processInfo.environment)
         state.catalogueOffers = Self.catalogueOffers(database)
         state.appleFetchUnavailable = fetchUnavailable
         let session = DashboardSession(

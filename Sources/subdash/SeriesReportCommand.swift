@@ -37,16 +37,8 @@ struct SeriesReportCommand: AsyncParsableCommand {
         emit(
             options.format, json: { ReportJSON.series(s) },
             csv: {
-                CSV.render(
-                    header: ["start", "end", "currency", "value"],
-                    rows: s.lines.flatMap { line in
-                        zip(s.buckets, line.values).map { bucket, value in
-                            [
-                                bucket.start.iso8601, bucket.end.iso8601, line.currency ?? "",
-                                s.metric.isMoney ? MoneyFormat.plain(value) : "\(value)",
-                            ]
-                        }
-                    })
+                let csv = ReportCharts.seriesCSV(s)
+                return CSV.render(header: csv.header, rows: csv.rows)
             }, table: { Self.table(s) },
             svg: { ChartSVG.render(ReportCharts.series(s, store: store)) })
     }

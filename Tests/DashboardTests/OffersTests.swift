@@ -188,7 +188,7 @@ private let retentionExport = """
         // At 80×24 the overlay shows what fits and scrolls to the rest.
         var small = screen(state).joined(separator: "\n")
         #expect(small.contains("Mark the row") && small.contains("more below") && !small.contains("Reload the pane"))
-        for _ in 0..<30 { try press("j", state: &state, runner: runner) }
+        for _ in 0..<40 { try press("j", state: &state, runner: runner) }
         small = screen(state).joined(separator: "\n")
         #expect(small.contains("Reload the pane") && small.contains("end of the list"))
         #expect(state.overlay == .help)

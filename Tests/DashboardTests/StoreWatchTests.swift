@@ -54,10 +54,10 @@ private func withFileStore(_ body: (String) throws -> Void) throws {
             #expect(state.subscribers.selectedId == cursorId, "the cursor stays on the same subscription")
             #expect(state.marks.count == 1, "marks survive the reload")
             // the other panes are reloaded when next shown, with the new figures
-            #expect(state.storeWatch.stale == [.subscriber, .cohorts, .statesEvents, .offers, .money])
+            #expect(state.storeWatch.stale == [.subscriber, .cohorts, .statesEvents, .offers, .money, .trends])
             try keys("4", state: &state, runner: runner)
             #expect(state.statesEvents.figures?.states.total == 9)
-            #expect(state.storeWatch.stale == [.subscriber, .cohorts, .offers, .money])
+            #expect(state.storeWatch.stale == [.subscriber, .cohorts, .offers, .money, .trends])
         }
     }
 

@@ -113,6 +113,24 @@ import Testing
     }
 
     /// The legend gives way: names cut to four characters, then none; the title stays.
+    /// A comparison (the previous period) is a dashed line, told apart from a solid one without
+    /// colour, that passes behind bars rather than through them.
+    @Test func aDashedComparisonLinePassesBehindBars() {
+        let model = ChartModel(
+            title: "renewals", labels: ["A", "B", "C", "D"],
+            series: [
+                ChartModel.Series(name: "now", kind: .bar, values: [4, 4, 0, 0], role: .standard),
+                ChartModel.Series(name: "before", kind: .line, values: [2, 2, 2, 2], role: .muted, dashed: true),
+            ])
+        let buffer = draw(Chart(model: model, glyphs: .ascii), width: 30, height: 7)
+        let lines = buffer.lines()
+        #expect(lines[0].hasSuffix("# now  . . before"), "the legend shows the dashed sample")
+        // At 2 the line is hidden where the bars (up to 4) are, dashed where they are not.
+        let row = lines.first { $0.hasPrefix("2+") } ?? ""
+        #expect(row.contains("#"))
+        #expect(row.contains("* *") && !row.contains("**"))
+    }
+
     @Test func legendGivesWayWhenSpaceIsShort() {
         #expect(
             draw(Chart(model: bars, glyphs: .block), width: 36, height: 9).lines()[0]

@@ -26,4 +26,18 @@ extension AppDatabase {
             ).map(Instant.init(milliseconds:))
         }
     }
+
+    /// The earliest purchase date of an applied transaction: where "all" of a chart over time
+    /// starts. Nil for an empty store. One step down the index by purchase date.
+    public func earliestPurchaseInstant() throws -> Instant? {
+        try writer.read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT purchaseDate FROM "transaction" t WHERE \(SignedData.applied("t"))
+                    ORDER BY purchaseDate LIMIT 1
+                    """
+            ).map(Instant.init(milliseconds:))
+        }
+    }
 }

@@ -21,6 +21,8 @@ public enum PopulationMembers: Hashable, Sendable {
     case cohort(month: Int, billingDays: Int?, CohortPart)
     /// Subscriptions whose segment at as-of is in one of the states.
     case states([SubscriptionState])
+    /// Subscriptions whose segment at the instant `at` is in one of the states.
+    case statesAt([SubscriptionState], at: Int64)
     /// Events of the type with from <= at < upper.
     case events(EventType, from: Int64, upper: Int64)
     /// Uses of one offer started in [from, upper).
@@ -80,7 +82,9 @@ extension AppDatabase {
             let json = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
             return "SELECT value AS originalTransactionId FROM json_each(\(json))"
         case .states(let states):
-            // As states are counted: the segment covering as-of, by its product.
+            return try members(db, .statesAt(states, at: now), asOf: now, scope: scope)
+        case .statesAt(let states, let now):
+            // As states are counted: the segment covering the instant (as-of), by its product.
             let list = SQL(sql: RowScope.inList(states))
             return """
                 SELECT originalTransactionId FROM segment

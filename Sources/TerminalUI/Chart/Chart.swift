@@ -33,6 +33,8 @@ public enum ChartGlyphs: String, Sendable, CaseIterable {
 
     /// How a line series shows in a legend.
     var lineSample: String { self == .ascii ? "-*-" : self == .block ? "▄▀▄" : "⠤⠒⠤" }
+    /// How a dashed line shows in a legend.
+    var dashedLineSample: String { self == .ascii ? ". ." : self == .block ? "▄ ▄" : "⠄⠂⠄" }
     /// The mark of a bucket without data (a gap, unlike a zero).
     var gapMark: String { self == .ascii ? ":" : "┊" }
     var axis: (vertical: String, tick: String, zero: String) {
@@ -63,7 +65,7 @@ public struct Chart: Widget {
         return model.series.map { s in
             let name = nameLength.map { String(s.name.prefix($0)) } ?? s.name
             switch s.kind {
-            case .line: return glyphs.lineSample + " " + name
+            case .line: return (s.dashed ? glyphs.dashedLineSample : glyphs.lineSample) + " " + name
             case .bar:
                 defer { bar += 1 }
                 return glyphs.barFill(bar) + " " + name
@@ -162,6 +164,8 @@ public struct Chart: Widget {
         // slot leaves a column between buckets).
         let barWidth = slot > 2 ? slot - 1 : slot
         let barSeries = model.series.enumerated().filter { $0.element.kind == .bar }
+        // The cells bars fill: a dashed comparison line passes behind them, never through them.
+        var barCells: Set<Position> = []
         for i in first..<n {
             var up = 0.0
             var down = 0.0
@@ -176,6 +180,7 @@ public struct Chart: Widget {
                 if model.incomplete.contains(i) { style = style.adding(.dim) }
                 for r in max(0, top)..<min(plotRows, bottom) {
                     for dx in 0..<barWidth {
+                        barCells.insert(Position(x: plotX + (i - first) * slot + dx, y: plotTop + r))
                         buffer.set(
                             string: glyphs.barFill(k), at: Position(x: plotX + (i - first) * slot + dx, y: plotTop + r),
                             style: style)
@@ -199,9 +204,13 @@ public struct Chart: Widget {
                 if let (px, py) = previous { dots.line(from: (px, py), to: (x, y)) } else { dots.set(x, y) }
                 previous = (x, y)
             }
+            // A dashed line keeps every other pair of dot columns (ASCII: every other column).
+            if s.dashed { dots.dash(period: dx == 1 ? 2 : 4) }
             for r in 0..<plotRows {
                 for c in 0..<plotWidth {
-                    guard let glyph = dots.glyph(column: c, row: r, glyphs: glyphs) else { continue }
+                    guard let glyph = dots.glyph(column: c, row: r, glyphs: glyphs),
+                        !(s.dashed && barCells.contains(Position(x: plotX + c, y: plotTop + r)))
+                    else { continue }
                     var style = palette[s.role]
                     let bucket = first + c / slot
                     if model.incomplete.contains(bucket) { style = style.adding(.dim) }
@@ -247,6 +256,14 @@ struct DotCanvas {
     mutating func set(_ x: Int, _ y: Int) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         dots[y * width + x] = true
+    }
+
+    /// Clears the second half of every `period` dot columns: a solid line becomes a dashed one.
+    mutating func dash(period: Int) {
+        guard period > 1 else { return }
+        for x in 0..<width where x % period >= period / 2 {
+            for y in 0..<height { dots[y * width + x] = false }
+        }
     }
 
     func isSet(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < width && y < height && dots[y * width + x] }

@@ -13,12 +13,16 @@ public struct ChartModel: Sendable, Equatable {
         public var values: [Double?]
         /// Its colour in the terminal (a pattern tells it apart without colour).
         public var role: ThemeRole
+        /// A line drawn dashed (a comparison, such as the previous period), told apart from the
+        /// solid ones without colour.
+        public var dashed: Bool
 
-        public init(name: String, kind: Kind, values: [Double?], role: ThemeRole) {
+        public init(name: String, kind: Kind, values: [Double?], role: ThemeRole, dashed: Bool = false) {
             self.name = name
             self.kind = kind
             self.values = values
             self.role = role
+            self.dashed = dashed
         }
     }
 

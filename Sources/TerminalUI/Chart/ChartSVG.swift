@@ -115,6 +115,9 @@ public enum ChartSVG {
 
     public static func render(_ model: ChartModel) -> String { render([model]) }
 
+    /// The stroke of a dashed line (a comparison such as the previous period).
+    static let dash = " stroke-dasharray=\"6 4\""
+
     static func legend(_ model: ChartModel, y: Int) -> String {
         var out = ""
         var x = 16
@@ -127,7 +130,7 @@ public enum ChartSVG {
                 bar += 1
             case .line:
                 out +=
-                    "<line x1=\"\(x)\" y1=\"\(y - 4)\" x2=\"\(x + 12)\" y2=\"\(y - 4)\" stroke=\"\(colour(s.role))\" stroke-width=\"2.5\"/>"
+                    "<line x1=\"\(x)\" y1=\"\(y - 4)\" x2=\"\(x + 12)\" y2=\"\(y - 4)\" stroke=\"\(colour(s.role))\" stroke-width=\"2.5\"\(s.dashed ? dash : "")/>"
             }
             out += "<text class=\"fg\" x=\"\(x + 17)\" y=\"\(y)\">\(escape(s.name))</text>\n"
             x += 17 + 7 * s.name.count + 18
@@ -221,7 +224,8 @@ public enum ChartSVG {
                 pen = true
             }
             if !path.isEmpty {
-                out += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(c)\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>\n"
+                out +=
+                    "<path d=\"\(path)\" fill=\"none\" stroke=\"\(c)\" stroke-width=\"2.5\" stroke-linejoin=\"round\"\(s.dashed ? dash : "")/>\n"
             }
             for i in 0..<min(n, s.values.count) {
                 guard let v = s.values[i] else { continue }
