@@ -405,7 +405,9 @@ struct DashboardFetcher {
     var extender: RenewalExtender?
 
     /// Nil and the reason when there are no usable credentials.
-    static func make(database: AppDatabase, operatorName: String? = nil) -> (DashboardFetcher?, unavailable: String?) {
+    static func make(
+        database: AppDatabase, operatorName: String? = nil, trustRoots: [String] = []
+    ) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
         let environment: AppStoreServerEnvironment
@@ -415,7 +417,9 @@ struct DashboardFetcher {
             client = connection.client
             environment = connection.environment
             bundleId = connection.bundleId
-            sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
+            sink = StoreSink(
+                database: database,
+                verifier: try VerificationOptions.parse(trustRoots.flatMap { ["--trust-root", $0] }).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")
         } catch {
