@@ -2,7 +2,8 @@
 # Support actions end to end under tmux (README, "Support actions"), against subdash-fake-appstore
 # over loopback with a throwaway key: a support agent types the order ID of a receipt into `/`,
 # takes the offer to look it up at Apple, extends the subscriber's renewal date from pane 2 with
-# `x`, reads it in `:log`, then watches a mass extension on `:support`. Then checks what the fake
+# `x`, reads it in `:log`, then reads on `:support` a mass extension asked and polled with
+# `subdash extend --all` / `--status`. Then checks what the fake
 # App Store received (each request once, every token accepted) and what `subdash log` recorded.
 # The store is the demo's (its app is com.example.subdash). Called by e2e-tmux.sh; polls
 # capture-pane instead of sleeping; dumps the pane and the fake's log on failure.
@@ -36,6 +37,14 @@ fail() {
   echo "e2e-support: what the fake App Store received:" >&2
   cat "$work/fake.log" >&2 || true
   exit 1
+}
+wait_gone() {  # an escape followed at once by a key would reach curses as alt-KEY
+  local text="$1" i
+  for i in $(seq 1 150); do
+    if ! tmux capture-pane -p -t "$session" | grep -qF -- "$text"; then return 0; fi
+    sleep 0.1
+  done
+  fail "'$text' stayed on the screen"
 }
 wait_for() {
   local text="$1" i
@@ -73,6 +82,15 @@ base="$(sed -n 's/^listening on //p' "$work/fake.out")"
 # The credentials as the README's "Support actions" gives them (environment variables here).
 credentials="SUBDASH_ISSUER_ID=57246542-96fe-1a63-e053-0824d011072a SUBDASH_KEY_ID=2X9R4HXF34"
 credentials+=" SUBDASH_BUNDLE_ID=$bundle SUBDASH_PRIVATE_KEY=$work/AuthKey.p8 SUBDASH_API_BASE=$base"
+# A mass extension asked and polled from the command line, as after an outage: `:support` shows it.
+env $credentials "$bin" extend --all --product com.example.pro.monthly --days 3 --reason service-issue --storefront USA \
+  --yes --db "$work/store.sqlite" --operator "$operator" --trust-root "$work/root.pem" >"$work/mass.out" 2>&1 ||
+  fail "subdash extend --all failed: $(cat "$work/mass.out")"
+mass="$(sed -n 's/^mass extension requested: //p' "$work/mass.out")"
+[ -n "$mass" ] || fail "subdash extend --all gave no request identifier: $(cat "$work/mass.out")"
+env $credentials "$bin" extend --status "$mass" --product com.example.pro.monthly --db "$work/store.sqlite" \
+  --operator "$operator" --trust-root "$work/root.pem" >"$work/status.out" 2>&1 ||
+  fail "subdash extend --status failed: $(cat "$work/status.out")"
 tmux new-session -d -s "$session" -x 120 -y 40 \
   "LANG=C.UTF-8 TERM=xterm-256color $credentials $bin --db $work/store.sqlite --operator $operator \
    --trust-root $work/root.pem; echo EXITED=\$? > $work/exit; sleep 30"
@@ -107,6 +125,18 @@ wait_for "Audit log of $subscription"
 wait_for "$operator · $subscription · extend"
 wait_for "Apple's new renewal date $extended"
 tmux send-keys -t "$session" Escape
+wait_gone "Audit log of $subscription"
+# :support: the consumption queue (none here) and the mass extension with the status polled.
+tmux send-keys -t "$session" ":"
+tmux send-keys -t "$session" -l "support"
+tmux send-keys -t "$session" Enter
+wait_for "Consumption requests: 0 waiting, 0 answered"
+wait_for "Mass extensions: 1"
+wait_for "request $mass"
+wait_for "complete: 30 succeeded, 2 failed"
+wait_for "extend every active subscriber by 3 days"
+tmux send-keys -t "$session" Escape
+wait_gone "Mass extensions: 1"
 tmux send-keys -t "$session" "q"
 for _ in $(seq 1 100); do [ -f "$work/exit" ] && break; sleep 0.1; done
 grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not quit with status 0"
@@ -115,6 +145,7 @@ grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not quit 
 # accepted.
 grep -q "token refused" "$work/fake.log" && fail "the fake App Store refused a token"
 [ "$(grep -c "^GET /inApps/v1/lookup/$order " "$work/fake.log")" -eq 1 ] || fail "the order was not looked up once"
+[ "$(grep -c "^POST /inApps/v1/subscriptions/extend/mass " "$work/fake.log")" -eq 1 ] || fail "the mass extension was not sent once"
 [ "$(grep -c "^PUT /inApps/v1/subscriptions/extend/$subscription " "$work/fake.log")" -eq 1 ] ||
   fail "the extension was not sent once"
 grep -q "^PUT /inApps/v1/subscriptions/extend/$subscription {\"extendByDays\":7,\"extendReasonCode\":1," \

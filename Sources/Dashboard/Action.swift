@@ -105,6 +105,8 @@ public enum Action: Equatable, Sendable {
     case extensionAnswered(id: String, message: String, success: Bool)
     /// The audit log `:log` asked for (of one subscription, or everyone's), oldest first.
     case loadedAuditLog(target: String?, [AuditEntry])
+    /// What `:support` shows: the consumption queue and the mass extensions.
+    case loadedSupport(SupportQueue)
     case failed(String)
 }
 
@@ -157,6 +159,8 @@ public enum Effect: Equatable, Sendable {
     case checkExtension(String)
     /// `:log`: the audit log `subdash log` prints (of one subscription when `target` is given).
     case loadAuditLog(target: String?)
+    /// `:support`: Apple's consumption requests and the mass extensions (SupportView.swift).
+    case loadSupport
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with

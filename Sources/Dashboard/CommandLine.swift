@@ -6,7 +6,7 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, q, quit
+    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, support, q, quit
 
     /// Completed with a space after it when it takes an argument.
     var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers].contains(self) }
@@ -110,13 +110,14 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         // Pane 2's subscriber when no id is given there; elsewhere everyone's.
         let target = argument.isEmpty ? (state.pane == .subscriber ? state.subscriber.id : nil) : argument
         return [.loadAuditLog(target: target)]
+    case .support: return [.loadSupport]
     case .subscribers: return update(&state, .switchPane(.subscribers))
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
     case .money: return update(&state, .switchPane(.money))
     case nil:
         state.status =
-            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :q)"
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :support, :q)"
         return []
     }
 }

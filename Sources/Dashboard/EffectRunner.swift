@@ -211,6 +211,8 @@ public final class EffectRunner: Sendable {
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await lookUp(order)) }
                 return answer.receive() ?? .orderLookupFailed(order: order, message: "no answer")
+            case .loadSupport:
+                return .loadedSupport(try supportQueue(now: now()))
             case .loadAuditLog(let target):
                 return .loadedAuditLog(target: target, try analytics.database.auditLog(target: target))
             case .checkExtension(let id):

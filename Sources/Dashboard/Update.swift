@@ -100,6 +100,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return extensionChecked(&state, check)
     case .extensionAnswered(let id, let message, let success):
         return extensionAnswered(&state, id: id, message: message, success: success)
+    case .loadedSupport(let queue):
+        state.overlay = supportOverlay(queue)
+        return []
     case .loadedAuditLog(let target, let entries):
         state.overlay = auditLogOverlay(target: target, entries)
         return []
