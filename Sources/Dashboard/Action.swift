@@ -107,6 +107,10 @@ public enum Action: Equatable, Sendable {
     case loadedAuditLog(target: String?, [AuditEntry])
     /// What `:support` shows: the consumption queue and the mass extensions.
     case loadedSupport(SupportQueue)
+    /// What the store says about answering a consumption request (the `:answer` form opens on it).
+    case consumptionChecked(ConsumptionCheck)
+    /// Apple's reply to an answer (or why it was not sent).
+    case consumptionAnswered(message: String, success: Bool)
     case failed(String)
 }
 
@@ -161,6 +165,10 @@ public enum Effect: Equatable, Sendable {
     case loadAuditLog(target: String?)
     /// `:support`: Apple's consumption requests and the mass extensions (SupportView.swift).
     case loadSupport
+    /// `:answer`: read what the form needs and may refuse.
+    case checkConsumption(String)
+    /// Check again, audit and send a consumption answer to Apple (in the background).
+    case answerConsumption(ConsumptionOrder)
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with

@@ -6,10 +6,10 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, support, q, quit
+    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, support, answer, q, quit
 
     /// Completed with a space after it when it takes an argument.
-    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers].contains(self) }
+    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers, .answer].contains(self) }
 }
 
 extension CommandName {
@@ -111,13 +111,14 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         let target = argument.isEmpty ? (state.pane == .subscriber ? state.subscriber.id : nil) : argument
         return [.loadAuditLog(target: target)]
     case .support: return [.loadSupport]
+    case .answer: return startConsumptionAnswer(&state, argument)
     case .subscribers: return update(&state, .switchPane(.subscribers))
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
     case .money: return update(&state, .switchPane(.money))
     case nil:
         state.status =
-            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :support, :q)"
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :support, :answer, :q)"
         return []
     }
 }

@@ -83,7 +83,7 @@ func supportOverlay(_ queue: SupportQueue) -> Overlay {
         if let outcome = row.outcome { add([outcome]) }
     }
     if ordered.count > supportRowsShown { lines.append("  (\(ordered.count - supportRowsShown) more: subdash consumption)") }
-    if !waiting.isEmpty { lines.append("  answer with subdash consumption TRANSACTION_ID") }
+    if !waiting.isEmpty { lines.append("  answer: :answer TRANSACTION_ID") }
     lines.append("")
     lines.append("Mass extensions: \(queue.massExtensions.count)")
     if queue.massExtensions.isEmpty { lines.append("  none asked (subdash extend --all)") }

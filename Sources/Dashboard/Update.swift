@@ -100,6 +100,10 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return extensionChecked(&state, check)
     case .extensionAnswered(let id, let message, let success):
         return extensionAnswered(&state, id: id, message: message, success: success)
+    case .consumptionChecked(let check):
+        return consumptionChecked(&state, check)
+    case .consumptionAnswered(let message, let success):
+        return consumptionAnswered(&state, message: message, success: success)
     case .loadedSupport(let queue):
         state.overlay = supportOverlay(queue)
         return []

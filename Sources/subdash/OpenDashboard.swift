@@ -79,7 +79,7 @@ struct OpenDashboard: ParsableCommand {
             analytics: SubscriberAnalytics(database: database), themes: catalog,
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
             fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
-            extender: fetcher?.extender)
+            extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(

@@ -151,7 +151,7 @@ import Testing
                   1 paid period
                   answered by bob at 2025-02-21T00:00:00Z: consumption: delivered, 10 % consumed, refund decline
                   REFUND_DECLINED 2025-02-25T00:00:00Z
-                  answer with subdash consumption TRANSACTION_ID
+                  answer: :answer TRANSACTION_ID
 
                 """), "\(text)")
         let screen = RenewalExtensionScreens.screen(state)
