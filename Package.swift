@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "subdash-bench", targets: ["subdash-bench"]),
         .executable(name: "subdash-frames", targets: ["subdash-frames"]),
         .executable(name: "subdash-listen-bench", targets: ["subdash-listen-bench"]),
+        // Test tooling, not shipped: the fake App Store Server API as a process (README, "Support actions").
+        .executable(name: "subdash-fake-appstore", targets: ["subdash-fake-appstore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -146,6 +148,23 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/TestSupport"),
 
+        // The fake App Store Server API the tests serve in process and subdash-fake-appstore serves
+        // as a process (end-to-end runs). Test tooling.
+        .target(
+            name: "AppStoreFake",
+            dependencies: [
+                "TestSupport", "LifecycleSimulator", "SubscriptionModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ], path: "Tools/AppStoreFake"),
+        .executableTarget(
+            name: "subdash-fake-appstore",
+            dependencies: [
+                "AppStoreFake", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Tools/subdash-fake-appstore"),
+
         .testTarget(name: "SubscriptionModelTests", dependencies: ["SubscriptionModel"]),
         .testTarget(name: "SubscriptionTimelineTests", dependencies: ["SubscriptionTimeline", "SubscriptionModel"]),
         .testTarget(
@@ -199,7 +218,7 @@ let package = Package(
             name: "AppStoreServerAPITests",
             dependencies: [
                 "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
-                "SubscriptionModel", "subdash",
+                "SubscriptionModel", "subdash", "AppStoreFake",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

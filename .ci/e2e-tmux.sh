@@ -237,4 +237,9 @@ tmux send-keys -t ctrlc ":" "u"
 tmux send-keys -t ctrlc C-c
 wait_exit ctrlc 0
 
+# Support actions against the fake App Store (order lookup, pane 2's extension, the audit log).
+if [ "$(basename "$store")" = demo.sqlite ]; then
+  bash "$(dirname "$0")/e2e-support.sh" "$bin" "$store"
+fi
+
 echo "e2e: ok"

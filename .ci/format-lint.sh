@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-paths=(Sources Tests Benchmarks Package.swift)
+paths=(Sources Tests Benchmarks Tools Package.swift)
 if ! swift format --version >/dev/null 2>&1; then
   echo "ci: swift format is not in this toolchain (Swift 6 ships it): cannot check the layout"; exit 1
 fi

@@ -111,6 +111,12 @@ public enum Action: Equatable, Sendable {
     case loadedTrends(TrendsData)
     /// A chart saved as SVG beside its figures as CSV (ChartExport.swift).
     case savedChart(svg: String, csv: String)
+    /// What `:support` shows: the consumption queue and the mass extensions.
+    case loadedSupport(SupportQueue)
+    /// What the store says about answering a consumption request (the `:answer` form opens on it).
+    case consumptionChecked(ConsumptionCheck)
+    /// Apple's reply to an answer (or why it was not sent).
+    case consumptionAnswered(message: String, success: Bool)
     case failed(String)
 }
 
@@ -163,6 +169,12 @@ public enum Effect: Equatable, Sendable {
     case checkExtension(String)
     /// `:log`: the audit log `subdash log` prints (of one subscription when `target` is given).
     case loadAuditLog(target: String?)
+    /// `:support`: Apple's consumption requests and the mass extensions (SupportView.swift).
+    case loadSupport
+    /// `:answer`: read what the form needs and may refuse.
+    case checkConsumption(String)
+    /// Check again, audit and send a consumption answer to Apple (in the background).
+    case answerConsumption(ConsumptionOrder)
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
     /// Pane 7's series (TrendsData.swift).

@@ -296,6 +296,8 @@ public struct AppState: Equatable, Sendable {
     public var extensionDialog: ExtensionDialog?
     /// The subscription whose extension is being sent to Apple, while it is.
     public var extending: String?
+    /// The `:answer` form (ConsumptionForm.swift), while open.
+    public var consumptionForm: ConsumptionForm?
     /// Advances each tick while a fetch runs: the spinner's frame.
     public var spinnerFrame = 0
     /// Which store this is, shown at the right of the status line when set (the demo's path).

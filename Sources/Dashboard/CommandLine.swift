@@ -6,11 +6,13 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, q, quit
+    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, support, answer, q, quit
     case metric, range, chart, trends
 
     /// Completed with a space after it when it takes an argument.
-    var takesArgument: Bool { [.user, .asof, .product, .env, .state, .theme, .offers, .metric, .range, .chart].contains(self) }
+    var takesArgument: Bool {
+        [.user, .asof, .product, .env, .state, .theme, .offers, .answer, .metric, .range, .chart].contains(self)
+    }
 }
 
 extension CommandName {
@@ -111,6 +113,8 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         // Pane 2's subscriber when no id is given there; elsewhere everyone's.
         let target = argument.isEmpty ? (state.pane == .subscriber ? state.subscriber.id : nil) : argument
         return [.loadAuditLog(target: target)]
+    case .support: return [.loadSupport]
+    case .answer: return startConsumptionAnswer(&state, argument)
     case .subscribers: return update(&state, .switchPane(.subscribers))
     case .cohorts: return update(&state, .switchPane(.cohorts))
     case .states: return update(&state, .switchPane(.statesEvents))
@@ -139,7 +143,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         return []
     case nil:
         state.status =
-            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :metric, :range, :chart, :q)"
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :support, :answer, :metric, :range, :chart, :q)"
         return []
     }
 }

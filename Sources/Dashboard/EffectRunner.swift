@@ -28,6 +28,8 @@ public final class EffectRunner: Sendable {
     public let lookUpOrder: (@Sendable (String) async throws -> [String])?
     /// Sends pane 2's extensions to Apple; nil when no App Store Server API credentials are configured.
     public let extender: RenewalExtender?
+    /// Sends the `:answer` form's answers to Apple; nil when no App Store Server API credentials are configured.
+    public let consumptionAnswerer: ConsumptionAnswerer?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
@@ -36,9 +38,11 @@ public final class EffectRunner: Sendable {
         exportDirectory: String = EffectRunner.exportDirectory(),
         now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
         fetchFromApple: (@Sendable (String) async throws -> String)? = nil,
-        lookUpOrder: (@Sendable (String) async throws -> [String])? = nil, extender: RenewalExtender? = nil
+        lookUpOrder: (@Sendable (String) async throws -> [String])? = nil, extender: RenewalExtender? = nil,
+        consumptionAnswerer: ConsumptionAnswerer? = nil
     ) {
         self.extender = extender
+        self.consumptionAnswerer = consumptionAnswerer
         self.analytics = analytics
         self.fetchFromApple = fetchFromApple
         self.lookUpOrder = lookUpOrder
@@ -77,6 +81,10 @@ public final class EffectRunner: Sendable {
         }
         if case .extendRenewal(let order) = effect {
             Task { send(await extend(order)) }
+            return
+        }
+        if case .answerConsumption(let order) = effect {
+            Task { send(await answerConsumption(order)) }
             return
         }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
@@ -216,8 +224,16 @@ public final class EffectRunner: Sendable {
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await lookUp(order)) }
                 return answer.receive() ?? .orderLookupFailed(order: order, message: "no answer")
+            case .loadSupport:
+                return .loadedSupport(try supportQueue(now: now()))
             case .loadAuditLog(let target):
                 return .loadedAuditLog(target: target, try analytics.database.auditLog(target: target))
+            case .checkConsumption(let id):
+                return .consumptionChecked(try consumptionCheck(id, now: now()))
+            case .answerConsumption(let order):
+                let answer = BlockingChannel<Action>(capacity: 1)
+                Task { answer.send(await answerConsumption(order)) }
+                return answer.receive() ?? .consumptionAnswered(message: "no answer", success: false)
             case .checkExtension(let id):
                 return .extensionChecked(try extensionCheck(id, now: now()))
             case .extendRenewal(let order):

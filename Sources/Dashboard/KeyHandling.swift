@@ -15,6 +15,7 @@ func handleKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if state.commandLine == nil { state.status = nil }
     if let confirmation = state.confirmation, state.commandLine == nil { return confirmationKey(&state, confirmation, event) }
     if let dialog = state.extensionDialog { return extensionDialogKey(&state, dialog, event) }
+    if let form = state.consumptionForm { return consumptionFormKey(&state, form, event) }
     if let entry = state.commandLine { return commandLineKey(&state, entry, event) }
     if state.overlay != nil { return overlayKey(&state, event) }
     return boundKey(&state, event)

@@ -62,6 +62,8 @@ public struct ExtensionOrder: Equatable, Sendable {
 public struct ExtensionDialog: Equatable, Sendable {
     public var check: ExtensionCheck
     public var daysText = "30"
+    /// The first digit typed replaces the proposed 30 rather than appending to it.
+    public var daysTyped = false
     public var reason = RenewalExtender.reasons[0]
     public var selectedButton = 0
 
@@ -89,7 +91,7 @@ public struct ExtensionDialog: Equatable, Sendable {
                 "Apple emails the customer; an extension cannot be undone. "
                     + "Extensions in the last 365 days: \(check.counted) of \(ExtensionEligibility.maxPerYear).")
         }
-        lines.append("0-9/backspace: days · r: reason · enter: extend · esc: cancel")
+        lines.append("0-9: days (replaces 30) · backspace · r: reason · enter: extend · esc: cancel")
         return Dialog(
             title: "Extend the renewal date", message: lines.joined(separator: "\n"), buttons: ["Extend", "Cancel"],
             selectedButton: selectedButton)
@@ -99,9 +101,12 @@ public struct ExtensionDialog: Equatable, Sendable {
     mutating func handle(_ event: KeyEvent) -> Bool? {
         switch event.key {
         case .char(let c) where c.isASCII && c.isNumber:
+            if !daysTyped { daysText = "" }
+            daysTyped = true
             if daysText.count < 3 { daysText = (daysText == "0" ? "" : daysText) + String(c) }
             return nil
         case .backspace:
+            daysTyped = true
             daysText = String(daysText.dropLast())
             return nil
         case .char("r"), .char("R"):

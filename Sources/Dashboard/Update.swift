@@ -108,6 +108,13 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .savedChart(let svg, let csv):
         ChartExport.saved(&state, svg: svg, csv: csv)
         return []
+    case .consumptionChecked(let check):
+        return consumptionChecked(&state, check)
+    case .consumptionAnswered(let message, let success):
+        return consumptionAnswered(&state, message: message, success: success)
+    case .loadedSupport(let queue):
+        state.overlay = supportOverlay(queue)
+        return []
     case .loadedAuditLog(let target, let entries):
         state.overlay = auditLogOverlay(target: target, entries)
         return []

@@ -133,6 +133,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     }
     state.confirmation?.dialog.render(in: area, buffer: &buffer, palette: palette)
     state.extensionDialog?.dialog.render(in: area, buffer: &buffer, palette: palette)
+    state.consumptionForm?.dialog.render(in: area, buffer: &buffer, palette: palette)
     return cursor
 }
 

@@ -60,26 +60,7 @@ extension AppDatabase {
     /// document (a signed payload, `{"signedPayload": …}`, or a page of notification history).
     /// The document was verified when it was applied; only its payload is read here.
     static func consumptionReason(in body: Data, notificationId: String) -> String? {
-        var payloads: [String] = []
-        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
-            if let signed = object["signedPayload"] as? String { payloads.append(signed) }
-            for entry in object["notificationHistory"] as? [[String: Any]] ?? [] {
-                if let signed = entry["signedPayload"] as? String { payloads.append(signed) }
-            }
-        } else {
-            payloads.append(String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        for jws in payloads {
-            let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 3 else { continue }
-            var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            while text.count % 4 != 0 { text += "=" }
-            guard let data = Data(base64Encoded: text),
-                let payload = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                payload["notificationUUID"] as? String == notificationId
-            else { continue }
-            return (payload["data"] as? [String: Any])?["consumptionRequestReason"] as? String
-        }
-        return nil
+        (notificationPayload(in: body, notificationId: notificationId)?["data"] as? [String: Any])?["consumptionRequestReason"]
+            as? String
     }
 }

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import Dashboard
 import Foundation
 import SubscriberAnalytics
 import SubscriberStore
@@ -83,15 +84,17 @@ struct Consumption: AsyncParsableCommand {
                 "Apple takes consumption information only with the customer's consent: pass --customer-consented once they gave it"
             )
         }
-        if let consumed {
-            guard (0...100).contains(consumed) else { throw ValidationError("--consumed \(consumed): a percentage is 0 to 100") }
-            guard delivery == .delivered else {
-                throw ValidationError(
-                    "--consumed goes only with --delivery delivered (Apple: an undelivered purchase was not consumed)")
-            }
-            guard refund != .grantProrated else {
-                throw ValidationError("--consumed goes not with --refund grant-prorated: Apple prorates a subscription by itself")
-            }
+        // Apple's rules, as the dashboard's :answer form checks them (ConsumptionRules).
+        switch ConsumptionRules.refusal(
+            delivery: delivery?.rawValue ?? "", consumed: consumed, refund: refund?.rawValue ?? "", consented: true)
+        {
+        case nil, .noConsent: break
+        case .percentOutOfRange(let consumed): throw ValidationError("--consumed \(consumed): a percentage is 0 to 100")
+        case .percentUndelivered:
+            throw ValidationError(
+                "--consumed goes only with --delivery delivered (Apple: an undelivered purchase was not consumed)")
+        case .percentProrated:
+            throw ValidationError("--consumed goes not with --refund grant-prorated: Apple prorates a subscription by itself")
         }
     }
 
@@ -123,16 +126,12 @@ struct Consumption: AsyncParsableCommand {
                     originalTransactionId: id, asOf: Instant(Date()))
                 try SupportChecks.sameAppAndEnvironment(report, run: run, database: database)
             }
-            var object: [String: Any] = [
-                "customerConsented": true, "deliveryStatus": delivery.apple, "refundPreference": refund.apple,
-                "sampleContentProvided": sample,
-            ]
-            if let consumed { object["consumptionPercentage"] = consumed * 1000 }
-            let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            let summary =
-                "consumption: \(delivery.rawValue)" + (consumed.map { ", \($0) % consumed" } ?? "")
-                + ", refund \(refund.rawValue)"
-                + (sample ? ", sample content" : "")
+            let body = Data(
+                ConsumptionRules.body(
+                    delivery: delivery.rawValue, consumed: consumed, refund: refund.rawValue, sampleContent: sample
+                ).utf8)
+            let summary = ConsumptionRules.summary(
+                delivery: delivery.rawValue, consumed: consumed, refund: refund.rawValue, sampleContent: sample)
             try ActionConfirmation.confirm(
                 "Answer Apple's consumption request about \(transactionId) (\(run.environment.rawValue), \(request.reason ?? "no reason given")): \(summary).",
                 yes: yes)

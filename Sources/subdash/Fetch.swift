@@ -403,9 +403,13 @@ struct DashboardFetcher {
     /// Pane 2's `x`: Extend a Subscription Renewal Date with this client (the dashboard checks and
     /// audits it as `subdash extend` does).
     var extender: RenewalExtender?
+    /// The `:answer` form: Send Consumption Information with this client.
+    var consumptionAnswerer: ConsumptionAnswerer?
 
     /// Nil and the reason when there are no usable credentials.
-    static func make(database: AppDatabase, operatorName: String? = nil) -> (DashboardFetcher?, unavailable: String?) {
+    static func make(
+        database: AppDatabase, operatorName: String? = nil, trustRoots: [String] = []
+    ) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
         let environment: AppStoreServerEnvironment
@@ -415,7 +419,9 @@ struct DashboardFetcher {
             client = connection.client
             environment = connection.environment
             bundleId = connection.bundleId
-            sink = StoreSink(database: database, verifier: try VerificationOptions.parse([]).verifier())
+            sink = StoreSink(
+                database: database,
+                verifier: try VerificationOptions.parse(trustRoots.flatMap { ["--trust-root", $0] }).verifier())
         } catch let error as CLIError where error.message.hasPrefix("App Store Server API credentials missing") {
             return (nil, "no App Store Server API credentials")
         } catch {
@@ -456,6 +462,19 @@ struct DashboardFetcher {
                         effectiveDate: answer.effectiveDateMilliseconds.map(Instant.init(milliseconds:)), at: Instant(Date()))
                 } catch let error as AppStoreAPIError {
                     // An answer with an error code is Apple's refusal; anything else leaves it unknown.
+                    let refused = error.status.map { $0 < 500 && $0 != 429 } == true
+                    return SupportAnswer(
+                        outcome: refused ? .refused : .failed, answer: error.message, errorCode: error.appleErrorCode,
+                        at: Instant(Date()))
+                }
+            })
+        fetcher.consumptionAnswerer = ConsumptionAnswerer(
+            environment: environment.rawValue, storeEnvironment: environment.storeEnvironment, bundleId: bundleId,
+            send: { id, body in
+                do {
+                    try await client.sendConsumptionInformation(transactionId: id, body: Data(body.utf8))
+                    return SupportAnswer(outcome: .done, answer: "accepted", at: Instant(Date()))
+                } catch let error as AppStoreAPIError {
                     let refused = error.status.map { $0 < 500 && $0 != 429 } == true
                     return SupportAnswer(
                         outcome: refused ? .refused : .failed, answer: error.message, errorCode: error.appleErrorCode,

@@ -34,6 +34,13 @@ struct OpenDashboard: ParsableCommand {
         help: "Where ctrl-s writes CSV files (default: $XDG_DOWNLOAD_DIR, else your home directory).")
     var exportDirectory: String?
 
+    @Option(
+        name: .customLong("trust-root"),
+        help:
+            "A PEM root certificate to trust besides Apple Root CA G3 for what the support actions fetch (repeatable; a test server's)."
+    )
+    var trustRoots: [String] = []
+
     func run() throws { try run(storeLabel: nil) }
 
     /// Opens the dashboard; `storeLabel` is shown in its status line (the demo names its store there).
@@ -65,13 +72,14 @@ struct OpenDashboard: ParsableCommand {
         if debug { log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
         // `R` writes what Apple sends: not offered read-only.
         let (fetcher, fetchUnavailable) =
-            readOnly ? (nil, "read-only") : DashboardFetcher.make(database: database, operatorName: identity)
+            readOnly
+            ? (nil, "read-only") : DashboardFetcher.make(database: database, operatorName: identity, trustRoots: trustRoots)
         defer { fetcher?.shutdown() }
         let runner = EffectRunner(
             analytics: SubscriberAnalytics(database: database), themes: catalog,
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
             fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
-            extender: fetcher?.extender)
+            extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(

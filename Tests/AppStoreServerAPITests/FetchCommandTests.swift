@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import AppStoreFake
+
 /// `subdash fetch` as a person runs it: the built binary, credentials from flags and the
 /// environment, `--api-base` pointing at the fake App Store.
 @Suite(.serialized) struct FetchCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import AppStoreFake
 @testable import AppStoreServerAPI
 
 /// Every fetch ends, whatever the server does: pages that hand back a token already followed, a

@@ -5,6 +5,7 @@ import SubscriberStore
 import Synchronization
 import Testing
 
+@testable import AppStoreFake
 @testable import AppStoreServerAPI
 
 /// The App Store Server API client against the in-process fake App Store: tokens checked as Apple

@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import AppStoreFake
+
 /// The support commands as an agent runs them (README, "Support actions"): the built binary
 /// against the fake App Store over loopback, which checks every request's token and applies
 /// Apple's validation. Each test asserts what was sent (or that nothing was), what the command

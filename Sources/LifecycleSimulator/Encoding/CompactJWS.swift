@@ -1,10 +1,10 @@
 /// Builds compact JWS (`header.payload.signature`, RFC 7515) the way the App Store signs its
 /// payloads: ES256 with the x5c chain in the header.
-struct CompactJWS: Sendable {
+public struct CompactJWS: Sendable {
     private let headerSegment: [UInt8]
     private let signer: DeterministicP256Signer
 
-    init(chain: TestCertificateChain) throws {
+    public init(chain: TestCertificateChain) throws {
         var header = JSONBuffer()
         header.beginObject()
         header.field("alg", "ES256")
@@ -17,7 +17,7 @@ struct CompactJWS: Sendable {
     }
 
     /// The compact serialisation of `payload` (JSON bytes).
-    func sign(_ payload: [UInt8]) -> [UInt8] {
+    public func sign(_ payload: [UInt8]) -> [UInt8] {
         var out = headerSegment
         out.reserveCapacity(headerSegment.count + payload.count * 4 / 3 + 100)
         out.append(UInt8(ascii: "."))

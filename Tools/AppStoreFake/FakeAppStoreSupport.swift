@@ -3,14 +3,14 @@ import Hummingbird
 
 /// What the fake App Store's support endpoints hold: orders, refunds, each subscription's renewal
 /// date and extensions, mass extensions and app account tokens.
-struct FakeSupportState: Sendable {
+public struct FakeSupportState: Sendable {
     /// Order ID → the transactions (JSON) Apple returns for it; any other order ID is invalid (status 1).
-    var orders: [String: [String]] = [:]
+    public var orders: [String: [String]] = [:]
     /// The refunded transactions (JSON) of original transaction "1000", in pages of `refundPageSize`.
     var refunds: [String] = []
     var refundPageSize = 2
     /// Original transaction id → its renewal date (ms): the subscriptions Apple knows.
-    var renewalDates: [String: Int64] = [:]
+    public var renewalDates: [String: Int64] = [:]
     var familyShared: Set<String> = []
     /// Subscriptions in a state Apple does not extend (4030004).
     var ineligible: Set<String> = []

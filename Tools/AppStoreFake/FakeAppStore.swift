@@ -1,21 +1,23 @@
 import Crypto
 import Foundation
 import Hummingbird
+import LifecycleSimulator
 import Logging
 import SubscriptionModel
 import Synchronization
 import TestSupport
 
-@testable import LifecycleSimulator
-
 /// An App Store Server API on loopback, in process: it checks every request's token as Apple does
 /// (ES256 signature with the key's public half, `kid`, `typ`, `iss`, `aud`, `bid`, `iat`, an `exp`
 /// in the future and at most 60 minutes after `iat`) and serves pages signed with the simulator's
-/// test chain. Failures can be queued ahead of the next requests.
-final class FakeAppStore: Sendable {
-    static let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
-    static let keyId = "2X9R4HXF34"
-    static let bundleId = "com.example.app"
+/// test chain. Failures can be queued ahead of the next requests. Test tooling: the tests serve it
+/// in process, `subdash-fake-appstore` as a process (README, "Support actions").
+public final class FakeAppStore: Sendable {
+    public static let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
+    public static let keyId = "2X9R4HXF34"
+    public static let bundleId = "com.example.app"
+    /// The app whose tokens it takes and whose bundle id its answers carry.
+    public let appBundleId: String
 
     /// What a request carried and what the fake made of its token.
     struct Seen: Sendable {
@@ -54,7 +56,7 @@ final class FakeAppStore: Sendable {
     let jws: CompactJWS
     private let state = Mutex(State())
     /// The support endpoints' state (FakeAppStoreSupport.swift).
-    let support = Mutex(FakeSupportState())
+    public let support = Mutex(FakeSupportState())
 
     /// Transactions of the history, in pages of `pageSize`.
     var transactions: [String] {
@@ -83,7 +85,7 @@ final class FakeAppStore: Sendable {
         set { state.withLock { $0.now = newValue } }
     }
 
-    static let chain = Result {
+    public static let chain = Result {
         try TestCertificateChain(
             seed: 7, validFrom: UTCCalendar.instant(year: 2020, month: 1, day: 1),
             validUntil: UTCCalendar.instant(year: 2040, month: 1, day: 1))
@@ -95,8 +97,16 @@ final class FakeAppStore: Sendable {
         return logger
     }()
 
-    init(publicKey: P256.Signing.PublicKey) throws {
+    /// Told of every request as it arrives (the process writes them to its log).
+    let observe: (@Sendable (_ method: String, _ path: String, _ body: String, _ tokenProblem: String?) -> Void)?
+
+    public init(
+        publicKey: P256.Signing.PublicKey, bundleId: String = FakeAppStore.bundleId,
+        observe: (@Sendable (_ method: String, _ path: String, _ body: String, _ tokenProblem: String?) -> Void)? = nil
+    ) throws {
         self.publicKey = publicKey
+        appBundleId = bundleId
+        self.observe = observe
         jws = try CompactJWS(chain: Self.chain.get())
     }
 
@@ -111,12 +121,13 @@ final class FakeAppStore: Sendable {
 
     /// Serves on a free port while `body` runs. The server's tasks run on a thread of their own
     /// (`ThreadTaskExecutor`): it answers however busy the cooperative pool is.
-    func serve<T>(_ body: (String) async throws -> T) async throws -> T {
+    /// `port` 0: a free one.
+    public func serve<T>(port: Int = 0, _ body: (String) async throws -> T) async throws -> T {
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: CallbackResponder<BasicRequestContext> { request, _ in
                 await self.respond(request)
-            }, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            }, configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in
                 portSink.yield(channel.localAddress?.port ?? 0)
             }, logger: Self.quiet)
@@ -149,6 +160,7 @@ final class FakeAppStore: Sendable {
         let seen = Seen(
             method: request.method.rawValue, path: path, query: query, body: String(buffer: body), tokenProblem: problem)
         state.withLock { $0.seen.append(seen) }
+        observe?(seen.method, path, seen.body, problem)
         if let problem { return Self.json(401, #"{"errorCode":401,"errorMessage":"\#(problem)"}"#) }
         if let next = state.withLock({ $0.scripted.isEmpty ? nil : $0.scripted.removeFirst() }) {
             switch next {
@@ -187,7 +199,7 @@ final class FakeAppStore: Sendable {
             let signed = page.map { "\"\(sign(withAccountToken($0)))\"" }.joined(separator: ",")
             return Self.json(
                 200,
-                #"{"revision":"rev-\#(start + pageSize)","hasMore":\#(hasMore),"bundleId":"\#(Self.bundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#
+                #"{"revision":"rev-\#(start + pageSize)","hasMore":\#(hasMore),"bundleId":"\#(appBundleId)","environment":"Production","signedTransactions":[\#(signed)]}"#
             )
         }
         if path == "/inApps/v1/subscriptions/1000" {
@@ -196,7 +208,7 @@ final class FakeAppStore: Sendable {
             )
             return Self.json(
                 200,
-                #"{"environment":"Production","bundleId":"\#(Self.bundleId)","data":[{"subscriptionGroupIdentifier":"g1","lastTransactions":[{"status":1,"originalTransactionId":"1000","signedTransactionInfo":"\#(sign(transactions.last!))","signedRenewalInfo":"\#(renewal)"}]}]}"#
+                #"{"environment":"Production","bundleId":"\#(appBundleId)","data":[{"subscriptionGroupIdentifier":"g1","lastTransactions":[{"status":1,"originalTransactionId":"1000","signedTransactionInfo":"\#(sign(transactions.last!))","signedRenewalInfo":"\#(renewal)"}]}]}"#
             )
         }
         if path == "/inApps/v1/notifications/history", request.method == .post {
@@ -238,7 +250,7 @@ final class FakeAppStore: Sendable {
         else { return "bad signature" }
         guard claims["iss"] as? String == Self.issuerId else { return "wrong iss" }
         guard claims["aud"] as? String == "appstoreconnect-v1" else { return "wrong aud" }
-        guard claims["bid"] as? String == Self.bundleId else { return "wrong bid" }
+        guard claims["bid"] as? String == appBundleId else { return "wrong bid" }
         guard let iat = claims["iat"] as? Int, let exp = claims["exp"] as? Int else { return "no iat or exp" }
         let now = Int(self.now().timeIntervalSince1970)
         guard iat <= now + 60 else { return "iat in the future" }
