@@ -6,12 +6,12 @@ import TerminalUI
 
 /// The commands the `:` line knows, with what their argument is.
 enum CommandName: String, CaseIterable {
-    case user, asof, product, env, state, theme, offers, subscribers, cohorts, states, money, log, support, answer, q, quit
+    case user, asof, product, env, plan, state, theme, offers, subscribers, cohorts, states, money, log, support, answer, q, quit
     case metric, range, chart, trends
 
     /// Completed with a space after it when it takes an argument.
     var takesArgument: Bool {
-        [.user, .asof, .product, .env, .state, .theme, .offers, .answer, .metric, .range, .chart].contains(self)
+        [.user, .asof, .product, .env, .plan, .state, .theme, .offers, .answer, .metric, .range, .chart].contains(self)
     }
 }
 
@@ -65,6 +65,18 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
             return []
         }
         return setEnvironment(&state, environment)
+    case .plan:
+        // As `--plan`: the cohort grid shows one plan's members, the Money pane's MRR and revenue
+        // one plan's periods (docs/metrics.md, "Billing plans and commitments").
+        let choice = argument.isEmpty ? "all" : argument.lowercased()
+        guard choice == "all" || BillingPlan(rawValue: choice) != nil else {
+            state.status = "usage: :plan upfront|monthly|all (as --plan; :plan alone: all)"
+            return []
+        }
+        state.scope.plan = BillingPlan(rawValue: choice)
+        state.notice = choice == "all" ? "both billing plans" : "billing plan \(choice)"
+        invalidate(&state)
+        return load(&state, state.pane)
     case .theme:
         guard !argument.isEmpty else {
             state.status = "usage: :theme NAME (\(state.themeNames.joined(separator: ", ")))"
@@ -143,7 +155,7 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         return []
     case nil:
         state.status =
-            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :state, :theme, :offers, :log, :support, :answer, :metric, :range, :chart, :q)"
+            "unknown command: \(TextSanitizer.visible(text)) (try :user, :asof, :product, :env, :plan, :state, :theme, :offers, :log, :support, :answer, :metric, :range, :chart, :q)"
         return []
     }
 }
@@ -162,6 +174,7 @@ func commandCompletions(for text: String, _ state: AppState) -> [String] {
         arguments = [asOf.isoDate] + (0..<12).map { asOf.month.adding(months: -$0).start.adding(days: -1).isoDate }
     case .product: arguments = state.products
     case .env: arguments = EnvironmentFilter.allCases.map(\.rawValue)
+    case .plan: arguments = BillingPlan.allCases.map(\.rawValue) + ["all"]
     case .state: arguments = CommandName.stateNames
     case .theme: arguments = state.themeNames
     case .offers: arguments = OfferList.allCases.map(\.title)

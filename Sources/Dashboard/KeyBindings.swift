@@ -64,7 +64,7 @@ public enum KeyBindings {
         KeyBinding(
             ":", .startCommand, name: "command",
             description:
-                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :state NAME, :theme NAME, :log [ID], :support (consumption requests, mass extensions), :answer ID, :metric NAME, :range 90d/1y/all, :chart braille/block/ascii, :q; tab completes)"
+                "Command line (:user ID, :asof DATE, :product ID, :env NAME, :plan PLAN, :state NAME, :theme NAME, :log [ID], :support (consumption requests, mass extensions), :answer ID, :metric NAME, :range 90d/1y/all, :chart braille/block/ascii, :q; tab completes)"
         ),
         KeyBinding(
             "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,

@@ -19,6 +19,12 @@ public enum KeyBindingsDocument {
             the pane you are on. Keys marked *writes* change the store (through its audit log): `--read-only`
             hides them.
 
+            `:plan upfront`, `:plan monthly` or `:plan all` (the default; `:plan` alone too) counts one billing
+            plan, as `--plan` does: the Cohorts grid then shows that plan's members only (a member counts
+            under its first paid period's plan), one plan at a time, and the Money pane's MRR and revenue
+            that plan's periods. The line under the tabs says `plan monthly` there, and `both plans here`
+            on the panes that count both whatever `:plan` says (States & Events, Offers, Subscribers).
+
             """
         text += section("Everywhere", bindings.filter { $0.panes == nil })
         for pane in Pane.allCases {

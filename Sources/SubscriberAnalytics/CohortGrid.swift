@@ -66,7 +66,7 @@ extension SubscriberAnalytics {
         var steps: [Int: [Int: Int]] = [:]
         var firstMonth: Int?
         for cell in try database.cohortSteps(
-            asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products)
+            asOf: asOf, environments: scope.environment.environments, firstPaidProductIds: products, plan: scope.plan)
         {
             steps[cell.cohortMonth, default: [:]][cell.step] = cell.count
             if cell.step == 0 { firstMonth = min(firstMonth ?? cell.cohortMonth, cell.cohortMonth) }

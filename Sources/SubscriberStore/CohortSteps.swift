@@ -35,9 +35,10 @@ extension AppDatabase {
     /// - Parameters:
     ///   - environments: the stored environment values counted.
     ///   - firstPaidProductIds: only members whose first paid product is one of these; nil: every product.
+    ///   - plan: only members whose first paid period has this billing plan; nil: both.
     public func cohortSteps(
         asOf: Instant, environments: [StoreEnvironment],
-        firstPaidProductIds: [String]?
+        firstPaidProductIds: [String]?, plan: BillingPlan? = nil
     ) throws -> [CohortStepCount] {
         if let ids = firstPaidProductIds, ids.isEmpty { return [] }
         let day = Self.day(of: asOf)
@@ -60,6 +61,11 @@ extension AppDatabase {
             products = " AND firstPaidProductId IN (" + ids.indices.map { ":p\($0)" }.joined(separator: ", ") + ")"
             for (i, id) in ids.enumerated() { arguments += ["p\(i)": id] }
         }
+        var plans = ""
+        if let plan {
+            plans = " AND billingPlan = :plan"
+            arguments += ["plan": plan.rawValue]
+        }
         var sums: [Int: [Int: Int]] = [:]
         try writer.read { db in
             let counted = try Row.fetchAll(
@@ -67,10 +73,10 @@ extension AppDatabase {
                 sql: try db.presentIndexes(
                     """
                     SELECT cohortMonth, step, SUM(count) FROM cohortStepMonth
-                    WHERE \(environment) AND month < :month\(products) GROUP BY 1, 2
+                    WHERE \(environment) AND month < :month\(products)\(plans) GROUP BY 1, 2
                     UNION ALL
                     SELECT cohortMonth, step, SUM(count) FROM cohortStepDay
-                    WHERE \(environment) AND day >= :monthFirstDay AND day < :dayLimit\(products) GROUP BY 1, 2
+                    WHERE \(environment) AND day >= :monthFirstDay AND day < :dayLimit\(products)\(plans) GROUP BY 1, 2
                     """), arguments: arguments)
             for row in counted {
                 let (cohort, step, count): (Int, Int, Int) = (row[0], row[1], row[2])
@@ -90,7 +96,7 @@ extension AppDatabase {
                     WHERE \(environment) AND ownership \(RowScope.inList(Ownership.allCases)) AND start >= :from AND start <= :to
                     """,
                 where: """
-                    r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))
+                    r.firstPaidStart IS NOT NULL\(products.replacingOccurrences(of: "firstPaidProductId", with: "r.firstPaidProductId"))\(plans.replacingOccurrences(of: "billingPlan", with: "r.firstPaidBillingPlan"))
                     """, arguments: arguments
             ) { _, member in
                 for step in member.steps where lower <= step.at && step.at <= upper {
@@ -117,7 +123,8 @@ extension AppDatabase {
             db,
             sql: try db.presentIndexes(
                 """
-                SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.firstPaidProductId, r.endedAt, p.start
+                SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.firstPaidProductId, r.endedAt, p.start,
+                    r.firstPaidBillingPlan
                 FROM \(runs.map { "(\($0)) t JOIN run r ON r.originalTransactionId = t.originalTransactionId AND r.runIndex = t.runIndex" } ?? "run r")
                 LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
                     AND p.countsForRetention
@@ -135,7 +142,8 @@ extension AppDatabase {
                     try body(id, m)
                 }
                 member = CohortMember(
-                    firstPaidStart: Instant(milliseconds: row[2]), firstPaidProductId: row[3], paidPeriodStarts: [],
+                    firstPaidStart: Instant(milliseconds: row[2]), firstPaidProductId: row[3],
+                    billingPlan: BillingPlan(rawValue: row[6] as String? ?? "") ?? .upfront, paidPeriodStarts: [],
                     endedAt: Instant(milliseconds: row[4]))
                 starts = []
                 last = id

@@ -62,7 +62,7 @@ struct DerivedTable: Sendable {
         name: "run",
         columns: [
             "originalTransactionId", "runIndex", "environment", "start", "endedAt", "expirationReason", "firstPaidStart",
-            "cohortMonth", "firstPaidProductId", "paidPeriodCount", "lastPaidStart", "ownership",
+            "cohortMonth", "firstPaidProductId", "paidPeriodCount", "lastPaidStart", "ownership", "firstPaidBillingPlan",
         ],
         primaryKey: ["originalTransactionId", "runIndex"])
     static let segment = DerivedTable(

@@ -41,9 +41,9 @@ public struct LTVSums: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    static let ltvMemberColumns = ["firstPaidProductId", "cohortMonth", "currencyGroup", "paidPeriods", "ended"]
+    static let ltvMemberColumns = ["firstPaidProductId", "cohortMonth", "currencyGroup", "paidPeriods", "ended", "billingPlan"]
     static let ltvPriceColumns = [
-        "firstPaidProductId", "cohortMonth", "currencyGroup", "period", "currency", "priceMonth", "price",
+        "firstPaidProductId", "cohortMonth", "currencyGroup", "period", "currency", "priceMonth", "price", "billingPlan",
     ]
 
     /// Realized LTV's sums at `asOf` for the members in `scope` (its environments and product;
@@ -66,10 +66,10 @@ extension AppDatabase {
                     """
                     SELECT cohortMonth, currencyGroup, paidPeriods, ended, SUM(count) AS count FROM (
                         SELECT cohortMonth, currencyGroup, paidPeriods, ended, count FROM ltvMemberMonth
-                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))
+                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))\(scope.plan("billingPlan"))
                         UNION ALL
                         SELECT cohortMonth, currencyGroup, paidPeriods, ended, count FROM ltvMemberDay
-                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId")))
+                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId"))\(scope.plan("billingPlan")))
                     GROUP BY 1, 2, 3, 4
                     """
             ).fetchCursor(db)
@@ -82,10 +82,10 @@ extension AppDatabase {
                     """
                     SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, SUM(count) AS count FROM (
                         SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, count FROM ltvPriceMonth
-                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))
+                        WHERE \(scope.environment()) AND month < \(month)\(scope.product("firstPaidProductId"))\(scope.plan("billingPlan"))
                         UNION ALL
                         SELECT cohortMonth, currencyGroup, period, currency, priceMonth, price, count FROM ltvPriceDay
-                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId")))
+                        WHERE \(scope.environment()) AND day >= \(monthFirstDay) AND day < \(day)\(scope.product("firstPaidProductId"))\(scope.plan("billingPlan")))
                     GROUP BY 1, 2, 3, 4, 5, 6
                     """
             ).fetchCursor(db)
@@ -115,7 +115,7 @@ extension AppDatabase {
                         """)),
                 where: SQL(
                     """
-                    \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))
+                    \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL\(scope.product("r.firstPaidProductId"))\(scope.plan("r.firstPaidBillingPlan"))
                     """)
             ) { _, _, member in touched.append(member) }
             for member in touched {
@@ -171,7 +171,7 @@ extension AppDatabase {
             literal:
                 """
                 SELECT r.originalTransactionId, r.runIndex, r.firstPaidStart, r.endedAt, r.cohortMonth, p.start, p.transactionId,
-                    m.price, m.currency, r.environment, r.firstPaidProductId
+                    m.price, m.currency, r.environment, r.firstPaidProductId, r.firstPaidBillingPlan
                 FROM \(source)
                 LEFT JOIN period p ON p.originalTransactionId = r.originalTransactionId AND p.runIndex = r.runIndex
                     AND p.countsForRetention
@@ -189,7 +189,8 @@ extension AppDatabase {
                 member = (
                     row[9], row[10],
                     LTVMember(
-                        firstPaidStart: row[2], endedAt: row[3], cohortMonth: row[4], firstPaidProductId: row[10], periods: [])
+                        firstPaidStart: row[2], endedAt: row[3], cohortMonth: row[4], firstPaidProductId: row[10],
+                        billingPlan: BillingPlan(rawValue: row[11] as String? ?? "") ?? .upfront, periods: [])
                 )
                 last = id
             }

@@ -150,7 +150,7 @@ struct Materializer {
                 )
             case .cohortStep:
                 return byDayAndMonth(
-                    "cohortStep", ["environment"], ["firstPaidProductId", "cohortMonth", "step"], ["count"])
+                    "cohortStep", ["environment"], ["firstPaidProductId", "cohortMonth", "step", "billingPlan"], ["count"])
             case .mrr:
                 return byDayAndMonth(
                     "mrr", ["environment"], ["offerKind", "productId", "currency", "price", "monthlyTwelfths", "billingPlan"],
@@ -265,21 +265,22 @@ struct Materializer {
         let runs = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT environment, endedAt, firstPaidProductId, cohortMonth, runIndex, firstPaidStart
+                    SELECT environment, endedAt, firstPaidProductId, cohortMonth, runIndex, firstPaidStart, firstPaidBillingPlan
                     FROM run WHERE originalTransactionId = ?
                     """), arguments: [id])
         while let row = try runs.next() {
             keys["run", default: []].insert([row[4]])
             guard let firstPaidStart: Int64 = row[5], let product: String = row[2] else { continue }
             let environment: String = row[0]
+            let plan = BillingPlan(rawValue: row[6] as String? ?? "") ?? .upfront
             let cohort = CohortMember(
-                firstPaidStart: Instant(milliseconds: firstPaidStart), firstPaidProductId: product,
+                firstPaidStart: Instant(milliseconds: firstPaidStart), firstPaidProductId: product, billingPlan: plan,
                 paidPeriodStarts: (paidStarts[row[4]] ?? []).map(Instant.init(milliseconds:)),
                 endedAt: Instant(milliseconds: row[1]))
             counts.add(cohort.deltas(environment: environment), -1)
             let member = LTVMember(
                 firstPaidStart: firstPaidStart, endedAt: row[1], cohortMonth: row[3], firstPaidProductId: product,
-                periods: paidPeriods[row[4]] ?? [])
+                billingPlan: plan, periods: paidPeriods[row[4]] ?? [])
             counts.add(member.deltas(environment: environment), -1)
         }
         return DerivedRows(replacing: id, keys: keys, events: storedEvents, db)
@@ -402,7 +403,8 @@ struct Materializer {
                 try run.run(
                     db, id, i, env, r.start.milliseconds, r.endedAt.milliseconds, r.expirationReason.rawValue,
                     r.firstPaidStart?.milliseconds, r.firstPaidStart?.month.index, r.firstPaidProductId,
-                    r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner)
+                    r.paidPeriodStarts.count, r.paidPeriodStarts.last?.milliseconds, owner,
+                    (t.firstPaidBillingPlan(of: r) ?? .upfront).rawValue)
             }
         }
 

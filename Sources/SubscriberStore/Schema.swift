@@ -1132,6 +1132,62 @@ extension AppDatabase {
                         BEGIN SELECT RAISE(ABORT, 'the served offer log is append-only'); END;
                     """)
         }
+        migrator.registerMigration("v28 cohorts and realized LTV by billing plan") { db in
+            // `--plan` on cohorts and ltv (docs/metrics.md, "Billing plans and commitments"): a
+            // cohort member counts under the billing plan of its run's first paid period, kept on
+            // the run and in the key of its cohort steps and realized-LTV rows. Every count stored
+            // so far moves to plan `upfront`, as does every stored run, which is what they are until
+            // derived again; only subscriptions with a monthly payment can read differently, and
+            // those are derived again once the schema is complete.
+            var sql = """
+                ALTER TABLE run ADD COLUMN firstPaidBillingPlan TEXT NOT NULL DEFAULT 'upfront';
+
+                """
+            let tables: [(stem: String, key: [String])] = [
+                ("cohortStep", ["firstPaidProductId TEXT", "cohortMonth INTEGER", "step INTEGER"]),
+                (
+                    "ltvMember",
+                    [
+                        "firstPaidProductId TEXT", "cohortMonth INTEGER", "currencyGroup TEXT", "paidPeriods INTEGER",
+                        "ended INTEGER",
+                    ]
+                ),
+                (
+                    "ltvPrice",
+                    [
+                        "firstPaidProductId TEXT", "cohortMonth INTEGER", "currencyGroup TEXT", "period INTEGER",
+                        "currency TEXT", "priceMonth INTEGER", "price INTEGER",
+                    ]
+                ),
+            ]
+            for (stem, key) in tables {
+                for time in ["day", "month"] {
+                    let table = stem + time.prefix(1).uppercased() + time.dropFirst()
+                    let keyNames = key.map { String($0.split(separator: " ")[0]) }
+                    let columns = ["environment", time] + keyNames
+                    sql += """
+                        CREATE TABLE \(table)ByPlan (
+                            environment TEXT NOT NULL,
+                            \(time) INTEGER NOT NULL,
+                            \(key.map { "\($0) NOT NULL," }.joined(separator: "\n    "))
+                            billingPlan TEXT NOT NULL,
+                            count INTEGER NOT NULL,
+                            PRIMARY KEY (\((columns + ["billingPlan"]).joined(separator: ", ")))
+                        ) WITHOUT ROWID;
+                        INSERT INTO \(table)ByPlan (\((columns + ["billingPlan", "count"]).joined(separator: ", ")))
+                            SELECT \(columns.joined(separator: ", ")), 'upfront', count FROM \(table);
+                        DROP TABLE \(table);
+                        ALTER TABLE \(table)ByPlan RENAME TO \(table);
+
+                        """
+                }
+            }
+            sql += """
+                INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                    SELECT DISTINCT originalTransactionId FROM "transaction" WHERE billingPlanType = 'MONTHLY';
+                """
+            try db.execute(sql: sql)
+        }
         return migrator
     }
 

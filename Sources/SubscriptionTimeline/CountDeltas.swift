@@ -20,16 +20,17 @@ public struct CountDelta: Hashable, Sendable {
         case productDuration
         /// Subscriptions by their first start: `[environment, ownership]`, day, `[productId]`.
         case subscriptionStart
-        /// Cohort steps (``CohortMember``): `[environment]`, time, `[firstPaidProductId, cohortMonth, step]`.
+        /// Cohort steps (``CohortMember``): `[environment]`, time,
+        /// `[firstPaidProductId, cohortMonth, step, billingPlan]`.
         case cohortStep
         /// MRR intervals (``MRRInterval``): `[environment]`, time, ``MRRKey/values`` (with the billing
         /// plan); starts (0), ends (1).
         case mrr
         /// Realized-LTV member states (``LTVMember``): `[environment]`, time,
-        /// `[firstPaidProductId, cohortMonth, currencyGroup, paidPeriods, ended]`.
+        /// `[firstPaidProductId, cohortMonth, currencyGroup, paidPeriods, ended, billingPlan]`.
         case ltvMember
         /// Realized-LTV prices: `[environment]`, time,
-        /// `[firstPaidProductId, cohortMonth, currencyGroup, period, currency, priceMonth, price]`.
+        /// `[firstPaidProductId, cohortMonth, currencyGroup, period, currency, priceMonth, price, billingPlan]`.
         case ltvPrice
     }
 
@@ -143,7 +144,8 @@ extension Period {
 /// first paid start (`started`), step k ≥ 1 the start of paid period k+1 (`retained[k]`), step −n
 /// its end with n paid periods (`ended` from n on). At as-of a member has passed the steps dated
 /// at or before as-of; the grid's counts, the as-of-day reads and the drill-down lists all select
-/// by these steps.
+/// by these steps. A member's billing plan is its first paid period's (as its product is), so a
+/// member stays in one plan's grid for life, whatever plan its later periods have.
 public struct CohortMember: Hashable, Sendable {
     public struct Step: Hashable, Sendable {
         public var at: Instant
@@ -152,19 +154,28 @@ public struct CohortMember: Hashable, Sendable {
         func delta(environment: String, member: CohortMember) -> CountDelta {
             CountDelta(
                 table: .cohortStep, scope: [.text(environment)], at: at,
-                key: [.text(member.firstPaidProductId), .integer(Int64(member.cohortMonth.index)), .integer(Int64(step))])
+                key: [
+                    .text(member.firstPaidProductId), .integer(Int64(member.cohortMonth.index)), .integer(Int64(step)),
+                    .text(member.billingPlan.rawValue),
+                ])
         }
     }
 
     public var firstPaidStart: Instant
     public var firstPaidProductId: String
+    /// The billing plan of the first paid period (``SubscriptionTimeline/firstPaidBillingPlan(of:)``).
+    public var billingPlan: BillingPlan
     /// Starts of the paid periods counted for retention (``Period/countsForRetention``), sorted.
     public var paidPeriodStarts: [Instant]
     public var endedAt: Instant
 
-    public init(firstPaidStart: Instant, firstPaidProductId: String, paidPeriodStarts: [Instant], endedAt: Instant) {
+    public init(
+        firstPaidStart: Instant, firstPaidProductId: String, billingPlan: BillingPlan = .upfront, paidPeriodStarts: [Instant],
+        endedAt: Instant
+    ) {
         self.firstPaidStart = firstPaidStart
         self.firstPaidProductId = firstPaidProductId
+        self.billingPlan = billingPlan
         self.paidPeriodStarts = paidPeriodStarts.sorted()
         self.endedAt = endedAt
     }
@@ -193,12 +204,20 @@ public struct CohortMember: Hashable, Sendable {
 }
 
 extension SubscriptionTimeline {
+    /// The billing plan of the run's first paid period, nil when it has none: the plan cohorts and
+    /// realized LTV count the run's member by (docs/metrics.md, "Billing plans and commitments").
+    public func firstPaidBillingPlan(of run: Run) -> BillingPlan? {
+        guard run.firstPaidStart != nil else { return nil }
+        return periods[run.firstPeriod...run.lastPeriod].first(where: \.isPaid)?.billingPlan
+    }
+
     /// The runs that are cohort members (with a paid period), as ``CohortMember``s, with their run index.
     public func cohortMembers() -> [CohortMember] {
         runs.compactMap { r in
             guard let start = r.firstPaidStart, let product = r.firstPaidProductId else { return nil }
             return CohortMember(
-                firstPaidStart: start, firstPaidProductId: product, paidPeriodStarts: r.paidPeriodStarts, endedAt: r.endedAt)
+                firstPaidStart: start, firstPaidProductId: product, billingPlan: firstPaidBillingPlan(of: r) ?? .upfront,
+                paidPeriodStarts: r.paidPeriodStarts, endedAt: r.endedAt)
         }
     }
 
@@ -216,7 +235,7 @@ extension SubscriptionTimeline {
             return LTVMember(
                 firstPaidStart: firstPaidStart.milliseconds, endedAt: r.endedAt.milliseconds,
                 cohortMonth: firstPaidStart.month.index,
-                firstPaidProductId: product, periods: paidPeriods[i] ?? [])
+                firstPaidProductId: product, billingPlan: firstPaidBillingPlan(of: r) ?? .upfront, periods: paidPeriods[i] ?? [])
         }
     }
 }
@@ -341,14 +360,20 @@ public struct LTVMember: Sendable {
     public var endedAt: Int64
     public var cohortMonth: Int
     public var firstPaidProductId: String
+    /// The billing plan of the first paid period, as for ``CohortMember/billingPlan``.
+    public var billingPlan: BillingPlan
     /// The run's counted paid periods (``Period/countsForRetention``), in any order.
     public var periods: [Period]
 
-    public init(firstPaidStart: Int64, endedAt: Int64, cohortMonth: Int, firstPaidProductId: String, periods: [Period]) {
+    public init(
+        firstPaidStart: Int64, endedAt: Int64, cohortMonth: Int, firstPaidProductId: String, billingPlan: BillingPlan = .upfront,
+        periods: [Period]
+    ) {
         self.firstPaidStart = firstPaidStart
         self.endedAt = endedAt
         self.cohortMonth = cohortMonth
         self.firstPaidProductId = firstPaidProductId
+        self.billingPlan = billingPlan
         self.periods = periods
     }
 
@@ -456,7 +481,10 @@ public struct LTVMember: Sendable {
         var rows = [
             CountDelta(
                 table: .ltvMember, scope: env, at: instant,
-                key: [product, .integer(cohort), .text(m.group), .integer(Int64(m.paidPeriods)), .integer(m.ended ? 1 : 0)],
+                key: [
+                    product, .integer(cohort), .text(m.group), .integer(Int64(m.paidPeriods)), .integer(m.ended ? 1 : 0),
+                    .text(billingPlan.rawValue),
+                ],
                 change: sign)
         ]
         for p in state.prices {
@@ -465,7 +493,7 @@ public struct LTVMember: Sendable {
                     table: .ltvPrice, scope: env, at: instant,
                     key: [
                         product, .integer(cohort), .text(p.group), .integer(Int64(p.period)), .text(p.currency),
-                        .integer(Int64(p.priceMonth)), .integer(p.price),
+                        .integer(Int64(p.priceMonth)), .integer(p.price), .text(billingPlan.rawValue),
                     ], change: sign))
         }
         return rows

@@ -187,10 +187,9 @@ struct LTVReportCommand: AsyncParsableCommand {
     @Option(help: "Paid periods (columns).") var periods = 12
     @Option(help: "First cohort month (YYYY-MM; default: the first cohort).") var from: Month?
     @Option(help: "Last cohort month (YYYY-MM; default: the as-of month).") var to: Month?
-    @OptionGroup var plan: UnavailablePlanOption
+    @OptionGroup var plan: PlanOption
 
     func validate() throws {
-        try plan.refuse(on: "ltv")
         if periods < 1 { throw ValidationError("--periods must be at least 1") }
     }
 
@@ -199,7 +198,8 @@ struct LTVReportCommand: AsyncParsableCommand {
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let rates = try conversion.load()
         let r = try moneyReport {
-            try analytics.ltv(asOf: at, periods: periods, from: from, to: to, scope: options.scope, rates: rates)
+            try analytics.ltv(
+                asOf: at, periods: periods, from: from, to: to, scope: plan.applied(to: options.scope), rates: rates)
         }
         emit(
             options.format, json: { ReportJSON.ltv(r) },

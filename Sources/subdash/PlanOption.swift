@@ -41,6 +41,6 @@ struct UnavailablePlanOption: ParsableArguments {
         guard plan != .all else { return }
         throw ValidationError(
             "--plan is not available on report \(report) yet: it counts both billing plans together "
-                + "(--plan \(plan.rawValue) works on report mrr, revenue, refunds and recovery)")
+                + "(--plan \(plan.rawValue) works on report mrr, revenue, refunds, recovery, cohorts and ltv)")
     }
 }

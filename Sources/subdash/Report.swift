@@ -231,10 +231,9 @@ struct CohortsReport: AsyncParsableCommand {
             "Only members whose first paid product bills for this duration (the most frequent length of its standard periods).",
             valueName: "duration"))
     var duration: BillingDuration?
-    @OptionGroup var plan: UnavailablePlanOption
+    @OptionGroup var plan: PlanOption
 
     func validate() throws {
-        try plan.refuse(on: "cohorts")
         if periods < 1 || periods > 120 { throw ValidationError("--periods must be between 1 and 120") }
         if let from, let to, to < from { throw ValidationError("--to \(to) is before --from \(from)") }
     }
@@ -253,7 +252,8 @@ struct CohortsReport: AsyncParsableCommand {
                     code: 2)
             }
         }
-        let grid = try analytics.cohorts(asOf: at, periods: periods, from: from, to: to, duration: duration, scope: options.scope)
+        let grid = try analytics.cohorts(
+            asOf: at, periods: periods, from: from, to: to, duration: duration, scope: plan.applied(to: options.scope))
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent
         try emit(
             options.format, json: { try ReportJSON.cohorts(grid) },

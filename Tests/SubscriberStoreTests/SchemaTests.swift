@@ -197,4 +197,46 @@ import Testing
         }
         #expect(days == ["20119 upfront 1"] && months == ["660 upfront 1"] && pending == ["a"])
     }
+
+    /// Cohorts and realized LTV by billing plan (v28): the counts already stored and the stored runs
+    /// move to plan `upfront` (what they are until derived again), and only the subscriptions with a
+    /// monthly payment are derived again.
+    @Test func cohortPlansKeepTheCountsAndMarkTheMonthlySubscriptions() throws {
+        let queue = try Self.migrated(
+            upTo: "v27 served offers",
+            inserting: """
+                INSERT INTO cohortStepDay (environment, day, firstPaidProductId, cohortMonth, step, count)
+                    VALUES ('Production', 20119, 'm', 660, 0, 2);
+                INSERT INTO cohortStepMonth (environment, month, firstPaidProductId, cohortMonth, step, count)
+                    VALUES ('Production', 660, 'm', 660, 0, 2);
+                INSERT INTO ltvMemberMonth (environment, month, firstPaidProductId, cohortMonth, currencyGroup, paidPeriods,
+                    ended, count) VALUES ('Production', 660, 'm', 660, 'USD', 1, 0, 2);
+                INSERT INTO ltvPriceDay (environment, day, firstPaidProductId, cohortMonth, currencyGroup, period, currency,
+                    priceMonth, price, count) VALUES ('Production', 20119, 'm', 660, 'USD', 1, 'USD', 660, 9990, 2);
+                INSERT INTO run (originalTransactionId, runIndex, environment, start, endedAt, expirationReason, paidPeriodCount)
+                    VALUES ('u', 0, 'Production', 0, 1, 'other', 1);
+                INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                    isUpgraded, environment, signedDate, rank, billingPlanType)
+                VALUES ('u1', 'u', 'm', 0, 1, 0, 'Production', 0, 'r', NULL),
+                    ('c1', 'c', 'y', 0, 1, 0, 'Production', 0, 'r', 'MONTHLY'),
+                    ('c2', 'c', 'y', 1, 2, 0, 'Production', 1, 'r', 'MONTHLY');
+                """, thenUpTo: "v28 cohorts and realized LTV by billing plan")
+        let rows = try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 'stepDay ' || billingPlan || ' ' || count FROM cohortStepDay
+                    UNION ALL SELECT 'stepMonth ' || billingPlan || ' ' || count FROM cohortStepMonth
+                    UNION ALL SELECT 'member ' || billingPlan || ' ' || count FROM ltvMemberMonth
+                    UNION ALL SELECT 'price ' || billingPlan || ' ' || price FROM ltvPriceDay
+                    UNION ALL SELECT 'run ' || firstPaidBillingPlan FROM run
+                    UNION ALL SELECT 'pending ' || originalTransactionId FROM pendingSubscription
+                    """)
+        }
+        #expect(
+            rows == [
+                "stepDay upfront 2", "stepMonth upfront 2", "member upfront 2", "price upfront 9990", "run upfront",
+                "pending c",
+            ])
+    }
 }

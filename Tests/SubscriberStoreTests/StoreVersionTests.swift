@@ -323,11 +323,12 @@ import Testing
                     sql: """
                         DROP TABLE ltvMemberDay; DROP TABLE ltvMemberMonth; DROP TABLE ltvPriceDay; DROP TABLE ltvPriceMonth;
                         DROP INDEX segment_live; DROP INDEX run_winBack;
+                        ALTER TABLE run DROP COLUMN firstPaidBillingPlan;
                         CREATE TABLE runEndDay (environment TEXT, day INTEGER, firstPaidProductId TEXT, cohortMonth INTEGER,
                             paidPeriodCount INTEGER, count INTEGER);
                         DELETE FROM grdb_migrations
                         WHERE identifier IN ('v17 realized LTV by day and month', 'v18 live segments and win-back runs',
-                            'v19 no runs counted by end day');
+                            'v19 no runs counted by end day', 'v28 cohorts and realized LTV by billing plan');
                         PRAGMA user_version = 16;
                         """)
             }

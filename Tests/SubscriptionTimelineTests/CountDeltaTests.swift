@@ -28,17 +28,17 @@ import Testing
         #expect(!member.hasEnded(within: 2, asOf: t("2024-06-01")), "it ended with 3 paid periods, not 2")
 
         // The same steps are what the timeline adds to the kept cohort steps, by first paid
-        // product, cohort month and step.
+        // product, cohort month, step and first paid period's billing plan (upfront here).
         let rows = CountDelta.of(tl, money: tl.money(priceTable: PriceTable(rows: [])))
             .filter { $0.table == .cohortStep }
         let feb = Int64(Month(year: 2024, month: 2).index)
         #expect(rows.count == 4)
         #expect(
             Set(rows.map { [$0.at!.iso8601] + $0.key.map { "\($0)" } + ["\($0.change)"] }) == [
-                ["2024-02-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(0)", "1"],
-                ["2024-03-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(1)", "1"],
-                ["2024-04-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(2)", "1"],
-                ["2024-05-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(-3)", "1"],
+                ["2024-02-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(0)", "text(\"upfront\")", "1"],
+                ["2024-03-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(1)", "text(\"upfront\")", "1"],
+                ["2024-04-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(2)", "text(\"upfront\")", "1"],
+                ["2024-05-01T00:00:00Z", "text(\"monthly\")", "integer(\(feb))", "integer(-3)", "text(\"upfront\")", "1"],
             ])
         // Four periods, one subscription: its first start counted once, each standard period's
         // billing length (30 days) once, the trial's not.
@@ -66,7 +66,7 @@ import Testing
     /// prices; the rows added up to any instant are its state then.
     @Test func anLTVMembersRowsAddUpToItsState() {
         let member = LTVMember(
-            firstPaidStart: 100, endedAt: 300, cohortMonth: 0, firstPaidProductId: "monthly",
+            firstPaidStart: 100, endedAt: 300, cohortMonth: 0, firstPaidProductId: "monthly", billingPlan: .monthly,
             periods: [
                 LTVMember.Period(start: 200, transactionId: "b", price: (8_990, "EUR")),
                 LTVMember.Period(start: 100, transactionId: "a", price: (9_990, "USD")),
@@ -77,19 +77,20 @@ import Testing
             for r in rows where r.at!.milliseconds <= t { sums[[.text(r.table.rawValue)] + r.key, default: 0] += r.change }
             return sums.filter { $0.value != 0 }
         }
-        let p: CountDelta.Value = .text("monthly")
+        // Product `monthly`; every row also carries the member's billing plan, last.
+        let (p, m): (CountDelta.Value, CountDelta.Value) = (.text("monthly"), .text("monthly"))
         #expect(
             sum(upTo: 150) == [
-                [.text("ltvMember"), p, .integer(0), .text("USD"), .integer(1), .integer(0)]: 1,
-                [.text("ltvPrice"), p, .integer(0), .text("USD"), .integer(1), .text("USD"), .integer(0), .integer(9_990)]: 1,
+                [.text("ltvMember"), p, .integer(0), .text("USD"), .integer(1), .integer(0), m]: 1,
+                [.text("ltvPrice"), p, .integer(0), .text("USD"), .integer(1), .text("USD"), .integer(0), .integer(9_990), m]: 1,
             ])
         #expect(
             sum(upTo: 250) == [
-                [.text("ltvMember"), p, .integer(0), .text("*"), .integer(2), .integer(0)]: 1,
-                [.text("ltvPrice"), p, .integer(0), .text("*"), .integer(1), .text("USD"), .integer(0), .integer(9_990)]: 1,
-                [.text("ltvPrice"), p, .integer(0), .text("*"), .integer(2), .text("EUR"), .integer(0), .integer(8_990)]: 1,
+                [.text("ltvMember"), p, .integer(0), .text("*"), .integer(2), .integer(0), m]: 1,
+                [.text("ltvPrice"), p, .integer(0), .text("*"), .integer(1), .text("USD"), .integer(0), .integer(9_990), m]: 1,
+                [.text("ltvPrice"), p, .integer(0), .text("*"), .integer(2), .text("EUR"), .integer(0), .integer(8_990), m]: 1,
             ])
-        #expect(sum(upTo: 300)[[.text("ltvMember"), p, .integer(0), .text("*"), .integer(2), .integer(1)]] == 1, "ended")
+        #expect(sum(upTo: 300)[[.text("ltvMember"), p, .integer(0), .text("*"), .integer(2), .integer(1), m]] == 1, "ended")
         #expect(member.state(at: 99) == nil)
     }
 }

@@ -12,7 +12,8 @@ extension AppDatabase {
                 SQLRequest<Row>(
                     literal: """
                         SELECT firstPaidProductId, COUNT(*) FROM run
-                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL GROUP BY 1
+                        WHERE \(scope.environment()) AND firstPaidStart IS NOT NULL\(scope.plan("firstPaidBillingPlan"))
+                        GROUP BY 1
                         """))
             {
                 if let product: String = row[0] { counts[product] = row[1] }

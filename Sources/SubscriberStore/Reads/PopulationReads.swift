@@ -64,6 +64,7 @@ extension AppDatabase {
                 \(scope.environment("r")) AND r.firstPaidStart IS NOT NULL AND r.firstPaidStart <= \(now) AND r.cohortMonth = \(month)
                 """
             condition += scope.product("r.firstPaidProductId")
+            condition += scope.plan("r.firstPaidBillingPlan")
             if let billingDays { condition += " AND r.firstPaidProductId IN (\(productsBilled(days: billingDays)))" }
             // Retained and ended: the members that passed the cohort steps the grid counted them
             // by (``CohortMember``), one row per run.
