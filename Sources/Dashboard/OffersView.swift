@@ -10,7 +10,9 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     // Marks can lie outside the filter: say how many are marked and how many rows are shown.
     title += pane.marks.isEmpty ? " (\(pane.shown.count) shown)" : " · \(pane.marks.count) marked (\(pane.shown.count) shown)"
     // The lists still streamed after the first screen: how far along.
-    if let stream = pane.stream, pane.loading { title += " · loading \(stream.percent) %" }
+    if let stream = pane.stream, pane.loading, !pane.list.isCampaigns { title += " · loading \(stream.percent) %" }
+    if pane.list.isCampaigns, let report = pane.campaigns?.report { title += " · flags set by \(report.asOf.asOfText)" }
+    if pane.list.isCampaigns, pane.campaignsLoading { title += " · loading" }
     if state.readOnly { title += " · read-only" }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
     let inner = Border.inner(area)
@@ -28,7 +30,16 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     let listArea = Rect(x: inner.x, y: inner.y + 2, width: inner.width, height: inner.height - 2)
     guard !pane.shown.isEmpty else {
         let text: String
-        if pane.board == nil {
+        if pane.list.isCampaigns {
+            text =
+                pane.campaigns == nil
+                ? "Loading…"
+                : pane.filter != nil
+                    ? "No row matches the filter (esc clears it)."
+                    : pane.list == .campaigns
+                        ? "No flag set by \(state.asOf?.asOfText ?? "as-of"): flag subscribers on an offer's list first."
+                        : "Nobody at this step (esc: back to the funnel)."
+        } else if pane.board == nil {
             text = "Loading…"
         } else if pane.filter != nil {
             text = "No row matches the filter (esc clears it)."
@@ -47,11 +58,17 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     let offset = Table.scrollOffset(selected: pane.selected, offset: max(0, pane.selected - visible / 2), visibleRows: visible)
     // Columns sized by the rows on screen: the widest gives way first (product ids keep their end,
     // the subscription id is never cut).
+    if pane.list == .campaigns {
+        renderFunnel(pane, rows: rows, offset: offset, in: listArea, buffer: &buffer, palette: palette)
+        return
+    }
     let emailColumn = 1
     let minimums =
         switch pane.list {
         case .eligible: [17, 5, 12, 12, 5]
         case .flagged: [17, 5, 6, 8, 20, 4]
+        case .campaigns: Array(repeating: 4, count: OfferList.campaigns.columns.count)
+        case .campaignMembers: [17, 5, 7, 6, 5, 20]
         }
     let titles = pane.list.columns
     let onScreen = rows.dropFirst(offset).prefix(max(0, visible))
@@ -88,6 +105,30 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     )
     .render(in: listArea, buffer: &buffer, palette: palette)
     // The column cursor: its header is underlined (what `[` and `]` sort by).
+    let body = Rect(x: listArea.x + 1, y: listArea.y, width: listArea.width - 1, height: 1)
+    let header = Layout.horizontal(widths, spacing: 1).split(body)[pane.column]
+    buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
+}
+
+/// The funnel: one row per flag kind and offer, its counts right-aligned; the column cursor picks
+/// the step `enter` lists.
+private func renderFunnel(
+    _ pane: OffersPane, rows: [Table.Row], offset: Int, in listArea: Rect, buffer: inout Buffer, palette: Palette
+) {
+    let titles = OfferList.campaigns.columns
+    let wanted = titles.indices.map { column in
+        max(titles[column].displayWidth, rows.map { $0.cells[column].displayWidth }.max() ?? 0)
+    }
+    let fixedWidths = Table.contentWidths(
+        wanted: wanted, minimums: titles.indices.map { $0 < 2 ? 6 : min(wanted[$0], 5) },
+        grow: titles.indices.map { $0 == 1 }, in: listArea.width - 1)
+    let widths: [Constraint] = fixedWidths.map { .fixed($0) }
+    let columns = titles.indices.map { Table.Column(titles[$0], width: widths[$0], alignment: $0 < 2 ? .left : .right) }
+    Table(
+        columns: columns, rows: rows, selected: pane.selected, offset: offset,
+        sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true
+    )
+    .render(in: listArea, buffer: &buffer, palette: palette)
     let body = Rect(x: listArea.x + 1, y: listArea.y, width: listArea.width - 1, height: 1)
     let header = Layout.horizontal(widths, spacing: 1).split(body)[pane.column]
     buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)
