@@ -116,6 +116,12 @@ func loadCampaigns(_ state: inout AppState) -> [Effect] {
     return [.loadCampaigns(asOf: asOf, catalogue: state.catalogueOffers)]
 }
 
+/// The funnel, when the campaigns list is shown and it has not come nor been asked for.
+func campaignsIfNeeded(_ state: inout AppState) -> [Effect] {
+    guard state.offers.list.isCampaigns, state.offers.campaigns == nil, !state.offers.campaignsLoading else { return [] }
+    return loadCampaigns(&state)
+}
+
 func campaignsLoaded(_ state: inout AppState, _ funnel: CampaignFunnel) -> [Effect] {
     state.offers.campaigns = funnel
     state.offers.campaignsLoading = false

@@ -206,10 +206,7 @@ func cycleList(_ state: inout AppState, _ delta: Int) -> [Effect] {
     state.offers.sort = nil
     state.offers.selected = 0
     state.offers.refreshShown()
-    if state.offers.list == .campaigns, state.offers.campaigns == nil, !state.offers.campaignsLoading {
-        return loadCampaigns(&state)
-    }
-    return []
+    return campaignsIfNeeded(&state)
 }
 
 func sortOffers(_ state: inout AppState, ascending: Bool) -> [Effect] {
