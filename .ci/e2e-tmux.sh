@@ -220,4 +220,7 @@ tmux send-keys -t ctrlc ":" "u"
 tmux send-keys -t ctrlc C-c
 wait_exit ctrlc 0
 
+# A retention campaign from the Offers pane to its funnel: flag, serve, redeem, read.
+bash "$(dirname "${BASH_SOURCE[0]}")/e2e-offers-tmux.sh" "$bin" "$store"
+
 echo "e2e: ok"
