@@ -33,7 +33,7 @@ fail() {
 }
 wait_for() {  # wait_for TEXT [TRIES]: a fixed string on the screen
   local i
-  for i in $(seq 1 "${2:-100}"); do
+  for i in $(seq 1 "${2:-300}"); do
     tmux capture-pane -p -t "$session" | grep -qF -- "$1" && return 0
     sleep 0.1
   done
@@ -41,7 +41,7 @@ wait_for() {  # wait_for TEXT [TRIES]: a fixed string on the screen
 }
 wait_for_line() {  # wait_for_line REGEX [TRIES]: a line matching an extended regular expression
   local i
-  for i in $(seq 1 "${2:-100}"); do
+  for i in $(seq 1 "${2:-300}"); do
     tmux capture-pane -p -t "$session" | grep -qE -- "$1" && return 0
     sleep 0.1
   done

@@ -201,7 +201,8 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
 
 func cycleList(_ state: inout AppState, _ delta: Int) -> [Effect] {
     let all = OfferList.allCases
-    let index = all.firstIndex(of: state.offers.list) ?? 0
+    // A step's members count as the funnel they were listed from.
+    let index = all.firstIndex(of: state.offers.list.isCampaigns ? .campaigns : state.offers.list) ?? 0
     state.offers.list = all[(index + delta % all.count + all.count) % all.count]
     state.offers.sort = nil
     state.offers.selected = 0

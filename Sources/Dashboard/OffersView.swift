@@ -20,10 +20,13 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
 
     var x = inner.x
     for list in OfferList.allCases {
-        let label = " \(list.title) \(pane.isCounted(list) ? String(pane.count(of: list)) : "…") "
+        // The funnel is read when first shown: until then its tab has no count.
+        let count = pane.isCounted(list) ? " " + String(pane.count(of: list)) : list == .campaigns ? "" : " …"
+        let label = " \(list.title)\(count) "
         guard x < inner.right else { break }
         x = buffer.set(
-            string: label, at: Position(x: x, y: inner.y), style: palette[list == pane.list ? .tabActive : .tab],
+            string: label, at: Position(x: x, y: inner.y),
+            style: palette[list == pane.list || (list == .campaigns && pane.list.isCampaigns) ? .tabActive : .tab],
             maxWidth: inner.right - x)
         x += 1
     }

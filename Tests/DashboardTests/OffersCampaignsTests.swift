@@ -94,7 +94,7 @@ private func cells(_ lines: [String], startingWith first: String) -> [String]? {
         var state = CampaignStore.state()
         drive(.start, &state, runner)
         try keys("5", state: &state, runner: runner)
-        for _ in 0..<6 { try keys(">", state: &state, runner: runner) }
+        try keys("<", state: &state, runner: runner)
         let lines = screen(state)
         let text = lines.joined(separator: "\n")
         #expect(text.contains("Offers · campaigns (1 shown) · flags set by 2025-04-10"), "\(text)")
@@ -124,8 +124,8 @@ private func cells(_ lines: [String], startingWith first: String) -> [String]? {
         var state = CampaignStore.state()
         drive(.start, &state, runner)
         try keys("5", state: &state, runner: runner)
-        // `>` to the campaigns list (after the offers and the flagged).
-        for _ in 0..<6 { try keys(">", state: &state, runner: runner) }
+        // `<` to the campaigns list (the last).
+        try keys("<", state: &state, runner: runner)
         #expect(state.offers.list == .campaigns)
         // The Served column (the fourth): A and B.
         try keys("l", "l", "l", "enter", state: &state, runner: runner)
