@@ -5,7 +5,7 @@ import SubscriberStore
 import SubscriptionModel
 
 /// `subdash generate-redemptions`: simulated customers redeem a share of the offers a store has
-/// served (README, "Offers that reach the customer"; generator docs in docs/simulator.md).
+/// served (README, "Offers that reach the customer").
 struct GenerateRedemptions: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate-redemptions",
