@@ -34,11 +34,16 @@ public struct CampaignFunnel: Equatable, Sendable {
     public var customers: [String: CampaignCustomer]
     /// When each member's campaign started, by flag kind and subscription (its latest one).
     public var flaggedAt: [String: Instant]
+    /// Flags set after as-of (today's flags on a store whose data ends earlier): not counted.
+    public var setAfterAsOf: Int
 
-    public init(report: CampaignReport, customers: [String: CampaignCustomer], flaggedAt: [String: Instant] = [:]) {
+    public init(
+        report: CampaignReport, customers: [String: CampaignCustomer], flaggedAt: [String: Instant] = [:], setAfterAsOf: Int = 0
+    ) {
         self.report = report
         self.customers = customers
         self.flaggedAt = flaggedAt
+        self.setAfterAsOf = setAfterAsOf
     }
 
     /// The funnel's steps, in the order of its columns after the flag and the offer.
@@ -198,9 +203,14 @@ extension SubscriberAnalytics {
             }
         }
         var flaggedAt: [String: Instant] = [:]
-        for line in try database.flagLog() where line.action == .set && line.at <= asOf {
-            flaggedAt[line.offer.rawValue + " " + line.originalTransactionId] = line.at
+        var later = 0
+        for line in try database.flagLog() where line.action == .set {
+            if line.at <= asOf {
+                flaggedAt[line.offer.rawValue + " " + line.originalTransactionId] = line.at
+            } else {
+                later += 1
+            }
         }
-        return CampaignFunnel(report: report, customers: customers, flaggedAt: flaggedAt)
+        return CampaignFunnel(report: report, customers: customers, flaggedAt: flaggedAt, setAfterAsOf: later)
     }
 }

@@ -11,7 +11,10 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
     title += pane.marks.isEmpty ? " (\(pane.shown.count) shown)" : " · \(pane.marks.count) marked (\(pane.shown.count) shown)"
     // The lists still streamed after the first screen: how far along.
     if let stream = pane.stream, pane.loading, !pane.list.isCampaigns { title += " · loading \(stream.percent) %" }
-    if pane.list.isCampaigns, let report = pane.campaigns?.report { title += " · flags set by \(report.asOf.asOfText)" }
+    if pane.list.isCampaigns, let funnel = pane.campaigns {
+        title += " · flags set by \(funnel.report.asOf.asOfText)"
+        if funnel.setAfterAsOf > 0 { title += " (\(funnel.setAfterAsOf) set later not counted)" }
+    }
     if pane.list.isCampaigns, pane.campaignsLoading { title += " · loading" }
     if state.readOnly { title += " · read-only" }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
@@ -40,7 +43,9 @@ func renderOffers(_ state: AppState, in area: Rect, buffer: inout Buffer, palett
                 : pane.filter != nil
                     ? "No row matches the filter (esc clears it)."
                     : pane.list == .campaigns
-                        ? "No flag set by \(state.asOf?.asOfText ?? "as-of"): flag subscribers on an offer's list first."
+                        ? (pane.campaigns?.setAfterAsOf ?? 0) > 0
+                            ? "None by as-of: \(pane.campaigns?.setAfterAsOf ?? 0) set later (:asof a later date counts them)."
+                            : "No flag set by \(state.asOf?.asOfText ?? "as-of"): flag subscribers on an offer's list first."
                         : "Nobody at this step (esc: back to the funnel)."
         } else if pane.board == nil {
             text = "Loading…"
@@ -119,19 +124,29 @@ private func renderFunnel(
     _ pane: OffersPane, rows: [Table.Row], offset: Int, in listArea: Rect, buffer: inout Buffer, palette: Palette
 ) {
     let titles = OfferList.campaigns.columns
-    let wanted = titles.indices.map { column in
+    var wanted = titles.indices.map { column in
         max(titles[column].displayWidth, rows.map { $0.cells[column].displayWidth }.max() ?? 0)
     }
+    // The offer gives way first (to 14 columns), then the columns on the right go whole: every step
+    // stays (a narrow window drops rates, days and retention before a count).
+    wanted[1] = min(wanted[1], max(14, listArea.width - 1 - (wanted.reduce(0, +) - wanted[1]) - (titles.count - 1)))
+    var shown = titles.count
+    while shown > 2 + CampaignFunnel.steps.count, wanted.prefix(shown).reduce(0, +) + shown - 1 > listArea.width - 1 {
+        shown -= 1
+    }
     let fixedWidths = Table.contentWidths(
-        wanted: wanted, minimums: titles.indices.map { $0 < 2 ? 6 : min(wanted[$0], 5) },
-        grow: titles.indices.map { $0 == 1 }, in: listArea.width - 1)
-    let widths: [Constraint] = fixedWidths.map { .fixed($0) }
-    let columns = titles.indices.map { Table.Column(titles[$0], width: widths[$0], alignment: $0 < 2 ? .left : .right) }
+        wanted: Array(wanted.prefix(shown)), minimums: (0..<shown).map { $0 < 2 ? 6 : min(wanted[$0], 5) },
+        grow: Array(repeating: false, count: shown), in: listArea.width - 1)
+    // No column wider than its widest cell: what is left stays blank on the right.
+    let widths: [Constraint] = (0..<shown).map { .fixed(min(fixedWidths[$0], wanted[$0])) }
+    let columns = (0..<shown).map { Table.Column(titles[$0], width: widths[$0], alignment: $0 < 2 ? .left : .right) }
+    let cut = rows.map { Table.Row(Array($0.cells.prefix(shown)), isMarked: $0.isMarked) }
     Table(
-        columns: columns, rows: rows, selected: pane.selected, offset: offset,
+        columns: columns, rows: cut, selected: pane.selected, offset: offset,
         sort: pane.sort.map { Table.Sort(column: $0.column, ascending: $0.ascending) }, showsMarkGutter: true
     )
     .render(in: listArea, buffer: &buffer, palette: palette)
+    guard pane.column < shown else { return }
     let body = Rect(x: listArea.x + 1, y: listArea.y, width: listArea.width - 1, height: 1)
     let header = Layout.horizontal(widths, spacing: 1).split(body)[pane.column]
     buffer.setStyle(palette[.header].patched(with: palette[.sortIndicator]).adding(.underline), in: header)

@@ -163,4 +163,19 @@ private func cells(_ lines: [String], startingWith first: String) -> [String]? {
         #expect(cells(lines, startingWith: "A ")?.first == "A", "\(text)")
         #expect(cells(lines, startingWith: "B ") == nil, "\(text)")
     }
+
+    /// Flags set after as-of (today's flags on data that ends earlier) are not counted, and the
+    /// list says so rather than "no flag".
+    @Test func flagsSetAfterAsOfAreNamedNotCounted() throws {
+        let runner = try CampaignStore.runner()
+        var state = CampaignStore.state()
+        state.asOf = Instant(parsing: "2025-02-15")!
+        drive(.start, &state, runner)
+        try keys("5", "<", state: &state, runner: runner)
+        let text = screen(state).joined(separator: "\n")
+        #expect(
+            text.contains("Offers · campaigns (0 shown) · flags set by 2025-02-15 00:00 UTC (3 set later not counted)"), "\(text)"
+        )
+        #expect(text.contains("None by as-of: 3 set later (:asof a later date counts them)."), "\(text)")
+    }
 }
