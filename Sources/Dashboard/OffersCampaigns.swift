@@ -121,15 +121,20 @@ func loadCampaigns(_ state: inout AppState) -> [Effect] {
     return [.loadCampaigns(asOf: asOf, catalogue: state.catalogueOffers)]
 }
 
-/// The funnel, when the campaigns list is shown and it has not come nor been asked for.
+/// The funnel, when the campaigns list is shown and the one there is missing or read at another
+/// as-of (new data, `:asof`), unless one is on its way.
 func campaignsIfNeeded(_ state: inout AppState) -> [Effect] {
-    guard state.offers.list.isCampaigns, state.offers.campaigns == nil, !state.offers.campaignsLoading else { return [] }
+    guard state.offers.list.isCampaigns, !state.offers.campaignsLoading,
+        state.offers.campaigns == nil || state.offers.campaigns?.report.asOf != state.asOf
+    else { return [] }
     return loadCampaigns(&state)
 }
 
 func campaignsLoaded(_ state: inout AppState, _ funnel: CampaignFunnel) -> [Effect] {
-    state.offers.campaigns = funnel
     state.offers.campaignsLoading = false
+    // Read at an as-of that has moved on since it was asked for: ask again.
+    guard funnel.report.asOf == state.asOf else { return campaignsIfNeeded(&state) }
+    state.offers.campaigns = funnel
     state.offers.refreshShown()
     return []
 }

@@ -178,4 +178,22 @@ private func cells(_ lines: [String], startingWith first: String) -> [String]? {
         )
         #expect(text.contains("None by as-of: 3 set later (:asof a later date counts them)."), "\(text)")
     }
+
+    /// A funnel read at an as-of that has moved on since (new data came while it was read) is
+    /// not shown: it is asked for again at the new as-of.
+    @Test func aFunnelReadAtAnOlderAsOfIsAskedForAgain() throws {
+        let runner = try CampaignStore.runner()
+        var state = CampaignStore.state()
+        drive(.start, &state, runner)
+        try keys("5", "<", state: &state, runner: runner)
+        let old = try #require(state.offers.campaigns)
+        state.asOf = Instant(parsing: "2025-04-20")!
+        state.offers.campaignsLoading = true
+        let effects = update(&state, .loadedCampaigns(old))
+        #expect(effects == [.loadCampaigns(asOf: Instant(parsing: "2025-04-20")!, catalogue: state.catalogueOffers)])
+        #expect(state.offers.campaigns?.report.asOf == CampaignStore.asOf)
+        for effect in effects { drive(runner.perform(effect), &state, runner) }
+        #expect(state.offers.campaigns?.report.asOf == Instant(parsing: "2025-04-20")!)
+        #expect(!state.offers.campaignsLoading)
+    }
 }
