@@ -79,6 +79,8 @@ import Testing
         }
         #expect(redeemed == Dictionary(uniqueKeysWithValues: chosen.map { ($0.1.originalTransactionId, $0.1.offerIdentifier) }))
         #expect(FileManager.default.fileExists(atPath: directory.path("out/test-root.pem")))
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.path("out/v2/notifications-0001.ndjson"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
     @Test func importedRedemptionsMoveReportCampaigns() throws {

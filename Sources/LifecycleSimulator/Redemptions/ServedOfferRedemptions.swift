@@ -182,6 +182,11 @@ public struct ServedOfferRedemptions: Sendable {
             directory: directory.appendingPathComponent("v2"), gzip: false, maxFileBytes: Int.max)
         try writer.append(raw: lines, segment: nil)
         try writer.finish()
+        // The documents carry the store's customers' appAccountTokens: readable by the owner only.
+        for name in writer.fileNames {
+            try fm.setAttributes(
+                [.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent("v2/" + name).path)
+        }
         return summary
     }
 
