@@ -258,6 +258,10 @@ public struct OffersPane: Equatable, Sendable {
         return filtered(rows, list: list, filter: filter, sort: sort)
     }
 
+    private static func ungrouped(_ cell: String, _ list: OfferList) -> String {
+        list == .campaigns ? cell.replacingOccurrences(of: ",", with: "") : cell
+    }
+
     /// `rows` with the filter and the sort applied.
     static func filtered(_ rows: [OfferRow], list: OfferList, filter: String?, sort: OfferSort?) -> [OfferRow] {
         var rows = rows
@@ -267,8 +271,9 @@ public struct OffersPane: Equatable, Sendable {
         if let sort, list.columns.indices.contains(sort.column) {
             // Stable, by the column's text compared as people read numbers (`9` before `10`), ties by id.
             rows = rows.enumerated().sorted { a, b in
-                let x = a.element.cells(for: list)[sort.column]
-                let y = b.element.cells(for: list)[sort.column]
+                // The funnel's counts are grouped ("1,234"): compared without the separators.
+                let x = ungrouped(a.element.cells(for: list)[sort.column], list)
+                let y = ungrouped(b.element.cells(for: list)[sort.column], list)
                 let order = x.compare(y, options: [.numeric, .caseInsensitive])
                 if order == .orderedSame { return a.offset < b.offset }
                 return sort.ascending == (order == .orderedAscending)
