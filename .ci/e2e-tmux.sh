@@ -241,5 +241,7 @@ wait_exit ctrlc 0
 if [ "$(basename "$store")" = demo.sqlite ]; then
   bash "$(dirname "$0")/e2e-support.sh" "$bin" "$store"
 fi
+# A retention campaign from the Offers pane to its funnel: flag, serve, redeem, read.
+bash "$(dirname "${BASH_SOURCE[0]}")/e2e-offers-tmux.sh" "$bin" "$store"
 
 echo "e2e: ok"

@@ -84,6 +84,8 @@ public enum Action: Equatable, Sendable {
     case loadedOffersFirst(OfferBoard, scope: ReportScope)
     /// Every row of `offers`' lists, for the as-of and scope they were asked at.
     case loadedOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope, [EligibleSubscriber])
+    /// The Offers pane's campaigns' funnel.
+    case loadedCampaigns(CampaignFunnel)
     /// Pane 6's first answer: MRR now and 30 days before.
     case loadedMoney(MoneyFigures)
     /// One more section of pane 6, for the as-of and scope it was asked at.
@@ -147,6 +149,8 @@ public enum Effect: Equatable, Sendable {
     case loadOffersFirst(asOf: Instant, scope: ReportScope, list: OfferList, limit: Int)
     /// The whole lists of `offers`: the rest of pane 5, streamed after its first screen.
     case loadOfferLists([OfferFlagKind], asOf: Instant, scope: ReportScope)
+    /// The campaigns of every flag set by `asOf`, their offers from `catalogue` (docs/metrics.md, "Campaigns").
+    case loadCampaigns(asOf: Instant, catalogue: CatalogueOffers?)
     /// Pane 6's MRR now (one cheap statement); its answer asks for the sections.
     case loadMoney(asOf: Instant, scope: ReportScope)
     case loadMoneySection(MoneySection, asOf: Instant, scope: ReportScope)

@@ -120,7 +120,8 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
             state.offers.list = list
             state.offers.refreshShown()
         }
-        return update(&state, .switchPane(.offers))
+        let effects = update(&state, .switchPane(.offers))
+        return effects + campaignsIfNeeded(&state)
     case .log:
         // Pane 2's subscriber when no id is given there; elsewhere everyone's.
         let target = argument.isEmpty ? (state.pane == .subscriber ? state.subscriber.id : nil) : argument

@@ -15,6 +15,7 @@ extension EffectRunner {
         case .loadCohorts: "loading the cohorts"
         case .loadStatesEvents: "loading states and events"
         case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
+        case .loadCampaigns: "loading the campaigns"
         case .loadMoney, .loadMoneySection: "loading the money figures"
         case .writeFlags: "writing the flags"
         case .exportCSV, .exportSubscribers, .exportOffers: "the export"

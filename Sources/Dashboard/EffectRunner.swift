@@ -183,6 +183,8 @@ public final class EffectRunner: Sendable {
             case .loadOfferLists(let kinds, let asOf, let scope):
                 let rows = try analytics.eligibility(asOf: asOf, offers: kinds, scope: scope, emails: true)
                 return .loadedOfferLists(kinds, asOf: asOf, scope: scope, rows)
+            case .loadCampaigns(let asOf, let catalogue):
+                return .loadedCampaigns(try analytics.campaignFunnel(asOf: asOf, catalogue: catalogue))
             case .loadMoney(let asOf, let scope):
                 return .loadedMoney(try MoneyFigures.loadNow(analytics, asOf: asOf, scope: scope))
             case .loadMoneySection(let section, let asOf, let scope):

@@ -68,7 +68,11 @@ public enum KeyBindings {
         ),
         KeyBinding(
             "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
-            panes: [.subscribers, .offers]),
+            panes: [.subscribers]),
+        KeyBinding(
+            "enter", .open, name: "open",
+            description: "Open the selected subscriber; on the campaigns list, list the subscribers at the column's step",
+            shownInBar: true, panes: [.offers]),
         KeyBinding(
             "enter", .open, name: "retained", description: "List the cohort's subscribers retained at the cell's paid period",
             shownInBar: true, panes: [.cohorts]),

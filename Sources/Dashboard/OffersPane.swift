@@ -52,17 +52,31 @@ public struct OfferStream: Equatable, Sendable {
     }
 }
 
-/// The lists pane 5 switches between: one per offer kind, then the flagged subscribers.
+/// The lists pane 5 switches between: one per offer kind, the flagged subscribers, then the
+/// campaigns' funnel; `enter` on a funnel step lists the subscriptions at that step.
 public enum OfferList: Hashable, Sendable, CaseIterable {
     case eligible(OfferFlagKind)
     case flagged
+    case campaigns
+    /// The subscriptions at one step of one funnel row (not a tab: reached by `enter`).
+    case campaignMembers(CampaignDrill)
 
-    public static let allCases: [OfferList] = OfferFlagKind.allCases.map(OfferList.eligible) + [.flagged]
+    public static let allCases: [OfferList] = OfferFlagKind.allCases.map(OfferList.eligible) + [.flagged, .campaigns]
 
     public var title: String {
         switch self {
         case .eligible(let kind): kind.rawValue
         case .flagged: "flagged"
+        case .campaigns: "campaigns"
+        case .campaignMembers(let drill): "campaigns › \(drill.step.rawValue) · \(drill.flag.rawValue) \(drill.offerText)"
+        }
+    }
+
+    /// The funnel or its members: the subscriptions are not eligibility rows.
+    public var isCampaigns: Bool {
+        switch self {
+        case .campaigns, .campaignMembers: true
+        case .eligible, .flagged: false
         }
     }
 
@@ -70,6 +84,8 @@ public enum OfferList: Hashable, Sendable, CaseIterable {
         switch self {
         case .eligible: ["Subscription", "Email", "Product", "Why", "Flags"]
         case .flagged: ["Subscription", "Email", "Offers", "Operator", "Flagged at", "Note"]
+        case .campaigns: CampaignFunnel.columns
+        case .campaignMembers: ["Subscription", "Email", "User id", "Flag", "Offer", "Flagged at"]
         }
     }
 
@@ -79,6 +95,8 @@ public enum OfferList: Hashable, Sendable, CaseIterable {
         switch self {
         case .eligible: ["originalTransactionId", "productId", "why", "flags"]
         case .flagged: ["originalTransactionId", "offers", "operator", "flaggedAt", "note"]
+        case .campaigns: CampaignFunnel.csvHeader
+        case .campaignMembers: ["originalTransactionId", "step", "flag", "offer", "flaggedAt"]
         }
     }
 }
@@ -96,6 +114,10 @@ public struct OfferRow: Hashable, Sendable {
     /// Who flagged it and when (the latest flag), on the flagged list.
     public var flaggedBy: String?
     public var flaggedAt: Instant?
+    /// The cells of a campaign list's row (the funnel's figures, a member's ids), as shown.
+    public var values: [String]?
+    /// The cells of a campaign list's row as exported (``OfferList/csvHeader``).
+    public var exportValues: [String]?
 
     /// " · Apple offers winback.a, winback.b": the win-back offers Apple will present, best first,
     /// beside why the row is eligible ("" when Apple lists none).
@@ -109,12 +131,14 @@ public struct OfferRow: Hashable, Sendable {
         switch list {
         case .eligible: return [id, email ?? "", productId, detail, offers]
         case .flagged: return [id, email ?? "", offers, flaggedBy ?? "", flaggedAt?.iso8601 ?? "", detail]
+        case .campaigns, .campaignMembers: return values ?? []
         }
     }
 
     /// The cells for `list`'s ``OfferList/csvHeader``: as shown, less the email (an export adds
     /// the customer's ids and email last, as every export does).
     public func exportCells(for list: OfferList) -> [String] {
+        if list.isCampaigns { return exportValues ?? [] }
         var cells = cells(for: list)
         cells.remove(at: 1)
         return cells
@@ -152,6 +176,13 @@ public struct OffersPane: Equatable, Sendable {
     public var marks: Set<String> = []
     /// The last row marked: where `ctrl-space` starts its range.
     public var lastMark: String?
+    /// The campaigns' funnel (``OfferList/campaigns``), loaded when that list is first shown.
+    public var campaigns: CampaignFunnel?
+    public var campaignsLoading = false
+    /// The funnel row and step column the cursor was on before `enter` listed its members.
+    public var funnelRow = 0
+    public var funnelColumn = 0
+
     /// The offer last flagged or cleared, proposed again where the list does not say which.
     public var lastOffer: OfferFlagKind = .winBackOffer
 
@@ -168,7 +199,7 @@ public struct OffersPane: Equatable, Sendable {
     public func count(of list: OfferList) -> Int { counts[list] ?? 0 }
 
     /// Whether `list` is whole, so its count is known (not while it is streamed).
-    public func isCounted(_ list: OfferList) -> Bool { board != nil && counts[list] != nil }
+    public func isCounted(_ list: OfferList) -> Bool { (board != nil || list == .campaigns) && counts[list] != nil }
 
     /// Recomputes `shown` (and the counts), keeping the cursor on the same subscription when it is still shown.
     public mutating func refreshShown() {
@@ -179,7 +210,11 @@ public struct OffersPane: Equatable, Sendable {
             for row in board.eligible where counts[.eligible(row.offer)] != nil { counts[.eligible(row.offer), default: 0] += 1 }
             counts[.flagged] = Set(board.flags.map(\.originalTransactionId)).count
         }
-        shown = OffersPane.rows(board: board, list: list, filter: filter, sort: sort)
+        if let campaigns { counts[.campaigns] = campaigns.report.rows.count }
+        shown =
+            list.isCampaigns
+            ? OffersPane.filtered(campaigns?.rows(for: list) ?? [], list: list, filter: filter, sort: sort)
+            : OffersPane.rows(board: board, list: list, filter: filter, sort: sort)
         if let cursorId, let index = shown.firstIndex(where: { $0.id == cursorId }) {
             selected = index
         } else {
@@ -217,15 +252,28 @@ public struct OffersPane: Equatable, Sendable {
                         detail: notes.joined(separator: "; "),
                         flags: kinds(flag.originalTransactionId), flaggedBy: flag.operatorName, flaggedAt: flag.at))
             }
+        case .campaigns, .campaignMembers:
+            rows = []
         }
+        return filtered(rows, list: list, filter: filter, sort: sort)
+    }
+
+    private static func ungrouped(_ cell: String, _ list: OfferList) -> String {
+        list == .campaigns ? cell.replacingOccurrences(of: ",", with: "") : cell
+    }
+
+    /// `rows` with the filter and the sort applied.
+    static func filtered(_ rows: [OfferRow], list: OfferList, filter: String?, sort: OfferSort?) -> [OfferRow] {
+        var rows = rows
         if let filter, !filter.isEmpty {
             rows = rows.filter { row in row.cells(for: list).contains { $0.range(of: filter, options: .caseInsensitive) != nil } }
         }
         if let sort, list.columns.indices.contains(sort.column) {
             // Stable, by the column's text compared as people read numbers (`9` before `10`), ties by id.
             rows = rows.enumerated().sorted { a, b in
-                let x = a.element.cells(for: list)[sort.column]
-                let y = b.element.cells(for: list)[sort.column]
+                // The funnel's counts are grouped ("1,234"): compared without the separators.
+                let x = ungrouped(a.element.cells(for: list)[sort.column], list)
+                let y = ungrouped(b.element.cells(for: list)[sort.column], list)
                 let order = x.compare(y, options: [.numeric, .caseInsensitive])
                 if order == .orderedSame { return a.offset < b.offset }
                 return sort.ascending == (order == .orderedAscending)

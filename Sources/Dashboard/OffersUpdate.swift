@@ -16,6 +16,7 @@ func apply(_ operation: MarkOperation, to id: String, in marks: inout Set<String
 
 /// `space` / `s` / `u` / `t` on pane 5: the cursor row, then the cursor moves down.
 func markRow(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
+    guard state.offers.list != .campaigns else { return [] }
     guard let id = state.offers.selectedRow?.id else { return [] }
     apply(operation, to: id, in: &state.offers.marks)
     if state.offers.marks.contains(id) { state.offers.lastMark = id }
@@ -25,7 +26,7 @@ func markRow(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
 
 /// `g s` / `g u` / `g t`: every shown row (the filter decides what "shown" is).
 func markShown(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
-    guard state.pane == .offers else { return [] }
+    guard state.pane == .offers, state.offers.list != .campaigns else { return [] }
     for row in state.offers.shown { apply(operation, to: row.id, in: &state.offers.marks) }
     state.notice = "\(state.offers.marks.count) marked"
     return []
@@ -128,6 +129,10 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
         return []
     }
     let pane = state.offers
+    guard pane.list != .campaigns else {
+        state.notice = "the funnel's rows are campaigns: enter lists a step's subscribers, who can be flagged there"
+        return []
+    }
     let ids = pane.marks.isEmpty ? pane.selectedRow.map { [$0.id] } ?? [] : pane.marks.sorted()
     guard !ids.isEmpty else {
         state.notice = "nothing to \(clear ? "unflag" : "flag"): the list is empty"
@@ -137,7 +142,8 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
     let offer: OfferFlagKind
     switch pane.list {
     case .eligible(let kind): offer = kind
-    case .flagged: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
+    case .flagged, .campaigns: offer = clear ? pane.selectedRow?.flags.first ?? pane.lastOffer : pane.lastOffer
+    case .campaignMembers(let drill): offer = drill.flag
     }
     state.confirmation = Confirmation(
         offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
@@ -195,12 +201,13 @@ func flagsWritten(_ state: inout AppState, _ write: FlagWrite, changed: Int) -> 
 
 func cycleList(_ state: inout AppState, _ delta: Int) -> [Effect] {
     let all = OfferList.allCases
-    let index = all.firstIndex(of: state.offers.list) ?? 0
+    // A step's members count as the funnel they were listed from.
+    let index = all.firstIndex(of: state.offers.list.isCampaigns ? .campaigns : state.offers.list) ?? 0
     state.offers.list = all[(index + delta % all.count + all.count) % all.count]
     state.offers.sort = nil
     state.offers.selected = 0
     state.offers.refreshShown()
-    return []
+    return campaignsIfNeeded(&state)
 }
 
 func sortOffers(_ state: inout AppState, ascending: Bool) -> [Effect] {
@@ -241,6 +248,7 @@ func exportShown(_ state: inout AppState) -> [Effect] {
                 population: state.subscribers.view.queriedPopulation)
         ]
     }
+    if state.pane == .offers, state.offers.list.isCampaigns { return exportCampaigns(&state) }
     guard state.pane == .offers, let board = state.offers.board else { return [] }
     let list = state.offers.list
     let stem = "offers-\(list.title)-\(board.asOf.isoDate)"

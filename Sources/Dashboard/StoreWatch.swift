@@ -68,7 +68,7 @@ func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         // Marks are ids and the cursor follows its id: both survive the new board.
-        return [.loadOffers(asOf: asOf, scope: state.scope)]
+        return [.loadOffers(asOf: asOf, scope: state.scope)] + (state.offers.list.isCampaigns ? loadCampaigns(&state) : [])
     case .money:
         // The cursor and the order are kept; the rows are the new figures'.
         return [.loadMoney(asOf: asOf, scope: state.scope)]

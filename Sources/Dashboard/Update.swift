@@ -169,6 +169,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .loadedOfferLists(let kinds, let asOf, let scope, let rows):
         offerListsLoaded(&state, kinds, asOf: asOf, scope: scope, rows)
         return []
+    case .loadedCampaigns(let funnel):
+        return campaignsLoaded(&state, funnel)
     case .loadedMoney(let figures):
         return moneyLoaded(&state, figures)
     case .loadedMoneySection(let asOf, let scope, let part):
@@ -215,6 +217,7 @@ private func back(_ state: inout AppState) -> [Effect] {
         state.offers.refreshShown()
         return []
     }
+    if state.pane == .offers, leaveCampaignMembers(&state) { return [] }
     // Then exactly what was entered last (a pane, a drill-down, a search), as it was.
     guard let previous = state.history.popLast() else {
         // Nothing left to unwind: a list reached some other way still comes back to everyone.
@@ -272,6 +275,7 @@ private func openSelected(_ state: inout AppState) -> [Effect] {
         }
         return openSubscriber(&state, id)
     case .offers:
+        if state.offers.list == .campaigns { return drillCampaign(&state) }
         guard let id = state.offers.selectedRow?.id else { return [] }
         return openSubscriber(&state, id)
     case .cohorts, .statesEvents, .money:
@@ -492,10 +496,13 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
         return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
     case .offers:
         state.offers.loading = true
+        // The campaigns list reads its funnel again with the lists (a flag written, a new as-of).
+        let campaigns = state.offers.list.isCampaigns ? loadCampaigns(&state) : []
         // A board already shown stays until the new one replaces it whole; a first visit draws the
         // first screen at once and streams the rest.
-        guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] }
+        guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] + campaigns }
         return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: state.offers.firstScreenRows)]
+            + campaigns
     case .money:
         state.money.loading = true
         return [.loadMoney(asOf: asOf, scope: state.scope)]

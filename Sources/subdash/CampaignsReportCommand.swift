@@ -40,16 +40,7 @@ struct CampaignsReportCommand: AsyncParsableCommand {
             analytics = SubscriberAnalytics(database: try store.open(readOnly: true))
         } catch let error as CLIError { error.exit() }
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.campaigns(from: range.from.instant, to: range.to.instant, asOf: at) { flag, product, group in
-            guard let offer = catalogue.offer(for: flag, productId: product, group: group) else { return nil }
-            let kind: OfferKind =
-                switch offer.kind {
-                case .promotional: .promotional
-                case .winBack: .winBack
-                case .offerCode: .offerCode
-                }
-            return CampaignReport.Offer(kind: kind, identifier: offer.identifier)
-        }
+        let r = try analytics.campaigns(from: range.from.instant, to: range.to.instant, asOf: at, offer: catalogue.campaignOffer)
         if let members { return try Self.printMembers(r, step: members, database: analytics.database, format: format) }
         func rate(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
         func number(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }

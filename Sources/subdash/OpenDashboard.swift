@@ -106,16 +106,23 @@ struct OpenDashboard: ParsableCommand {
     /// (read again each time the dialog asks, so an edited catalogue shows); nil without the file.
     static func catalogueOffers(_ database: AppDatabase) -> CatalogueOffers? {
         guard let path = ConfigFile.defaultPath(), FileManager.default.fileExists(atPath: path) else { return nil }
-        return CatalogueOffers(source: path) { offer, ids in
-            do {
-                let meaning = try FlagOfferMeaning(db: database, offer: offer, targets: ids, config: nil)
-                return meaning.path == nil ? [] : meaning.lines
-            } catch let error as CLIError {
-                return ["No catalogue offer shown: \(error.message)"]
-            } catch {
-                return ["No catalogue offer shown: \(error)"]
-            }
-        }
+        return CatalogueOffers(
+            source: path,
+            lines: { offer, ids in
+                do {
+                    let meaning = try FlagOfferMeaning(db: database, offer: offer, targets: ids, config: nil)
+                    return meaning.path == nil ? [] : meaning.lines
+                } catch let error as CLIError {
+                    return ["No catalogue offer shown: \(error.message)"]
+                } catch {
+                    return ["No catalogue offer shown: \(error)"]
+                }
+            },
+            // The funnel's offers: the catalogue read once per load (an unreadable one counts as none).
+            campaignOffer: {
+                let catalogue = (try? CatalogueFile.load(nil))?.0 ?? OfferCatalogue()
+                return { catalogue.campaignOffer($0, $1, $2) }
+            })
     }
 
     /// What to do when there is no store: the same advice `report` and `listen` give

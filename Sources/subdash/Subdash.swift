@@ -9,7 +9,8 @@ struct Subdash: AsyncParsableCommand {
         abstract: "A keyboard-driven dashboard for App Store auto-renewable subscriptions.",
         discussion: ExitStatus.help,
         subcommands: [
-            OpenDashboard.self, Demo.self, Import.self, Generate.self, Report.self, FlagCommand.self, Flags.self,
+            OpenDashboard.self, Demo.self, Import.self, Generate.self, GenerateRedemptions.self, Report.self, FlagCommand.self,
+            Flags.self,
             Prices.self,
             Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self, OfferCommand.self, OffersCommand.self,
             Extend.self, Link.self, Log.self, Consumption.self,

@@ -27,8 +27,9 @@ import Testing
         Screen(name: "cohorts", keys: ["3", "j", "l"]),
         Screen(name: "states-events", keys: ["4"]),
         Screen(name: "help", keys: ["?"]),
-        Screen(name: "offers", keys: ["5", "<", "space", "j", "j", "space", "l"], flagged: ["5000", "5010", "5020", "5030"]),
-        Screen(name: "offers-confirm", keys: ["5", "<", "g s", "F"], flagged: ["5000", "5010", "5020"]),
+        Screen(
+            name: "offers", keys: ["5", "<", "<", "space", "j", "j", "space", "l"], flagged: ["5000", "5010", "5020", "5030"]),
+        Screen(name: "offers-confirm", keys: ["5", "<", "<", "g s", "F"], flagged: ["5000", "5010", "5020"]),
         Screen(name: "money", keys: ["6", "j", "s"], priced: true),
     ]
 

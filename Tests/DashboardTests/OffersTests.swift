@@ -158,7 +158,7 @@ private let retentionExport = """
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
         try press("f", "enter", state: &state, runner: runner)
-        try press("<", "<", state: &state, runner: runner)
+        try press("<", "<", "<", state: &state, runner: runner)
         #expect(state.offers.list == .flagged)
         let lines = screen(state, width: 120, height: 40)
         #expect(lines[2].contains("Offers · flagged (1 shown)"))
@@ -275,7 +275,7 @@ private let retentionExport = """
         try press("enter", state: &state, runner: runner)
         #expect(state.offers.shown.map(\.id) == ["2000"])
         // Flagged, 2000 shows its email on the flagged list too.
-        try press("esc", "f", "enter", "<", "<", state: &state, runner: runner)
+        try press("esc", "f", "enter", "<", "<", "<", state: &state, runner: runner)
         #expect(state.offers.list == .flagged && state.offers.shown.map(\.id) == ["2000"])
         let flagged = screen(state, width: 160, height: 24)
         #expect(
@@ -368,7 +368,7 @@ private let retentionExport = """
     @Test func sortSurvivesSwitchingToAListWithFewerColumns() throws {
         let runner = try makeOffersRunner()
         var state = try onRetention(runner)
-        try press("f", "enter", "<", "<", "l", "l", "l", "l", "l", "[", state: &state, runner: runner)
+        try press("f", "enter", "<", "<", "<", "l", "l", "l", "l", "l", "[", state: &state, runner: runner)
         #expect(state.offers.list == .flagged && state.offers.sort == OfferSort(column: 5, ascending: true))
         try press(":", state: &state, runner: runner)
         type("offers retention", &state, runner: runner)
