@@ -1132,6 +1132,18 @@ extension AppDatabase {
                         BEGIN SELECT RAISE(ABORT, 'the served offer log is append-only'); END;
                     """)
         }
+        migrator.registerMigration("v32 team log position") { db in
+            // A view of a team log (`subdash sync`, docs/team.md): which log, and the last of its
+            // sequence numbers applied here, written in the transaction that applies the entries.
+            try db.execute(
+                sql: """
+                    CREATE TABLE teamLogPosition (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        logId TEXT NOT NULL,
+                        lastSequence INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 
