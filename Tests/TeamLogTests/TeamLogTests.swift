@@ -237,6 +237,31 @@ struct TeamLogTests {
         #expect(try Self.reports(view) == (try Self.cleanImportReports(Array(all.prefix(5)))))
     }
 
+    @Test func aViewOfOneLogIsRefusedByAnotherUntilRebuilt() throws {
+        let server = try PostgresServer.server()
+        let first = try server.createDatabase("first")
+        let second = try server.createDatabase("second")
+        let all = try Self.notifications.get()
+        for (url, documents) in [(first, Array(all.prefix(5))), (second, Array(all.prefix(3)))] {
+            #expect(
+                try Subdash.run(["import", "--team", url, "--trust-root", Self.trustRoot, try Self.ndjson(documents, name: "l")])
+                    .status == 0)
+        }
+        let view = TemporaryDirectory.uniquePath("two-logs.sqlite")
+        #expect(try Subdash.run(["sync", "--team", first, "--db", view, "--trust-root", Self.trustRoot]).status == 0)
+        let refused = try Subdash.run(["sync", "--team", second, "--db", view, "--trust-root", Self.trustRoot])
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("this store is a view of another team log"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("sync it with --rebuild"), "\(refused.stderr)")
+        let rebuilt = try Subdash.run(["sync", "--team", second, "--db", view, "--rebuild", "--trust-root", Self.trustRoot])
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        #expect(rebuilt.stderr.contains("3 log entries read: 3 applied"), "\(rebuilt.stderr)")
+        #expect(try Self.reports(view) == (try Self.cleanImportReports(Array(all.prefix(3)))))
+        let noLog = try Subdash.run(["sync", "--db", view], removing: ["SUBDASH_TEAM"])
+        #expect(noLog.status == 2)
+        #expect(noLog.stderr.contains("give the team log with --team URL or $SUBDASH_TEAM"), "\(noLog.stderr)")
+    }
+
     @Test func thePasswordIsNeverPrinted() throws {
         let run = try Subdash.run([
             "sync", "--team", "postgres://someone:s3cr3t-pw@/nodb?host=/nonexistent-socket-dir", "--db",
