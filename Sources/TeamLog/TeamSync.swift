@@ -2,6 +2,7 @@ import AppStorePayloads
 import Foundation
 import StoreImport
 import SubscriberStore
+import Synchronization
 
 /// `subdash sync`: a store as a view of the team log. Every entry after the store's position goes
 /// through the import path (decoding and Apple's signatures verified here: a view trusts Apple, not
@@ -69,14 +70,13 @@ public struct TeamSync: Sendable {
             guard let through = entries.last?.sequence else { break }
             var documents: [IncomingDocument] = []
             documents.reserveCapacity(entries.count)
-            for entry in entries {
+            for (entry, decoded) in zip(entries, decodeAll(entries)) {
                 let source = "team log #\(entry.sequence)"
-                guard Importer.sha256Hex(entry.document.body) == entry.document.sha256 else {
+                guard let document = decoded else {
                     summary.rejected += 1
                     report("\(source): rejected: its bytes do not match the log's sha256 (changed in the log by hand)")
                     continue
                 }
-                let document = importer.incoming(entry.document.body, source: source)
                 if case .rejected(let reason) = document.content { shown.note(source, reason, report) }
                 documents.append(document)
             }
@@ -92,9 +92,30 @@ public struct TeamSync: Sendable {
             summary.conflicts += result.conflictingDocuments
             summary.position = through
             last = through
-            try database.rebuildPending()
         }
+        // Each touched subscription derived once, after every page is in (as an import does).
+        if summary.entries > 0 { try database.rebuildPending() }
         return summary
+    }
+
+    /// Each entry decoded and verified on every core, in order; nil where its bytes do not match
+    /// the log's sha256. Worker `w` decodes entries w, w + workers, … into an array of its own.
+    func decodeAll(_ entries: [LogEntry]) -> [IncomingDocument?] {
+        let workers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, entries.count / 64))
+        let parts = Mutex<[[IncomingDocument?]]>(Array(repeating: [], count: workers))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var decoded: [IncomingDocument?] = []
+            for i in stride(from: worker, to: entries.count, by: workers) {
+                let entry = entries[i]
+                guard Importer.sha256Hex(entry.document.body) == entry.document.sha256 else {
+                    decoded.append(nil)
+                    continue
+                }
+                decoded.append(importer.incoming(entry.document.body, source: "team log #\(entry.sequence)"))
+            }
+            parts.withLock { $0[worker] = decoded }
+        }
+        return parts.withLock { parts in (0..<entries.count).map { parts[$0 % workers][$0 / workers] } }
     }
 
     /// Catches up, then applies new entries as writers announce them (LISTEN/NOTIFY), until the
