@@ -210,8 +210,15 @@ public final class PostgresServer: Sendable {
         return pid
     }
 
-    /// The directory holding initdb, pg_ctl and psql: Debian's newest version, else the PATH.
+    /// The directory holding initdb, pg_ctl and psql: `$SUBDASH_POSTGRES_BIN` when set, else
+    /// Debian's newest version, else the PATH.
     private static func findBinaries() throws -> String {
+        if let bin = ProcessInfo.processInfo.environment["SUBDASH_POSTGRES_BIN"], !bin.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: bin + "/initdb") else {
+                throw TestSupportError("no initdb in SUBDASH_POSTGRES_BIN (\(bin))")
+            }
+            return bin
+        }
         let root = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
             .compactMap(Int.init).sorted(by: >)
