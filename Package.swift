@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The App Store Server API's ES256 tokens (needs swift-crypto 4).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // The team log on PostgreSQL (docs/team.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Plain value types: facts, enums, instants. No I/O.
@@ -101,6 +103,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]),
+        // The team's shared log on PostgreSQL: connection, schema, push and sync (docs/team.md).
+        .target(
+            name: "TeamLog",
+            dependencies: [
+                "StoreImport", "SubscriberStore", "AppStorePayloads",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "TerminalUI"),
         .target(
             name: "CNcursesW",
@@ -118,7 +130,7 @@ let package = Package(
                 "SubscriptionModel", "SubscriptionTimeline", "AppStorePayloads", "SubscriberStore", "StoreImport",
                 "SubscriberAnalytics",
                 "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
-                "NotificationListener", "AppStoreServerAPI",
+                "NotificationListener", "AppStoreServerAPI", "TeamLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -223,6 +235,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Against a private PostgreSQL server the tests start (TestSupport/PostgresServer.swift).
+        .testTarget(
+            name: "TeamLogTests",
+            dependencies: [
+                "TestSupport", "TeamLog", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TestSupport", "TerminalUI"]),
         .testTarget(

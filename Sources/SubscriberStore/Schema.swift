@@ -1188,6 +1188,18 @@ extension AppDatabase {
                 """
             try db.execute(sql: sql)
         }
+        migrator.registerMigration("v32 team log position") { db in
+            // A view of a team log (`subdash sync`, docs/team.md): which log, and the last of its
+            // sequence numbers applied here, written in the transaction that applies the entries.
+            try db.execute(
+                sql: """
+                    CREATE TABLE teamLogPosition (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        logId TEXT NOT NULL,
+                        lastSequence INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

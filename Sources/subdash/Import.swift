@@ -30,6 +30,7 @@ struct Import: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var verification: VerificationOptions
     @OptionGroup var app: AppTrustOptions
+    @OptionGroup var team: TeamOptions
     @Option(
         name: .customLong("max-document-bytes"),
         help:
@@ -52,6 +53,10 @@ struct Import: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        if let address = try team.address() {
+            try await importIntoTeamLog(address)
+            return
+        }
         let verifier = try verification.verifier()
         let database = try store.open()
         try app.recordApp(in: database)

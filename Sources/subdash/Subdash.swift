@@ -13,7 +13,7 @@ struct Subdash: AsyncParsableCommand {
             Flags.self,
             Prices.self,
             Themes.self, Keys.self, Archive.self, Listen.self, Fetch.self, OfferCommand.self, OffersCommand.self,
-            Extend.self, Link.self, Log.self, Consumption.self,
+            Extend.self, Link.self, Log.self, Consumption.self, Sync.self,
         ],
         defaultSubcommand: OpenDashboard.self
     )
