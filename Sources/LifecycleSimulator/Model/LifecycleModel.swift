@@ -573,12 +573,14 @@ struct LifecycleGenerator {
     }
 
     /// Records a notification about `transaction` (the latest one by default).
-    private mutating func emit(_ kind: NotificationKind, at instant: Instant, transaction: Int? = nil) {
+    private mutating func emit(
+        _ kind: NotificationKind, at instant: Instant, transaction: Int? = nil, notificationUUID: String? = nil
+    ) {
         guard instant < model.horizon else { return }
         life.notifications.append(
             SimulatedNotification(
                 kind: kind, instant: instant, transaction: transaction ?? life.transactions.count - 1,
-                renewal: renewal, notificationUUID: rng.uuid()))
+                renewal: renewal, notificationUUID: notificationUUID ?? rng.uuid()))
     }
 
     // MARK: - Late refunds
@@ -605,12 +607,15 @@ struct LifecycleGenerator {
     }
 
     /// Revokes period `index` at `r` (after the next period started) and reports the refund.
+    /// Drawn from the billing-plan stream only, and the run's paid periods (which the next
+    /// renewal's chance reads) keep it, so the rest of the subscriber's life is the same as
+    /// without the refund.
     private mutating func refundEarlierPeriod(_ index: Int, at r: Instant, run: Int) {
         life.transactions[index].revocationDate = r
         life.transactions[index].revocationReason = plans.chance(model.runProbabilities.refundForOtherReason) ? 0 : 1
         life.transactions[index].isLateRefund = true
-        life.runs[run].paidPeriods -= 1
-        emit(.refund, at: r, transaction: index)
+        let id = plans.uuid()
+        emit(.refund, at: r, transaction: index, notificationUUID: id)
         needsTimeOrder = true
     }
 

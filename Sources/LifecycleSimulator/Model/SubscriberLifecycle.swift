@@ -117,7 +117,8 @@ public struct SimulatedRun: Sendable, Equatable {
     public let start: Instant
     /// Start of the first paid period (nil when the run never paid: an unconverted trial).
     public var firstPaidStart: Instant?
-    /// Paid periods counted like App Store Connect: not free, not refunded, not cut by an upgrade.
+    /// Paid periods counted like App Store Connect: not free, not refunded, not cut by an upgrade
+    /// (a late refund's period stays counted: the model draws the next renewal from it).
     public var paidPeriods = 0
     /// When the run ended (after retry, refund or expiry); nil while open at the horizon.
     public var end: Instant?
