@@ -39,7 +39,7 @@ struct Generate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Share of subscribers paying monthly with a 12-month commitment, 0 to 0.4 (default 0).",
+            "Share of subscribers paying monthly with a 12-month commitment, 0 to 0.4.",
             discussion: """
                 Drawn among subscribers outside the US (commitments do not exist in the US or Singapore), \
                 for runs starting in v2 time: v1 has no commitments. See docs/metrics.md, "Billing plans and commitments".
@@ -48,7 +48,7 @@ struct Generate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Chance per monthly renewal that last month's charge is refunded while the subscription goes on (default 0).",
+            "Chance per monthly renewal that last month's charge is refunded while the subscription goes on.",
             discussion: "v2 only, 0 to 1."))
     var lateRefundRate = 0.0
 
