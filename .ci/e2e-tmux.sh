@@ -47,14 +47,16 @@ read -r -a expected <<<"$("$bin" report eligibility --db "$work/store.sqlite" --
 [ "${#expected[@]}" -eq 2 ] || fail "the store has fewer than two win-back candidates"
 
 wait_for "Subscribers"
-# Part of an email, typed in another case, finds the subscriber; pane 2 says when they renew.
+# Part of an email, typed in another case, finds the subscriber; pane 2 says when they renew and,
+# paying monthly with a 12-month commitment (SampleData/README.md), where the commitment stands.
 tmux send-keys -t "$session" "/"
 tmux send-keys -t "$session" -l "0009@EXAMPLE"
 tmux send-keys -t "$session" Enter
 wait_for 'matching "0009@EXAMPLE"'
 tmux send-keys -t "$session" Enter
 wait_for "Subscriber  ›  2000000000008000"
-wait_for "Renews on    2026-03-14"
+wait_for "payment 10 of 12, commitment ends 2026-03-14; renews: yes"
+wait_for "Renews on    2026-01-14"
 wait_for "Auto-renew   on"
 # esc goes back to the search's list, a second esc back to everyone.
 tmux send-keys -t "$session" Escape

@@ -20,6 +20,12 @@ public struct SimulationConfiguration: Sendable, Equatable {
     /// Subscribers generated, shuffled and compressed together; fixed so that output does not
     /// depend on the number of threads.
     public var subscribersPerChunk = 64
+    /// Share of all subscribers who pay monthly with a 12-month commitment (v2 only, never in the
+    /// US), 0…``SimulationConfiguration/maxCommitmentShare``; 0 (the default) generates none.
+    public var commitmentShare = 0.0
+    /// Chance per renewal of a monthly product (v2 only) that last month's charge is refunded
+    /// while the subscription goes on; 0 (the default) generates none.
+    public var lateRefundRate = 0.0
 
     public init(
         seed: UInt64 = 1, subscribers: Int, start: Month = Month(year: 2024, month: 1), months: Int = 24,
@@ -49,7 +55,15 @@ public struct SimulationConfiguration: Sendable, Equatable {
         }
     }
 
-    public var model: LifecycleModel { LifecycleModel(seed: seed, start: start, months: months, v2From: v2From) }
+    public var model: LifecycleModel {
+        var model = LifecycleModel(seed: seed, start: start, months: months, v2From: v2From)
+        model.commitmentShare = commitmentShare
+        model.lateRefundRate = lateRefundRate
+        return model
+    }
+
+    /// Commitments are drawn among subscribers whose storefront offers them.
+    public static let maxCommitmentShare = SimulatedStorefront.commitmentStorefrontShare
 }
 
 extension SimulationConfiguration {

@@ -117,7 +117,9 @@ public struct Simulator: Sendable {
         SimulationManifest(
             seed: configuration.seed, subscribers: configuration.subscribers, start: configuration.start.description,
             months: configuration.months, format: configuration.format, gzip: configuration.gzip,
-            horizon: model.horizon.iso8601, switchMonth: configuration.switchMonth?.description)
+            horizon: model.horizon.iso8601, switchMonth: configuration.switchMonth?.description,
+            commitmentShare: configuration.commitmentShare > 0 ? configuration.commitmentShare : nil,
+            lateRefundRate: configuration.lateRefundRate > 0 ? configuration.lateRefundRate : nil)
     }
 
     /// Writes everything into `directory` (created if needed; must not already hold output).

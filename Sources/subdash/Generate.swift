@@ -37,6 +37,21 @@ struct Generate: ParsableCommand {
     @Option(name: .customLong("format"), help: ArgumentHelp("Deprecated: use --versions.", visibility: .hidden))
     var deprecatedFormat: PayloadVersions?
 
+    @Option(
+        help: ArgumentHelp(
+            "Share of subscribers paying monthly with a 12-month commitment, 0 to 0.4.",
+            discussion: """
+                Drawn among subscribers outside the US (commitments do not exist in the US or Singapore), \
+                for runs starting in v2 time: v1 has no commitments. See docs/metrics.md, "Billing plans and commitments".
+                """))
+    var commitmentShare = 0.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Chance per monthly renewal that last month's charge is refunded while the subscription goes on.",
+            discussion: "v2 only, 0 to 1."))
+    var lateRefundRate = 0.0
+
     @ArgumentParser.Flag(help: "gzip the NDJSON files.")
     var gzip = false
 
@@ -52,6 +67,18 @@ struct Generate: ParsableCommand {
         guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
         guard (1...240).contains(months) else { throw ValidationError("--months must be between 1 and 240") }
         guard maxFileMB > 0 else { throw ValidationError("--max-file-mb must be positive") }
+        guard (0...SimulationConfiguration.maxCommitmentShare).contains(commitmentShare) else {
+            throw ValidationError(
+                "--commitment-share must be between 0 and \(SimulationConfiguration.maxCommitmentShare): commitments are "
+                    + "drawn among the subscribers outside the US, \(Int(SimulationConfiguration.maxCommitmentShare * 100)) % of them"
+            )
+        }
+        guard (0...1).contains(lateRefundRate) else { throw ValidationError("--late-refund-rate must be between 0 and 1") }
+        if versions == .v1 || deprecatedFormat == .v1, commitmentShare > 0 || lateRefundRate > 0 {
+            throw ValidationError(
+                "--commitment-share and --late-refund-rate need v2 notifications (--versions v2 or both): v1 has no commitments "
+                    + "and none are generated there")
+        }
         // Purchases and signatures dated more than a day ahead of the clock are rejected on import
         // (docs/security.md): a range into the future would generate documents no import takes.
         let end = Month(index: start.index + months).start
@@ -68,9 +95,11 @@ struct Generate: ParsableCommand {
             FileHandle.standardError.write(Data("subdash generate: --format is deprecated; use --versions\n".utf8))
         }
         let versions = deprecatedFormat ?? self.versions
-        let configuration = SimulationConfiguration(
+        var configuration = SimulationConfiguration(
             seed: seed, subscribers: subscribers, start: start, months: months, format: versions, gzip: gzip,
             maxFileBytes: maxFileMB << 20)
+        configuration.commitmentShare = commitmentShare
+        configuration.lateRefundRate = lateRefundRate
         let simulator = try Simulator(configuration: configuration)
         let interactive = isatty(STDERR_FILENO) == 1
         let began = Date()

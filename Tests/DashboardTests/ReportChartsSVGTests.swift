@@ -69,14 +69,16 @@ import Testing
     @Test func movementSVGShowsTheJSONFigures() throws {
         let (analytics, horizon) = try analytics()
         let r = try analytics.movement(from: day("2024-07-01"), to: horizon, asOf: horizon)
-        let svg = ChartSVG.render(ReportCharts.movement(r, store: "demo.sqlite"))
+        // SampleData has four currencies, a chart each: the USD one against the USD rows.
+        let svg = ChartSVG.render(ReportCharts.movement(r, store: "demo.sqlite").filter { $0.title.hasSuffix(", USD") })
         let reading = try Reading.of(svg)
         #expect(reading.hrefs.allSatisfy { $0.hasPrefix("#") }, "nothing external")
         #expect(!reading.elements.contains("script") && !reading.elements.contains("image"))
         #expect(reading.text.contains("MRR movement by month, USD"))
         #expect(reading.text.contains("as of \(horizon.iso8601) · store demo.sqlite"))
-        let rows = try #require(try json(ReportJSON.movement(r))["rows"] as? [[String: Any]])
-        #expect(rows.count == r.buckets.count)
+        let allRows = try #require(try json(ReportJSON.movement(r))["rows"] as? [[String: Any]])
+        let rows = allRows.filter { $0["currency"] as? String == "USD" }
+        #expect(rows.count == r.buckets.count && allRows.count == 4 * r.buckets.count)
         var compared = 0
         for (row, bucket) in zip(rows, r.buckets) {
             for c in MovementComponent.allCases {
@@ -96,17 +98,20 @@ import Testing
         let (analytics, horizon) = try analytics()
         for metric in [SeriesMetric.active, .state(.billingRetry), .event(.renewal), .mrr] {
             let s = try analytics.series(metric, from: day("2024-01-01"), to: horizon, asOf: horizon)
-            let reading = try Reading.of(ChartSVG.render(ReportCharts.series(s, store: "demo.sqlite")))
+            // One chart per line (per currency for MRR), each read on its own.
+            let charts = ReportCharts.series(s, store: "demo.sqlite")
             let lines = try #require(try json(ReportJSON.series(s))["series"] as? [[String: Any]])
-            for line in lines {
+            #expect(charts.count == lines.count)
+            for (line, chart) in zip(lines, charts) {
+                let reading = try Reading.of(ChartSVG.render([chart]))
                 let points = try #require(line["points"] as? [[String: Any]])
                 #expect(points.count == s.buckets.count)
                 for (point, bucket) in zip(points, s.buckets) {
                     let shown = try #require(reading.values["\(metric.name) \(bucket.label)"], "\(metric.name) \(bucket.label)")
                     #expect(Double(shown) == number(point["value"]), "\(metric.name) \(bucket.label)")
                 }
+                #expect(reading.text.contains("subdash report series \(metric.name)"))
             }
-            #expect(reading.text.contains("subdash report series \(metric.name)"))
         }
     }
 

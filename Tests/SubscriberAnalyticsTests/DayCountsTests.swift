@@ -396,7 +396,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             db,
             sql: """
                 SELECT p.productId, t.expiresDate - p.start FROM period p JOIN "transaction" t USING (transactionId)
-                WHERE p.offerKind = 'standard'
+                WHERE p.offerKind = 'standard' AND t.billingPlanType IS NOT 'MONTHLY'
                 """)
         {
             counts[row[0], default: [:]][BillingDuration(lengthMilliseconds: row[1]), default: 0] += 1

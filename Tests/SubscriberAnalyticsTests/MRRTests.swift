@@ -129,9 +129,12 @@ import Testing
                     continue
                 }
                 let period = t.periods[i]
+                // A monthly payment of a commitment bills one month (docs/metrics.md, "MRR").
                 let twelfths =
-                    period.offerKind == .standard
-                    ? durations[period.productId]!.monthlyTwelfths : money[i].monthlyTwelfths
+                    period.billingPlan == .monthly
+                    ? 12
+                    : period.offerKind == .standard
+                        ? durations[period.productId]!.monthlyTwelfths : money[i].monthlyTwelfths
                 sums[c, default: (0, 0)].0 += 1
                 sums[c]!.1 += price * Int64(twelfths)
                 counted += 1

@@ -111,6 +111,16 @@ struct V2NotificationEncoder: Sendable {
             json.field("offerDiscountType", offer.discount.rawValue)
             json.field("offerPeriod", offer.period)
         }
+        if let commitment = t.commitment {
+            // One monthly payment of a 12-month commitment; `price` above is this payment's.
+            json.field("billingPlanType", "MONTHLY")
+            json.beginObject("commitmentInfo")
+            json.field("billingPeriodNumber", commitment.period)
+            json.field("totalBillingPeriods", commitment.periods)
+            json.field("commitmentExpiresDate", commitment.expires.milliseconds)
+            json.field("commitmentPrice", Self.commitmentPrice(commitment, storefront))
+            json.endObject()
+        }
         json.key("appTransactionId")
         json.decimalString(Self.appTransactionId(life))
         json.endObject()
@@ -145,8 +155,22 @@ struct V2NotificationEncoder: Sendable {
                 r.priceIncreaseStatus != nil || t.purchaseDate >= priceIncreaseDate ? $0 : nil
             }
             let storefront = SimulatedStorefront.of(subscriber: life.index)
-            json.field("renewalPrice", storefront.localPrice(r.nextOffer?.price ?? increased ?? next.price))
+            let nextCharge =
+                r.commitmentAutoRenew != nil ? Catalog.commitmentMonthlyPrice : (r.nextOffer?.price ?? increased ?? next.price)
+            json.field("renewalPrice", storefront.localPrice(nextCharge))
             json.field("currency", storefront.currency)
+        }
+        // While a commitment runs: the next payment is monthly, and what follows the commitment.
+        if let commitment = t.commitment, let renews = r.commitmentAutoRenew, r.status != 2, r.status != 5 {
+            let storefront = SimulatedStorefront.of(subscriber: life.index)
+            json.field("renewalBillingPlanType", "MONTHLY")
+            json.beginObject("commitmentInfo")
+            json.field("commitmentAutoRenewStatus", renews ? 1 : 0)
+            json.field("commitmentAutoRenewProductId", Catalog.products[Catalog.commitmentProduct].productId)
+            json.field("commitmentRenewalBillingPlanType", "MONTHLY")
+            json.field("commitmentRenewalDate", commitment.expires.milliseconds)
+            json.field("commitmentRenewalPrice", storefront.localPrice(Catalog.commitmentMonthlyPrice))
+            json.endObject()
         }
         if let offer = r.nextOffer {
             json.field("offerDiscountType", offer.discount.rawValue)
@@ -162,6 +186,11 @@ struct V2NotificationEncoder: Sendable {
         json.decimalString(Self.appTransactionId(life))
         json.endObject()
         return json.bytes
+    }
+
+    /// `commitmentPrice` in the storefront's currency: its local monthly payment times the payments.
+    static func commitmentPrice(_ commitment: CommitmentPayment, _ storefront: SimulatedStorefront) -> Int64 {
+        storefront.localPrice(commitment.price / Int64(commitment.periods)) * Int64(commitment.periods)
     }
 
     /// The app download behind the purchase: every 40th subscriber (index 1, 41, 81, …) has the

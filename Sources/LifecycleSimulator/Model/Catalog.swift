@@ -61,6 +61,15 @@ public enum Catalog {
             productId: "com.example.pro.weekly", level: 3, duration: .days(7), periodName: "P1W",
             price: 2_990, increasedPrice: nil, graceDays: 0),
     ]
+
+    /// The product sold with monthly payments and a 12-month commitment (its transactions keep
+    /// this annual product's id).
+    public static let commitmentProduct = proYearly
+    /// One monthly payment of the commitment, in milliunits of USD: 12 of them (71.88) lie
+    /// between the upfront price (59.99) and 1.5 times it, as App Store Connect requires.
+    public static let commitmentMonthlyPrice: Int64 = 5_990
+    /// Payments in one commitment.
+    public static let commitmentPayments = 12
 }
 
 /// A subscription offer applied to a period.

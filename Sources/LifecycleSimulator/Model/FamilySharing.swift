@@ -16,7 +16,9 @@ extension LifecycleModel {
     /// horizon does not move either.
     public func familyMembers(of purchaser: SubscriberLifecycle) -> [SubscriberLifecycle] {
         guard purchaser.environment == .production, purchaser.ownership == .purchased,
-            let lastNotice = purchaser.notifications.map(\.instant).max()
+            let lastNotice = purchaser.notifications.map(\.instant).max(),
+            // Apple documents no Family Sharing of commitments: their purchasers share nothing.
+            !purchaser.transactions.contains(where: { $0.commitment != nil })
         else { return [] }
         var rng = SplitMix64(seed: seed, index: purchaser.index, stream: 3)
         guard rng.chance(Self.familySharingShare) else { return [] }
@@ -59,7 +61,10 @@ extension LifecycleModel {
                 purchaseDate: source.purchaseDate, expiresDate: source.expiresDate, offer: nil, price: source.price,
                 isRenewal: k > 0, run: 0)
             var scenario: ScenarioEvent?
-            if source.isRefunded, let refunded = source.revocationDate, revokeAt.map({ refunded <= $0 }) ?? true {
+            // A late refund returns a past month's charge while the subscription goes on: the family keeps access.
+            if source.isRefunded, !source.isLateRefund, let refunded = source.revocationDate,
+                revokeAt.map({ refunded <= $0 }) ?? true
+            {
                 t.revocationDate = refunded
                 scenario = .sharingRevokedAfterRefund
             } else if let r = revokeAt, r < source.expiresDate {

@@ -14,6 +14,16 @@ public struct LifecycleModel: Sendable {
     public let priceIncreaseDate: Instant
     /// The chances of what happens within a run.
     public var runProbabilities = RunProbabilities()
+    /// Share of all subscribers who pay monthly with a 12-month commitment, 0…0.4: drawn among
+    /// those whose storefront offers commitments (``SimulatedStorefront/offersCommitments``), and
+    /// only for runs that start in v2 time (commitments exist only in v2). 0 leaves every other
+    /// subscriber's documents as they were.
+    public var commitmentShare = 0.0
+    /// The chances inside a commitment.
+    public var commitmentProbabilities = CommitmentProbabilities()
+    /// Chance, per renewal of a monthly upfront product in v2 time, that the month before is
+    /// refunded a few days into the new one while the subscription goes on (a late refund).
+    public var lateRefundRate = 0.0
 
     /// App Store Connect's example: share of paid subscribers still paying after 1…12 renewals.
     public static let retentionTargets: [Double] = [0.61, 0.49, 0.38, 0.32, 0.29, 0.25, 0.22, 0.17, 0.15, 0.12, 0.09, 0.07]
@@ -64,6 +74,13 @@ struct LifecycleGenerator {
     private let idBase: UInt64
     private var priceIncreaseSettled = false
     private var anchor = Instant(milliseconds: 0), anchorCount = 0, anchorProduct = -1
+    /// Billing-plan choices (commitments, late refunds) on a random stream of their own, drawn
+    /// only when they are enabled, so without them every document is the same as before.
+    private var plans: SplitMix64
+    /// Whether this subscriber's runs in v2 time are commitments.
+    private var paysMonthlyWithCommitment = false
+    /// Set when a notification was recorded ahead of ones dated before it.
+    private var needsTimeOrder = false
 
     private static let hour = Instant.millisecondsPerHour, day = Instant.millisecondsPerDay, minute: Int64 = 60_000
     private static let maxTransactions = 900
@@ -74,12 +91,27 @@ struct LifecycleGenerator {
         let sandbox = rng.chance(0.02)
         let token: String? = rng.chance(0.3) ? rng.uuid() : nil
         self.rng = rng
+        plans = SplitMix64(seed: model.seed, index: index, stream: 4)
+        if model.commitmentShare > 0, SimulatedStorefront.of(subscriber: index).offersCommitments {
+            paysMonthlyWithCommitment = plans.chance(
+                min(1, model.commitmentShare / SimulatedStorefront.commitmentStorefrontShare))
+        }
         life = SubscriberLifecycle(index: index, environment: sandbox ? .sandbox : .production, appAccountToken: token)
         renewal = RenewalSnapshot(autoRenewProduct: 0, recentSubscriptionStartDate: model.start)
         idBase = 2_000_000_000_000_000 + UInt64(index) * 1000
     }
 
     mutating func generate() {
+        generateRuns()
+        // A late refund is recorded when its period renews, before what happens later inside the
+        // new period: put the notifications back in time order (ties keep their order).
+        if needsTimeOrder {
+            life.notifications = life.notifications.enumerated()
+                .sorted { ($0.element.instant, $0.offset) < ($1.element.instant, $1.offset) }.map(\.element)
+        }
+    }
+
+    private mutating func generateRuns() {
         if life.environment == .sandbox { life.scenarios.append(.sandbox) }
         if life.appAccountToken != nil { life.scenarios.append(.appAccountToken) }
         var t = Instant(milliseconds: rng.int64(in: model.start.milliseconds..<model.horizon.milliseconds))
@@ -128,7 +160,13 @@ struct LifecycleGenerator {
     /// open at the horizon. Each period may be cut by an upgrade; otherwise its outcome is drawn
     /// first, then what happens inside it, then how it ends.
     private mutating func simulateRun(from t: Instant, product: Int, previous: RunEnd?) -> RunEnd? {
+        if paysMonthlyWithCommitment, t >= model.v2From { return simulateCommitmentRun(from: t) }
         var run = startRun(at: t, product: product, previous: previous)
+        return continueRun(&run)
+    }
+
+    /// Simulates the rest of a run whose latest period is the last transaction.
+    private mutating func continueRun(_ run: inout RunCursor) -> RunEnd? {
         while life.transactions.count < Self.maxTransactions {
             let current = life.transactions.count - 1
             switch upgradeIfChosen(current: current, run: &run) {
@@ -350,7 +388,7 @@ struct LifecycleGenerator {
         run.product = next
         emit(.renew, at: purchase)
         life.scenarios.append(early > 0 ? .earlyRenewal : .renewal)
-        guard thenRefund else { return .continues }
+        guard thenRefund else { return refundPreviousMonthIfChosen(run: run) }
         let longest = min(20 * Self.day, expires.milliseconds - purchase.milliseconds - Self.hour)
         let r = purchase.adding(milliseconds: rng.int64(in: 3 * Self.hour..<max(4 * Self.hour, longest)))
         guard r < model.horizon else { return .openAtHorizon }
@@ -503,7 +541,7 @@ struct LifecycleGenerator {
 
     private mutating func addTransaction(
         product: Int, purchase: Instant, expires: Instant, offer: SimulatedOffer?,
-        isRenewal: Bool, run: Int
+        isRenewal: Bool, run: Int, price: Int64? = nil
     ) {
         let sequence = UInt64(life.transactions.count)
         let base = Catalog.products[product]
@@ -511,7 +549,7 @@ struct LifecycleGenerator {
         let listPrice = base.increasedPrice.map { priceIncreaseSettled ? $0 : base.price } ?? base.price
         let transaction = SimulatedTransaction(
             transactionId: idBase + sequence, webOrderLineItemId: idBase + 500 + sequence, product: product,
-            purchaseDate: purchase, expiresDate: expires, offer: offer, price: offer?.price ?? listPrice,
+            purchaseDate: purchase, expiresDate: expires, offer: offer, price: price ?? offer?.price ?? listPrice,
             isRenewal: isRenewal, run: run)
         life.transactions.append(transaction)
         if !transaction.isFree {
@@ -534,11 +572,250 @@ struct LifecycleGenerator {
         return duration.advance(anchor, by: anchorCount)
     }
 
-    private mutating func emit(_ kind: NotificationKind, at instant: Instant) {
+    /// Records a notification about `transaction` (the latest one by default).
+    private mutating func emit(
+        _ kind: NotificationKind, at instant: Instant, transaction: Int? = nil, notificationUUID: String? = nil
+    ) {
         guard instant < model.horizon else { return }
         life.notifications.append(
             SimulatedNotification(
-                kind: kind, instant: instant, transaction: life.transactions.count - 1,
-                renewal: renewal, notificationUUID: rng.uuid()))
+                kind: kind, instant: instant, transaction: transaction ?? life.transactions.count - 1,
+                renewal: renewal, notificationUUID: notificationUUID ?? rng.uuid()))
+    }
+
+    // MARK: - Late refunds
+
+    /// By chance (in v2 time, for monthly products), a refund of last month's charge a few days
+    /// into the month that just renewed: Apple returns the money and the subscription goes on.
+    private mutating func refundPreviousMonthIfChosen(run: RunCursor) -> PeriodEnd {
+        guard model.lateRefundRate > 0, life.ownership == .purchased else { return .continues }
+        let current = life.transactions.count - 1
+        let previous = current - 1
+        guard previous >= 0 else { return .continues }
+        let p = life.transactions[previous]
+        let c = life.transactions[current]
+        guard p.run == run.index, c.purchaseDate >= model.v2From, !p.isFree, p.revocationDate == nil,
+            p.upgradedAt == nil, p.commitment == nil, case .months(1) = Catalog.products[p.product].duration,
+            plans.chance(model.lateRefundRate)
+        else { return .continues }
+        let longest = min(10 * Self.day, c.expiresDate.milliseconds - c.purchaseDate.milliseconds - Self.hour)
+        let r = c.purchaseDate.adding(milliseconds: plans.int64(in: Self.hour..<max(2 * Self.hour, longest)))
+        guard r < model.horizon else { return .continues }
+        refundEarlierPeriod(previous, at: r, run: run.index)
+        life.scenarios.append(.lateRefund)
+        return .continues
+    }
+
+    /// Revokes period `index` at `r` (after the next period started) and reports the refund.
+    /// Drawn from the billing-plan stream only, and the run's paid periods (which the next
+    /// renewal's chance reads) keep it, so the rest of the subscriber's life is the same as
+    /// without the refund.
+    private mutating func refundEarlierPeriod(_ index: Int, at r: Instant, run: Int) {
+        life.transactions[index].revocationDate = r
+        life.transactions[index].revocationReason = plans.chance(model.runProbabilities.refundForOtherReason) ? 0 : 1
+        life.transactions[index].isLateRefund = true
+        let id = plans.uuid()
+        emit(.refund, at: r, transaction: index, notificationUUID: id)
+        needsTimeOrder = true
+    }
+
+    // MARK: - Commitments
+
+    /// How one commitment term ends, with the payment it happens in.
+    private enum TermEnd: Equatable {
+        case renews
+        /// Commitment auto-renew turned off inside payment k; the payments go on to the last.
+        case canceled(Int)
+        /// Payment k fails and is never recovered.
+        case billingExpires(Int)
+        /// Payment k is refunded.
+        case currentRefunded(Int)
+        /// An upgrade inside payment k.
+        case upgraded(Int)
+
+        /// The payment in which the term stops early, if it does.
+        var stopsAt: Int? {
+            switch self {
+            case .renews, .canceled: return nil
+            case .billingExpires(let k), .currentRefunded(let k), .upgraded(let k): return k
+            }
+        }
+    }
+
+    /// A run of monthly payments with 12-month commitments of ``Catalog/commitmentProduct``, from
+    /// its first purchase at `t`: terms renew into the next one until one ends (docs/metrics.md,
+    /// "Billing plans and commitments"). Returns how the run ended, nil when still open at the
+    /// horizon.
+    private mutating func simulateCommitmentRun(from t: Instant) -> RunEnd? {
+        let n = Catalog.commitmentPayments
+        let product = Catalog.commitmentProduct
+        let runIndex = life.runs.count
+        life.runs.append(SimulatedRun(start: t))
+        renewal = RenewalSnapshot(autoRenewProduct: product, recentSubscriptionStartDate: t)
+        renewal.commitmentAutoRenew = true
+        anchorProduct = -1
+        var termStart = t
+        var firstTerm = true
+        while life.transactions.count < Self.maxTransactions {
+            let end = drawTermEnd()
+            let chances = model.commitmentProbabilities
+            let stop = end.stopsAt ?? n + 1
+            let recoveredAt: Int? =
+                stop > 3 && plans.chance(chances.recoveredFailure) ? plans.int(in: 2..<min(stop, n)) : nil
+            let earlierRefundAt: Int? =
+                stop > 2 && plans.chance(chances.earlierPaymentRefunded) ? plans.int(in: 2..<min(stop, n + 1)) : nil
+            // Payment k's period ends addMonths(anchor, k - anchorPayment); a recovery moves the anchor.
+            var anchor = termStart
+            var anchorPayment = 0
+            var commitmentEnd = BillingDuration.addMonths(anchor, n)
+            renewal.commitmentAutoRenew = true
+            for k in 1...n {
+                let purchase: Instant
+                if k == 1 && firstTerm {
+                    purchase = t
+                } else {
+                    let e = life.transactions[life.transactions.count - 1].expiresDate
+                    guard e < model.horizon else { return nil }
+                    if case .billingExpires(k) = end {
+                        failCommitmentPayment(at: e)
+                        let expiry = e.adding(days: 90)
+                        guard expiry < model.horizon else { return nil }
+                        expire(.expiredBillingRetry, at: expiry, intent: 2)
+                        life.scenarios.append(.commitmentBillingExpired)
+                        return (expiry, .billing, life.runs[runIndex].paidPeriods > 0)
+                    }
+                    if recoveredAt == k {
+                        failCommitmentPayment(at: e)
+                        let r = e.adding(milliseconds: rng.int64(in: Self.hour..<60 * Self.day))
+                        guard r < model.horizon else { return nil }
+                        anchor = r
+                        anchorPayment = k - 1
+                        commitmentEnd = BillingDuration.addMonths(anchor, n - anchorPayment)
+                        renewal.isInBillingRetry = false
+                        renewal.status = 1
+                        purchase = r
+                    } else {
+                        purchase = e
+                    }
+                }
+                let expires = BillingDuration.addMonths(anchor, k - anchorPayment)
+                addTransaction(
+                    product: product, purchase: purchase, expires: expires, offer: nil, isRenewal: !(k == 1 && firstTerm),
+                    run: runIndex, price: Catalog.commitmentMonthlyPrice)
+                life.transactions[life.transactions.count - 1].commitment = CommitmentPayment(
+                    period: k, periods: n, expires: commitmentEnd, price: Catalog.commitmentMonthlyPrice * Int64(n))
+                if k == 1 && firstTerm {
+                    emit(runIndex == 0 ? .initialBuy : .resubscribe, at: t)
+                    life.scenarios.append(runIndex == 0 ? .activation : .reactivation)
+                    life.scenarios.append(.commitment)
+                } else if recoveredAt == k {
+                    emit(.billingRecovery, at: purchase)
+                    life.scenarios.append(.commitmentBillingRecovery)
+                } else {
+                    emit(.renew, at: purchase)
+                    life.scenarios.append(k == 1 ? .commitmentRenewed : .renewal)
+                }
+                // Inside payment k's period, in time order: a refund of the payment before it,
+                // commitment auto-renew turned off, and the end of the term.
+                let current = life.transactions.count - 1
+                let s = purchase
+                var cursor = s
+                func later(_ from: Instant, _ to: Instant) -> Instant? {
+                    to.milliseconds - from.milliseconds > 2 * Self.hour
+                        ? Instant(milliseconds: rng.int64(in: from.milliseconds + Self.hour..<to.milliseconds - Self.hour))
+                        : nil
+                }
+                let inside = min(expires, s.adding(days: 20))
+                if earlierRefundAt == k, let r = later(cursor, inside) {
+                    guard r < model.horizon else { return nil }
+                    refundEarlierPeriod(current - 1, at: r, run: runIndex)
+                    life.scenarios.append(.commitmentEarlierPaymentRefunded)
+                    cursor = r
+                }
+                if case .canceled(k) = end, let off = later(cursor, expires.adding(days: -1)) {
+                    guard off < model.horizon else { return nil }
+                    renewal.commitmentAutoRenew = false
+                    emit(.autoRenewDisabled, at: off)
+                    life.scenarios.append(.commitmentCanceled)
+                    cursor = off
+                }
+                if case .currentRefunded(k) = end, let r = later(cursor, inside) {
+                    guard r < model.horizon else { return nil }
+                    let requested = r.adding(milliseconds: -rng.int64(in: Self.minute..<Self.hour))
+                    renewal.autoRenewStatus = false
+                    renewal.commitmentAutoRenew = false
+                    emit(.autoRenewDisabledForRefund, at: max(cursor, requested))
+                    life.transactions[current].revocationDate = r
+                    life.transactions[current].revocationReason =
+                        rng.chance(model.runProbabilities.refundForOtherReason) ? 0 : 1
+                    life.runs[runIndex].paidPeriods -= 1
+                    renewal.status = 5
+                    renewal.commitmentAutoRenew = nil
+                    emit(.refund, at: r)
+                    life.runs[runIndex].end = r
+                    life.runs[runIndex].reason = .refund
+                    life.scenarios.append(.refund)
+                    life.scenarios.append(.commitmentCurrentPaymentRefunded)
+                    return (r, .refund, life.runs[runIndex].paidPeriods > 0)
+                }
+                if case .upgraded(k) = end, let u = later(cursor, expires.adding(days: -2)) {
+                    guard u < model.horizon else { return nil }
+                    return upgradeOutOfCommitment(current: current, at: u, run: runIndex)
+                }
+            }
+            let last = life.transactions[life.transactions.count - 1].expiresDate
+            guard last < model.horizon else { return nil }
+            if renewal.commitmentAutoRenew == false {
+                expire(.expiredVoluntary, at: last, intent: 1)
+                renewal.commitmentAutoRenew = nil
+                life.scenarios.append(.voluntaryExpiration)
+                life.scenarios.append(.commitmentExpiredAfterCancel)
+                return (last, .voluntary, life.runs[runIndex].paidPeriods > 0)
+            }
+            termStart = last
+            firstTerm = false
+        }
+        return nil
+    }
+
+    private mutating func drawTermEnd() -> TermEnd {
+        let c = model.commitmentProbabilities
+        let n = Catalog.commitmentPayments
+        switch plans.pick([c.termRenews, c.termCanceled, c.termBillingExpires, c.termCurrentRefunded, c.termUpgraded]) {
+        case 1: return .canceled(plans.int(in: 1..<n))
+        case 2: return .billingExpires(plans.int(in: 2..<n))
+        case 3: return .currentRefunded(plans.int(in: 1..<n + 1))
+        case 4: return .upgraded(plans.int(in: 1..<n + 1))
+        default: return .renews
+        }
+    }
+
+    /// A monthly payment fails at `e`: billing retry at once, no grace period for commitments.
+    private mutating func failCommitmentPayment(at e: Instant) {
+        renewal.isInBillingRetry = true
+        renewal.gracePeriodExpiresDate = nil
+        renewal.status = 3
+        emit(.failToRenew, at: e)
+        life.scenarios.append(.billingFailureWithoutGrace)
+    }
+
+    /// An immediate upgrade at `u` to the highest level, billed upfront: it cuts the current
+    /// payment short and ends the commitment; the run goes on as any other.
+    private mutating func upgradeOutOfCommitment(current: Int, at u: Instant, run runIndex: Int) -> RunEnd? {
+        let target = Catalog.premiumMonthly
+        life.transactions[current].upgradedAt = u
+        life.runs[runIndex].paidPeriods -= 1
+        renewal.autoRenewProduct = target
+        renewal.commitmentAutoRenew = nil
+        renewal.nextOffer = nil
+        anchorProduct = -1
+        addTransaction(
+            product: target, purchase: u, expires: nextExpiry(after: u, product: target), offer: nil, isRenewal: false,
+            run: runIndex)
+        emit(.upgrade, at: u)
+        life.scenarios.append(.upgrade)
+        life.scenarios.append(.commitmentUpgrade)
+        var run = RunCursor(index: runIndex, product: target, introRemaining: 0)
+        return continueRun(&run)
     }
 }

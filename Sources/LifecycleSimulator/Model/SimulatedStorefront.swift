@@ -26,6 +26,14 @@ public struct SimulatedStorefront: Sendable, Equatable {
         }
     }
 
+    /// Monthly payments with a 12-month commitment exist everywhere except in the US and
+    /// Singapore (docs/metrics.md, "Billing plans and commitments").
+    public var offersCommitments: Bool { code != "USA" && code != "SGP" }
+
+    /// The share of subscribers whose storefront offers commitments (France, Germany, the UK and
+    /// Japan): the largest `--commitment-share`.
+    public static let commitmentStorefrontShare = 0.4
+
     /// The local price of a USD price in milliunits (0 stays 0): EUR at the same figure, GBP
     /// about 0.85 of it ending in .99, JPY 150 yen to the dollar rounded to 10 yen.
     public func localPrice(_ usd: Int64) -> Int64 {

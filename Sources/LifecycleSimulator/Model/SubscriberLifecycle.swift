@@ -18,12 +18,30 @@ public struct SimulatedTransaction: Sendable, Equatable {
     public internal(set) var revocationReason: Int?
     /// When an immediate upgrade cut this period short.
     public internal(set) var upgradedAt: Instant?
+    /// Set for one monthly payment of a 12-month commitment (`billingPlanType` `MONTHLY`, v2 only).
+    public internal(set) var commitment: CommitmentPayment? = nil
+    /// Refunded after the next period started: the money returns and the run goes on
+    /// (docs/metrics.md, "Late refunds").
+    public internal(set) var isLateRefund = false
 
     public var productId: String { Catalog.products[product].productId }
     public var isFree: Bool { offer?.isFree ?? false }
     /// Paid unless free or refunded (docs/metrics.md, "Periods") (a cut period is paid but not
     /// counted for retention).
     public var isRefunded: Bool { revocationDate != nil && upgradedAt == nil }
+}
+
+/// The transaction's `commitmentInfo`: payment `period` of `periods`, the commitment's end and
+/// its total price.
+public struct CommitmentPayment: Sendable, Equatable {
+    /// `billingPeriodNumber`, 1…`periods`.
+    public let period: Int
+    /// `totalBillingPeriods`.
+    public let periods: Int
+    /// `commitmentExpiresDate`; it moves after a billing recovery.
+    public let expires: Instant
+    /// `commitmentPrice` in milliunits of USD (the encoder converts it with the storefront).
+    public let price: Int64
 }
 
 /// What the App Store would report as pending renewal info at a notification's instant.
@@ -41,6 +59,9 @@ public struct RenewalSnapshot: Sendable, Equatable {
     public var recentSubscriptionStartDate: Instant
     /// Where the subscription stands: v2 `status` 1 active, 2 expired, 3 billing retry, 4 grace, 5 revoked.
     public var status = 1
+    /// While a 12-month commitment runs: whether the commitment renews at its end (the renewal
+    /// info's `commitmentInfo.commitmentAutoRenewStatus`); nil otherwise.
+    public var commitmentAutoRenew: Bool? = nil
 }
 
 /// A lifecycle event that the App Store reports. The encoders map each one to the v1 and v2
@@ -77,6 +98,17 @@ public enum ScenarioEvent: String, Sendable, CaseIterable, Codable {
     case refund, upgrade, downgrade, reactivation, appAccountToken, sandbox
     /// A family member's subscription through the purchaser's Family Sharing, and its revocations.
     case familyMember, sharingRevokedAfterRefund, sharingRevoked
+    /// A refund of last month's charge of an upfront subscription while it goes on (v2 only).
+    case lateRefund
+    /// Monthly payments with a 12-month commitment (v2 only, outside the US and Singapore): a
+    /// commitment started, a full term renewed into the next one, commitment auto-renew turned
+    /// off mid-term (payments go on to the last), the voluntary expiration after that last
+    /// payment, a billing failure recovered (the end date moves), one expiring after 90 days, a
+    /// refund of an earlier payment (the commitment goes on), a refund of the current payment
+    /// (it ends), and an upgrade ending the term.
+    case commitment, commitmentRenewed, commitmentCanceled, commitmentExpiredAfterCancel
+    case commitmentBillingRecovery, commitmentBillingExpired
+    case commitmentEarlierPaymentRefunded, commitmentCurrentPaymentRefunded, commitmentUpgrade
 }
 
 /// One run of consecutive periods (docs/metrics.md, "Classes of periods and runs"), as the model
@@ -85,7 +117,8 @@ public struct SimulatedRun: Sendable, Equatable {
     public let start: Instant
     /// Start of the first paid period (nil when the run never paid: an unconverted trial).
     public var firstPaidStart: Instant?
-    /// Paid periods counted like App Store Connect: not free, not refunded, not cut by an upgrade.
+    /// Paid periods counted like App Store Connect: not free, not refunded, not cut by an upgrade
+    /// (a late refund's period stays counted: the model draws the next renewal from it).
     public var paidPeriods = 0
     /// When the run ended (after retry, refund or expiry); nil while open at the horizon.
     public var end: Instant?

@@ -16,6 +16,9 @@ public struct SimulationManifest: Codable, Sendable, Equatable {
     public var horizon: String
     /// With `both`: notifications from this month on are v2.
     public var switchMonth: String?
+    /// `--commitment-share` and `--late-refund-rate` when not 0 (absent otherwise).
+    public var commitmentShare: Double?
+    public var lateRefundRate: Double?
     public var trustRoot = "test-root.pem"
     public var documents = Documents()
     /// Redeliveries of an identical body (same notificationUUID in v2).
