@@ -33,6 +33,8 @@ public enum Action: Equatable, Sendable {
     case openEnded
     /// Cohorts: show the next billing duration (every duration, then each one the store has).
     case cycleDuration
+    /// Cohorts: the selected column's rate across cohorts as a line, or the grid again.
+    case toggleTrend
     /// Subscriber pane: move the focus between the periods and the events.
     case switchFocus
     /// Move to the next (1) or previous (-1) marked row.
@@ -88,6 +90,10 @@ public enum Action: Equatable, Sendable {
     case loadedMoney(MoneyFigures)
     /// One more section of pane 6, for the as-of and scope it was asked at.
     case loadedMoneySection(asOf: Instant, scope: ReportScope, MoneyFigures.Part)
+    /// The subscriptions behind one movement bar of pane 6, for the as-of and scope they were asked at.
+    case loadedMovementMembers(MovementMembers, asOf: Instant, scope: ReportScope)
+    /// Charts saved as SVG beside their CSV (MoneyMovement.swift).
+    case savedChart(svg: String, csv: String)
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
@@ -138,6 +144,10 @@ public enum Effect: Equatable, Sendable {
     /// Pane 6's MRR now (one cheap statement); its answer asks for the sections.
     case loadMoney(asOf: Instant, scope: ReportScope)
     case loadMoneySection(MoneySection, asOf: Instant, scope: ReportScope)
+    /// The subscriptions that moved MRR in `currency` over the bucket (pane 6's `enter` on a bar).
+    case loadMovementMembers(ReportBucket, currency: String, asOf: Instant, scope: ReportScope)
+    /// Write `svg` and `csv` as `subdash-STEM.svg` and `.csv`, new files in the export directory.
+    case saveChart(stem: String, csv: String, svg: String)
     case loadProducts
     /// A theme by name or path, for `:theme`.
     case loadTheme(String)

@@ -160,6 +160,9 @@ public struct CohortsPane: Equatable, Sendable {
     /// The billing durations of the store's products, shortest first: what `d` cycles through.
     public var durations: [BillingDuration] = []
 
+    /// `t`: the selected column's rate across cohorts as a line instead of the grid.
+    public var trend = false
+
     /// The durations `d` steps through: every duration, then each the store has.
     public var durationChoices: [BillingDuration?] { [nil] + durations.map(Optional.some) }
 }
@@ -238,6 +241,8 @@ public struct AppState: Equatable, Sendable {
     public var statesEvents = StatesEventsPane()
     public var offers = OffersPane()
     public var money = MoneyPane()
+    /// What charts draw with (braille dots, half blocks or ASCII).
+    public var chartGlyphs = ChartGlyphs.braille
     /// Marked subscriptions by original transaction id: survives paging, filtering and reloads.
     public var marks: Set<String> = []
     public var storeWatch = StoreWatch()

@@ -15,9 +15,9 @@ extension EffectRunner {
         case .loadCohorts: "loading the cohorts"
         case .loadStatesEvents: "loading states and events"
         case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
-        case .loadMoney, .loadMoneySection: "loading the money figures"
+        case .loadMoney, .loadMoneySection, .loadMovementMembers: "loading the money figures"
         case .writeFlags: "writing the flags"
-        case .exportCSV, .exportSubscribers, .exportOffers: "the export"
+        case .exportCSV, .exportSubscribers, .exportOffers, .saveChart: "the export"
         case .loadTheme(let name): "loading theme \(name)"
         default: "reading the store"
         }

@@ -180,6 +180,23 @@ public final class EffectRunner: Sendable {
             case .loadMoneySection(let section, let asOf, let scope):
                 return .loadedMoneySection(
                     asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
+            case .loadMovementMembers(let bucket, let currency, let asOf, let scope):
+                return .loadedMovementMembers(
+                    try analytics.movementMembers(bucket: bucket, currency: currency, scope: scope), asOf: asOf, scope: scope)
+            case .saveChart(let stem, let csv, let svg):
+                // The same stem for both, so the picture sits beside its numbers: the first free one.
+                for n in 1...999 {
+                    let name = "subdash-" + stem + (n == 1 ? "" : "-\(n)")
+                    let svgPath = exportDirectory + "/" + name + ".svg"
+                    let csvPath = exportDirectory + "/" + name + ".csv"
+                    guard !FileManager.default.fileExists(atPath: svgPath), !FileManager.default.fileExists(atPath: csvPath)
+                    else { continue }
+                    guard try StoreFiles.writeNewPrivateFile(path: csvPath, data: Data(csv.utf8)),
+                        try StoreFiles.writeNewPrivateFile(path: svgPath, data: Data(svg.utf8))
+                    else { continue }
+                    return .savedChart(svg: svgPath, csv: csvPath)
+                }
+                throw CocoaError(.fileWriteFileExists)
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

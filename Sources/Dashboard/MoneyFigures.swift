@@ -9,6 +9,8 @@ public enum MoneySection: String, CaseIterable, Equatable, Sendable {
     case revenue
     /// The offers whose use started in the twelve months.
     case offers
+    /// MRR movement month by month over the twelve months: the slowest, asked for last.
+    case movement
 }
 
 /// What pane 6 shows, all from the money reports of ``SubscriberAnalytics`` (docs/metrics.md,
@@ -35,6 +37,8 @@ public struct MoneyFigures: Equatable, Sendable {
     public var revenue: RevenueReport?
     /// Offer uses started in ``shownMonths`` (up to as-of); nil until they arrive.
     public var offers: OfferConversionReport?
+    /// MRR movement by month over ``shownMonths`` (up to as-of), per currency; nil until it arrives.
+    public var movement: MRRMovement?
 
     public init(
         asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
@@ -54,6 +58,7 @@ public struct MoneyFigures: Equatable, Sendable {
         case sparkline([MRRReport])
         case revenue(RevenueReport)
         case offers(OfferConversionReport)
+        case movement(MRRMovement)
     }
 
     public mutating func apply(_ part: Part) {
@@ -61,6 +66,7 @@ public struct MoneyFigures: Equatable, Sendable {
         case .sparkline(let reports): monthEnds = reports
         case .revenue(let report): revenue = report
         case .offers(let report): offers = report
+        case .movement(let report): movement = report
         }
     }
 
@@ -71,11 +77,12 @@ public struct MoneyFigures: Equatable, Sendable {
             case .sparkline: monthEnds == nil
             case .revenue: revenue == nil
             case .offers: offers == nil
+            case .movement: movement == nil
             }
         }
     }
 
-    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the sparkline.
+    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the MRR line.
     public var mrrMonthly: [MRRReport]? { monthEnds.map { $0 + [mrr] } }
 
     /// The twelve months ending with as-of's (the one that ended at as-of when it is a month's
@@ -109,6 +116,8 @@ public struct MoneyFigures: Equatable, Sendable {
             return .revenue(try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         case .offers:
             return .offers(try analytics.offerConversion(from: from, to: to, asOf: asOf, scope: scope))
+        case .movement:
+            return .movement(try analytics.movement(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         }
     }
 
@@ -126,6 +135,7 @@ public struct MoneyFigures: Equatable, Sendable {
     public var currencies: [String] {
         let all =
             ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
+            + (movement?.rows ?? []).map(\.currency)
         return Array(Set(all)).sorted()
     }
 
