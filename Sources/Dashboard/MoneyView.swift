@@ -95,8 +95,9 @@ private func renderMovement(
     let readout = area.height >= 7 ? 2 : 1
     let chartArea = Rect(x: area.x, y: area.y, width: area.width, height: max(0, area.height - readout))
     var model = model
-    // A short chart has too few rows for the net line not to hide the bars; the readout gives it.
-    if chartArea.height < 10 { model.series.removeAll { $0.kind == .line } }
+    // In cells the net line would cover the bars it sums; the readout gives it (MRR start → end).
+    // The SVG (`ctrl-s`) draws it.
+    model.series.removeAll { $0.kind == .line }
     Chart(model: model, glyphs: glyphs, cursor: pane.shownBar).render(in: chartArea, buffer: &buffer, palette: palette)
     guard let row = pane.selectedMovement else { return }
     let money = { (m: Int64) in MoneyFormat.number(m, currency: row.currency) }
@@ -111,22 +112,19 @@ private func renderMovement(
     }
     // Every movement by its whole name when they fit, else short names, else only those that moved.
     let moved = MovementComponent.allCases.filter { row.count($0) > 0 }
-    for (short, shown) in [(false, MovementComponent.allCases), (true, MovementComponent.allCases), (true, moved)] {
-        let parts = shown.map { c in
-            (c, "\(short ? shortName(c) : c.rawValue) \(signed(row[c])) (\(CountText.grouped(row.count(c))))")
-        }
-        let width = parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1)
-        guard width <= area.width || shown == moved else { continue }
-        if parts.isEmpty {
-            buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
-        }
-        var x = area.x
-        for (c, text) in parts where x < area.right {
-            x =
-                buffer.set(
-                    string: text, at: Position(x: x, y: y), style: palette[ReportCharts.role(c)], maxWidth: area.right - x) + 2
-        }
-        break
+    let choices = [(false, MovementComponent.allCases), (true, MovementComponent.allCases), (true, moved)]
+    let rendered = choices.map { short, shown in
+        shown.map { c in (c, "\(short ? shortName(c) : c.rawValue) \(signed(row[c])) (\(CountText.grouped(row.count(c))))") }
+    }
+    let parts =
+        rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= area.width }
+        ?? rendered[2]
+    if parts.isEmpty {
+        buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
+    }
+    var x = area.x
+    for (c, text) in parts where x < area.right {
+        x = buffer.set(string: text, at: Position(x: x, y: y), style: palette[ReportCharts.role(c)], maxWidth: area.right - x) + 2
     }
 }
 

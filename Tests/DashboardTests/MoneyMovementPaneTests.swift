@@ -64,7 +64,7 @@ import Testing
         #expect(lines.contains { $0.contains("┌ MRR by month · USD ─") })
         #expect(lines.contains { $0.contains("┌ MRR movement by month · USD ─") })
         #expect(lines.contains { $0.contains("⠤⠒⠤ MRR│") }, "the line's legend")
-        #expect(lines.contains { $0.contains("█ new  ▓ reactivation  ▒ expansion  ░ contraction  ▚ churn  ⠤⠒⠤ net│") })
+        #expect(lines.contains { $0.contains("█ new  ▓ reactivation  ▒ expansion  ░ contraction  ▚ churn│") })
         #expect(lines.contains { $0.contains("│USD 2024-07") }, "month labels under both charts, the unit beside them")
         // The value axes: MRR up to 34.98, movement from −9.99 to +19.98 around the zero line.
         #expect(lines.contains { $0.contains("│ 35┤") || $0.contains("│ 40┤") })
