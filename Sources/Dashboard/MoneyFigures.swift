@@ -31,7 +31,7 @@ public struct MoneyFigures: Equatable, Sendable {
     public var mrr: MRRReport
     /// MRR `changeDays` before as-of.
     public var mrrBefore: MRRReport
-    /// MRR at the last instant of each of the 11 months before as-of's; nil until it arrives.
+    /// MRR at the end of each of the 11 months before as-of's; nil until it arrives.
     public var monthEnds: [MRRReport]?
     /// By month, over ``shownMonths``; nil until it arrives.
     public var revenue: RevenueReport?
@@ -91,9 +91,10 @@ public struct MoneyFigures: Equatable, Sendable {
         (0..<months).map { lastMonth(asOf: asOf).adding(months: $0 - months + 1) }
     }
 
-    /// Where the MRR sparkline samples: the last millisecond of each earlier month, then as-of.
+    /// Where the MRR line samples: each earlier month's end (the next one's first instant, where
+    /// `report movement` reads mrrEnd and `report series mrr` its value), then as-of.
     public static func samples(endingAt asOf: Instant) -> [Instant] {
-        months(endingAt: asOf).dropLast().map { $0.end.adding(milliseconds: -1) } + [asOf]
+        months(endingAt: asOf).dropLast().map(\.end) + [asOf]
     }
 
     /// MRR at as-of and 30 days before, from one statement: what pane 6 draws first.

@@ -50,10 +50,12 @@ import Testing
         let june = try #require(row("2025-06", "USD"))
         #expect(june[.churn] == -9_990 && june.count(.churn) == 1 && june.mrrEnd == 24_990)
         #expect(row("2025-05", "EUR")?[.new] == 10_000 && row("2025-06", "EUR")?.mrrEnd == 10_000)
-        // The line: MRR at each month's end, then at as-of.
+        // The line: MRR at each month's end, then at as-of: each bar's mrrEnd.
         let line = try #require(state.money.mrrLineModel(store: "test"))
-        #expect(line.series[0].values.suffix(4) == [19.98, 19.98, 34.98, 24.99])
-        #expect(line.series[0].values.prefix(8).allSatisfy { $0 == 0 })
+        #expect(line.series[0].values.suffix(5) == [9.99, 19.98, 19.98, 34.98, 24.99])
+        #expect(line.series[0].values.prefix(7).allSatisfy { $0 == 0 })
+        let usd = movement.rows.filter { $0.currency == "USD" }.map { Double($0.mrrEnd) / 1000 }
+        #expect(line.series[0].values == usd.map(Optional.some))
     }
 
     /// The line and the bars are drawn with axes; the cursor starts on the latest month and its

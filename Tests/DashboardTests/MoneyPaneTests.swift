@@ -123,8 +123,10 @@ import Testing
         #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
         #expect(
             figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
-                == [0, 0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 19_980, 9_990])
-        #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
+                == [0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 9_990, 19_980, 9_990],
+            "at each month's end, the next one's first instant: 9001 from 03-01 counts at February's")
+        #expect(
+            figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 10) + [10_000, 10_000])
         let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
         #expect(usd == [[9_990, 0, 9_990], [9_990, 0, 9_990], [19_980, 0, 19_980], [9_990, 9_990, 0]])
         #expect(figures.revenue(in: "EUR").last.map { [$0.row.gross, $0.row.net] } == [120_000, 120_000])
