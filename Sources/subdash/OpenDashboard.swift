@@ -85,6 +85,8 @@ struct OpenDashboard: ParsableCommand {
             state.notice = "read-only: " + state.readOnlyReason
         }
         state.storeLabel = storeLabel
+        // Braille dots in a UTF-8 locale, half blocks otherwise.
+        state.chartGlyphs = ChartGlyphs.forLocale(ProcessInfo.processInfo.environment)
         state.catalogueOffers = Self.catalogueOffers(database)
         state.appleFetchUnavailable = fetchUnavailable
         let session = DashboardSession(
