@@ -8,7 +8,10 @@ import TerminalUI
 /// the cursor; the offer conversion table. Every amount is in its own currency: nothing here adds two.
 func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.money
-    let sections = Layout.vertical([.percentage(30), .fill(), .percentage(28)]).split(area)
+    // On a short screen the charts get the rows: MRR now and the offers keep a few lines each.
+    let sections = Layout.vertical(
+        area.height < 30 ? [.fixed(5), .fill(), .fixed(5)] : [.percentage(30), .fill(), .percentage(28)]
+    ).split(area)
     let top = Layout.horizontal([.fixed(43), .fill()], spacing: 1).split(sections[0])
     let middle = Layout.horizontal([.percentage(36), .fill()], spacing: 1).split(sections[1])
     let figures = pane.figures
