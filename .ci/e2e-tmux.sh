@@ -3,8 +3,9 @@
 # active subscriber by part of their email and read when they renew; go back, find a Sandbox
 # subscriber (its row and pane 2 say so); find an expired one
 # the same way, read when and why it expired, scroll to its first event, flag it for service, go
-# to the cohorts, then to Trends (a chart; enter lists a point's subscriptions), then to Offers:
-# mark two rows, flag them, confirm; open a family member and read
+# to the cohorts and draw P3 retention across them, read MRR movement on pane 6 and list a month's
+# movers, then to Trends (a chart; enter lists a point's subscriptions), then to Offers: mark two
+# rows, flag them, confirm; open a family member and read
 # its Family Sharing line; quit; then check with `subdash flags --format json` that exactly those
 # are flagged, by the operator given, and that `subdash flags --log` records the service flag.
 # Then the defects a new user hit: no terminal, an idle dashboard's CPU, no store, the demo's
@@ -103,6 +104,34 @@ wait_for "service by $operator"
 
 tmux send-keys -t "$session" "3"
 wait_for "2025-12"
+# The cell under the cursor gives its counts; t draws the column's rate across the cohorts.
+wait_for "2024-01 · P1 "
+tmux send-keys -t "$session" "l" "l" "t"
+wait_for "P3 retention by cohort month"
+wait_for "% 2024-01"
+wait_for "· t: grid"
+tmux send-keys -t "$session" "t"
+wait_for "· t: trend"
+
+# Pane 6: MRR as a line and its movement as bars, both with axes; the bar under the cursor read
+# out; enter lists the bar's subscriptions by movement, enter on one opens it, esc comes back.
+tmux send-keys -t "$session" "6"
+wait_for "┌ MRR movement by month · USD"
+wait_for "  USD 2025-01"
+wait_for "2025-12 (to 2025-12-31) · MRR "
+tmux send-keys -t "$session" "h"
+wait_for "│2025-11 · MRR "
+tmux send-keys -t "$session" Enter
+wait_for "MRR movement 2025-11 · USD · subscriptions by movement (esc: back)"
+wait_for "new · "
+moved="$(tmux capture-pane -p -t "$session" | grep -A1 -F "new · " | tail -1 | grep -oE '[0-9]{16}' | head -1)"
+[ -n "$moved" ] || fail "no subscription listed under new"
+tmux send-keys -t "$session" Enter
+wait_for "Subscriber  ›  $moved"
+tmux send-keys -t "$session" Escape
+wait_for "subscriptions by movement (esc: back)"
+tmux send-keys -t "$session" Escape
+wait_for "┌ MRR movement by month · USD"
 
 # Pane 7: active subscriptions by month as a chart with value and date labels; the cursor reads a
 # point out, and enter lists exactly as many subscriptions as the point counts.

@@ -118,6 +118,21 @@ struct Frames: ParsableCommand {
         _ = try time("3")
         rows.append(Row(label: "`j`/`k` on Cohorts", samples: try (0..<presses).map { i in try time(i % 2 == 0 ? "j" : "k") }))
         rows.append(Row(label: "**all navigation keys above**", samples: rows.flatMap(\.samples)))
+        // `:asof` on pane 6 (90 days back): MRR then is its first frame, then every section again.
+        if let asOf = session.state.asOf {
+            _ = try time("6")
+            session.press(KeyEvent(.char(":")))
+            for c in "asof \(asOf.adding(days: -90).isoDate)" { session.press(KeyEvent(.char(c))) }
+            let asOfStart = clock.now
+            session.press(KeyEvent(.enter))
+            session.settle { $0.money.figures != nil }
+            session.draw()
+            firstVisits.append(
+                Row(label: "`:asof` on pane 6, first frame (MRR then)", samples: [milliseconds(clock.now - asOfStart)]))
+            session.settle()
+            session.draw()
+            firstVisits.append(Row(label: "`:asof` on pane 6 (Money queries)", samples: [milliseconds(clock.now - asOfStart)]))
+        }
         rows += firstVisits
         rows.append(Row(label: "open a subscriber (`enter` → its pane drawn)", samples: openSamples))
 

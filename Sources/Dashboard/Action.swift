@@ -33,6 +33,8 @@ public enum Action: Equatable, Sendable {
     case openEnded
     /// Cohorts: show the next billing duration (every duration, then each one the store has).
     case cycleDuration
+    /// Cohorts: the selected column's rate across cohorts as a line, or the grid again.
+    case toggleTrend
     /// Subscriber pane: move the focus between the periods and the events.
     case switchFocus
     /// Move to the next (1) or previous (-1) marked row.
@@ -90,6 +92,8 @@ public enum Action: Equatable, Sendable {
     case loadedMoney(MoneyFigures)
     /// One more section of pane 6, for the as-of and scope it was asked at.
     case loadedMoneySection(asOf: Instant, scope: ReportScope, MoneyFigures.Part)
+    /// The subscriptions behind one movement bar of pane 6, for the as-of and scope they were asked at.
+    case loadedMovementMembers(MovementMembers, asOf: Instant, scope: ReportScope)
     case loadedProducts([String])
     case loadedTheme(Theme)
     case flagsWritten(FlagWrite, changed: Int)
@@ -154,6 +158,8 @@ public enum Effect: Equatable, Sendable {
     /// Pane 6's MRR now (one cheap statement); its answer asks for the sections.
     case loadMoney(asOf: Instant, scope: ReportScope)
     case loadMoneySection(MoneySection, asOf: Instant, scope: ReportScope)
+    /// The subscriptions that moved MRR in `currency` over the bucket (pane 6's `enter` on a bar).
+    case loadMovementMembers(ReportBucket, currency: String, asOf: Instant, scope: ReportScope)
     case loadProducts
     /// A theme by name or path, for `:theme`.
     case loadTheme(String)
@@ -184,7 +190,7 @@ public enum Effect: Equatable, Sendable {
     /// Pane 7's series (TrendsData.swift).
     case loadTrends(TrendsQuery)
     /// Write a chart's SVG and its figures' CSV under one new name (ChartExport.swift).
-    case saveChart(stem: String, svg: String, header: [String], rows: [[String]])
+    case saveChart(stem: String, csv: String, svg: String)
     /// One offer's whole eligibility list (read here, not what has streamed in so far), with
     /// `flags`, `filter` and `sort` applied as pane 5 shows it, as CSV.
     case exportOffers(

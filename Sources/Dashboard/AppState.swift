@@ -174,6 +174,9 @@ public struct CohortsPane: Equatable, Sendable {
     /// The billing durations of the store's products, shortest first: what `d` cycles through.
     public var durations: [BillingDuration] = []
 
+    /// `t`: the selected column's rate across cohorts as a line instead of the grid.
+    public var trend = false
+
     /// The durations `d` steps through: every duration, then each the store has.
     public var durationChoices: [BillingDuration?] { [nil] + durations.map(Optional.some) }
 }

@@ -18,15 +18,15 @@ enum ChartExport {
         }
         state.exporting = true
         state.notice = "saving the chart…"
-        return [.saveChart(stem: stem, svg: ChartSVG.render(models), header: header, rows: rows)]
+        return [
+            .saveChart(stem: stem, csv: CSV.render(header: header, rows: rows) + "\n", svg: ChartSVG.render(models))
+        ]
     }
 
-    /// Writes `svg` and the CSV of `header` and `rows` as `subdash-STEM.svg` and `.csv` (or
-    /// `STEM-2`, … when either exists): both new files, 0600. Returns their paths.
-    static func write(directory: String, stem: String, svg: String, header: [String], rows: [[String]]) throws
-        -> (svg: String, csv: String)
-    {
-        let csv = Data((CSV.render(header: header, rows: rows) + "\n").utf8)
+    /// Writes `svg` and `csv` as `subdash-STEM.svg` and `.csv` (or `STEM-2`, … when either
+    /// exists): both new files, 0600. Returns their paths.
+    static func write(directory: String, stem: String, csv: String, svg: String) throws -> (svg: String, csv: String) {
+        let csv = Data(csv.utf8)
         for n in 1...999 {
             let base = directory + "/subdash-" + stem + (n == 1 ? "" : "-\(n)")
             guard try StoreFiles.writeNewPrivateFile(path: base + ".csv", data: csv) else { continue }

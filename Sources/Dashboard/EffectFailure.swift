@@ -16,7 +16,7 @@ extension EffectRunner {
         case .loadStatesEvents: "loading states and events"
         case .loadOffers, .loadOffersFirst, .loadOfferLists: "loading the offers"
         case .loadCampaigns: "loading the campaigns"
-        case .loadMoney, .loadMoneySection: "loading the money figures"
+        case .loadMoney, .loadMoneySection, .loadMovementMembers: "loading the money figures"
         case .writeFlags: "writing the flags"
         case .exportCSV, .exportSubscribers, .exportOffers: "the export"
         case .loadTrends(let query): "loading the \(query.metric.name) series"

@@ -192,9 +192,12 @@ public final class EffectRunner: Sendable {
                     asOf: asOf, scope: scope, try MoneyFigures.load(section, analytics, asOf: asOf, scope: scope))
             case .loadTrends(let query):
                 return .loadedTrends(try TrendsData.load(analytics, query))
-            case .saveChart(let stem, let svg, let header, let rows):
-                let paths = try ChartExport.write(directory: exportDirectory, stem: stem, svg: svg, header: header, rows: rows)
+            case .saveChart(let stem, let csv, let svg):
+                let paths = try ChartExport.write(directory: exportDirectory, stem: stem, csv: csv, svg: svg)
                 return .savedChart(svg: paths.svg, csv: paths.csv)
+            case .loadMovementMembers(let bucket, let currency, let asOf, let scope):
+                return .loadedMovementMembers(
+                    try analytics.movementMembers(bucket: bucket, currency: currency, scope: scope), asOf: asOf, scope: scope)
             case .loadProducts:
                 return .loadedProducts(try analytics.productIds())
             case .loadTheme(let name):

@@ -88,8 +88,23 @@ public enum KeyBindings {
             panes: [.statesEvents]),
         KeyBinding(
             "enter", .open, name: "members",
-            description: "List the subscribers whose use of the offer started in the months shown",
+            description:
+                "List the subscriptions behind the movement bar, by movement (after j/k: those whose use of the offer started in the months shown; in a bar's list: open the subscriber)",
             shownInBar: true, panes: [.money]),
+        KeyBinding(
+            "h", .moveColumn(-1), name: "month -1", description: "Movement of the previous month", shownInBar: true,
+            panes: [.money]),
+        KeyBinding("left", .moveColumn(-1), name: "month -1", description: "Movement of the previous month", panes: [.money]),
+        KeyBinding(
+            "l", .moveColumn(1), name: "month +1", description: "Movement of the next month", shownInBar: true, panes: [.money]),
+        KeyBinding("right", .moveColumn(1), name: "month +1", description: "Movement of the next month", panes: [.money]),
+        KeyBinding(
+            "ctrl-s", .export, name: "save", description: "Save the MRR and movement charts as SVG beside the movement's CSV",
+            panes: [.money]),
+        KeyBinding(
+            "t", .toggleTrend, name: "trend",
+            description: "Show the column's rate across cohorts as a line (is P3 retention improving?), or the grid again",
+            shownInBar: true, panes: [.cohorts]),
         KeyBinding(
             "s", .cycleOfferOrder, name: "sort", description: "Order the offers by offer, conversion or P6 retention",
             shownInBar: true, panes: [.money]),

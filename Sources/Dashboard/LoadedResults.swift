@@ -68,6 +68,7 @@ func loadFailed(_ state: inout AppState, _ message: String) {
     state.exporting = false
     for pane in Pane.allCases { state[keyPath: pane.loadingFlag] = false }
     state.subscribers.openWhenLoaded = nil
+    state.money.membersLoading = nil
     state.status = message
 }
 

@@ -9,6 +9,8 @@ public enum MoneySection: String, CaseIterable, Equatable, Sendable {
     case revenue
     /// The offers whose use started in the twelve months.
     case offers
+    /// MRR movement month by month over the twelve months: the slowest, asked for last.
+    case movement
 }
 
 /// What pane 6 shows, all from the money reports of ``SubscriberAnalytics`` (docs/metrics.md,
@@ -29,12 +31,14 @@ public struct MoneyFigures: Equatable, Sendable {
     public var mrr: MRRReport
     /// MRR `changeDays` before as-of.
     public var mrrBefore: MRRReport
-    /// MRR at the last instant of each of the 11 months before as-of's; nil until it arrives.
+    /// MRR at the end of each of the 11 months before as-of's; nil until it arrives.
     public var monthEnds: [MRRReport]?
     /// By month, over ``shownMonths``; nil until it arrives.
     public var revenue: RevenueReport?
     /// Offer uses started in ``shownMonths`` (up to as-of); nil until they arrive.
     public var offers: OfferConversionReport?
+    /// MRR movement by month over ``shownMonths`` (up to as-of), per currency; nil until it arrives.
+    public var movement: MRRMovement?
 
     public init(
         asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
@@ -54,6 +58,7 @@ public struct MoneyFigures: Equatable, Sendable {
         case sparkline([MRRReport])
         case revenue(RevenueReport)
         case offers(OfferConversionReport)
+        case movement(MRRMovement)
     }
 
     public mutating func apply(_ part: Part) {
@@ -61,6 +66,7 @@ public struct MoneyFigures: Equatable, Sendable {
         case .sparkline(let reports): monthEnds = reports
         case .revenue(let report): revenue = report
         case .offers(let report): offers = report
+        case .movement(let report): movement = report
         }
     }
 
@@ -71,11 +77,12 @@ public struct MoneyFigures: Equatable, Sendable {
             case .sparkline: monthEnds == nil
             case .revenue: revenue == nil
             case .offers: offers == nil
+            case .movement: movement == nil
             }
         }
     }
 
-    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the sparkline.
+    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the MRR line.
     public var mrrMonthly: [MRRReport]? { monthEnds.map { $0 + [mrr] } }
 
     /// The twelve months ending with as-of's (the one that ended at as-of when it is a month's
@@ -84,9 +91,10 @@ public struct MoneyFigures: Equatable, Sendable {
         (0..<months).map { lastMonth(asOf: asOf).adding(months: $0 - months + 1) }
     }
 
-    /// Where the MRR sparkline samples: the last millisecond of each earlier month, then as-of.
+    /// Where the MRR line samples: each earlier month's end (the next one's first instant, where
+    /// `report movement` reads mrrEnd and `report series mrr` its value), then as-of.
     public static func samples(endingAt asOf: Instant) -> [Instant] {
-        months(endingAt: asOf).dropLast().map { $0.end.adding(milliseconds: -1) } + [asOf]
+        months(endingAt: asOf).dropLast().map(\.end) + [asOf]
     }
 
     /// MRR at as-of and 30 days before, from one statement: what pane 6 draws first.
@@ -109,6 +117,8 @@ public struct MoneyFigures: Equatable, Sendable {
             return .revenue(try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         case .offers:
             return .offers(try analytics.offerConversion(from: from, to: to, asOf: asOf, scope: scope))
+        case .movement:
+            return .movement(try analytics.movement(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         }
     }
 
@@ -126,6 +136,7 @@ public struct MoneyFigures: Equatable, Sendable {
     public var currencies: [String] {
         let all =
             ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
+            + (movement?.rows ?? []).map(\.currency)
         return Array(Set(all)).sorted()
     }
 

@@ -29,6 +29,18 @@ public struct MoneyPane: Equatable, Sendable {
     public var order = MoneyOfferOrder.offer
     /// The currency revenue is charted in (`c` cycles); nil: the figures' leading currency.
     public var currency: String?
+    /// What `enter` acts on: the movement bar under the cursor (`h`/`l` move it) or the offer row
+    /// (`j`/`k`).
+    public var focus = MoneyFocus.movement
+    /// The movement bar under the cursor, a month of ``MoneyFigures/shownMonths``; nil: the latest.
+    public var bar: Int?
+    /// `enter` on a bar: its subscriptions grouped by movement, shown in place of the bars until
+    /// `esc`; nil while none is open.
+    public var members: MovementMembers?
+    /// The bar whose subscriptions are on their way (the box says so until they arrive).
+    public var membersLoading: ReportBucket?
+    /// The cursor in ``members``.
+    public var memberRow = 0
 
     /// The currency revenue is charted in: the chosen one while the figures have it.
     public var shownCurrency: String? {
@@ -99,6 +111,7 @@ func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
         figures.monthEnds = shown.monthEnds
         figures.revenue = shown.revenue
         figures.offers = shown.offers
+        figures.movement = shown.movement
     }
     state.money.figures = figures
     return MoneySection.allCases.map { .loadMoneySection($0, asOf: loaded.asOf, scope: loaded.scope) }
@@ -112,7 +125,7 @@ func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportSco
     figures.apply(part)
     state.money.figures = figures
     // Sections arrive in order: the last one ends the loading.
-    if case .offers = part { state.money.loading = false }
+    if case .movement = part { state.money.loading = false }
     state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
     return []
 }

@@ -2,13 +2,18 @@ import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
 
-/// Pane 6: MRR per currency (now, its 30-day change, a twelve-month sparkline) beside revenue by
-/// month in one currency (gross as a bar: net `█`, refunds and upgrade credits returned `▒`), over the
-/// offer conversion table. Every amount is in its own currency: nothing here adds two.
+/// Pane 6: MRR per currency (now, its 30-day change) beside revenue by month in one currency
+/// (gross as a bar: net `█`, refunds and upgrade credits returned `▒`); MRR at each month's end as a
+/// line beside its movement month by month as signed stacked bars, with the bridge of the bar under
+/// the cursor; the offer conversion table. Every amount is in its own currency: nothing here adds two.
 func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.money
-    let sections = Layout.vertical([.fill(), .percentage(45)]).split(area)
+    // On a short screen the charts get the rows: MRR now and the offers keep a few lines each.
+    let sections = Layout.vertical(
+        area.height < 30 ? [.fixed(5), .fill(), .fixed(5)] : [.percentage(30), .fill(), .percentage(28)]
+    ).split(area)
     let top = Layout.horizontal([.fixed(43), .fill()], spacing: 1).split(sections[0])
+    let middle = Layout.horizontal([.percentage(36), .fill()], spacing: 1).split(sections[1])
     let figures = pane.figures
     // The unpriced count is a line of the box (a title this narrow cut it off).
     let mrrTitle = "MRR as of \(state.asOf?.asOfText ?? "…")"
@@ -16,26 +21,51 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     let revenueTitle = "Revenue by month" + (currency.map { " · \($0)" } ?? "")
     Border(title: mrrTitle, focused: false).render(in: top[0], buffer: &buffer, palette: palette)
     Border(title: revenueTitle, focused: false).render(in: top[1], buffer: &buffer, palette: palette)
+    Border(title: "MRR by month" + (currency.map { " · \($0)" } ?? ""), focused: false)
+        .render(in: middle[0], buffer: &buffer, palette: palette)
+    Border(title: movementTitle(pane), focused: pane.focus == .movement || pane.members != nil)
+        .render(in: middle[1], buffer: &buffer, palette: palette)
     let offersTitle =
         figures.map { f in
             "Offers started \(f.shownMonths[0]) – \(lastMonth(asOf: f.asOf)) · by \(pane.order.title)"
         } ?? "Offers"
-    Border(title: offersTitle, focused: true).render(in: sections[1], buffer: &buffer, palette: palette)
+    Border(title: offersTitle, focused: pane.focus == .offers && pane.members == nil)
+        .render(in: sections[2], buffer: &buffer, palette: palette)
     let mrrArea = Border.inner(top[0])
     let revenueArea = Border.inner(top[1])
-    let offersArea = Border.inner(sections[1])
+    let lineArea = Border.inner(middle[0])
+    let movementArea = Border.inner(middle[1])
+    let offersArea = Border.inner(sections[2])
     guard let figures else {
         placeholder("Loading…", in: mrrArea, buffer: &buffer, palette: palette)
         return
     }
     // Each section draws once its answer is there; MRR now is the first to arrive.
     let waiting = pane.loading ? "Loading…" : "Not loaded"
+    let store = state.storeLabel ?? "store"
     if let currency {
         renderMRR(figures, in: mrrArea, buffer: &buffer, palette: palette)
         if figures.revenue == nil {
             placeholder(waiting, in: revenueArea, buffer: &buffer, palette: palette)
         } else {
             renderRevenue(figures, currency: currency, in: revenueArea, buffer: &buffer, palette: palette)
+        }
+        if var line = pane.mrrLineModel(store: store) {
+            line.title = ""
+            Chart(model: line, glyphs: state.chartGlyphs, cursor: pane.shownBar)
+                .render(in: lineArea, buffer: &buffer, palette: palette)
+        } else {
+            placeholder(waiting, in: lineArea, buffer: &buffer, palette: palette)
+        }
+        if pane.members != nil || pane.membersLoading != nil {
+            renderMovementMembers(pane, in: movementArea, buffer: &buffer, palette: palette)
+        } else if var bars = pane.movementModel(store: store) {
+            bars.title = ""
+            renderMovement(pane, bars, glyphs: state.chartGlyphs, in: movementArea, buffer: &buffer, palette: palette)
+        } else {
+            placeholder(
+                figures.movement == nil ? waiting : "No MRR in \(currency) in these months", in: movementArea,
+                buffer: &buffer, palette: palette)
         }
     } else if figures.missing.isEmpty {
         placeholder(
@@ -51,11 +81,114 @@ func renderMoney(_ state: AppState, in area: Rect, buffer: inout Buffer, palette
     }
 }
 
-/// One row per currency: MRR now, its change over 30 days, and where it stood at each month's end.
+/// The movement box's title: the month and currency, and what `enter` opened.
+private func movementTitle(_ pane: MoneyPane) -> String {
+    let currency = pane.shownCurrency.map { " · \($0)" } ?? ""
+    if let bucket = pane.members?.bucket ?? pane.membersLoading {
+        return "MRR movement \(bucket.label)\(currency) · subscriptions by movement (esc: back)"
+    }
+    return "MRR movement by month\(currency)"
+}
+
+/// The bars with the cursor's bar labelled, and under them that bar's bridge: MRR at its start and
+/// end, each movement with its subscriptions, fx when converted.
+private func renderMovement(
+    _ pane: MoneyPane, _ model: ChartModel, glyphs: ChartGlyphs, in area: Rect, buffer: inout Buffer, palette: Palette
+) {
+    let readout = area.height >= 7 ? 2 : 1
+    let chartArea = Rect(x: area.x, y: area.y, width: area.width, height: max(0, area.height - readout))
+    var model = model
+    // In cells the net line would cover the bars it sums; the readout gives it (MRR start → end).
+    // The SVG (`ctrl-s`) draws it.
+    model.series.removeAll { $0.kind == .line }
+    Chart(model: model, glyphs: glyphs, cursor: pane.shownBar).render(in: chartArea, buffer: &buffer, palette: palette)
+    guard let row = pane.selectedMovement else { return }
+    let money = { (m: Int64) in MoneyFormat.number(m, currency: row.currency) }
+    let signed = { (m: Int64) in (m > 0 ? "+" : "") + money(m) }
+    var y = chartArea.bottom
+    let label = row.bucket.label + (row.bucket.isComplete ? "" : " (to \(row.bucket.end.isoDate))")
+    if readout == 2 {
+        var text = "\(label) · MRR \(money(row.mrrStart)) → \(money(row.mrrEnd)) \(row.currency)"
+        if row.fx != 0 { text += " · fx \(signed(row.fx))" }
+        buffer.set(string: text, at: Position(x: area.x, y: y), style: palette[.text], maxWidth: area.width)
+        y += 1
+    }
+    // Every movement by its whole name when they fit, else short names, else only those that moved.
+    let moved = MovementComponent.allCases.filter { row.count($0) > 0 }
+    let choices = [(false, MovementComponent.allCases), (true, MovementComponent.allCases), (true, moved)]
+    let rendered = choices.map { short, shown in
+        shown.map { c in (c, "\(short ? shortName(c) : c.rawValue) \(signed(row[c])) (\(CountText.grouped(row.count(c))))") }
+    }
+    let parts =
+        rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= area.width }
+        ?? rendered[2]
+    if parts.isEmpty {
+        buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
+    }
+    var x = area.x
+    for (c, text) in parts where x < area.right {
+        x = buffer.set(string: text, at: Position(x: x, y: y), style: palette[ReportCharts.role(c)], maxWidth: area.right - x) + 2
+    }
+}
+
+private func shortName(_ c: MovementComponent) -> String {
+    switch c {
+    case .new: "new"
+    case .reactivation: "react"
+    case .expansion: "exp"
+    case .contraction: "contr"
+    case .churn: "churn"
+    }
+}
+
+/// A bar's subscriptions: a heading per movement (its subscriptions and amount), then each
+/// subscription with its MRR at the bar's start and end; the cursor row reversed.
+private func renderMovementMembers(_ pane: MoneyPane, in area: Rect, buffer: inout Buffer, palette: Palette) {
+    guard let members = pane.members else {
+        placeholder("Loading…", in: area, buffer: &buffer, palette: palette)
+        return
+    }
+    guard !members.members.isEmpty else {
+        placeholder(
+            "No subscription moved MRR in \(members.currency) in \(members.bucket.label)", in: area, buffer: &buffer,
+            palette: palette)
+        return
+    }
+    let money = { (m: Int64) in MoneyFormat.number(m, currency: members.currency) }
+    // (text, style, member index)
+    var lines: [(String, Style, Int?)] = []
+    for c in MovementComponent.allCases {
+        let rows = members.members.enumerated().filter { $0.element.component == c }
+        guard !rows.isEmpty else { continue }
+        let total = members.counts[c] ?? rows.count
+        let amount = rows.reduce(Int64(0)) { $0 + $1.element.after - $1.element.before }
+        var heading = "\(c.rawValue) · \(CountText.grouped(total)) subscription\(total == 1 ? "" : "s")"
+        heading +=
+            rows.count < total ? " (first \(CountText.grouped(rows.count)))" : " · \(amount > 0 ? "+" : "")\(money(amount))"
+        lines.append((heading, palette[ReportCharts.role(c)].adding(.bold), nil))
+        for (index, member) in rows {
+            let change = member.after - member.before
+            let text =
+                "  " + clean(member.originalTransactionId).padded(toWidth: 20) + " "
+                + money(member.before).padded(toWidth: 10, alignment: .right) + " → "
+                + money(member.after).padded(toWidth: 10, alignment: .right) + "  "
+                + ((change > 0 ? "+" : "") + money(change)).padded(toWidth: 10, alignment: .right)
+            lines.append((text, palette[.text], index))
+        }
+    }
+    let selectedLine = lines.firstIndex { $0.2 == pane.memberRow } ?? 0
+    let first = Table.scrollOffset(selected: selectedLine, offset: 0, visibleRows: max(1, area.height))
+    for (offset, line) in lines.dropFirst(first).prefix(area.height).enumerated() {
+        let style = line.2 == pane.memberRow ? palette[.selection] : line.1
+        buffer.set(string: line.0, at: Position(x: area.x, y: area.y + offset), style: style, maxWidth: area.width)
+    }
+}
+
+/// One row per currency: MRR now and its change over 30 days.
 private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let columns: [Table.Column] = [
-        .init("", width: .fixed(3)), .init("Now", width: .fixed(12), alignment: .right),
-        .init("Δ30d", width: .fixed(11), alignment: .right), .init("12 months", width: .fill()),
+        .init("", width: .fixed(3)), .init("Now", width: .fixed(14), alignment: .right),
+        .init("Δ30d", width: .fixed(13), alignment: .right), .init("", width: .fill()),
     ]
     let currencies = figures.currencies
     let rows = currencies.map { currency -> Table.Row in
@@ -72,21 +205,6 @@ private func renderMRR(_ figures: MoneyFigures, in area: Rect, buffer: inout Buf
         buffer.set(
             string: "+ \(CountText.grouped(figures.mrr.unpriced)) unpriced subscriptions, not in MRR",
             at: Position(x: area.x, y: unpricedY), style: palette[.warning], maxWidth: area.width)
-    }
-    let spark = Layout.horizontal(columns.map(\.width), spacing: 1).split(area)[3]
-    for (index, currency) in currencies.enumerated() where area.y + 1 + index < area.bottom {
-        guard let monthly = figures.mrrMonthly else {
-            buffer.set(
-                string: "…", at: Position(x: spark.x, y: area.y + 1 + index), style: palette[.muted], maxWidth: spark.width)
-            continue
-        }
-        let series = monthly.map { Int(MoneyFigures.amount($0, currency)) }
-        // A level: its lowest month is the lowest block, unless it was nothing then.
-        let (values, maximum) = SparkTable.scaled(
-            SparkTable.resample(series, width: spark.width),
-            baseline: series.min() == 0 ? .zero : .minimum)
-        Sparkline(values: values, maximum: maximum)
-            .render(in: Rect(x: spark.x, y: area.y + 1 + index, width: spark.width, height: 1), buffer: &buffer, palette: palette)
     }
 }
 

@@ -62,6 +62,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return state.pane == .cohorts ? drillDown(&state, ended: true) : []
     case .cycleDuration:
         return cycleDuration(&state)
+    case .toggleTrend:
+        if state.pane == .cohorts { state.cohorts.trend.toggle() }
+        return []
     case .switchFocus:
         guard state.pane == .subscriber else { return [] }
         state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
@@ -71,7 +74,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .flag, .clearFlag:
         return confirmFlags(&state, clear: action == .clearFlag)
     case .export:
-        return exportShown(&state)
+        return state.pane == .money ? saveMoneyCharts(&state) : exportShown(&state)
     case .cycleList(let delta):
         return cycleList(&state, delta)
     case .cycleOfferOrder:
@@ -175,6 +178,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return moneyLoaded(&state, figures)
     case .loadedMoneySection(let asOf, let scope, let part):
         return moneySectionLoaded(&state, asOf: asOf, scope: scope, part)
+    case .loadedMovementMembers(let members, let asOf, let scope):
+        return movementMembersLoaded(&state, members, asOf: asOf, scope: scope)
     case .loadedProducts(let products):
         state.products = products
         return []
@@ -212,6 +217,7 @@ private func back(_ state: inout AppState) -> [Effect] {
         state.overlay = nil
         return []
     }
+    if closeMoneyMembers(&state) { return [] }
     if state.pane == .offers, state.offers.filter != nil {
         state.offers.filter = nil
         state.offers.refreshShown()
@@ -255,6 +261,7 @@ private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
         return []
     }
     if state.pane == .statesEvents { return moveMonth(&state, delta) }
+    if state.pane == .money { return moveMoneyBar(&state, delta) }
     if state.pane == .subscribers {
         state.subscribers.column = clamp(state.subscribers.column + delta, 0, shownSubscriberColumns(state) - 1)
         return []
@@ -278,7 +285,9 @@ private func openSelected(_ state: inout AppState) -> [Effect] {
         if state.offers.list == .campaigns { return drillCampaign(&state) }
         guard let id = state.offers.selectedRow?.id else { return [] }
         return openSubscriber(&state, id)
-    case .cohorts, .statesEvents, .money:
+    case .money:
+        return openMoney(&state)
+    case .cohorts, .statesEvents:
         return drillDown(&state)
     case .subscriber, .trends:
         return []
@@ -377,8 +386,7 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         state.offers.selected = clamp(state.offers.selected + delta, 0, max(0, state.offers.shown.count - 1))
         return []
     case .money:
-        state.money.row = clamp(state.money.row + delta, 0, max(0, state.money.offers.count - 1))
-        return []
+        return moveMoneyRow(&state, delta)
     case .trends:
         return []
     }
@@ -395,6 +403,8 @@ func invalidate(_ state: inout AppState) {
     state.offers.refreshShown()
     state.money.figures = nil
     state.trends.data = nil
+    state.money.members = nil
+    state.money.membersLoading = nil
 }
 
 func reloadSubscribers(_ state: inout AppState) -> [Effect] {

@@ -315,13 +315,21 @@ private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffe
         title += " · \(min(state.cohorts.row + 1, grid.cohorts.count))/\(grid.cohorts.count)"
     }
     Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
-    let inner = Border.inner(area).inset(horizontal: 1, vertical: 0)
+    let full = Border.inner(area).inset(horizontal: 1, vertical: 0)
     guard let grid = state.cohorts.grid else {
-        placeholder("Loading…", in: inner, buffer: &buffer, palette: palette)
+        placeholder("Loading…", in: full, buffer: &buffer, palette: palette)
         return
     }
     guard !grid.cohorts.isEmpty else {
-        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: inner, buffer: &buffer, palette: palette)
+        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: full, buffer: &buffer, palette: palette)
+        return
+    }
+    // The last line gives the counts behind the cell under the cursor; `t` draws its column as a line.
+    renderCohortCell(
+        state, at: Position(x: full.x, y: full.bottom - 1), width: full.width, buffer: &buffer, palette: palette)
+    let inner = Rect(x: full.x, y: full.y, width: full.width, height: max(0, full.height - 1))
+    if state.cohorts.trend {
+        renderCohortTrend(state, in: inner, buffer: &buffer, palette: palette)
         return
     }
     // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G). The average row

@@ -8,6 +8,19 @@ public enum MovementComponent: String, Sendable, CaseIterable, Codable {
 
     /// Whether the component adds to MRR (drawn above the axis).
     public var isGain: Bool { self == .new || self == .reactivation || self == .expansion }
+
+    /// How a subscription that added `a` at a bucket's start and `b` at its end moved MRR (nil:
+    /// it did not); `isNew`: it had no charged period starting before the bucket.
+    public init?(start a: Int64, end b: Int64, isNew: Bool) {
+        switch (a, b) {
+        case (0, 0): return nil
+        case (0, _): self = isNew ? .new : .reactivation
+        case (_, 0): self = .churn
+        case _ where b > a: self = .expansion
+        case _ where b < a: self = .contraction
+        default: return nil
+        }
+    }
 }
 
 /// The MRR bridge per bucket and currency: mrrStart + new + reactivation + expansion +
@@ -134,15 +147,7 @@ private struct MovementSums {
     mutating func add(start a: Int64, end b: Int64, isNew: Bool) {
         start += a
         end += b
-        let component: MovementComponent
-        switch (a, b) {
-        case (0, 0): return
-        case (0, _): component = isNew ? .new : .reactivation
-        case (_, 0): component = .churn
-        case _ where b > a: component = .expansion
-        case _ where b < a: component = .contraction
-        default: return
-        }
+        guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
         amounts[component, default: 0] += b - a
         counts[component, default: 0] += 1
     }

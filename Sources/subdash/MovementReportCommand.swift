@@ -30,17 +30,7 @@ struct MovementReportCommand: AsyncParsableCommand {
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent
         emit(
             options.format, json: { ReportJSON.movement(r) },
-            csv: {
-                CSV.render(
-                    header: ["start", "end", "currency", "mrrStart"] + MovementComponent.allCases.map(\.rawValue)
-                        + ["fx", "mrrEnd"] + MovementComponent.allCases.map { $0.rawValue + "Count" },
-                    rows: r.rows.map { row in
-                        [row.bucket.start.iso8601, row.bucket.end.iso8601, row.currency, MoneyFormat.plain(row.mrrStart)]
-                            + MovementComponent.allCases.map { MoneyFormat.plain(row[$0]) }
-                            + [MoneyFormat.plain(row.fx), MoneyFormat.plain(row.mrrEnd)]
-                            + MovementComponent.allCases.map { "\(row.count($0))" }
-                    })
-            }, table: { Self.table(r) },
+            csv: { MovementCSV.render(r) }, table: { Self.table(r) },
             svg: { ChartSVG.render(ReportCharts.movement(r, store: store)) })
     }
 

@@ -22,7 +22,9 @@ import Testing
 
     /// `unpriced`: also 9301, two months from 2025-04-20 without a price (v1 data before a price
     /// table), and 9401, an April period at 9.99 USD and a May one without a price.
-    static func runner(unpriced: Bool = false) throws -> EffectRunner {
+    /// `upgrade`: also 9501, 9.99 USD a month from 2025-03-15, then from 05-15 pro.yearly at
+    /// 180.00 USD (15.00 a month). `exportDirectory`: where `ctrl-s` writes.
+    static func runner(unpriced: Bool = false, upgrade: Bool = false, exportDirectory: String? = nil) throws -> EffectRunner {
         var documents: [IncomingDocument] = []
         func add(
             _ id: String, _ original: String, _ product: String, _ from: String, _ to: String, price: Int64?,
@@ -63,9 +65,16 @@ import Testing
             add("9402", "9401", "pro.monthly", "2025-04-01", "2025-05-01", price: 9_990, currency: "USD")
             add("9403", "9401", "pro.monthly", "2025-05-01", "2025-06-01", price: nil, currency: nil)
         }
+        if upgrade {
+            add("9502", "9501", "pro.monthly", "2025-03-15", "2025-04-15", price: 9_990, currency: "USD")
+            add("9503", "9501", "pro.monthly", "2025-04-15", "2025-05-15", price: 9_990, currency: "USD")
+            add("9504", "9501", "pro.yearly", "2025-05-15", "2026-05-15", price: 180_000, currency: "USD")
+        }
         let database = try AppDatabase.inMemory()
         try database.apply(documents)
-        return EffectRunner(analytics: SubscriberAnalytics(database: database))
+        let analytics = SubscriberAnalytics(database: database)
+        if let exportDirectory { return EffectRunner(analytics: analytics, exportDirectory: exportDirectory) }
+        return EffectRunner(analytics: analytics)
     }
 
     static func screen(_ state: AppState, width: Int = 80, height: Int = 24) -> [String] {
@@ -114,8 +123,10 @@ import Testing
         #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
         #expect(
             figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
-                == [0, 0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 19_980, 9_990])
-        #expect(figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 11) + [10_000])
+                == [0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 9_990, 19_980, 9_990],
+            "at each month's end, the next one's first instant: 9001 from 03-01 counts at February's")
+        #expect(
+            figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 10) + [10_000, 10_000])
         let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
         #expect(usd == [[9_990, 0, 9_990], [9_990, 0, 9_990], [19_980, 0, 19_980], [9_990, 9_990, 0]])
         #expect(figures.revenue(in: "EUR").last.map { [$0.row.gross, $0.row.net] } == [120_000, 120_000])
@@ -130,15 +141,12 @@ import Testing
         try keys("6", state: &state, runner: runner)
         let lines = Self.screen(state)
         #expect(lines[0].contains(" 6 Money "))
-        #expect(lines[3].hasPrefix("│             Now        Δ30d 12 months"))
-        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00            █│"), "no EUR before June")
-        #expect(
-            lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"),
-            "half at the ends of March and April, all at the end of May, half at as-of")
+        #expect(lines[3].hasPrefix("│               Now          Δ30d         │"))
+        #expect(lines[4].hasPrefix("│EUR          10.00        +10.00         │"), "no EUR before June")
+        #expect(lines[5].hasPrefix("│USD           9.99          0.00         │"))
         #expect(lines[2].contains("┌ Revenue by month · USD ─"))
         #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
         #expect(lines.contains { $0.contains("│2025-06          0.00 ▒▒▒▒▒▒      │") }, "June: all of it refunded")
-        #expect(lines.contains { $0.contains("│2025-03          9.99 ██████      │") })
         #expect(lines.contains { $0.contains("Offers started 2024-07 – 2025-06 · by offer") })
         #expect(lines.contains { $0.hasPrefix("│freeTrial    –") && $0.contains("100%") })
         // Amounts of two currencies are never added: no line holds 29.98 or 19.99 or 130.
@@ -172,7 +180,8 @@ import Testing
     @Test func enterListsTheOffersSubscribers() throws {
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
-        try keys("6", "enter", state: &state, runner: runner)
+        // j/k put the cursor on the offer rows (h/l on the movement bars).
+        try keys("6", "j", "enter", state: &state, runner: runner)
         #expect(state.pane == .subscribers)
         #expect(state.subscribers.rows.map(\.id) == ["9201"])
         #expect(state.subscribers.populationSize == PopulationSize(figure: 1, subscriptions: 1))
@@ -217,8 +226,9 @@ import Testing
         #expect(state.money.order == .offer)
     }
 
-    /// The first frame needs one cheap answer, MRR now; the sparkline, revenue and offers fill in
-    /// as their answers arrive, each drawn on its own, and the last one stops the spinner.
+    /// The first frame needs one cheap answer, MRR now; the MRR line, revenue, offers and the
+    /// movement fill in as their answers arrive, each drawn on its own, and the last one stops the
+    /// spinner.
     @Test func sectionsFillInAsTheyArrive() throws {
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
@@ -227,26 +237,29 @@ import Testing
         #expect(Self.screen(state)[4].contains("│ Loading…"))
         let sections = update(&state, runner.perform(first[0]))
         #expect(sections == MoneySection.allCases.map { .loadMoneySection($0, asOf: Self.asOf, scope: ReportScope()) })
+        #expect(MoneySection.allCases.last == .movement, "the slowest is asked for last")
         var lines = Self.screen(state)
-        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00 …"), "MRR now and its change, the sparkline on its way")
-        #expect(lines[5].hasPrefix("│USD         9.99        0.00 …"))
+        #expect(lines[4].hasPrefix("│EUR          10.00        +10.00         │"), "MRR now and its change first")
+        #expect(lines[5].hasPrefix("│USD           9.99          0.00         │"))
         #expect(lines[4].hasSuffix("│ │ Loading…                         │"), "revenue on its way")
+        #expect(lines[9].hasPrefix("│ Loading…                 │ │ Loading…"), "the MRR line and the movement on their way")
         #expect(lines.contains { $0.hasPrefix("│ Loading…") }, "offers on its way")
         #expect(lines[22].contains("loading…"))
 
         _ = update(&state, runner.perform(sections[0]))
         lines = Self.screen(state)
-        #expect(lines[4].hasPrefix("│EUR        10.00      +10.00            █│"))
-        #expect(lines[5].hasPrefix("│USD         9.99        0.00         ▄▄█▄│"))
+        #expect(lines[8].contains("⠤⠒⠤ MRR│"), "the MRR line has come")
         #expect(lines[4].hasSuffix("│ │ Loading…                         │"))
 
         _ = update(&state, runner.perform(sections[1]))
         lines = Self.screen(state)
         #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
         #expect(!lines.contains { $0.hasPrefix("│freeTrial") })
+        _ = update(&state, runner.perform(sections[2]))
+        #expect(Self.screen(state).contains { $0.hasPrefix("│freeTrial") })
         #expect(state.money.loading)
 
-        _ = update(&state, runner.perform(sections[2]))
+        _ = update(&state, runner.perform(sections[3]))
         #expect(!state.money.loading)
         var driven = AppState(asOf: Self.asOf)
         try keys("6", state: &driven, runner: runner)

@@ -143,7 +143,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let runs = try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, originalTransactionId, runIndex, firstPaidStart, firstPaidProductId, cohortMonth, endedAt
+                SELECT environment, originalTransactionId, runIndex, firstPaidStart, firstPaidProductId, cohortMonth, endedAt,
+                    firstPaidBillingPlan
                 FROM run WHERE firstPaidStart IS NOT NULL
                 """)
         for run in runs {
@@ -154,7 +155,7 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
                     """, arguments: [run[1], run[2]])
             func add(_ at: Int64, _ step: Int) {
                 let day = at >= 0 ? at / 86_400_000 : (at - 86_399_999) / 86_400_000
-                steps[[run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)"], default: 0] += 1
+                steps[[run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)", run[7] as String], default: 0] += 1
             }
             add(run[3], 0)
             for (k, start) in starts.enumerated() where k > 0 { add(start, k) }
@@ -167,9 +168,11 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, day, firstPaidProductId, cohortMonth, step, count FROM cohortStepDay
+                SELECT environment, day, firstPaidProductId, cohortMonth, step, billingPlan, count FROM cohortStepDay
                 """
-        ).map { "\($0[0] as String) \($0[1] as Int) \($0[2] as String) \($0[3] as Int) \($0[4] as Int) \($0[5] as Int)" }.sorted()
+        ).map {
+            "\($0[0] as String) \($0[1] as Int) \($0[2] as String) \($0[3] as Int) \($0[4] as Int) \($0[5] as String) \($0[6] as Int)"
+        }.sorted()
     }
 
     /// The month table is the day table summed by month.
@@ -177,14 +180,16 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let fromDays = try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, SUM(count) AS count
+                SELECT environment, \(monthOfDay("day")) AS month, firstPaidProductId, cohortMonth, step, billingPlan,
+                    SUM(count) AS count
                 FROM cohortStepDay
-                GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
                 """)
         let kept = try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, month, firstPaidProductId, cohortMonth, step, count FROM cohortStepMonth ORDER BY 1, 2, 3, 4, 5
+                SELECT environment, month, firstPaidProductId, cohortMonth, step, billingPlan, count FROM cohortStepMonth
+                ORDER BY 1, 2, 3, 4, 5, 6
                 """)
         return !kept.isEmpty && fromDays == kept
     }
