@@ -17,6 +17,7 @@ struct MovementReportCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
+    @OptionGroup var plan: PlanOption
     @Option(help: "Bucket length.") var by: BucketSize = .month
 
     mutating func run() async throws {
@@ -25,7 +26,8 @@ struct MovementReportCommand: AsyncParsableCommand {
         let rates = try conversion.load()
         let r = try moneyReport {
             try analytics.movement(
-                from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope, rates: rates)
+                from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: plan.applied(to: options.scope),
+                rates: rates)
         }
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent
         emit(

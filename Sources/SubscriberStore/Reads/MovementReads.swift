@@ -19,13 +19,14 @@ extension AppDatabase {
     /// Every subscription with an MRR interval covering some instant in [first, last], one at a
     /// time in `originalTransactionId` order (memory holds one subscription's intervals): what
     /// MRR movement compares at bucket ends (docs/metrics.md "MRR movement"). The scope's
-    /// environments and product (the period's) restrict the intervals, as for MRR.
+    /// environments, product and billing plan (the period's) restrict the intervals, as for MRR.
     public func mrrIntervals(
         from first: Instant, through last: Instant, scope: RowScope,
         _ body: (SubscriptionMRRIntervals) throws -> Void
     ) throws {
         let environmentSQL = RowScope.inList(scope.environments)
-        let product = scope.productId == nil ? "" : "AND m.productId = :product"
+        let product =
+            (scope.productId == nil ? "" : "AND m.productId = :product") + (scope.plan == nil ? "" : " AND m.billingPlan = :plan")
         let sql = """
             SELECT x.*, (SELECT MIN(p.start) FROM periodMoney p WHERE p.originalTransactionId = x.id) AS firstCharge
             FROM (
@@ -43,7 +44,7 @@ extension AppDatabase {
             ORDER BY x.id, x.s
             """
         let arguments: StatementArguments = [
-            "first": first.milliseconds, "last": last.milliseconds, "product": scope.productId,
+            "first": first.milliseconds, "last": last.milliseconds, "product": scope.productId, "plan": scope.plan?.rawValue,
         ]
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
