@@ -155,7 +155,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
                     """, arguments: [run[1], run[2]])
             func add(_ at: Int64, _ step: Int) {
                 let day = at >= 0 ? at / 86_400_000 : (at - 86_399_999) / 86_400_000
-                steps[[run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)", run[7] as String], default: 0] += 1
+                let key = [run[0] as String, "\(day)", run[4] as String, "\(run[5] as Int)", "\(step)", run[7] as String]
+                steps[key, default: 0] += 1
             }
             add(run[3], 0)
             for (k, start) in starts.enumerated() where k > 0 { add(start, k) }
