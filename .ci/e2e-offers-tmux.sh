@@ -87,7 +87,8 @@ tmux send-keys -t "$session" Space Space Space Space Space
 wait_for "Offers · winBack · 5 marked ("
 tmux send-keys -t "$session" "f"
 wait_for "Flag 5 subscribers for winBack?"
-wait_for "promotional:come-back-30 (5 subscriptions)"
+# The catalogue's "*" maps every product to the one offer (the dialog names it per product).
+wait_for "promotional:come-back-30 ("
 tmux send-keys -t "$session" Enter
 wait_for "flagged for winBack: 5 subscriptions as $operator"
 
