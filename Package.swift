@@ -83,6 +83,7 @@ let package = Package(
             name: "NotificationListener",
             dependencies: [
                 "StoreImport", "SubscriberStore", "AppStorePayloads", "SubscriptionModel", "ThreadKit", "TerminalUI",
+                "TeamLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -107,7 +108,7 @@ let package = Package(
         .target(
             name: "TeamLog",
             dependencies: [
-                "StoreImport", "SubscriberStore", "AppStorePayloads",
+                "StoreImport", "SubscriberStore", "AppStorePayloads", "ThreadKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -17,6 +17,12 @@
 // notifications are posted, and prints how many were answered: a health check must not slow the
 // notifications beyond the CPU it takes (docs/performance.md, "`/healthz` under a flood").
 //
+// --team URL measures `subdash listen --team` instead: the listener with no store, each
+// notification committed to the team log on PostgreSQL before its 200. URL names a database on a
+// server whose role may create databases: each connection count gets a new database beside it
+// (made and dropped with psql, --psql PATH), and the log is then checked by `subdash sync` into a
+// new store, which must hold what `subdash import` of the same documents holds.
+//
 // Besides the whole run's rate, the steady rate counts only the answers between 10% and 90% of the
 // run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
 // its group commits per 1,000 notifications, which do not depend on the machine's load.
@@ -37,6 +43,9 @@ struct Options {
     var output: String? = nil
     /// Connections sending `GET /healthz` back to back while the notifications are posted.
     var healthzFlood = 0
+    /// `listen --team` against this PostgreSQL database URL (a new database beside it per run).
+    var team: String? = nil
+    var psql = "psql"
 
     init(_ args: [String]) {
         var i = 1
@@ -55,9 +64,11 @@ struct Options {
             case "--notifications": notifications = Int(value()) ?? Int.max
             case "--output": output = value()
             case "--healthz-flood": healthzFlood = Int(value()) ?? 0
+            case "--team": team = value()
+            case "--psql": psql = value()
             case "-h", "--help":
                 print(
-                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--healthz-flood N] [--output docs/performance.md]"
+                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--healthz-flood N] [--team postgres://… [--psql PATH]] [--output docs/performance.md]"
                 )
                 exit(0)
             default: fail("unknown argument \(args[i])")
@@ -263,6 +274,38 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
+/// A new database for one run beside the one `--team` names, made and dropped with psql.
+struct TeamDatabase {
+    let url: String
+    let name: String
+    let admin: String
+    let psqlPath: String
+
+    init(base: String, label: String, psql psqlPath: String) {
+        self.psqlPath = psqlPath
+        guard var components = URLComponents(string: base), components.path.count > 1 else {
+            fail("--team needs a postgres:// URL with a database")
+        }
+        name = String(components.path.dropFirst()) + "_\(label)_\(getpid())"
+        components.path = "/postgres"
+        admin = components.string!
+        components.path = "/" + name
+        url = components.string!
+        psql("CREATE DATABASE \(name)")
+    }
+
+    func drop() { psql("DROP DATABASE IF EXISTS \(name)") }
+
+    private func psql(_ sql: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [psqlPath, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", admin, "-c", sql]
+        do { try p.run() } catch { fail("cannot run \(psqlPath): \(error)") }
+        p.waitUntilExit()
+        if p.terminationStatus != 0 { fail("psql could not run: \(sql)") }
+    }
+}
+
 let options = Options(CommandLine.arguments)
 guard FileManager.default.isExecutableFile(atPath: options.subdash) else { fail("no subdash binary at \(options.subdash)") }
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-bench-\(getpid())").path
@@ -300,20 +343,26 @@ print(
 var rows: [String] = []
 for connections in options.connections {
     let store = work + "/listen-\(connections).sqlite"
-    // Only `import` creates a store: an empty one, from nothing on stdin.
-    let create = Process()
-    create.executableURL = URL(fileURLWithPath: options.subdash)
-    create.arguments = ["import", "--db", store, "-"]
-    create.standardInput = FileHandle.nullDevice
-    create.standardError = FileHandle.nullDevice
-    try! create.run()
-    create.waitUntilExit()
-    if create.terminationStatus != 0 { fail("subdash import could not create \(store)") }
+    var teamLog: TeamDatabase? = nil
+    if let team = options.team {
+        teamLog = TeamDatabase(base: team, label: "listen\(connections)", psql: options.psql)
+    } else {
+        // Only `import` creates a store: an empty one, from nothing on stdin.
+        let create = Process()
+        create.executableURL = URL(fileURLWithPath: options.subdash)
+        create.arguments = ["import", "--db", store, "-"]
+        create.standardInput = FileHandle.nullDevice
+        create.standardError = FileHandle.nullDevice
+        try! create.run()
+        create.waitUntilExit()
+        if create.terminationStatus != 0 { fail("subdash import could not create \(store)") }
+    }
     let listener = Process()
     listener.executableURL = URL(fileURLWithPath: options.subdash)
-    listener.arguments = [
-        "listen", "--db", store, "--port", "0", "--trust-root", trustRoot, "--log", work + "/log-\(connections)",
-    ]
+    listener.arguments =
+        (teamLog.map { ["listen", "--team", $0.url] } ?? ["listen", "--db", store]) + [
+            "--port", "0", "--trust-root", trustRoot, "--log", work + "/log-\(connections)",
+        ]
     let err = Pipe()
     listener.standardError = err
     try! listener.run()
@@ -329,7 +378,8 @@ for connections in options.connections {
     }
     let results = Results()
     let boundPort = port
-    let cpuBefore = cpuSeconds(listener.processIdentifier, thread: "subdash-commit")
+    let commitThread = options.team == nil ? "subdash-commit" : "subdash-teamlog"
+    let cpuBefore = cpuSeconds(listener.processIdentifier, thread: commitThread)
     let started = now()
     // One thread per connection: `concurrentPerform` would run only as many at once as there are
     // cores, so "16 connections" would really be two.
@@ -376,26 +426,34 @@ for connections in options.connections {
                 Double(asked) / (ended - started)))
     }
     let seconds = ended - started
-    let cpuAfter = cpuSeconds(listener.processIdentifier, thread: "subdash-commit")
+    let cpuAfter = cpuSeconds(listener.processIdentifier, thread: commitThread)
     let cpuPerNotification = (cpuAfter.process - cpuBefore.process) * 1000 / Double(documents.count)
     let commitBusy = (cpuAfter.thread - cpuBefore.thread) / seconds * 100
     // How long after the last 200 every figure is current: the derivation of what the stream
     // touched catches up (nothing left pending).
-    while count(store, "SELECT COUNT(*) FROM pendingSubscription") != "0" && now() - ended < 120 { usleep(20_000) }
+    // With --team there is no store to derive: the log is checked through a view made by sync.
+    while teamLog == nil && count(store, "SELECT COUNT(*) FROM pendingSubscription") != "0" && now() - ended < 120 {
+        usleep(20_000)
+    }
     let current = now() - ended
     kill(listener.processIdentifier, SIGTERM)
     listener.waitUntilExit()
+    if let teamLog {
+        run(options.subdash, ["sync", "--team", teamLog.url, "--db", store, "--trust-root", trustRoot])
+        teamLog.drop()
+    }
     let sorted = results.latencies.sorted()
     let stored = (count(store, "SELECT COUNT(*) FROM notification"), count(store, "SELECT COUNT(*) FROM document"))
     let ok = results.statuses[200, default: 0]
     let same = stored == expected && ok == documents.count
     let commits = commitsPerThousand(log: work + "/log-\(connections)").map { String(format: "%.1f", $0) } ?? "?"
     let row = String(
-        format: "| %d | %d | %.1f | %.0f | %.0f | %@ | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f%% | %@ |", connections,
+        format: "| %d | %d | %.1f | %.0f | %.0f | %@ | %.2f | %.2f | %.2f | %@ | %.2f | %.0f%% | %@ |", connections,
         documents.count, seconds, Double(documents.count) / seconds, steadyRate(results.answered, from: started, to: ended),
-        commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!, current, cpuPerNotification, commitBusy,
+        commits, percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last!,
+        teamLog == nil ? String(format: "%.2f", current) : "–", cpuPerNotification, commitBusy,
         same
-            ? "\(stored.0) notifications, as `import` (none lost or doubled)"
+            ? "\(stored.0) notifications, as `import`\(teamLog == nil ? "" : ", in a view synced from the log") (none lost or doubled)"
             : "MISMATCH: \(stored) vs \(expected), \(results.statuses)")
     print(row)
     rows.append(row)
@@ -403,8 +461,8 @@ for connections in options.connections {
 }
 
 if let output = options.output {
-    let marker = "<!-- subdash-listen-bench -->"
-    let endMarker = "<!-- /subdash-listen-bench -->"
+    let marker = options.team == nil ? "<!-- subdash-listen-bench -->" : "<!-- subdash-listen-bench --team -->"
+    let endMarker = options.team == nil ? "<!-- /subdash-listen-bench -->" : "<!-- /subdash-listen-bench --team -->"
     var text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "# Performance\n"
     // The tool's part runs from the marker to the end marker (in a file written before there was
     // one: to the end of the first table after the marker); what follows, the section's
@@ -422,6 +480,31 @@ if let output = options.output {
         text = String(text[..<r.lowerBound])
     }
     let date = ISO8601DateFormatter().string(from: Date())
+    if options.team != nil {
+        text += """
+            \(marker)
+            ## Receiving notifications into the team log (`subdash listen --team`)
+
+            Measured by `subdash-listen-bench --subdash \(options.subdash) --team URL --connections \(options.connections.map(String.init).joined(separator: ","))` \
+            on this machine, \(date): 2 cores shared by the client, the listener, the PostgreSQL server (on a unix socket, \
+            default settings, `fsync` on) and other engineers' builds and tests, so the figures are lower bounds, not a \
+            capacity. The real binary on loopback with no store (`listen --team` only), a new log each time, \
+            \(documents.count) verified v2 notifications from \(dataName) posted over N keep-alive connections; time to 200 \
+            is from the request's first byte to the whole response, and every 200 is a committed PostgreSQL transaction. \
+            "commits per 1,000" is the listener's transactions on the log per 1,000 requests, from its log; "listener CPU ms \
+            each" the listener's CPU (not the server's) over the posting divided by the notifications, and "commit thread on \
+            CPU" the share of the posting's wall time its writer thread ran. The log is then checked through a view made \
+            by `subdash sync` into a new store.
+
+            | connections | notifications | seconds | notifications/s | steady/s | commits per 1,000 | p50 ms | p99 ms | max ms | current after s | listener CPU ms each | commit thread on CPU | store |
+            |---|---|---|---|---|---|---|---|---|---|---|---|---|
+            \(rows.joined(separator: "\n"))
+            \(endMarker)
+            """
+        text += rest
+        try! text.write(toFile: output, atomically: true, encoding: .utf8)
+        exit(0)
+    }
     text += """
         \(marker)
         ## Receiving notifications (`subdash listen`)

@@ -8,6 +8,8 @@ import NIOCore
 import NIOSSL
 import StoreImport
 import SubscriberStore
+import SubscriptionModel
+import TeamLog
 
 #if canImport(Glibc)
     import Glibc
@@ -49,23 +51,34 @@ public struct ListenerConfiguration: Sendable {
 /// `subdash listen`: an HTTP/1.1 server for App Store Server Notifications (v1 and v2) that
 /// stores each one through the import path before answering 200. SIGTERM and SIGINT stop it
 /// gracefully: no new connections, in-flight requests answered and committed, then `run` returns.
+///
+/// With a team log (`listen --team`), each notification is committed to the log before the 200,
+/// after the local store when there is one too (docs/team.md, "Listeners").
 public struct NotificationListener: Sendable {
-    let database: AppDatabase
+    /// The local store; nil for a listener that writes to the team log only.
+    let database: AppDatabase?
     let verifier: any SignatureVerifier
     let configuration: ListenerConfiguration
     let log: RequestLog
     /// The app's shared secret: v1 notifications whose password matches are trusted as Apple's.
     let sharedSecret: String?
+    /// The team log's writer (`listen --team`).
+    let teamLog: TeamLogWriter?
+    /// Without a store: the one app whose signed documents are taken (`--bundle-id`); nil takes
+    /// any app's, and each view decides which it holds.
+    let app: AppIdentity?
 
     public init(
-        database: AppDatabase, verifier: any SignatureVerifier, sharedSecret: String? = nil,
-        configuration: ListenerConfiguration, log: RequestLog
+        database: AppDatabase?, verifier: any SignatureVerifier, sharedSecret: String? = nil,
+        configuration: ListenerConfiguration, log: RequestLog, teamLog: TeamLogWriter? = nil, app: AppIdentity? = nil
     ) {
         self.database = database
         self.verifier = verifier
         self.sharedSecret = sharedSecret
         self.configuration = configuration
         self.log = log
+        self.teamLog = teamLog
+        self.app = app
     }
 
     /// Serves until SIGTERM or SIGINT. `onRunning` receives the bound host and port.
@@ -73,25 +86,31 @@ public struct NotificationListener: Sendable {
         // A write to stderr piped to a reader that exited fails with EPIPE, counted by the log
         // (`RequestLog`), instead of killing the listener with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        try database.prepareForReceiving()
-        let checkpoints = try database.startBackgroundCheckpoints(interval: 0.2)
+        try database?.prepareForReceiving()
+        let checkpoints = try database?.startBackgroundCheckpoints(interval: 0.2)
         defer { checkpoints?.stop() }
         let log = self.log
         let rejectedArchive = RejectedArchive(bytesPerWindow: configuration.rejectedArchiveBytesPerHour)
         let health = ListenerHealth(
-            storePath: database.path, minimumFreeBytes: configuration.minimumFreeBytes, log: log,
-            rejectedArchive: rejectedArchive)
-        let committer = GroupCommitter(
-            database: database,
-            onDerivationError: { error in
-                log.note("subdash listen: deriving after a commit failed (retried after the next one): \(error)")
-            },
-            onCommitted: { health.committed($0) })
-        defer { committer.stop() }
-        let importer = Importer.appStore(database: database, verifier: verifier, sharedSecret: sharedSecret, report: { _ in })
+            storePath: database?.path, hasStore: database != nil, minimumFreeBytes: configuration.minimumFreeBytes,
+            log: log, rejectedArchive: rejectedArchive, teamLog: teamLog)
+        let committer = database.map { database in
+            GroupCommitter(
+                database: database,
+                onDerivationError: { error in
+                    log.note("subdash listen: deriving after a commit failed (retried after the next one): \(error)")
+                },
+                onCommitted: { health.committed($0) })
+        }
+        defer { committer?.stop() }
+        // Decoding and verifying need no store: without one, an empty one in memory stands in for
+        // the importer, which never writes to it (`Importer.incoming` only decodes).
+        let importer = Importer.appStore(
+            database: try database ?? AppDatabase.inMemory(), verifier: verifier, sharedSecret: sharedSecret,
+            report: { _ in })
         var responder = NotificationResponder(
             configuration: configuration, importer: importer, committer: committer, log: log, health: health,
-            rejectedArchive: rejectedArchive)
+            rejectedArchive: rejectedArchive, teamLog: teamLog, app: app)
         if let offers = configuration.offers {
             responder.offers = (offers, OfferRateLimiter(limit: offers.requestsPerMinute))
         }

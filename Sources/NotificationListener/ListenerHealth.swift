@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TeamLog
 
 #if canImport(Glibc)
     import Glibc
@@ -12,6 +13,11 @@ import Synchronization
 /// checks costs the notifications only the CPU of answering them (docs/performance.md, "`/healthz`
 /// under a flood"). Free space is measured at most once a second, however often it is asked. The lines it adds say what the request log lost and what the archive of rejected
 /// requests only counted; neither makes it fail, as neither keeps a notification out.
+///
+/// With a team log (`listen --team`) it fails while the log cannot be reached too, and names the
+/// log (its URL without the password) and why: the writer's own state, kept current by its thread
+/// (``TeamLogWriter/health()``), so a health check still opens no connection. Without a local
+/// store, free space is not a condition: nothing is written here.
 final class ListenerHealth: Sendable {
     struct State {
         var lastFailure: (at: Date, reason: String)?
@@ -24,9 +30,17 @@ final class ListenerHealth: Sendable {
     let minimumFreeBytes: Int64
     let log: RequestLog
     let rejectedArchive: RejectedArchive
+    /// Whether there is a local store whose free space counts.
+    let hasStore: Bool
+    let teamLog: TeamLogWriter?
     private let state = Mutex(State())
 
-    init(storePath: String?, minimumFreeBytes: Int64, log: RequestLog, rejectedArchive: RejectedArchive) {
+    init(
+        storePath: String?, hasStore: Bool = true, minimumFreeBytes: Int64, log: RequestLog,
+        rejectedArchive: RejectedArchive, teamLog: TeamLogWriter? = nil
+    ) {
+        self.hasStore = hasStore
+        self.teamLog = teamLog
         let directory = storePath.map { ($0 as NSString).deletingLastPathComponent } ?? ""
         self.directory = directory.isEmpty ? "." : directory
         self.minimumFreeBytes = minimumFreeBytes
@@ -45,7 +59,10 @@ final class ListenerHealth: Sendable {
     }
 
     /// Why the last commit failed, for the log line of a health check; nil when it did not.
-    var lastFailureReason: String? { state.withLock { $0.lastFailure?.reason } }
+    var lastFailureReason: String? {
+        if let team = teamLog?.health(), !team.healthy { return team.line }
+        return state.withLock { $0.lastFailure?.reason }
+    }
 
     /// Healthy or not, and the text of the answer (first line `ok`, or `unhealthy: …`).
     func report(at now: ContinuousClock.Instant = .now) -> (healthy: Bool, text: String) {
@@ -58,8 +75,15 @@ final class ListenerHealth: Sendable {
         }
         var problems: [String] = []
         var lines: [String] = []
+        if let teamLog {
+            let team = teamLog.health()
+            if !team.healthy { problems.append("the team log is unreachable") }
+            lines.append(team.line)
+        }
         let needed = "at least \(Self.mebibytes(minimumFreeBytes)) needed for a commit"
         switch free {
+        case _ where !hasStore:
+            break
         case .success(let bytes):
             if bytes < minimumFreeBytes { problems.append("free space below what a commit needs") }
             lines.append("free space: \(Self.mebibytes(bytes)) (\(needed))")
@@ -67,7 +91,9 @@ final class ListenerHealth: Sendable {
             problems.append("free space unknown")
             lines.append("free space: \(error.message) (\(needed))")
         }
-        if let failure {
+        if !hasStore {
+            // The team log's line says how its commits go.
+        } else if let failure {
             problems.append("the last commit failed")
             // Why is in the request log (its "not stored" lines), not told to whoever asks here.
             lines.append(

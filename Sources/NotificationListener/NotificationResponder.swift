@@ -3,6 +3,7 @@ import Hummingbird
 import StoreImport
 import SubscriberStore
 import SubscriptionModel
+import TeamLog
 
 /// Answers every request of `subdash listen`: Apple's POSTs on the configured path, `GET /healthz`,
 /// and 404 / 405 for everything else. A notification's body goes through the import's own path
@@ -16,15 +17,25 @@ import SubscriptionModel
 /// - 409 `conflict: …`: its `notificationUUID` is stored already with other content; the first is
 ///   kept, this one archived and not applied;
 /// - 503 when it could not be committed, so Apple sends it again.
+///
+/// With a team log (`listen --team`), a document the store took (applied, duplicate, or kept as
+/// unverified) is then committed to the log, and answered as above only once it is there: 503 when
+/// the log cannot take it. Without a store, the log's verdict is the answer: 200 `logged`, or 200
+/// `duplicate` when the log held it already (from any listener); rejections are those of the
+/// decoding and verification, answered alike but archived nowhere (docs/team.md, "Listeners").
 struct NotificationResponder: HTTPResponder {
     typealias Context = ListenerRequestContext
 
     let configuration: ListenerConfiguration
     let importer: Importer
-    let committer: GroupCommitter
+    /// The local store's committer; nil for a listener that writes to the team log only.
+    let committer: GroupCommitter?
     let log: RequestLog
     let health: ListenerHealth
     let rejectedArchive: RejectedArchive
+    var teamLog: TeamLogWriter? = nil
+    /// Without a store: the app whose signed documents are taken (nil: any).
+    var app: AppIdentity? = nil
     /// `GET /offers/…` when `subdash listen --offers` serves it.
     var offers: (endpoint: OffersEndpoint, limiter: OfferRateLimiter)? = nil
 
@@ -91,6 +102,7 @@ struct NotificationResponder: HTTPResponder {
             return Self.text(.badRequest, "body could not be read\n")
         }
         let bytes = Data(body.readableBytesView)
+        guard let committer else { return await answerToTeamLogOnly(bytes, entry: &entry) }
         let importer = self.importer
         let rejectedArchive = self.rejectedArchive
         var counted: (document: IncomingDocument, firstInWindow: Bool)?
@@ -146,14 +158,80 @@ struct NotificationResponder: HTTPResponder {
                 entry.reason = Self.shortened(reason)
                 return Self.text(.conflict, "conflict: \(Self.shortened(reason))\n")
             case .unverified:
+                if let failed = await logToTeam(bytes, document, entry: &entry) { return failed }
                 entry.outcome = "not applied"
                 entry.reason = Self.unverifiedReason
                 return Self.text(.accepted, "stored, not applied: \(Self.unverifiedReason)\n")
             case .applied, .duplicate:
+                if let failed = await logToTeam(bytes, document, entry: &entry) { return failed }
                 entry.outcome = result.applied > 0 ? "applied" : "duplicate"
                 return Self.text(.ok, entry.outcome + "\n")
             }
         }
+    }
+
+    /// After the local store took a document: commits it to the team log too, when there is one.
+    /// Nil when it is there (its sequence number in the log line); else the 503 to answer.
+    private func logToTeam(_ bytes: Data, _ document: IncomingDocument, entry: inout RequestLog.Entry) async -> Response? {
+        guard let teamLog, case .facts(let facts) = document.content else { return nil }
+        switch await teamLog.commit(Self.logDocument(bytes, format: facts.format.rawValue)) {
+        case .logged(let sequence, _, _):
+            entry.seq = sequence
+            return nil
+        case .notLogged(let reason):
+            entry.outcome = "not stored"
+            entry.reason = Self.shortened(reason)
+            return Self.text(.serviceUnavailable, "not stored, send again later\n")
+        }
+    }
+
+    /// `listen --team` without a store: decoded and verified as the import does, then committed to
+    /// the log, which decides whether it held it already.
+    private func answerToTeamLogOnly(_ bytes: Data, entry: inout RequestLog.Entry) async -> Response {
+        var document = importer.incoming(bytes, source: "listen")
+        if case .facts(let facts) = document.content, facts.format != .v1Notification, facts.format != .v2Notification {
+            document.content = .rejected(reason: "not a server notification (a \(facts.format.rawValue) document)")
+        }
+        if case .facts(let facts) = document.content, let app, facts.isSigned, let documentApp = facts.app,
+            !app.matches(documentApp)
+        {
+            document.content = .rejected(reason: "for the app \(documentApp), but this listener takes \(app) (--bundle-id)")
+        }
+        entry.id = "sha256:" + document.sha256
+        guard case .facts(let facts) = document.content else {
+            if case .rejected(let reason) = document.content {
+                // No store to archive it in: answered, and its line says so.
+                entry.archived = false
+                return Self.rejected(reason, entry: &entry)
+            }
+            return Self.text(.serviceUnavailable, "not stored, send again later\n")
+        }
+        if let notification = facts.notifications.first {
+            if facts.format == .v2Notification { entry.id = notification.notificationId }
+            entry.type = notification.notificationType + (notification.subtype.map { "/" + $0 } ?? "")
+        }
+        guard let teamLog else { return Self.text(.serviceUnavailable, "not stored, send again later\n") }
+        switch await teamLog.commit(Self.logDocument(bytes, format: facts.format.rawValue)) {
+        case .logged(let sequence, let added, let commit):
+            entry.seq = sequence
+            entry.commit = commit
+            entry.outcome = added ? "logged" : "duplicate"
+            return Self.text(.ok, entry.outcome + "\n")
+        case .notLogged(let reason):
+            entry.outcome = "not stored"
+            entry.reason = Self.shortened(reason)
+            return Self.text(.serviceUnavailable, "not stored, send again later\n")
+        }
+    }
+
+    /// A received body as the log keeps it: a v1 notification's shared secret blanked, as in the
+    /// store's archive and as `import --team` pushes it, so that the same notification from a file
+    /// and from Apple has one sha256 in the log.
+    static func logDocument(_ bytes: Data, format: String) -> LogDocument {
+        let body = SecretRedaction.redacted(bytes)
+        return LogDocument(
+            sha256: Importer.sha256Hex(body), body: body, format: format,
+            outcome: TeamPush.unsignedFormats.contains(format) ? "unsigned" : "signed", source: "listen")
     }
 
     /// Why an unsigned v1 notification was kept but not applied.

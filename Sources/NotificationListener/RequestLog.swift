@@ -30,8 +30,12 @@ public final class RequestLog: Sendable {
         /// requests sharing a number shared one durable commit.
         public var commit: Int?
         /// False for a rejected request past the archive's limit: answered and counted, not
-        /// archived (docs/security.md, "The listener's limits").
+        /// archived (docs/security.md, "The listener's limits"); and for every rejected request
+        /// of a listener with no store (`listen --team` without `--db`): there is no archive.
         public var archived: Bool?
+        /// The team log's sequence number of the document (`listen --team`): where it was
+        /// committed, or where the log held it already.
+        public var seq: Int64?
     }
 
     /// Lines that could not be written, and why the first one could not.

@@ -225,33 +225,9 @@ public final class TeamLogConnection: Sendable {
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
-                var start = documents.startIndex
-                while start < documents.endIndex {
-                    let end = min(start + Self.rowsPerInsert, documents.endIndex)
-                    var bindings = PostgresBindings(capacity: (end - start) * 6)
-                    var values: [String] = []
-                    values.reserveCapacity(end - start)
-                    for (i, document) in documents[start..<end].enumerated() {
-                        let p = i * 6
-                        values.append("($\(p + 1), $\(p + 2), $\(p + 3), $\(p + 4), $\(p + 5), $\(p + 6))")
-                        bindings.append(document.sha256)
-                        try bindings.append(document.body)
-                        bindings.append(Int32(clamping: document.body.count))
-                        bindings.append(document.format)
-                        bindings.append(document.outcome)
-                        bindings.append(document.source)
-                    }
-                    let sql = """
-                        INSERT INTO subdash_document (sha256, body, byte_count, format, outcome, source)
-                        VALUES \(values.joined(separator: ", "))
-                        ON CONFLICT (sha256) DO NOTHING RETURNING seq, sha256
-                        """
-                    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-                    for try await (seq, sha) in rows.decode((Int64, String).self) {
-                        inserted.insert(sha)
-                        last = max(last, seq)
-                    }
-                    start = end
+                for (seq, sha) in try await insert(documents) {
+                    inserted.insert(sha)
+                    last = max(last, seq)
                 }
                 if last > 0 {
                     try await connection.query(
@@ -266,6 +242,114 @@ public final class TeamLogConnection: Sendable {
             throw Self.failure(error, doing: "write to", address: address)
         }
         return inserted
+    }
+
+    /// Inserts `documents` (inside the caller's transaction, which holds the writers' turn),
+    /// `rowsPerInsert` rows a statement; the database skips those it holds (by sha256).
+    /// - Returns: the sequence number and sha256 of each row inserted now.
+    private func insert(_ documents: [LogDocument]) async throws -> [(Int64, String)] {
+        var inserted: [(Int64, String)] = []
+        var start = documents.startIndex
+        while start < documents.endIndex {
+            let end = min(start + Self.rowsPerInsert, documents.endIndex)
+            var bindings = PostgresBindings(capacity: (end - start) * 6)
+            var values: [String] = []
+            values.reserveCapacity(end - start)
+            for (i, document) in documents[start..<end].enumerated() {
+                let p = i * 6
+                values.append("($\(p + 1), $\(p + 2), $\(p + 3), $\(p + 4), $\(p + 5), $\(p + 6))")
+                bindings.append(document.sha256)
+                try bindings.append(document.body)
+                bindings.append(Int32(clamping: document.body.count))
+                bindings.append(document.format)
+                bindings.append(document.outcome)
+                bindings.append(document.source)
+            }
+            let sql = """
+                INSERT INTO subdash_document (sha256, body, byte_count, format, outcome, source)
+                VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (sha256) DO NOTHING RETURNING seq, sha256
+                """
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            for try await row in rows.decode((Int64, String).self) { inserted.append(row) }
+            start = end
+        }
+        return inserted
+    }
+
+    /// Where a received document is in the log: its sequence number, and whether this commit added
+    /// it (false: the log held it already, from any writer).
+    public struct Receipt: Sendable, Equatable {
+        public var sequence: Int64
+        public var added: Bool
+
+        public init(sequence: Int64, added: Bool) {
+            self.sequence = sequence
+            self.added = added
+        }
+    }
+
+    /// Commits received documents (a listener's group) in one transaction, and returns each one's
+    /// place in the log by sha256. The transaction takes the writers' turn first, so what other
+    /// writers committed is visible and none of them is inserting meanwhile: a document the log
+    /// holds already keeps its sequence number (none is used up). The insert still goes through
+    /// the unique constraint (`ON CONFLICT (sha256) DO NOTHING`): the database, not this process,
+    /// decides what is a duplicate, whichever listener, importer or version of subdash wrote first.
+    public func commitReceived(_ documents: [LogDocument]) async throws -> [String: Receipt] {
+        guard !documents.isEmpty else { return [:] }
+        var receipts: [String: Receipt] = [:]
+        do {
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
+                let held = try await connection.query(
+                    "SELECT seq, sha256 FROM subdash_document WHERE sha256 = ANY(\(documents.map(\.sha256)))",
+                    logger: logger)
+                for try await (seq, sha) in held.decode((Int64, String).self) {
+                    receipts[sha] = Receipt(sequence: seq, added: false)
+                }
+                var seen: Set<String> = []
+                let new = documents.filter { receipts[$0.sha256] == nil && seen.insert($0.sha256).inserted }
+                var last: Int64 = 0
+                for (seq, sha) in try await insert(new) {
+                    receipts[sha] = Receipt(sequence: seq, added: true)
+                    last = max(last, seq)
+                }
+                // Held by a writer that does not take the turn (by hand, an older subdash): the
+                // insert above left them out, and the database says where they are.
+                let missing = new.map(\.sha256).filter { receipts[$0] == nil }
+                if !missing.isEmpty {
+                    let rows = try await connection.query(
+                        "SELECT seq, sha256 FROM subdash_document WHERE sha256 = ANY(\(missing))", logger: logger)
+                    for try await (seq, sha) in rows.decode((Int64, String).self) {
+                        receipts[sha] = Receipt(sequence: seq, added: false)
+                    }
+                }
+                if last > 0 {
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "NOTIFY \(TeamLogSchema.channel), '\(last)'"), logger: logger)
+                }
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        } catch {
+            throw Self.failure(error, doing: "write to", address: address)
+        }
+        guard documents.allSatisfy({ receipts[$0.sha256] != nil }) else {
+            throw TeamLogError.integrity("the team log \(address) neither took a document nor holds it")
+        }
+        return receipts
+    }
+
+    /// A round trip to the server (`SELECT 1`): whether the connection still works.
+    public func ping() async throws {
+        do {
+            try await connection.query("SELECT 1", logger: logger)
+        } catch {
+            throw Self.failure(error, doing: "reach", address: address)
+        }
     }
 
     /// A failure of a statement as a ``TeamLogError``: refused when the role lacks the right.

@@ -27,7 +27,7 @@ public enum TeamPush {
     }
 
     /// Formats that carry no Apple signature: in the log as `unsigned`.
-    static let unsignedFormats: Set<String> = [
+    public static let unsignedFormats: Set<String> = [
         PayloadFormat.v1Notification.rawValue, PayloadFormat.verifyReceipt.rawValue, PayloadFormat.customersCSV.rawValue,
     ]
 

@@ -3,6 +3,8 @@ import ArgumentParser
 import Foundation
 import NotificationListener
 import SubscriberStore
+import SubscriptionModel
+import TeamLog
 
 struct Listen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,10 +23,16 @@ struct Listen: AsyncParsableCommand {
             one). One JSON line per request goes to stderr, or to --log FILE; a line that cannot be \
             written is counted (in /healthz), never fatal. Apple requires HTTPS (TLS 1.2 or later): \
             pass --tls-cert and --tls-key, or put a TLS proxy in front. SIGTERM or SIGINT: stop \
-            accepting, answer and commit what is in flight, exit 0.
+            accepting, answer and commit what is in flight, exit 0. \
+            With --team URL (or $SUBDASH_TEAM), each verified notification is committed to the team \
+            log on PostgreSQL before the 200 (duplicates are found by the database, so any number of \
+            listeners can share one log); no store is needed, and with --db it is also stored there \
+            first. 503 while the log cannot be reached (GET /healthz says why); the listener \
+            reconnects by itself. See docs/team.md.
             """)
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var team: TeamOptions
     @OptionGroup var verification: VerificationOptions
     @OptionGroup var app: AppTrustOptions
     @Option(help: "The address to listen on.") var bind = "127.0.0.1"
@@ -74,12 +82,27 @@ struct Listen: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        let teamAddress = try team.address()
+        if teamAddress != nil && verification.noVerify {
+            throw CLIError("the team log takes verified documents only: leave out --no-verify", code: ExitStatus.usage)
+        }
+        if teamAddress != nil && store.db == nil && offers {
+            throw CLIError("--offers reads the subscribers' flags from a store: give --db with --team", code: ExitStatus.usage)
+        }
         let verifier = try verification.verifier()
-        // Only `import` creates a store: a mistyped --db would otherwise store Apple's notifications
-        // in a new file that no dashboard or report reads.
-        try store.requireExisting()
-        let database = try store.open()
-        try app.recordApp(in: database)
+        // With --team, a store only when --db names one: the log is where notifications go.
+        var database: AppDatabase? = nil
+        if teamAddress == nil || store.db != nil {
+            // Only `import` creates a store: a mistyped --db would otherwise store Apple's
+            // notifications in a new file that no dashboard or report reads.
+            try store.requireExisting()
+            let opened = try store.open()
+            try app.recordApp(in: opened)
+            database = opened
+        }
+        var teamLog: TeamLogWriter? = nil
+        if let teamAddress { teamLog = try await Self.teamLogWriter(teamAddress) }
+        defer { teamLog?.stop() }
         let requestLog: RequestLog
         do {
             requestLog = try log.map(RequestLog.init(path:)) ?? RequestLog()
@@ -98,30 +121,61 @@ struct Listen: AsyncParsableCommand {
         configuration.tlsKeyPath = tlsKey
         configuration.rejectedArchiveBytesPerHour = rejectedArchiveMiB << 20
         configuration.minimumFreeBytes = Int64(minFreeMiB) << 20
-        if offers { configuration.offers = try offersEndpoint(database) }
+        if offers, let database { configuration.offers = try offersEndpoint(database) }
         let listener = NotificationListener(
             database: database, verifier: verifier, sharedSecret: app.sharedSecretValue,
-            configuration: configuration, log: requestLog)
+            configuration: configuration, log: requestLog, teamLog: teamLog,
+            app: app.bundleId.map { AppIdentity(bundleId: $0, appAppleId: app.appAppleId) })
         let scheme = tlsCert == nil ? "http" : "https"
-        let storePath = database.path ?? "memory"
+        let storePath = database.map { $0.path ?? "memory" }
+        var destination = storePath.map { "store \($0)" } ?? ""
+        if let teamAddress {
+            destination = "team log \(teamAddress)" + (storePath.map { " and store \($0)" } ?? " (no local store)")
+        }
         let unverified = verification.noVerify ? " (signatures NOT verified: --no-verify)" : ""
         let servedPath = path
         // Held for as long as the listener runs, as an import holds it: readers (`report`, the
         // dashboard's store watch) then take the subscriptions waiting between a commit and their
         // derivation for work in progress, not for an interrupted import.
-        let writing = database.path.flatMap { ImportLock(storePath: $0) }
+        let writing = database?.path.flatMap { ImportLock(storePath: $0) }
         defer { writing?.release() }
         do {
-            try await listener.run { host, port in
+            try await listener.run { [destination] host, port in
                 printError(
-                    "subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), store \(storePath)\(unverified)")
+                    "subdash listen: listening on \(scheme)://\(host):\(port)\(servedPath), \(destination)\(unverified)")
             }
         } catch let error as ListenerError {
             throw CLIError(error.message)
         } catch {
             throw CLIError("listen on \(bind):\(port): \(error)")
         }
-        printError("subdash listen: stopped; everything answered 200 is in \(storePath)")
+        teamLog?.stop()
+        printError("subdash listen: stopped; everything answered 200 is in the \(destination)")
+    }
+
+    /// The team log's writer: the schema checked (created by a role that may), and a role that may
+    /// not insert documents refused before anything is served. A log that cannot be reached yet is
+    /// no reason not to start: the listener answers 503 and /healthz says why until it can.
+    static func teamLogWriter(_ address: TeamLogAddress) async throws -> TeamLogWriter {
+        let connect: @Sendable () async throws -> TeamLogConnection = {
+            let log = try await TeamLogConnection.open(address)
+            do {
+                try await log.requireDocumentInserts()
+            } catch {
+                await log.close()
+                throw error
+            }
+            return log
+        }
+        do {
+            return TeamLogWriter(address: address, connection: try await connect(), connect: connect)
+        } catch let error as TeamLogError {
+            guard case .unreachable(let reason) = error else { throw CLIError("\(error)", code: ExitStatus.fatal) }
+            printError("subdash listen: \(reason); answering 503 until it can be reached (tried again every second)")
+            return TeamLogWriter(address: address, connection: nil, reason: reason, connect: connect)
+        } catch {
+            throw CLIError("\(error)", code: ExitStatus.fatal)
+        }
     }
 
     /// The offers endpoint: its token, the signing key and the catalogue, or a usage error.

@@ -96,19 +96,36 @@ public final class PostgresServer: Sendable {
             removeDirectory()
             throw TestSupportError("initdb failed: \(initdb.output.suffix(600))")
         }
-        let options = "-k \(directory) -c listen_addresses='' -p \(port) -F -c max_connections=200"
-        let start = try run([
-            binaries + "/pg_ctl", "-D", data, "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start",
-        ])
-        guard start.status == 0 else {
-            let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+        do {
+            try startServer()
+        } catch {
             removeDirectory()
-            throw TestSupportError("pg_ctl start failed: \(start.output.suffix(400)) \(log.suffix(600))")
+            throw error
         }
         startWatchdog()
         atexit {
             if case .success(let server) = PostgresServer.shared { server.stop() }
         }
+    }
+
+    /// Starts the server on its data directory (again, after ``stopServer()``).
+    public func startServer() throws {
+        let options = "-k \(directory) -c listen_addresses='' -p \(port) -F -c max_connections=200"
+        let start = try run([
+            binaries + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60",
+            "start",
+        ])
+        guard start.status == 0 else {
+            let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+            throw TestSupportError("pg_ctl start failed: \(start.output.suffix(400)) \(log.suffix(600))")
+        }
+    }
+
+    /// Stops the server as an outage would, keeping its data: its clients' connections are ended
+    /// (`pg_ctl stop -m fast`) and new ones refused until ``startServer()``.
+    public func stopServer() throws {
+        let stop = try run([binaries + "/pg_ctl", "-D", directory + "/data", "-m", "fast", "-w", "-t", "60", "stop"])
+        guard stop.status == 0 else { throw TestSupportError("pg_ctl stop failed: \(stop.output.suffix(400))") }
     }
 
     /// `postgres://` URL of a new, empty database on this server for one test, as `role` (the
