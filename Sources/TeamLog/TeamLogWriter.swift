@@ -145,7 +145,7 @@ public final class TeamLogWriter: @unchecked Sendable {
             condition.unlock()
 
             if finished {
-                if let current { Self.blocking { await current.close() } }
+                if let current { _ = Self.blocking(timeout: commitTimeout, closing: nil) { await current.close() } }
                 return
             }
             guard let current else {
@@ -173,9 +173,7 @@ public final class TeamLogWriter: @unchecked Sendable {
 
     private func commitGroup(_ group: [Waiting], on current: TeamLogConnection) {
         let documents = group.map(\.document)
-        let result = Self.blocking(timeout: commitTimeout, onTimeout: { Task { await current.close() } }) {
-            try await current.commitReceived(documents)
-        }
+        let result = Self.blocking(timeout: commitTimeout, closing: current) { try await current.commitReceived(documents) }
         switch result {
         case .success(let receipts):
             condition.lock()
@@ -198,23 +196,23 @@ public final class TeamLogWriter: @unchecked Sendable {
     }
 
     private func check(_ current: TeamLogConnection) {
-        let result = Self.blocking(timeout: commitTimeout, onTimeout: { Task { await current.close() } }) {
-            try await current.ping()
-        }
+        let result = Self.blocking(timeout: 2 * retrySeconds, closing: current) { try await current.ping() }
         switch result {
         case .success:
             condition.lock()
             lastActivity = .now
             condition.unlock()
         case .failure(let error):
-            lose(current, reason: Self.describe(error, address: address, timeout: commitTimeout))
+            lose(current, reason: Self.describe(error, address: address, timeout: 2 * retrySeconds))
         }
     }
 
     /// The connection failed: closed, and the writer down until a new one works. Requests waiting
     /// are answered by the caller; those that arrive from now on are answered at once.
     private func lose(_ current: TeamLogConnection, reason: String) {
-        Self.blocking { await current.close() }
+        // In the background: PostgresNIO closes a connection once its queries are done, and a
+        // query to a server that stopped answering may never be.
+        Task { await current.close() }
         condition.lock()
         connection = nil
         if down == nil { down = (Date(), reason) }
@@ -225,12 +223,13 @@ public final class TeamLogWriter: @unchecked Sendable {
     }
 
     private func reconnect() {
-        switch Self.blocking(timeout: nil, onTimeout: {}, { try await self.connect() }) {
+        let attempt = Self.blocking(timeout: 2 * commitTimeout, closing: nil) { try await self.connect() }
+        switch attempt {
         case .success(let fresh):
             condition.lock()
             if stopped {
                 condition.unlock()
-                Self.blocking { await fresh.close() }
+                Task { await fresh.close() }
                 return
             }
             connection = fresh
@@ -255,10 +254,11 @@ public final class TeamLogWriter: @unchecked Sendable {
     struct TimedOut: Error {}
 
     /// Runs `body` on the concurrency pool and waits for it on this thread (the writer's own, never
-    /// one of the pool's). With a `timeout`, `onTimeout` runs once it has passed (it closes the
-    /// connection, which ends `body` with an error), and the result is then a ``TimedOut``.
+    /// one of the pool's), at most `timeout` seconds: then the result is a ``TimedOut``, `body` is
+    /// left to end when it may, and the connection `closing` is closed in the background (a query
+    /// to a server that stopped answering is not failed by PostgresNIO: it waits for its answer).
     private static func blocking<T: Sendable>(
-        timeout: Double?, onTimeout: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
+        timeout: Double?, closing connection: TeamLogConnection?, _ body: @escaping @Sendable () async throws -> T
     ) -> Result<T, any Error> {
         let result = Mutex<Result<T, any Error>?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -274,16 +274,11 @@ public final class TeamLogWriter: @unchecked Sendable {
         }
         if let timeout, finished.wait(timeout: .now() + timeout) == .timedOut {
             result.withLock { $0 = $0 ?? .failure(TimedOut()) }
-            onTimeout()
-            finished.wait()
+            if let connection { Task { await connection.close() } }
         } else if timeout == nil {
             finished.wait()
         }
         return result.withLock { $0! }
-    }
-
-    private static func blocking(_ body: @escaping @Sendable () async -> Void) {
-        _ = blocking(timeout: nil, onTimeout: {}) { await body() }
     }
 
     static func timestamp(_ date: Date) -> String {
