@@ -1,0 +1,186 @@
+import Foundation
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import Synchronization
+import TerminalUI
+import Testing
+
+@testable import Dashboard
+
+/// The dashboard polls a running mass extension itself (MassExtensionWatch.swift): at once, then
+/// after a doubling wait never shorter than Retry-After, each answer stored and shown, until
+/// complete or Apple's SUMMARY; never read-only or without credentials. Apple is a stub here;
+/// AppStoreServerAPITests/DashboardSupportTests.swift polls the fake App Store over loopback.
+@Suite(.serialized) struct MassExtensionWatchScreens {
+    /// Answers in turn, then "complete"; counts the polls.
+    final class Apple: Sendable {
+        let answers: Mutex<[MassExtensionPoll]>
+        let asked = Mutex<[String]>([])
+        init(_ answers: [MassExtensionPoll]) { self.answers = Mutex(answers) }
+
+        var poller: MassExtensionPoller {
+            MassExtensionPoller(environment: "production") { product, request in
+                self.asked.withLock { $0.append(product + "/" + request) }
+                return self.answers.withLock { $0.isEmpty ? Self.complete : $0.removeFirst() }
+            }
+        }
+
+        static let at = Instant(parsing: "2025-03-10")!
+        static let complete = MassExtensionPoll(
+            answer: SupportAnswer(
+                outcome: .done,
+                answer:
+                    #"{"requestIdentifier":"req-2","complete":true,"completeDate":1741564800000,"succeededCount":30,"failedCount":2}"#,
+                at: at), complete: true, succeeded: 30, failed: 2)
+        static func running(_ succeeded: Int64) -> MassExtensionPoll {
+            MassExtensionPoll(
+                answer: SupportAnswer(
+                    outcome: .done,
+                    answer: #"{"requestIdentifier":"req-2","complete":false,"succeededCount":\#(succeeded),"failedCount":0}"#,
+                    at: at), complete: false, succeeded: succeeded, failed: 0)
+        }
+        static let limited = MassExtensionPoll(
+            answer: SupportAnswer(
+                outcome: .failed, answer: "429 Too Many Requests: the App Store Server API's rate limit; try again in 10 min",
+                at: at), retryAfter: 600)
+    }
+
+    /// SupportViewScreens' store (req-1 summarised, req-2 running) with `apple` as the poller.
+    static func runner(_ apple: Apple) throws -> EffectRunner {
+        let store = try SupportViewScreens.runner()
+        return EffectRunner(
+            analytics: store.analytics, now: { Apple.at }, massExtensionPoller: apple.poller)
+    }
+
+    static func session(_ runner: EffectRunner, readOnly: Bool = false, credentials: Bool = true)
+        -> (DashboardSession<TestBackend>, TestBackend)
+    {
+        let backend = TestBackend(width: 120, height: 30, colorSupport: .none)
+        var state = AppState(asOf: SupportViewScreens.day("2025-03-10"), readOnly: readOnly, operatorName: "alice")
+        if credentials { state.appleFetchUnavailable = nil }
+        state.massExtensions.firstWait = 3
+        let session = DashboardSession(backend: backend, runner: runner, palette: .builtinDefault(.none), state: state)
+        session.apply(.start)
+        session.settle()
+        return (session, backend)
+    }
+
+    static func statusLine(_ session: DashboardSession<TestBackend>, _ backend: TestBackend) -> String {
+        session.draw()
+        return backend.lines[backend.lines.count - 2]
+    }
+
+    static func ticks(_ count: Int, _ session: DashboardSession<TestBackend>) {
+        for _ in 0..<count {
+            session.apply(.tick)
+            session.settle()
+        }
+    }
+
+    @Test func aRunningMassExtensionIsPolledAtOnceThenAfterADoublingWaitUntilComplete() throws {
+        let apple = Apple([Apple.running(5), Apple.running(12)])
+        let runner = try Self.runner(apple)
+        let (session, backend) = Self.session(runner)
+        // Only req-2 runs: req-1 has Apple's SUMMARY.
+        #expect(apple.asked.withLock { $0 } == ["pro.monthly/req-2"])
+        #expect(
+            Self.statusLine(session, backend).hasPrefix(
+                "mass extension req-2 (pro.monthly): running: 5 succeeded, 0 failed so far"))
+        // The wait: 3 ticks, then 6.
+        Self.ticks(2, session)
+        #expect(apple.asked.withLock { $0.count } == 1)
+        Self.ticks(1, session)
+        #expect(apple.asked.withLock { $0.count } == 2)
+        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 6)
+        // With the notice gone, the line under the panes keeps saying it runs.
+        session.apply(.key(KeyEvent(.char("j"))))
+        session.settle()
+        #expect(
+            Self.statusLine(session, backend).hasPrefix("mass extension req-2 running: 12 succeeded, 0 failed"),
+            "\(Self.statusLine(session, backend))")
+        Self.ticks(5, session)
+        #expect(apple.asked.withLock { $0.count } == 2)
+        Self.ticks(1, session)
+        #expect(apple.asked.withLock { $0.count } == 3)
+        #expect(
+            Self.statusLine(session, backend).hasPrefix("mass extension req-2 (pro.monthly): complete: 30 succeeded, 2 failed"))
+        #expect(session.state.massExtensions.running.isEmpty)
+        // Complete: no more polls.
+        Self.ticks(20, session)
+        #expect(apple.asked.withLock { $0.count } == 3)
+        // Each answer is in the audit log as alice's, and :support shows the last one.
+        let polls = try runner.analytics.database.supportActions(kind: .massExtendStatus).filter {
+            $0.summary == "status of mass extension req-2 (dashboard poll)"
+        }
+        #expect(polls.map(\.operatorName) == ["alice", "alice", "alice"])
+        #expect(polls.map { $0.settled?.outcome } == [.done, .done, .done])
+        let queue = try runner.supportQueue(now: Apple.at)
+        let row = try #require(queue.massExtensions.first { $0.requestIdentifier == "req-2" })
+        #expect(row.polled?.complete == true)
+        #expect(row.polled?.succeeded == 30)
+        guard case .message(_, let text) = supportOverlay(queue) else {
+            Issue.record("no overlay")
+            return
+        }
+        #expect(text.contains("  complete: 30 succeeded, 2 failed"), "\(text)")
+    }
+
+    @Test func aRateLimitWaitsApplesRetryAfterWhenItIsLongerThanTheWait() throws {
+        let apple = Apple([Apple.limited, Apple.running(5)])
+        let (session, backend) = Self.session(try Self.runner(apple))
+        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 600)
+        #expect(
+            Self.statusLine(session, backend).contains("no status from Apple (429 Too Many Requests"),
+            "\(Self.statusLine(session, backend))")
+        // The line is cut at the screen's width; the whole sentence:
+        #expect(session.state.status?.hasSuffix("; asking again in 600 s") == true, "\(session.state.status ?? "")")
+        Self.ticks(599, session)
+        #expect(apple.asked.withLock { $0.count } == 1)
+        Self.ticks(1, session)
+        #expect(apple.asked.withLock { $0.count } == 2)
+        // The next wait doubles from there.
+        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 1200)
+    }
+
+    @Test func applesSummaryArrivingStopsThePollsAndIsSaid() throws {
+        let apple = Apple([Apple.running(5)])
+        let runner = try Self.runner(apple)
+        let (session, backend) = Self.session(runner)
+        #expect(apple.asked.withLock { $0.count } == 1)
+        try runner.analytics.database.apply([
+            SupportViewScreens.document(
+                "sv-summary-2",
+                body: SupportViewScreens.signed(
+                    #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","notificationUUID":"sum-2","summary":{"requestIdentifier":"req-2","productId":"pro.monthly","succeededCount":31,"failedCount":1}}"#
+                ),
+                DocumentFacts(
+                    format: .v2Notification,
+                    notifications: [
+                        NotificationFact(
+                            notificationId: "sum-2", format: .v2Notification, notificationType: "RENEWAL_EXTENSION",
+                            subtype: "SUMMARY", instant: Apple.at)
+                    ]))
+        ])
+        // What a store change makes the dashboard read again.
+        session.apply(.loadedMassExtensions(try runner.massExtensionRows()))
+        session.settle()
+        #expect(
+            Self.statusLine(session, backend).hasPrefix(
+                "Apple's RENEWAL_EXTENSION/SUMMARY of mass extension req-2: 31 succeeded, 1 failed"),
+            "\(Self.statusLine(session, backend))")
+        #expect(session.state.massExtensions.running.isEmpty)
+        Self.ticks(10, session)
+        #expect(apple.asked.withLock { $0.count } == 1)
+    }
+
+    @Test func readOnlyOrWithoutCredentialsNothingIsPolled() throws {
+        for (readOnly, credentials) in [(true, true), (false, false)] {
+            let apple = Apple([])
+            let (session, backend) = Self.session(try Self.runner(apple), readOnly: readOnly, credentials: credentials)
+            Self.ticks(5, session)
+            #expect(apple.asked.withLock { $0.isEmpty })
+            #expect(!Self.statusLine(session, backend).contains("mass extension"))
+        }
+    }
+}
