@@ -66,6 +66,22 @@ import Testing
         return (session, backend)
     }
 
+    /// What a test checked, gathered on the thread the session runs on (it blocks while its
+    /// background polls run on the task threads, so it must not hold one of them).
+    struct Checks {
+        var failures: [String] = []
+        mutating func expect(_ ok: Bool, _ message: @autoclosure () -> String = "", line: Int = #line) {
+            if !ok { failures.append("line \(line): \(message())") }
+        }
+    }
+
+    /// Runs `body` on a thread of its own and gives its failures.
+    static func offThread(_ body: @escaping @Sendable () throws -> [String]) async throws -> [String] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     static func statusLine(_ session: DashboardSession<TestBackend>, _ backend: TestBackend) -> String {
         session.draw()
         return backend.lines[backend.lines.count - 2]
@@ -78,109 +94,129 @@ import Testing
         }
     }
 
-    @Test func aRunningMassExtensionIsPolledAtOnceThenAfterADoublingWaitUntilComplete() throws {
-        let apple = Apple([Apple.running(5), Apple.running(12)])
-        let runner = try Self.runner(apple)
-        let (session, backend) = Self.session(runner)
-        // Only req-2 runs: req-1 has Apple's SUMMARY.
-        #expect(apple.asked.withLock { $0 } == ["pro.monthly/req-2"])
-        #expect(
-            Self.statusLine(session, backend).hasPrefix(
-                "mass extension req-2 (pro.monthly): running: 5 succeeded, 0 failed so far"))
-        // The wait: 3 ticks, then 6.
-        Self.ticks(2, session)
-        #expect(apple.asked.withLock { $0.count } == 1)
-        Self.ticks(1, session)
-        #expect(apple.asked.withLock { $0.count } == 2)
-        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 6)
-        // With the notice gone, the line under the panes keeps saying it runs.
-        session.apply(.key(KeyEvent(.char("j"))))
-        session.settle()
-        #expect(
-            Self.statusLine(session, backend).hasPrefix("mass extension req-2 running: 12 succeeded, 0 failed"),
-            "\(Self.statusLine(session, backend))")
-        Self.ticks(5, session)
-        #expect(apple.asked.withLock { $0.count } == 2)
-        Self.ticks(1, session)
-        #expect(apple.asked.withLock { $0.count } == 3)
-        #expect(
-            Self.statusLine(session, backend).hasPrefix("mass extension req-2 (pro.monthly): complete: 30 succeeded, 2 failed"))
-        #expect(session.state.massExtensions.running.isEmpty)
-        // Complete: no more polls.
-        Self.ticks(20, session)
-        #expect(apple.asked.withLock { $0.count } == 3)
-        // Each answer is in the audit log as alice's, and :support shows the last one.
-        let polls = try runner.analytics.database.supportActions(kind: .massExtendStatus).filter {
-            $0.summary == "status of mass extension req-2 (dashboard poll)"
-        }
-        #expect(polls.map(\.operatorName) == ["alice", "alice", "alice"])
-        #expect(polls.map { $0.settled?.outcome } == [.done, .done, .done])
-        let queue = try runner.supportQueue(now: Apple.at)
-        let row = try #require(queue.massExtensions.first { $0.requestIdentifier == "req-2" })
-        #expect(row.polled?.complete == true)
-        #expect(row.polled?.succeeded == 30)
-        guard case .message(_, let text) = supportOverlay(queue) else {
-            Issue.record("no overlay")
-            return
-        }
-        #expect(text.contains("  complete: 30 succeeded, 2 failed"), "\(text)")
-    }
-
-    @Test func aRateLimitWaitsApplesRetryAfterWhenItIsLongerThanTheWait() throws {
-        let apple = Apple([Apple.limited, Apple.running(5)])
-        let (session, backend) = Self.session(try Self.runner(apple))
-        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 600)
-        #expect(
-            Self.statusLine(session, backend).contains("no status from Apple (429 Too Many Requests"),
-            "\(Self.statusLine(session, backend))")
-        // The line is cut at the screen's width; the whole sentence:
-        #expect(session.state.status?.hasSuffix("; asking again in 600 s") == true, "\(session.state.status ?? "")")
-        Self.ticks(599, session)
-        #expect(apple.asked.withLock { $0.count } == 1)
-        Self.ticks(1, session)
-        #expect(apple.asked.withLock { $0.count } == 2)
-        // The next wait doubles from there.
-        #expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 1200)
-    }
-
-    @Test func applesSummaryArrivingStopsThePollsAndIsSaid() throws {
-        let apple = Apple([Apple.running(5)])
-        let runner = try Self.runner(apple)
-        let (session, backend) = Self.session(runner)
-        #expect(apple.asked.withLock { $0.count } == 1)
-        try runner.analytics.database.apply([
-            SupportViewScreens.document(
-                "sv-summary-2",
-                body: SupportViewScreens.signed(
-                    #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","notificationUUID":"sum-2","summary":{"requestIdentifier":"req-2","productId":"pro.monthly","succeededCount":31,"failedCount":1}}"#
-                ),
-                DocumentFacts(
-                    format: .v2Notification,
-                    notifications: [
-                        NotificationFact(
-                            notificationId: "sum-2", format: .v2Notification, notificationType: "RENEWAL_EXTENSION",
-                            subtype: "SUMMARY", instant: Apple.at)
-                    ]))
-        ])
-        // What a store change makes the dashboard read again.
-        session.apply(.loadedMassExtensions(try runner.massExtensionRows()))
-        session.settle()
-        #expect(
-            Self.statusLine(session, backend).hasPrefix(
-                "Apple's RENEWAL_EXTENSION/SUMMARY of mass extension req-2: 31 succeeded, 1 failed"),
-            "\(Self.statusLine(session, backend))")
-        #expect(session.state.massExtensions.running.isEmpty)
-        Self.ticks(10, session)
-        #expect(apple.asked.withLock { $0.count } == 1)
-    }
-
-    @Test func readOnlyOrWithoutCredentialsNothingIsPolled() throws {
-        for (readOnly, credentials) in [(true, true), (false, false)] {
-            let apple = Apple([])
-            let (session, backend) = Self.session(try Self.runner(apple), readOnly: readOnly, credentials: credentials)
+    @Test func aRunningMassExtensionIsPolledAtOnceThenAfterADoublingWaitUntilComplete() async throws {
+        let failures = try await Self.offThread {
+            var c = Checks()
+            let apple = Apple([Apple.running(5), Apple.running(12)])
+            let runner = try Self.runner(apple)
+            let (session, backend) = Self.session(runner)
+            // Only req-2 runs: req-1 has Apple's SUMMARY.
+            c.expect(apple.asked.withLock { $0 } == ["pro.monthly/req-2"])
+            c.expect(
+                Self.statusLine(session, backend).hasPrefix(
+                    "mass extension req-2 (pro.monthly): running: 5 succeeded, 0 failed so far"))
+            // The wait: 3 ticks, then 6.
+            Self.ticks(2, session)
+            c.expect(apple.asked.withLock { $0.count } == 1)
+            Self.ticks(1, session)
+            c.expect(apple.asked.withLock { $0.count } == 2)
+            c.expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 6)
+            // With the notice gone, the line under the panes keeps saying it runs.
+            session.apply(.key(KeyEvent(.char("j"))))
+            session.settle()
+            c.expect(
+                Self.statusLine(session, backend).hasPrefix("mass extension req-2 running: 12 succeeded, 0 failed"),
+                "\(Self.statusLine(session, backend))")
             Self.ticks(5, session)
-            #expect(apple.asked.withLock { $0.isEmpty })
-            #expect(!Self.statusLine(session, backend).contains("mass extension"))
+            c.expect(apple.asked.withLock { $0.count } == 2)
+            Self.ticks(1, session)
+            c.expect(apple.asked.withLock { $0.count } == 3)
+            c.expect(
+                Self.statusLine(session, backend).hasPrefix(
+                    "mass extension req-2 (pro.monthly): complete: 30 succeeded, 2 failed"))
+            c.expect(session.state.massExtensions.running.isEmpty)
+            // Complete: no more polls.
+            Self.ticks(20, session)
+            c.expect(apple.asked.withLock { $0.count } == 3)
+            // Each answer is in the audit log as alice's, and :support shows the last one.
+            let polls = try runner.analytics.database.supportActions(kind: .massExtendStatus).filter {
+                $0.summary == "status of mass extension req-2 (dashboard poll)"
+            }
+            c.expect(polls.map(\.operatorName) == ["alice", "alice", "alice"])
+            c.expect(polls.map { $0.settled?.outcome } == [.done, .done, .done])
+            let queue = try runner.supportQueue(now: Apple.at)
+            guard let row = queue.massExtensions.first(where: { $0.requestIdentifier == "req-2" }) else {
+                return c.failures + ["no req-2 row"]
+            }
+            c.expect(row.polled?.complete == true)
+            c.expect(row.polled?.succeeded == 30)
+            guard case .message(_, let text) = supportOverlay(queue) else { return c.failures + ["no overlay"] }
+            c.expect(text.contains("  complete: 30 succeeded, 2 failed"), "\(text)")
+            return c.failures
         }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func aRateLimitWaitsApplesRetryAfterWhenItIsLongerThanTheWait() async throws {
+        let failures = try await Self.offThread {
+            var c = Checks()
+            let apple = Apple([Apple.limited, Apple.running(5)])
+            let (session, backend) = Self.session(try Self.runner(apple))
+            c.expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 600)
+            c.expect(
+                Self.statusLine(session, backend).contains("no status from Apple (429 Too Many Requests"),
+                "\(Self.statusLine(session, backend))")
+            // The line is cut at the screen's width; the whole sentence:
+            c.expect(session.state.status?.hasSuffix("; asking again in 600 s") == true, "\(session.state.status ?? "")")
+            Self.ticks(599, session)
+            c.expect(apple.asked.withLock { $0.count } == 1)
+            Self.ticks(1, session)
+            c.expect(apple.asked.withLock { $0.count } == 2)
+            // The next wait doubles from there.
+            c.expect(session.state.massExtensions.wait["pro.monthly/req-2"] == 1200)
+            return c.failures
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func applesSummaryArrivingStopsThePollsAndIsSaid() async throws {
+        let failures = try await Self.offThread {
+            var c = Checks()
+            let apple = Apple([Apple.running(5)])
+            let runner = try Self.runner(apple)
+            let (session, backend) = Self.session(runner)
+            c.expect(apple.asked.withLock { $0.count } == 1)
+            try runner.analytics.database.apply([
+                SupportViewScreens.document(
+                    "sv-summary-2",
+                    body: SupportViewScreens.signed(
+                        #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","notificationUUID":"sum-2","summary":{"requestIdentifier":"req-2","productId":"pro.monthly","succeededCount":31,"failedCount":1}}"#
+                    ),
+                    DocumentFacts(
+                        format: .v2Notification,
+                        notifications: [
+                            NotificationFact(
+                                notificationId: "sum-2", format: .v2Notification, notificationType: "RENEWAL_EXTENSION",
+                                subtype: "SUMMARY", instant: Apple.at)
+                        ]))
+            ])
+            // What a store change makes the dashboard read again.
+            session.apply(.loadedMassExtensions(try runner.massExtensionRows()))
+            session.settle()
+            c.expect(
+                Self.statusLine(session, backend).hasPrefix(
+                    "Apple's RENEWAL_EXTENSION/SUMMARY of mass extension req-2: 31 succeeded, 1 failed"),
+                "\(Self.statusLine(session, backend))")
+            c.expect(session.state.massExtensions.running.isEmpty)
+            Self.ticks(10, session)
+            c.expect(apple.asked.withLock { $0.count } == 1)
+            return c.failures
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func readOnlyOrWithoutCredentialsNothingIsPolled() async throws {
+        let failures = try await Self.offThread {
+            var c = Checks()
+            for (readOnly, credentials) in [(true, true), (false, false)] {
+                let apple = Apple([])
+                let (session, backend) = Self.session(try Self.runner(apple), readOnly: readOnly, credentials: credentials)
+                Self.ticks(5, session)
+                c.expect(apple.asked.withLock { $0.isEmpty })
+                c.expect(!Self.statusLine(session, backend).contains("mass extension"))
+            }
+            return c.failures
+        }
+        #expect(failures.isEmpty, "\(failures)")
     }
 }
