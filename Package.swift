@@ -231,7 +231,7 @@ let package = Package(
             name: "AppStoreServerAPITests",
             dependencies: [
                 "TestSupport", "AppStoreServerAPI", "SubscriberStore", "AppStorePayloads", "LifecycleSimulator",
-                "SubscriptionModel", "subdash", "AppStoreFake",
+                "SubscriptionModel", "subdash", "AppStoreFake", "Dashboard", "TerminalUI", "SubscriberAnalytics",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,8 +2,8 @@
 # Support actions end to end under tmux (README, "Support actions"), against subdash-fake-appstore
 # over loopback with a throwaway key: a support agent types the order ID of a receipt into `/`,
 # takes the offer to look it up at Apple, extends the subscriber's renewal date from pane 2 with
-# `x`, reads it in `:log`, then reads on `:support` a mass extension asked and polled with
-# `subdash extend --all` / `--status`. Then checks what the fake
+# `x`, reads it in `:log`, then reads on `:support` a mass extension asked with
+# `subdash extend --all` and polled by the dashboard itself. Then checks what the fake
 # App Store received (each request once, every token accepted) and what `subdash log` recorded.
 # The store is the demo's (its app is com.example.subdash). Called by e2e-tmux.sh; polls
 # capture-pane instead of sleeping; dumps the pane and the fake's log on failure.
@@ -82,20 +82,20 @@ base="$(sed -n 's/^listening on //p' "$work/fake.out")"
 # The credentials as the README's "Support actions" gives them (environment variables here).
 credentials="SUBDASH_ISSUER_ID=57246542-96fe-1a63-e053-0824d011072a SUBDASH_KEY_ID=2X9R4HXF34"
 credentials+=" SUBDASH_BUNDLE_ID=$bundle SUBDASH_PRIVATE_KEY=$work/AuthKey.p8 SUBDASH_API_BASE=$base"
-# A mass extension asked and polled from the command line, as after an outage: `:support` shows it.
+# A mass extension asked from the command line, as after an outage: the dashboard polls it and
+# `:support` shows it.
 env $credentials "$bin" extend --all --product com.example.pro.monthly --days 3 --reason service-issue --storefront USA \
   --yes --db "$work/store.sqlite" --operator "$operator" --trust-root "$work/root.pem" >"$work/mass.out" 2>&1 ||
   fail "subdash extend --all failed: $(cat "$work/mass.out")"
 mass="$(sed -n 's/^mass extension requested: //p' "$work/mass.out")"
 [ -n "$mass" ] || fail "subdash extend --all gave no request identifier: $(cat "$work/mass.out")"
-env $credentials "$bin" extend --status "$mass" --product com.example.pro.monthly --db "$work/store.sqlite" \
-  --operator "$operator" --trust-root "$work/root.pem" >"$work/status.out" 2>&1 ||
-  fail "subdash extend --status failed: $(cat "$work/status.out")"
 tmux new-session -d -s "$session" -x 120 -y 40 \
   "LANG=C.UTF-8 TERM=xterm-256color $credentials $bin --db $work/store.sqlite --operator $operator \
    --trust-root $work/root.pem; echo EXITED=\$? > $work/exit; sleep 30"
 
 wait_for "Subscribers"
+# The running mass extension is polled as the dashboard opens; the fake says it is complete.
+wait_for "mass extension $mass (com.example.pro.monthly): complete: 30 succeeded, 2 failed"
 # The order ID matches nobody: the dashboard offers to look it up at Apple; enter does, in the
 # background, and opens the subscriber Apple returns.
 tmux send-keys -t "$session" "/"
@@ -146,6 +146,8 @@ grep -q "EXITED=0" "$work/exit" 2>/dev/null || fail "the dashboard did not quit 
 grep -q "token refused" "$work/fake.log" && fail "the fake App Store refused a token"
 [ "$(grep -c "^GET /inApps/v1/lookup/$order " "$work/fake.log")" -eq 1 ] || fail "the order was not looked up once"
 [ "$(grep -c "^POST /inApps/v1/subscriptions/extend/mass " "$work/fake.log")" -eq 1 ] || fail "the mass extension was not sent once"
+[ "$(grep -c "^GET /inApps/v1/subscriptions/extend/mass/com.example.pro.monthly/$mass" "$work/fake.log")" -eq 1 ] ||
+  fail "the dashboard did not poll the mass extension once (it stops once complete)"
 [ "$(grep -c "^PUT /inApps/v1/subscriptions/extend/$subscription " "$work/fake.log")" -eq 1 ] ||
   fail "the extension was not sent once"
 grep -q "^PUT /inApps/v1/subscriptions/extend/$subscription {\"extendByDays\":7,\"extendReasonCode\":1," \
@@ -156,4 +158,6 @@ grep -F "$operator" <<<"$log" | grep -F "$order" | grep -qF production ||
   { echo "e2e-support: subdash log lacks the lookup: $log" >&2; exit 1; }
 grep -F "$operator" <<<"$log" | grep -F "$subscription" | grep -qF "extend by 7 days" ||
   { echo "e2e-support: subdash log lacks the extension: $log" >&2; exit 1; }
+grep -F "$operator" <<<"$log" | grep -qF "status of mass extension $mass (dashboard poll)" ||
+  { echo "e2e-support: subdash log lacks the dashboard's poll: $log" >&2; exit 1; }
 echo "e2e-support: ok"

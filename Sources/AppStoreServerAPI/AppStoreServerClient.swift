@@ -104,7 +104,7 @@ public final class AppStoreServerClient: Sendable {
                 guard attempt < retry.maxAttempts, wait <= retry.maxRetryAfter else {
                     throw AppStoreAPIError(
                         "\(method) \(path): 429 Too Many Requests: the App Store Server API's rate limit; "
-                            + "try again in \(Self.seconds(wait))")
+                            + "try again in \(Self.seconds(wait))", status: 429, retryAfterSeconds: wait)
                 }
                 onRetry("429 Too Many Requests; retrying in \(Self.seconds(wait)) (Retry-After)")
                 try await retry.sleep(wait)
@@ -262,10 +262,13 @@ public struct AppStoreAPIError: Error, CustomStringConvertible, Sendable, Equata
     public var status: Int?
     /// Apple's `errorCode`, when the answer carried one (``AppleErrorCode`` says it in words).
     public var appleErrorCode: Int?
-    public init(_ message: String, status: Int? = nil, appleErrorCode: Int? = nil) {
+    /// A 429's `Retry-After` (seconds) when the request gave up on it: how long to wait before asking again.
+    public var retryAfterSeconds: Double?
+    public init(_ message: String, status: Int? = nil, appleErrorCode: Int? = nil, retryAfterSeconds: Double? = nil) {
         self.message = message
         self.status = status
         self.appleErrorCode = appleErrorCode
+        self.retryAfterSeconds = retryAfterSeconds
     }
     public var description: String { message }
 }

@@ -123,6 +123,10 @@ public enum Action: Equatable, Sendable {
     case consumptionChecked(ConsumptionCheck)
     /// Apple's reply to an answer (or why it was not sent).
     case consumptionAnswered(message: String, success: Bool)
+    /// The mass extensions the store holds, as `:support` lists them (MassExtensionWatch.swift).
+    case loadedMassExtensions([MassExtensionRow])
+    /// Apple's answer to one background poll of a mass extension's status.
+    case massExtensionPolled(productId: String, requestIdentifier: String, MassExtensionPoll)
     case failed(String)
 }
 
@@ -187,6 +191,10 @@ public enum Effect: Equatable, Sendable {
     case answerConsumption(ConsumptionOrder)
     /// Check again, audit and send an extension to Apple (in the background).
     case extendRenewal(ExtensionOrder)
+    /// The mass extensions the store holds that the credentials act on (MassExtensionWatch.swift).
+    case loadMassExtensions
+    /// Poll one mass extension's status at Apple, audited (in the background).
+    case pollMassExtension(productId: String, requestIdentifier: String, operatorName: String)
     /// Pane 7's series (TrendsData.swift).
     case loadTrends(TrendsQuery)
     /// Write a chart's SVG and its figures' CSV under one new name (ChartExport.swift).

@@ -269,6 +269,14 @@ public struct AppState: Equatable, Sendable {
     public var overlay: Overlay?
     /// The first line the help overlay shows.
     public var helpScroll = 0
+    /// The first line a message overlay (`:support`, `:log`) shows when it is taller than the
+    /// screen (MessageOverlay.swift).
+    public var messageScroll = 0
+    /// The screen's rows as the session last saw them (nil: not known, as in tests without a
+    /// session): how far a message overlay can scroll.
+    public var screenRows: Int?
+    /// The mass extensions polled in the background (MassExtensionWatch.swift).
+    public var massExtensions = MassExtensionWatch()
     /// A flag change waiting for yes or no.
     public var confirmation: Confirmation?
     /// The offer catalogue the flag dialog names offers from; nil: the dashboard has none.

@@ -85,6 +85,7 @@ public final class DashboardSession<Backend: TerminalBackend> {
             if DashboardView.quitsAtAnySize(key) { apply(.quit) }
             return
         }
+        state.screenRows = size.height
         apply(.key(key))
     }
 

@@ -30,6 +30,8 @@ public final class EffectRunner: Sendable {
     public let extender: RenewalExtender?
     /// Sends the `:answer` form's answers to Apple; nil when no App Store Server API credentials are configured.
     public let consumptionAnswerer: ConsumptionAnswerer?
+    /// Polls running mass extensions at Apple; nil when no App Store Server API credentials are configured.
+    public let massExtensionPoller: MassExtensionPoller?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
@@ -39,8 +41,9 @@ public final class EffectRunner: Sendable {
         now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
         fetchFromApple: (@Sendable (String) async throws -> String)? = nil,
         lookUpOrder: (@Sendable (String) async throws -> [String])? = nil, extender: RenewalExtender? = nil,
-        consumptionAnswerer: ConsumptionAnswerer? = nil
+        consumptionAnswerer: ConsumptionAnswerer? = nil, massExtensionPoller: MassExtensionPoller? = nil
     ) {
+        self.massExtensionPoller = massExtensionPoller
         self.extender = extender
         self.consumptionAnswerer = consumptionAnswerer
         self.analytics = analytics
@@ -85,6 +88,10 @@ public final class EffectRunner: Sendable {
         }
         if case .answerConsumption(let order) = effect {
             Task { send(await answerConsumption(order)) }
+            return
+        }
+        if case .pollMassExtension(let product, let request, let operatorName) = effect {
+            Task { send(await pollMassExtension(productId: product, requestIdentifier: request, operatorName: operatorName)) }
             return
         }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
@@ -241,6 +248,17 @@ public final class EffectRunner: Sendable {
                 return answer.receive() ?? .consumptionAnswered(message: "no answer", success: false)
             case .checkExtension(let id):
                 return .extensionChecked(try extensionCheck(id, now: now()))
+            case .loadMassExtensions:
+                return .loadedMassExtensions(try massExtensionRows())
+            case .pollMassExtension(let product, let request, let operatorName):
+                let answer = BlockingChannel<Action>(capacity: 1)
+                Task {
+                    answer.send(
+                        await pollMassExtension(productId: product, requestIdentifier: request, operatorName: operatorName))
+                }
+                let unanswered = MassExtensionPoll(answer: SupportAnswer(outcome: .failed, answer: "no answer", at: now()))
+                return answer.receive()
+                    ?? .massExtensionPolled(productId: product, requestIdentifier: request, unanswered)
             case .extendRenewal(let order):
                 let answer = BlockingChannel<Action>(capacity: 1)
                 Task { answer.send(await extend(order)) }

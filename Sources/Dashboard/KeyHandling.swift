@@ -113,7 +113,8 @@ private func commandLineSubmitted(_ state: inout AppState, _ entry: CommandEntry
     }
 }
 
-/// A key over an overlay: `q` quits, the help overlay scrolls, any other key closes it.
+/// A key over an overlay: `q` quits, the help overlay and a message taller than the screen
+/// scroll, any other key closes it.
 private func overlayKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     if event.key == .char("q") { return update(&state, .quit) }
     // The help overlay scrolls when the pane has more keys than the screen has rows.
@@ -127,6 +128,9 @@ private func overlayKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] 
         }
     if let scroll, state.overlay == .help {
         state.helpScroll = max(0, state.helpScroll + scroll)
+        return []
+    }
+    if case .message(let title, let text) = state.overlay, scrollMessage(&state, title: title, text: text, event) {
         return []
     }
     state.overlay = nil

@@ -51,14 +51,15 @@ public struct SupportQueue: Equatable, Sendable {
     public var now: Instant
 }
 
-/// Entries `:support` shows of each list at most (the dialog does not scroll); the commands print
-/// them all.
-let supportRowsShown = 4
+/// Entries `:support` shows of each list at most (the overlay scrolls when they are more than the
+/// screen holds: MessageOverlay.swift); the commands print them all.
+let supportRowsShown = 20
 
 /// `:support`: the consumption queue (each request's subscriber, product, Apple's reason, age,
 /// how much of the period was used, the subscriber's paid periods, who answered and the outcome)
-/// and the mass extensions with their status; an overlay any key closes. Sanitised. Each entry is
-/// a few short lines: the dialog is at most 60 columns wide.
+/// and the mass extensions with their status; an overlay that scrolls with the list keys and that
+/// any other key closes. Sanitised. Each entry is a few short lines: the dialog is at most 60
+/// columns wide.
 func supportOverlay(_ queue: SupportQueue) -> Overlay {
     var lines: [String] = []
     func add(_ parts: [String], indent: Bool = true) {
@@ -148,6 +149,12 @@ extension EffectRunner {
             }
             consumption.append(row)
         }
+        return SupportQueue(consumption: consumption, massExtensions: try massExtensionsInStore(), now: now)
+    }
+
+    /// Every mass extension asked (`subdash extend --all`), with its last polled status and Apple's summary.
+    func massExtensionsInStore() throws -> [MassExtensionRow] {
+        let database = analytics.database
         let summaries = try database.massExtensionSummaries()
         let statuses = try database.supportActions(kind: .massExtendStatus)
         var mass: [MassExtensionRow] = []
@@ -173,6 +180,6 @@ extension EffectRunner {
             row.summary = summaries.last { $0.requestIdentifier.lowercased() == request.lowercased() }
             mass.append(row)
         }
-        return SupportQueue(consumption: consumption, massExtensions: mass, now: now)
+        return mass
     }
 }

@@ -11,6 +11,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .start:
         // The store's version is read before the first query, so a change after it is never missed.
         return tick(&state) + (state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)) + [.loadProducts, .checkImport]
+            + (pollsMassExtensions(state) ? [.loadMassExtensions] : [])
     case .key(let event):
         return handleKey(&state, event)
     case .keyTimeout:
@@ -117,18 +118,26 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return consumptionAnswered(&state, message: message, success: success)
     case .loadedSupport(let queue):
         state.overlay = supportOverlay(queue)
+        state.messageScroll = 0
         return []
     case .loadedAuditLog(let target, let entries):
         state.overlay = auditLogOverlay(target: target, entries)
+        state.messageScroll = 0
         return []
     case .orderLookedUp(let order, let ids):
         return orderLookedUp(&state, order: order, ids: ids)
     case .orderLookupFailed(let order, let message):
         return orderLookupFailed(&state, order: order, message: message)
     case .tick:
-        return tick(&state)
+        return tick(&state) + massExtensionTick(&state)
     case .storeVersion(let version):
-        return storeVersionChecked(&state, version)
+        // Another process may have asked for a mass extension, or stored Apple's SUMMARY.
+        let changed = version != nil && state.storeWatch.version != nil && version != state.storeWatch.version
+        return storeVersionChecked(&state, version) + (changed && pollsMassExtensions(state) ? [.loadMassExtensions] : [])
+    case .loadedMassExtensions(let rows):
+        return massExtensionsLoaded(&state, rows)
+    case .massExtensionPolled(let productId, let requestIdentifier, let poll):
+        return massExtensionPolled(&state, productId: productId, requestIdentifier: requestIdentifier, poll)
     case .importActivity(let activity):
         state.storeWatch.importActivity = activity
         return []

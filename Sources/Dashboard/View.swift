@@ -99,7 +99,11 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
         buffer.set(string: clean(notice), at: statusRow, style: palette[.success], maxWidth: rows[3].width)
     } else {
         switch state.storeWatch.importActivity {
-        case .idle: break
+        case .idle:
+            // A mass extension the dashboard polls (MassExtensionWatch.swift).
+            if let line = state.massExtensions.line {
+                buffer.set(string: line, at: statusRow, style: palette[.muted], maxWidth: rows[3].width)
+            }
         case .running:
             buffer.set(
                 string: "an import or the listener is writing: the figures follow it as it goes", at: statusRow,
@@ -130,9 +134,8 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     switch state.overlay {
     case .help: renderHelp(state, in: area, buffer: &buffer, palette: palette)
     case .message(let title, let text):
-        // Each line is cleaned: the lines are the dashboard's own, what they quote is not.
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { clean(String($0)) }
-        Dialog(title: clean(title), message: lines.joined(separator: "\n")).render(in: area, buffer: &buffer, palette: palette)
+        MessageOverlay(title: title, text: text, rows: area.height).dialog(scroll: state.messageScroll)
+            .render(in: area, buffer: &buffer, palette: palette)
     case nil: break
     }
     state.confirmation?.dialog.render(in: area, buffer: &buffer, palette: palette)

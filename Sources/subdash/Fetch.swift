@@ -74,9 +74,10 @@ struct APIOptions: ParsableArguments {
         var bundleId = ""
     }
 
-    func connection(onRetry: @escaping @Sendable (String) -> Void) throws -> Connection {
+    func connection(
+        onRetry: @escaping @Sendable (String) -> Void, environment env: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Connection {
         do throws(AppStoreAPIError) {
-            let env = ProcessInfo.processInfo.environment
             var sources = [
                 CredentialSources(
                     issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKeyPath: privateKey,
@@ -405,17 +406,23 @@ struct DashboardFetcher {
     var extender: RenewalExtender?
     /// The `:answer` form: Send Consumption Information with this client.
     var consumptionAnswerer: ConsumptionAnswerer?
+    /// The dashboard's background polls of running mass extensions: Get Status of
+    /// Subscription-Renewal-Date Extensions with this client.
+    var massExtensionPoller: MassExtensionPoller?
 
     /// Nil and the reason when there are no usable credentials.
+    /// `environment`: where the credentials and `SUBDASH_API_BASE` are read (the process's; tests
+    /// give their own).
     static func make(
-        database: AppDatabase, operatorName: String? = nil, trustRoots: [String] = []
+        database: AppDatabase, operatorName: String? = nil, trustRoots: [String] = [],
+        environment processEnvironment: [String: String] = ProcessInfo.processInfo.environment
     ) -> (DashboardFetcher?, unavailable: String?) {
         let client: AppStoreServerClient
         let sink: StoreSink
         let environment: AppStoreServerEnvironment
         let bundleId: String
         do {
-            let connection = try APIOptions.parse([]).connection(onRetry: { _ in })
+            let connection = try APIOptions.parse([]).connection(onRetry: { _ in }, environment: processEnvironment)
             client = connection.client
             environment = connection.environment
             bundleId = connection.bundleId
@@ -479,6 +486,25 @@ struct DashboardFetcher {
                     return SupportAnswer(
                         outcome: refused ? .refused : .failed, answer: error.message, errorCode: error.appleErrorCode,
                         at: Instant(Date()))
+                }
+            })
+        fetcher.massExtensionPoller = MassExtensionPoller(
+            environment: environment.rawValue,
+            poll: { product, request in
+                do {
+                    let status = try await client.massExtendStatus(productId: product, requestIdentifier: request)
+                    return MassExtensionPoll(
+                        answer: SupportAnswer(outcome: .done, answer: status.text, at: Instant(Date())),
+                        complete: status.complete,
+                        succeeded: status.succeededCount, failed: status.failedCount)
+                } catch let error as AppStoreAPIError {
+                    let refused = error.status.map { $0 < 500 && $0 != 429 } == true
+                    return MassExtensionPoll(
+                        answer: SupportAnswer(
+                            outcome: refused ? .refused : .failed, answer: error.message, errorCode: error.appleErrorCode,
+                            at: Instant(Date())), retryAfter: error.retryAfterSeconds)
+                } catch {
+                    return MassExtensionPoll(answer: SupportAnswer(outcome: .failed, answer: "\(error)", at: Instant(Date())))
                 }
             })
         if let operatorName {

@@ -79,7 +79,8 @@ struct OpenDashboard: ParsableCommand {
             analytics: SubscriberAnalytics(database: database), themes: catalog,
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
             fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
-            extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer)
+            extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer,
+            massExtensionPoller: fetcher?.massExtensionPoller)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(

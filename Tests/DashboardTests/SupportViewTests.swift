@@ -214,3 +214,84 @@ import Testing
         #expect(readableAnswer("done: {not json") == "done: {not json")
     }
 }
+
+/// `:support` taller than the screen scrolls with the list keys (MessageOverlay.swift).
+@Suite(.serialized) struct SupportOverlayScrolling {
+    /// The dashboard at 80×24 (its smallest) on SupportViewScreens' store with `:support` open.
+    static func session() throws -> (DashboardSession<TestBackend>, TestBackend) {
+        let backend = TestBackend(width: 80, height: 24, colorSupport: .none)
+        let session = DashboardSession(
+            backend: backend, runner: try SupportViewScreens.runner(), palette: .builtinDefault(.none),
+            state: AppState(asOf: SupportViewScreens.day("2025-03-10"), operatorName: "alice"))
+        session.apply(.start)
+        session.settle()
+        press(":support", session)
+        session.press(KeyEvent(.enter))
+        session.settle()
+        return (session, backend)
+    }
+
+    static func press(_ text: String, _ session: DashboardSession<TestBackend>) {
+        for c in text { session.press(KeyEvent(.char(c))) }
+        session.settle()
+    }
+
+    static func screen(_ session: DashboardSession<TestBackend>, _ backend: TestBackend) -> String {
+        session.draw()
+        return backend.lines.joined(separator: "\n")
+    }
+
+    /// The overlay's 30 lines (two consumption requests, two mass extensions; four lines wider
+    /// than the dialog's 60 columns wrap) on 24 rows: 18 at a time and the line saying what lies below.
+    @Test func onA24RowScreenTheListKeysScrollTheSupportOverlayAndAnyOtherKeyClosesIt() throws {
+        let (session, backend) = try Self.session()
+        var screen = Self.screen(session, backend)
+        #expect(screen.contains("Support · 1–18 of 30"), "\(screen)")
+        #expect(screen.contains("Consumption requests: 1 waiting, 1 answered"))
+        #expect(screen.contains("↓ 12 more lines (j/k, pgdn/pgup, g/G)"), "\(screen)")
+        #expect(screen.contains("Mass extensions: 2"))
+        #expect(!screen.contains("asked by carol"))
+        Self.press("j", session)
+        screen = Self.screen(session, backend)
+        #expect(screen.contains("Support · 2–19 of 30"), "\(screen)")
+        #expect(!screen.contains("Consumption requests: 1 waiting"))
+        Self.press("G", session)
+        screen = Self.screen(session, backend)
+        #expect(screen.contains("Support · 13–30 of 30"), "\(screen)")
+        #expect(screen.contains("30 succeeded, 2 failed"), "\(screen)")
+        #expect(screen.contains("end (30 lines; k, pgup or g scroll back)"), "\(screen)")
+        // Past the end stays at the end; k moves back at once.
+        Self.press("j", session)
+        Self.press("k", session)
+        #expect(Self.screen(session, backend).contains("Support · 12–29 of 30"))
+        session.press(KeyEvent(.pageUp))
+        #expect(Self.screen(session, backend).contains("Support · 1–18 of 30"))
+        session.press(KeyEvent(.pageDown))
+        #expect(Self.screen(session, backend).contains("Support · 13–30 of 30"))
+        Self.press("g", session)
+        #expect(Self.screen(session, backend).contains("Support · 1–18 of 30"))
+        #expect(session.state.overlay != nil)
+        Self.press("x", session)
+        #expect(session.state.overlay == nil)
+        #expect(!Self.screen(session, backend).contains("Consumption requests"))
+    }
+
+    @Test func onATallScreenEverythingShowsAndJClosesAsBefore() throws {
+        let backend = TestBackend(width: 80, height: 40, colorSupport: .none)
+        let session = DashboardSession(
+            backend: backend, runner: try SupportViewScreens.runner(), palette: .builtinDefault(.none),
+            state: AppState(asOf: SupportViewScreens.day("2025-03-10"), operatorName: "alice"))
+        session.apply(.start)
+        session.settle()
+        Self.press(":support", session)
+        session.press(KeyEvent(.enter))
+        session.settle()
+        let screen = Self.screen(session, backend)
+        #expect(screen.contains("┌ Support ─"), "\(screen)")
+        #expect(screen.contains("Consumption requests: 1 waiting, 1 answered"))
+        #expect(screen.contains("30 succeeded, 2 failed"))
+        #expect(!screen.contains("more line"))
+        Self.press("j", session)
+        #expect(session.state.overlay == nil)
+    }
+}

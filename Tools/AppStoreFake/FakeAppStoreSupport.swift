@@ -20,6 +20,11 @@ public struct FakeSupportState: Sendable {
     var answered: [String: String] = [:]
     /// "product/requestIdentifier" of the mass extensions asked for.
     var massRequests: Set<String> = []
+    /// Status requests answered "not complete" (5 succeeded per poll so far, none failed) before
+    /// the status says complete (30 succeeded, 2 failed).
+    public var massIncompletePolls = 0
+    /// Status requests answered, per "product/requestIdentifier".
+    var massPolls: [String: Int] = [:]
     /// Original transaction id → the app account token set.
     var tokens: [String: String] = [:]
     /// Transaction ids that are not original ones (4000187 for Set App Account Token).
@@ -121,6 +126,15 @@ extension FakeAppStore {
                 return error(404, 4_040_009, "Status request not found.")
             }
             let id = key.split(separator: "/").last.map(String.init) ?? ""
+            let polls = support.withLock { state in
+                state.massPolls[key, default: 0] += 1
+                return (state.massPolls[key]!, state.massIncompletePolls)
+            }
+            if polls.0 <= polls.1 {
+                return Self.json(
+                    200,
+                    #"{"requestIdentifier":"\#(id)","complete":false,"succeededCount":\#(5 * polls.0),"failedCount":0}"#)
+            }
             return Self.json(
                 200,
                 #"{"requestIdentifier":"\#(id)","complete":true,"completeDate":1767225600000,"succeededCount":30,"failedCount":2}"#
