@@ -49,6 +49,13 @@ struct Bench: ParsableCommand {
     var baselines = false
     @Option(help: "Merge each size's figures into this JSON file (Benchmarks/growth.py draws the growth table and plot from it).")
     var figuresFile: String?
+    @Option(
+        help:
+            "Instead of the benchmarks: compare v2 stores generated with these shares of 12-month commitments (comma-separated, such as 0,0.2): imports, every report and the dashboard's first visits, interleaved so that the machine's load falls on each alike; print the table."
+    )
+    var commitmentShares: String?
+    @Option(help: "With --commitment-shares: imports of each store (interleaved).") var importRuns = 1
+    @Option(help: "With --commitment-shares: subdash-frames runs on each store (interleaved).") var frameRuns = 3
 
     /// Figures kept per size for the growth and baseline tables.
     final class Figures { var bySize: [(n: Int, values: [String: Double])] = [] }
@@ -56,10 +63,13 @@ struct Bench: ParsableCommand {
 
     enum CodingKeys: String, CodingKey {
         case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode, fuzz, baselines, figuresFile
+        case commitmentShares, importRuns, frameRuns
     }
 
     struct Timing {
         var seconds: Double
+        /// User + system CPU seconds.
+        var cpuSeconds: Double = 0
         var peakKB: Int
         var stdout: String
         var stderr: String
@@ -71,7 +81,7 @@ struct Bench: ParsableCommand {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
         let timeFile = cache + "/time.txt"
-        p.arguments = ["-f", "%e %M", "-o", timeFile, executable] + arguments
+        p.arguments = ["-f", "%e %U %S %M", "-o", timeFile, executable] + arguments
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out
@@ -82,13 +92,16 @@ struct Bench: ParsableCommand {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let t = try String(contentsOfFile: timeFile, encoding: .utf8).split(whereSeparator: \.isWhitespace)
-        guard p.terminationStatus == 0, t.count >= 2, let s = Double(t[t.count - 2]), let kb = Int(t[t.count - 1]) else {
+        guard p.terminationStatus == 0, t.count >= 4, let s = Double(t[t.count - 4]), let user = Double(t[t.count - 3]),
+            let sys = Double(t[t.count - 2]), let kb = Int(t[t.count - 1])
+        else {
             throw ValidationError(
                 "\(executable) \(arguments.joined(separator: " ")) failed (\(p.terminationStatus)): \(String(decoding: e, as: UTF8.self).suffix(400))"
             )
         }
         return Timing(
-            seconds: s, peakKB: kb, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+            seconds: s, cpuSeconds: user + sys, peakKB: kb, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     func subdash(_ arguments: [String]) throws -> Timing {
@@ -128,6 +141,13 @@ struct Bench: ParsableCommand {
             let sizes = subscribers.split(separator: ",").compactMap { Int($0) }
             print(try SideBySide(bench: self).run(sizes: sizes))
             try saveFigures()
+            return
+        }
+        if let commitmentShares {
+            let shares = commitmentShares.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard shares.count >= 2 else { throw ValidationError("--commitment-shares needs two shares or more, such as 0,0.2") }
+            let sizes = subscribers.split(separator: ",").compactMap { Int($0) }
+            print(try CommitmentShares(bench: self, shares: shares).run(sizes: sizes))
             return
         }
         if let limit = archiveCodecs {

@@ -106,6 +106,8 @@ struct Frames: ParsableCommand {
         session.settle()
         session.draw()
         firstVisits.append(Row(label: "`5` first visit (Offers queries)", samples: [milliseconds(clock.now - offersStart)]))
+        // Pane 7 reads its series (the metric's buckets over the range) on its first visit.
+        firstVisits.append(Row(label: "`7` first visit (Trends queries)", samples: [try time("7")]))
         var paneSamples: [Double] = []
         var tabSamples: [Double] = []
         for _ in 0..<max(1, presses / 4) {
