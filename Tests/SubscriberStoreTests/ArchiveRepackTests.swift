@@ -62,9 +62,10 @@ import Testing
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM archiveRepack")!
             )
         }
-        // Every v2 example and the Server API pages with JWS: all unsigned, with the one chain `[]`
-        // (SampleData/examples/README.md).
-        #expect(compact >= 44, "\(compact) converted")
+        // The 40 v2 examples and the 3 Server API pages with JWS (all unsigned, with the one chain
+        // `[]`: SampleData/examples/README.md); not the 13 v1 notifications nor the verifyReceipt response.
+        #expect(Self.examples.count == 57)
+        #expect(compact == 43, "\(compact) converted")
         #expect(chains == 1)
         #expect(pending == 0)
         #expect(after < before, "\(before) bytes before, \(after) after")
