@@ -60,6 +60,7 @@ let package = Package(
             name: "SubscriberStore",
             dependencies: [
                 "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -137,8 +138,9 @@ let package = Package(
         .executableTarget(
             name: "subdash-bench",
             dependencies: [
-                "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics", "LifecycleSimulator",
+                "AppStorePayloads", "SubscriberStore", "SubscriberAnalytics", "LifecycleSimulator", "CZstd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Benchmarks/subdash-bench"),
         // The dashboard's frame times through TestBackend; subdash-bench runs it beside the reports.
         .executableTarget(
@@ -183,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "AppStorePayloadsTests",
             dependencies: [
-                "TestSupport", "AppStorePayloads", "SubscriptionModel", "LifecycleSimulator",
+                "TestSupport", "AppStorePayloads", "SubscriptionModel", "LifecycleSimulator", "SubscriberStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

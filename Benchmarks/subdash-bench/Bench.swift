@@ -39,6 +39,16 @@ struct Bench: ParsableCommand {
     var archiveCodecs: Int?
     @Option(
         help:
+            "Only measure the archive's compact layout (as received and compact, zstd and zlib, a trained dictionary) on the first N documents of each size's v2 dataset, and print the table."
+    )
+    var archiveLayout: Int?
+    @Option(
+        help:
+            "Only measure these stores (comma-separated paths): archive and store bytes per document, and the time to read and decode every archived document (best of --runs)."
+    )
+    var archiveStores: String?
+    @Option(
+        help:
             "Only compare decoders (subdash's, JSONDecoder + Decodable, JSONSerialization) on the first N documents of each size's v1 and v2 datasets, and print the table."
     )
     var decode: Int?
@@ -62,7 +72,8 @@ struct Bench: ParsableCommand {
     let figures = Figures()
 
     enum CodingKeys: String, CodingKey {
-        case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, decode, fuzz, baselines, figuresFile
+        case subscribers, runs, cache, output, imports, v2UpTo, reuse, archiveCodecs, archiveLayout, archiveStores, decode, fuzz,
+            baselines, figuresFile
         case commitmentShares, importRuns, frameRuns
     }
 
@@ -148,6 +159,19 @@ struct Bench: ParsableCommand {
             guard shares.count >= 2 else { throw ValidationError("--commitment-shares needs two shares or more, such as 0,0.2") }
             let sizes = subscribers.split(separator: ",").compactMap { Int($0) }
             print(try CommitmentShares(bench: self, shares: shares).run(sizes: sizes))
+            return
+        }
+        if let limit = archiveLayout {
+            for n in subscribers.split(separator: ",").compactMap({ Int($0) }) {
+                print("## Archive layout, \(n) subscribers (v2)\n")
+                print(try ArchiveLayoutBench.measure(directory: try dataset(n, "v2"), limit: limit))
+            }
+            return
+        }
+        if let archiveStores {
+            for path in archiveStores.split(separator: ",") {
+                print(try ArchiveLayoutBench.store(path: String(path), runs: runs))
+            }
             return
         }
         if let limit = archiveCodecs {

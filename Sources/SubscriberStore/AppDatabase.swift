@@ -12,8 +12,12 @@ public final class AppDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// The file path, or nil in memory.
     public let path: String?
+    /// The archive's certificate chains read so far (`restoreArchived`).
+    let archiveChains = ArchiveChainCache()
 
-    public init(_ writer: any DatabaseWriter, path: String? = nil) throws {
+    /// - Parameter repackOnOpen: false leaves documents stored before migration v30 in their old
+    ///   layout (tests interrupt the conversion so); `repackArchive` converts them.
+    public init(_ writer: any DatabaseWriter, path: String? = nil, repackOnOpen: Bool = true) throws {
         self.writer = writer
         self.path = path
         let applied = try writer.read { db in
@@ -21,6 +25,8 @@ public final class AppDatabase: Sendable {
             return try db.tableExists("grdb_migrations") ? try Self.migrator.appliedIdentifiers(db) : []
         }
         try Self.migrator.migrate(writer)
+        // The archive's documents stored before migration v30, converted to the compact layout.
+        if repackOnOpen, try writer.read(Self.hasPendingRepack) { try repackArchiveReporting() }
         // Documents a migration queued to be read again from the archive, when this process can.
         if let decode = Self.archiveDecoder, try writer.read(Self.hasPendingArchiveDocuments) {
             try rereadArchive(decode: decode)
@@ -102,7 +108,7 @@ public final class AppDatabase: Sendable {
             let (migrated, archivePending) = try reader.read { db in
                 try refuseNewer(db, path: path)
                 let pending = archiveDecoder != nil ? try hasPendingArchiveDocuments(db) : false
-                return (try migrator.hasCompletedMigrations(db), pending)
+                return (try migrator.hasCompletedMigrations(db), try pending || hasPendingRepack(db))
             }
             // Documents queued to be read again are read where the store can be written; elsewhere
             // it is read as it is (their renewal details missing).

@@ -1,5 +1,6 @@
 import CZlib
 import CZstd
+import Crypto
 import Foundation
 import GRDB
 import ThreadKit
@@ -8,12 +9,30 @@ import ThreadKit
 public struct ArchivedBody: Sendable, Equatable {
     /// The stored bytes.
     public var data: Data
-    /// nil: `data` is the document as it arrived; `zstd` or `zlib`: `data` is it compressed so.
+    /// nil: `data` is the document (or its layout) as it is; `zstd` or `zlib`: compressed so.
     public var encoding: String?
+    /// nil: the document as it arrived; `jws`: its compact layout (`JWSLayout`), `data` starting
+    /// with the layout's length (LEB128) before compression.
+    public var layout: String?
+    /// The certificate chains the layout refers to, by index (`archiveChain` rows when stored).
+    public var chains: [ArchiveChain]
 
-    public init(data: Data, encoding: String?) {
+    public init(data: Data, encoding: String?, layout: String? = nil, chains: [ArchiveChain] = []) {
         self.data = data
         self.encoding = encoding
+        self.layout = layout
+        self.chains = chains
+    }
+}
+
+/// One certificate chain (an `x5c` array's text) kept once in the store, keyed by its sha256.
+public struct ArchiveChain: Sendable, Equatable {
+    public var text: Data
+    public var sha256: Data
+
+    public init(text: Data) {
+        self.text = text
+        self.sha256 = Data(SHA256.hash(data: text))
     }
 }
 
@@ -49,6 +68,30 @@ public struct ArchiveCodec: Sendable {
     public static func archive(_ body: Data) -> ArchivedBody { current.archive(body) }
 
     public func archive(_ body: Data) -> ArchivedBody {
+        if let packed = JWSLayout.pack(body) {
+            var data = Data()
+            var prefix: [UInt8] = []
+            appendLength(packed.bytes.count, to: &prefix)
+            data.append(contentsOf: prefix)
+            let compressed = zstdAvailable ? Self.zstdCompress(packed.bytes) : Self.zlibCompress(packed.bytes)
+            let encoding: String?
+            if let compressed, compressed.count < packed.bytes.count {
+                data.append(compressed)
+                encoding = zstdAvailable ? "zstd" : "zlib"
+            } else {
+                data.append(packed.bytes)
+                encoding = nil
+            }
+            if data.count < body.count {
+                return ArchivedBody(data: data, encoding: encoding, layout: "jws", chains: packed.chains.map(ArchiveChain.init))
+            }
+        }
+        return archiveAsReceived(body)
+    }
+
+    /// The document as it arrived, compressed when that saves space (the layout of every document
+    /// before migration v30, and of those the compact layout does not give back exactly).
+    public func archiveAsReceived(_ body: Data) -> ArchivedBody {
         guard body.count >= Self.smallest else { return ArchivedBody(data: body, encoding: nil) }
         let encoding = zstdAvailable ? "zstd" : "zlib"
         let packed = zstdAvailable ? Self.zstdCompress(body) : Self.zlibCompress(body)
@@ -56,16 +99,37 @@ public struct ArchiveCodec: Sendable {
         return ArchivedBody(data: packed, encoding: encoding)
     }
 
-    public static func restore(_ stored: ArchivedBody, originalCount: Int) throws -> Data {
-        try current.restore(stored, originalCount: originalCount)
+    public static func restore(_ stored: ArchivedBody, originalCount: Int, chains: [Data] = []) throws -> Data {
+        try current.restore(stored, originalCount: originalCount, chains: chains)
     }
 
-    /// The original bytes, or an error saying why they cannot be had.
-    public func restore(_ stored: ArchivedBody, originalCount: Int) throws -> Data {
+    /// The original bytes, or an error saying why they cannot be had. `chains`: the texts of the
+    /// certificate chains a compact layout refers to, in its order.
+    public func restore(_ stored: ArchivedBody, originalCount: Int, chains: [Data] = []) throws -> Data {
+        switch stored.layout {
+        case nil: return try decompress(stored.data, encoding: stored.encoding, originalCount: originalCount)
+        case "jws":
+            var reader = JWSLayout.Reader(bytes: [UInt8](stored.data.prefix(10)), chains: [])
+            guard let packedCount = try? reader.length(), packedCount <= originalCount * 2 + 64 else {
+                throw StoreError("this document's archived bytes are damaged (jws)")
+            }
+            let packed = try decompress(
+                stored.data.dropFirst(reader.position), encoding: stored.encoding, originalCount: packedCount)
+            guard let restored = try? JWSLayout.unpack(packed, chains: chains), restored.count == originalCount else {
+                throw StoreError("this document's archived bytes are damaged (jws)")
+            }
+            return restored
+        case let other?:
+            throw StoreError("this document is archived in an unknown layout '\(other)'")
+        }
+    }
+
+    func decompress(_ data: Data, encoding: String?, originalCount: Int) throws -> Data {
+        let data = Data(data)
         let restored: Data?
-        switch stored.encoding {
-        case nil: restored = stored.data
-        case "zlib": restored = Self.zlibDecompress(stored.data, originalCount: originalCount)
+        switch encoding {
+        case nil: restored = data
+        case "zlib": restored = Self.zlibDecompress(data, originalCount: originalCount)
         case "zstd":
             guard zstdAvailable else {
                 throw StoreError(
@@ -75,12 +139,12 @@ public struct ArchiveCodec: Sendable {
                     to read it. Nothing in the store was changed.
                     """)
             }
-            restored = Self.zstdDecompress(stored.data, originalCount: originalCount)
+            restored = Self.zstdDecompress(data, originalCount: originalCount)
         case let other?:
             throw StoreError("this document is archived with an unknown encoding '\(other)'")
         }
         guard let restored else {
-            throw StoreError("this document's archived bytes are damaged (\(stored.encoding ?? "raw"))")
+            throw StoreError("this document's archived bytes are damaged (\(encoding ?? "raw"))")
         }
         return restored
     }
@@ -173,18 +237,41 @@ final class ContextPool: Sendable {
 }
 
 extension AppDatabase {
+    /// The columns of `document` the one decoder (`restoreArchived`) reads, for a SELECT; `alias`:
+    /// the table's alias in it, if any.
+    public static func archiveColumns(_ alias: String = "") -> String {
+        let p = alias.isEmpty ? "" : "\(alias)."
+        return "\(p)body, \(p)bodyEncoding, \(p)bodyLayout, \(p)bodyChains, \(p)byteCount"
+    }
+
+    /// A document's bytes exactly as they arrived from its row (read with `archiveColumns`), in
+    /// whichever layout and encoding it is kept; nil when it has no archived body (too large to
+    /// keep). Every reader of the archive goes through here (docs/architecture.md, "The archive's
+    /// layout").
+    public func restoreArchived(_ row: Row, _ db: Database) throws -> Data? {
+        guard let data = row["body"] as Data? else { return nil }
+        let layout: String? = row["bodyLayout"]
+        var chains: [Data] = []
+        if layout != nil {
+            for id in (row["bodyChains"] as String? ?? "").split(separator: " ") {
+                guard let id = Int64(id) else { throw StoreError("this document's archived bytes are damaged (chains)") }
+                chains.append(try archiveChains.text(id: id, db))
+            }
+        }
+        return try ArchiveCodec.restore(
+            ArchivedBody(data: data, encoding: row["bodyEncoding"], layout: layout), originalCount: row["byteCount"],
+            chains: chains)
+    }
+
     /// The archived bytes of a document exactly as they arrived; nil when the store does not have
     /// them (unknown sha256, or a document too large to keep).
     public func archivedBody(sha256: String) throws -> Data? {
         try writer.read { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT body, bodyEncoding, byteCount FROM document WHERE sha256 = ?",
-                    arguments: [sha256]),
-                let data = row["body"] as Data?
+                    db, sql: "SELECT \(Self.archiveColumns()) FROM document WHERE sha256 = ?", arguments: [sha256])
             else { return nil }
-            return try ArchiveCodec.restore(
-                ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+            return try restoreArchived(row, db)
         }
     }
 
@@ -200,22 +287,39 @@ extension AppDatabase {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT sha256, source, body, bodyEncoding, byteCount FROM document WHERE sha256 > ? ORDER BY sha256 LIMIT ?
-                        """, arguments: [after, page])
-            }
-            for row in rows {
-                let sha: String = row["sha256"]
-                let bytes: Result<Data, StoreError>? = (row["body"] as Data?).map { data in
-                    Result {
-                        try ArchiveCodec.restore(
-                            ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
-                    }
-                    .mapError { $0 as? StoreError ?? StoreError("\($0)") }
+                        SELECT sha256, source, \(Self.archiveColumns()) FROM document WHERE sha256 > ? ORDER BY sha256 LIMIT ?
+                        """, arguments: [after, page]
+                ).map { row -> (String, String, Result<Data, StoreError>?) in
+                    let bytes: Result<Data, StoreError>? =
+                        row["body"] == nil
+                        ? nil
+                        : Result { try restoreArchived(row, db)! }.mapError { $0 as? StoreError ?? StoreError("\($0)") }
+                    return (row["sha256"], row["source"], bytes)
                 }
-                try body(sha, row["source"], bytes)
+            }
+            for (sha, source, bytes) in rows {
+                try body(sha, source, bytes)
                 after = sha
             }
             if rows.count < page { return }
         }
+    }
+}
+
+/// The certificate chains of a store's archive, read once (`archiveChain` rows are never changed
+/// nor deleted, so an id always names the same text).
+public final class ArchiveChainCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [Int64: Data] = [:]
+
+    public init() {}
+
+    func text(id: Int64, _ db: Database) throws -> Data {
+        if let known = lock.withLock({ texts[id] }) { return known }
+        guard let text = try Data.fetchOne(db, sql: "SELECT chain FROM archiveChain WHERE id = ?", arguments: [id]) else {
+            throw StoreError("this document's archived bytes refer to a certificate chain the store does not have (\(id))")
+        }
+        lock.withLock { texts[id] = text }
+        return text
     }
 }

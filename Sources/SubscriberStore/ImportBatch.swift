@@ -368,6 +368,25 @@ struct FactWriter {
 
     init(_ db: Database) { self.db = db }
 
+    /// The `archiveChain` ids of the certificate chains a body's compact layout refers to,
+    /// space-separated in its order, each chain stored once by its sha256; nil for a body kept as
+    /// received.
+    func chainIds(_ body: ArchivedBody?) throws -> String? {
+        guard let body, body.layout != nil else { return nil }
+        let find = try db.cachedStatement(sql: "SELECT id FROM archiveChain WHERE sha256 = ?")
+        let insert = try db.cachedStatement(sql: "INSERT INTO archiveChain (sha256, chain) VALUES (?, ?)")
+        var ids: [String] = []
+        for chain in body.chains {
+            if let id = try Int64.fetchOne(find, arguments: [chain.sha256]) {
+                ids.append(String(id))
+            } else {
+                try insert.execute(arguments: [chain.sha256, chain.text])
+                ids.append(String(db.lastInsertedRowID))
+            }
+        }
+        return ids.joined(separator: " ")
+    }
+
     /// - Parameter written: the transaction versions already written by this import; updated.
     func apply(_ documents: [IncomingDocument], written: inout WrittenVersions) throws -> BatchResult {
         var result = BatchResult()
@@ -378,8 +397,8 @@ struct FactWriter {
         var winners = RankedTransactions()
         let insertDocument = try db.cachedStatement(
             sql: """
-                INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
+                INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding, bodyLayout, bodyChains)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
                 """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
         let subscriptionsWithToken = try db.cachedStatement(
@@ -421,7 +440,7 @@ struct FactWriter {
             case .rejected(let reason):
                 try insertDocument.run(
                     db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                    doc.archived?.data, doc.archived?.encoding)
+                    doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
                 result.rejected += 1
             case .facts(let facts):
                 if let documentApp = facts.app, facts.isSigned {
@@ -430,7 +449,7 @@ struct FactWriter {
                             "for the app \(documentApp), but this store holds \(storeApp) (one app per store: use another --db)"
                         try insertDocument.run(
                             db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                            doc.archived?.data, doc.archived?.encoding)
+                            doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
                         result.rejected += 1
                         result.rejections.append((doc.source, reason))
                         continue
@@ -458,7 +477,7 @@ struct FactWriter {
                 }
                 try insertDocument.run(
                     db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
-                    doc.byteCount, doc.archived?.data, doc.archived?.encoding)
+                    doc.byteCount, doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
                 if db.changesCount == 0 {
                     let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
                     if previous != "rejected" {

@@ -157,21 +157,15 @@ extension AppDatabase {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT p.sha256, d.body, d.bodyEncoding, d.byteCount FROM pendingArchiveDocument p
+                        SELECT p.sha256, \(Self.archiveColumns("d")) FROM pendingArchiveDocument p
                         LEFT JOIN document d ON d.sha256 = p.sha256 ORDER BY p.sha256 LIMIT ?
-                        """, arguments: [pageSize])
+                        """, arguments: [pageSize]
+                ).map { row in (sha256: row["sha256"] as String, body: try? restoreArchived(row, db)) }
             }
             guard !page.isEmpty else { break }
             var decoded: [(sha256: String, facts: DocumentFacts?)] = []
-            for row in page {
-                let sha: String = row["sha256"]
-                guard let data = row["body"] as Data?, let byteCount = row["byteCount"] as Int? else {
-                    decoded.append((sha, nil))
-                    continue
-                }
-                let facts = try? decode(
-                    try ArchiveCodec.restore(ArchivedBody(data: data, encoding: row["bodyEncoding"]), originalCount: byteCount))
-                decoded.append((sha, facts))
+            for (sha, body) in page {
+                decoded.append((sha, body.flatMap { try? decode($0) }))
             }
             try writer.write { db in
                 let writer = FactWriter(db)

@@ -1200,6 +1200,30 @@ extension AppDatabase {
                     );
                     """)
         }
+        migrator.registerMigration("v30 compact archive layout") { db in
+            // The archive's compact layout (docs/architecture.md, "The archive's layout"): each
+            // distinct certificate chain once, keyed by its sha256; a document refers to its chains
+            // by id (`bodyChains`, space-separated, in the order its layout uses them) when
+            // `bodyLayout` is 'jws'. Documents already stored are converted after the migrations, in
+            // batches each committed with `archiveRepack.doneThroughId` (`AppDatabase.repackArchive`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE archiveChain (
+                        id INTEGER PRIMARY KEY,
+                        sha256 BLOB NOT NULL UNIQUE,
+                        chain BLOB NOT NULL
+                    );
+                    ALTER TABLE document ADD COLUMN bodyLayout TEXT;
+                    ALTER TABLE document ADD COLUMN bodyChains TEXT;
+                    CREATE TABLE archiveRepack (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        doneThroughId INTEGER NOT NULL,
+                        lastId INTEGER NOT NULL
+                    );
+                    INSERT INTO archiveRepack (id, doneThroughId, lastId)
+                        SELECT 1, 0, MAX(id) FROM document WHERE body IS NOT NULL HAVING MAX(id) IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

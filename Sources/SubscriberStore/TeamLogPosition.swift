@@ -58,19 +58,17 @@ extension AppDatabase {
     /// Up to `limit` documents stored with the outcome `applied` after the document `id`, in the
     /// order they were stored.
     public func acceptedDocuments(after id: Int64, limit: Int) throws -> [AcceptedDocument] {
-        let rows = try writer.read { db in
+        try writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, source, format, body, bodyEncoding, byteCount FROM document
+                    SELECT id, source, format, \(Self.archiveColumns()) FROM document
                     WHERE outcome = 'applied' AND id > ? ORDER BY id LIMIT ?
-                    """, arguments: [id, limit])
-        }
-        return try rows.map { row in
-            let body = try (row["body"] as Data?).map {
-                try ArchiveCodec.restore(ArchivedBody(data: $0, encoding: row["bodyEncoding"]), originalCount: row["byteCount"])
+                    """, arguments: [id, limit]
+            ).map { row in
+                AcceptedDocument(
+                    id: row["id"], source: row["source"], format: row["format"] ?? "", body: try restoreArchived(row, db))
             }
-            return AcceptedDocument(id: row["id"], source: row["source"], format: row["format"] ?? "", body: body)
         }
     }
 }

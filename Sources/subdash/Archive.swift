@@ -7,7 +7,7 @@ struct Archive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "archive",
         abstract: "Read the raw document archive kept in the store.",
-        subcommands: [Export.self]
+        subcommands: [Export.self, Vacuum.self]
     )
 
     struct Export: AsyncParsableCommand {
@@ -57,6 +57,31 @@ struct Archive: AsyncParsableCommand {
                 "exported \(written) document\(written == 1 ? "" : "s") to \(directory.path)"
                     + (missing > 0 ? "; \(missing) not archived" : "") + (failed > 0 ? "; \(failed) unreadable" : ""))
             if failed > 0 { throw CLIError("\(failed) archived document\(failed == 1 ? "" : "s") could not be read", code: 1) }
+        }
+    }
+
+    /// `subdash archive vacuum`: SQLite's VACUUM, offered (never run by itself) after migration v30
+    /// converted an existing archive to the compact layout and left its freed pages in the file.
+    struct Vacuum: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give the store's free pages back to the file system (SQLite VACUUM).",
+            discussion: """
+                After the archive was converted to the compact layout (docs/architecture.md, "The archive's \
+                layout") the store keeps the pages it freed for later writes; this rewrites the file without \
+                them. It needs free disk space about the store's size and keeps other writers waiting while it runs.
+                """
+        )
+
+        @OptionGroup var store: StoreOptions
+
+        mutating func run() async throws {
+            try store.requireExisting()
+            let db: AppDatabase
+            do { db = try store.open() } catch let e as CLIError { e.exit() }
+            let before = try db.fileBytes()
+            do { try db.vacuum() } catch { CLIError("VACUUM failed: \(error)").exit() }
+            let after = try db.fileBytes()
+            printError("\(store.path): \(before) bytes before, \(after) after")
         }
     }
 }

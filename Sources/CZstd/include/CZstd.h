@@ -20,4 +20,21 @@ size_t czstd_compress_cctx(void *context, void *destination, size_t capacity,
 size_t czstd_decompress(void *destination, size_t capacity, const void *source, size_t size);
 unsigned czstd_is_error(size_t code);
 
+/// Trained dictionaries (zstd's stable dictionary API and ZDICT_trainFromBuffer), looked up
+/// separately: 1 when the loaded library has them. Used by subdash-bench to measure whether a
+/// dictionary per document kind is worth it (docs/performance.md, "The archive's compact layout").
+int czstd_dictionaries_available(void);
+size_t czstd_train_dictionary(void *dictionary, size_t capacity, const void *samples, const size_t *sizes,
+                              unsigned count);
+void *czstd_create_cdict(const void *dictionary, size_t size, int level);
+void czstd_free_cdict(void *cdict);
+size_t czstd_compress_cdict(void *context, void *destination, size_t capacity, const void *source, size_t size,
+                            const void *cdict);
+void *czstd_create_ddict(const void *dictionary, size_t size);
+void czstd_free_ddict(void *ddict);
+void *czstd_create_dctx(void);
+void czstd_free_dctx(void *context);
+size_t czstd_decompress_ddict(void *context, void *destination, size_t capacity, const void *source, size_t size,
+                              const void *ddict);
+
 #endif
