@@ -106,8 +106,10 @@ import Testing
         #expect(
             lines.contains { $0.contains("8.33") } && !lines.contains { $0.contains("19.32") }, "\(lines.joined(separator: "\n"))"
         )
-        // States & Events count both plans whatever :plan says, and say so.
+        // States & Events count the plan's states and events too, and say so; Offers counts both.
         try keys("4", state: &state, runner: runner)
+        #expect(Self.screen(state)[1].contains("plan upfront"))
+        try keys("5", state: &state, runner: runner)
         #expect(Self.screen(state)[1].contains("both plans here"))
     }
 }
