@@ -44,7 +44,7 @@ for report in states events; do
       for i in 0 1; do
         if /usr/bin/time -f "%e %U %S" -o "$err.time" "${bins[$i]}" report "${args[@]}" --plan "$plan" --db "${stores[$i]}" --format json >"$out" 2>/dev/null; then
           read -r wall user sys <"$err.time"
-          walls[$i]+="$wall "; cpus[$i]+="$(echo "$user + $sys" | bc) "
+          walls[$i]+="$wall "; cpus[$i]+="$(echo "$user + $sys" | bc | awk '{printf "%.2f", $1}') "
           [ "$r" = 0 ] && bytes[$i]="$(stat -c %s "$out")"
         else
           status[$i]=1
