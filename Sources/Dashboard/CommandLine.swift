@@ -66,8 +66,9 @@ func runCommand(_ state: inout AppState, _ text: String) -> [Effect] {
         }
         return setEnvironment(&state, environment)
     case .plan:
-        // As `--plan`: the cohort grid shows one plan's members, the Money pane's MRR and revenue
-        // one plan's periods (docs/metrics.md, "Billing plans and commitments").
+        // As `--plan`: the cohort grid shows one plan's members, the Money pane's MRR and revenue,
+        // and the States & Events and Trends panes' states and events, one plan's periods
+        // (docs/metrics.md, "Billing plans and commitments").
         let choice = argument.isEmpty ? "all" : argument.lowercased()
         guard choice == "all" || BillingPlan(rawValue: choice) != nil else {
             state.status = "usage: :plan upfront|monthly|all (as --plan; :plan alone: all)"

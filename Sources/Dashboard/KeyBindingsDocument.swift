@@ -21,9 +21,12 @@ public enum KeyBindingsDocument {
 
             `:plan upfront`, `:plan monthly` or `:plan all` (the default; `:plan` alone too) counts one billing
             plan, as `--plan` does: the Cohorts grid then shows that plan's members only (a member counts
-            under its first paid period's plan), one plan at a time, and the Money pane's MRR and revenue
-            that plan's periods. The line under the tabs says `plan monthly` there, and `both plans here`
-            on the panes that count both whatever `:plan` says (States & Events, Offers, Subscribers).
+            under its first paid period's plan), one plan at a time; the Money pane's MRR, revenue and
+            offer uses that plan's periods; States & Events and Trends the states and events of that plan's
+            periods (a state or event counts under the plan of the period it is about), and the list behind
+            any of their figures that plan's subscriptions. The line under the tabs says `plan monthly`
+            there, and `both plans here` on the panes that count both whatever `:plan` says (Offers, and
+            Subscribers outside such a list).
 
             """
         text += section("Everywhere", bindings.filter { $0.panes == nil })

@@ -56,9 +56,13 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     Breadcrumbs(crumbs).render(in: rows[1], buffer: &buffer, palette: palette)
     var scope = ["as of " + (state.asOf?.asOfText ?? "…"), state.scope.environment.rawValue]
     if let product = state.scope.productId { scope.append(clean(product)) }
-    // `:plan`: the panes that count one plan say which; the others count both and say so.
+    // `:plan`: the panes that count one plan say which (and a list behind one of their figures);
+    // the others count both and say so.
     if let plan = state.scope.plan {
-        scope.append([.cohorts, .money].contains(state.pane) ? "plan \(plan.rawValue)" : "both plans here")
+        let counted =
+            [.cohorts, .statesEvents, .money, .trends].contains(state.pane)
+            || (state.pane == .subscribers && state.subscribers.view.queriedPopulation != nil)
+        scope.append(counted ? "plan \(plan.rawValue)" : "both plans here")
     }
     if state.pane == .subscribers, !state.marks.isEmpty { scope.append("\(state.marks.count) marked") }
     // Said where the user looks first, not only when a writing key is refused.

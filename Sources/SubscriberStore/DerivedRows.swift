@@ -69,7 +69,7 @@ struct DerivedTable: Sendable {
         name: "segment",
         columns: [
             "originalTransactionId", "environment", "start", "\"end\"", "state", "productId", "autoRenew", "runIndex",
-            "paidPeriods", "periodDays", "graceEnd", "ownership",
+            "paidPeriods", "periodDays", "graceEnd", "ownership", "billingPlan",
         ],
         primaryKey: ["originalTransactionId", "start"])
     static let billingFailure = DerivedTable(
@@ -98,7 +98,7 @@ struct DerivedTable: Sendable {
         name: "offerUse",
         columns: [
             "originalTransactionId", "useIndex", "environment", "offerKind", "offerIdentifier", "productId", "start",
-            "runIndex", "nextStart", "nextIsStandard", "runEndedAt", "paidFromNext", "lastPaidStart",
+            "runIndex", "nextStart", "nextIsStandard", "runEndedAt", "paidFromNext", "lastPaidStart", "billingPlan",
         ],
         primaryKey: ["originalTransactionId", "useIndex"])
     /// The ids pane 1 shows and searches, selected from `subscription` and the customer table.
@@ -112,6 +112,7 @@ struct DerivedTable: Sendable {
         name: "event",
         columns: [
             "originalTransactionId", "environment", "at", "type", "productId", "expirationReason", "transactionId", "ownership",
+            "billingPlan",
         ],
         primaryKey: [])
 

@@ -128,14 +128,17 @@ struct Materializer {
             case .segment:
                 return (
                     CountChanges(
-                        table: "segmentDay", keyColumns: ["environment", "ownership", "day", "productId", "state"],
+                        table: "segmentDay",
+                        keyColumns: ["environment", "ownership", "day", "productId", "state", "billingPlan"],
                         countColumns: ["starts", "ends"]), nil
                 )
             case .event:
                 return (
                     CountChanges(
                         table: "eventDay",
-                        keyColumns: ["environment", "ownership", "day", "productId", "type", "expirationReason"],
+                        keyColumns: [
+                            "environment", "ownership", "day", "productId", "type", "expirationReason", "billingPlan",
+                        ],
                         countColumns: ["count"]), nil
                 )
             case .productDuration:
@@ -237,14 +240,16 @@ struct Materializer {
         let segments = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT environment, start, "end", productId, state, ownership FROM segment WHERE originalTransactionId = ?
+                    SELECT environment, start, "end", productId, state, ownership, billingPlan FROM segment
+                    WHERE originalTransactionId = ?
                     """), arguments: [id])
         while let row = try segments.next() {
             let end: Int64 = row[2]
             counts.add(
                 CountDelta.segment(
                     environment: row[0], ownership: row[5], start: Instant(milliseconds: row[1]),
-                    end: end == AppDatabase.openEnd ? nil : Instant(milliseconds: end), productId: row[3], state: row[4]), -1)
+                    end: end == AppDatabase.openEnd ? nil : Instant(milliseconds: end), productId: row[3], state: row[4],
+                    billingPlan: row[6]), -1)
             keys["segment", default: []].insert([row[1]])
         }
         let events = try Row.fetchCursor(
@@ -255,12 +260,12 @@ struct Materializer {
                     """), arguments: [id])
         var storedEvents: [[DatabaseValue]: [Int64]] = [:]
         while let row = try events.next() {
-            // environment, at, type, productId, expirationReason, transactionId, ownership
+            // environment, at, type, productId, expirationReason, transactionId, ownership, billingPlan
             counts.add(
                 CountDelta.event(
                     environment: row[0], ownership: row[6], at: Instant(milliseconds: row[1]), productId: row[3], type: row[2],
-                    expirationReason: row[4]), -1)
-            storedEvents[(0..<7).map { row[$0] as DatabaseValue }, default: []].append(row[7])
+                    expirationReason: row[4], billingPlan: row[7]), -1)
+            storedEvents[(0..<8).map { row[$0] as DatabaseValue }, default: []].append(row[8])
         }
         let runs = try Row.fetchCursor(
             db.cachedStatement(
@@ -338,7 +343,7 @@ struct Materializer {
                     db, t.originalTransactionId, i, env, u.offerKind.rawValue, u.offerIdentifier, u.productId,
                     u.start.milliseconds, u.runIndex, u.nextStart?.milliseconds, u.nextIsStandard,
                     t.runs[u.runIndex].endedAt.milliseconds, fromNext,
-                    u.nextStart == nil ? nil : counted.max()?.milliseconds)
+                    u.nextStart == nil ? nil : counted.max()?.milliseconds, u.billingPlan.rawValue)
             }
         }
         var commitmentOfPeriod: [Int: Int] = [:]
@@ -413,7 +418,7 @@ struct Materializer {
             try rows.write(.segment, key: [s.start.milliseconds.databaseValue]) { segment in
                 try segment.run(
                     db, id, env, s.start.milliseconds, end, s.state.rawValue, s.productId, s.autoRenew, s.runIndex,
-                    s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner)
+                    s.paidPeriods, s.periodDays, s.graceEnd?.milliseconds, owner, s.billingPlan.rawValue)
             }
         }
 
@@ -421,6 +426,7 @@ struct Materializer {
             try rows.writeEvent([
                 env.databaseValue, e.at.milliseconds.databaseValue, e.type.rawValue.databaseValue, e.productId.databaseValue,
                 e.expirationReason?.rawValue.databaseValue ?? .null, e.transactionId.databaseValue, owner.databaseValue,
+                e.billingPlan.rawValue.databaseValue,
             ])
         }
 

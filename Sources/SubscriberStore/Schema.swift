@@ -1188,6 +1188,69 @@ extension AppDatabase {
                 """
             try db.execute(sql: sql)
         }
+        migrator.registerMigration("v29 segments and events by billing plan") { db in
+            // `--plan` on states and events (docs/metrics.md, "Billing plans and commitments"): a
+            // segment counts under the billing plan of the period its state is about, an event under
+            // that of the period it belongs to (as each counts under that period's product), kept
+            // on the rows, in the key of their per-day counts and in the indexes the as-of reads and
+            // drill-downs select by. Every row and count stored so far is plan `upfront`, which is
+            // what they are until derived again; only subscriptions with a monthly payment can read
+            // differently, and those are derived again once the schema is complete. Offer uses
+            // (`report offers --plan`) likewise gain the billing plan of their first period.
+            try db.execute(
+                sql: """
+                    ALTER TABLE segment ADD COLUMN billingPlan TEXT NOT NULL DEFAULT 'upfront';
+                    ALTER TABLE event ADD COLUMN billingPlan TEXT NOT NULL DEFAULT 'upfront';
+                    ALTER TABLE offerUse ADD COLUMN billingPlan TEXT NOT NULL DEFAULT 'upfront';
+
+                    DROP INDEX IF EXISTS segment_end;
+                    CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                        paidPeriods, periodDays, billingPlan);
+                    DROP INDEX IF EXISTS segment_start;
+                    CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId, billingPlan);
+                    DROP INDEX IF EXISTS event_at;
+                    CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason,
+                        billingPlan);
+                    DROP INDEX IF EXISTS offerUse_start;
+                    CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId, nextStart,
+                        nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId, billingPlan);
+
+                    CREATE TABLE segmentDayByPlan (
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        billingPlan TEXT NOT NULL,
+                        starts INTEGER NOT NULL,
+                        ends INTEGER NOT NULL,
+                        PRIMARY KEY (environment, ownership, day, productId, state, billingPlan)
+                    ) WITHOUT ROWID;
+                    INSERT INTO segmentDayByPlan
+                        SELECT environment, ownership, day, productId, state, 'upfront', starts, ends FROM segmentDay;
+                    DROP TABLE segmentDay;
+                    ALTER TABLE segmentDayByPlan RENAME TO segmentDay;
+
+                    CREATE TABLE eventDayByPlan (
+                        environment TEXT NOT NULL,
+                        ownership TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        productId TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        expirationReason TEXT NOT NULL,
+                        billingPlan TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, ownership, day, productId, type, expirationReason, billingPlan)
+                    ) WITHOUT ROWID;
+                    INSERT INTO eventDayByPlan
+                        SELECT environment, ownership, day, productId, type, expirationReason, 'upfront', count FROM eventDay;
+                    DROP TABLE eventDay;
+                    ALTER TABLE eventDayByPlan RENAME TO eventDay;
+
+                    INSERT OR IGNORE INTO pendingSubscription (originalTransactionId)
+                        SELECT DISTINCT originalTransactionId FROM "transaction" WHERE billingPlanType = 'MONTHLY';
+                    """)
+        }
         migrator.registerMigration("v32 team log position") { db in
             // A view of a team log (`subdash sync`, docs/team.md): which log, and the last of its
             // sequence numbers applied here, written in the transaction that applies the entries.

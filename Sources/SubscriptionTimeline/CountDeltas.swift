@@ -12,9 +12,10 @@ public struct CountDelta: Hashable, Sendable {
     /// `cohortStep`, `mrr`, `ltvMember` and `ltvPrice` per UTC day and per UTC month;
     /// `productDuration` not by time.
     public enum Table: String, CaseIterable, Hashable, Sendable {
-        /// Segments by state: `[environment, ownership]`, day, `[productId, state]`; starts (0), ends (1).
+        /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),
+        /// ends (1).
         case segment
-        /// Events: `[environment, ownership]`, day, `[productId, type, expirationReason or '']`.
+        /// Events: `[environment, ownership]`, day, `[productId, type, expirationReason or '', billingPlan]`.
         case event
         /// Upfront standard periods by billing length: `[]`, no time, `[productId, billingDays]`.
         case productDuration
@@ -77,12 +78,13 @@ public struct CountDelta: Hashable, Sendable {
         for p in t.periods { rows += period(productId: p.productId, billingDays: p.billingDays) }
         for s in segments ?? t.segments() {
             rows += segment(
-                environment: env, ownership: owner, start: s.start, end: s.end, productId: s.productId, state: s.state.rawValue)
+                environment: env, ownership: owner, start: s.start, end: s.end, productId: s.productId, state: s.state.rawValue,
+                billingPlan: s.billingPlan.rawValue)
         }
         for e in t.events {
             rows += event(
                 environment: env, ownership: owner, at: e.at, productId: e.productId, type: e.type.rawValue,
-                expirationReason: e.expirationReason?.rawValue)
+                expirationReason: e.expirationReason?.rawValue, billingPlan: e.billingPlan.rawValue)
         }
         for m in t.cohortMembers() { rows += m.deltas(environment: env) }
         for i in MRRInterval.intervals(of: t, money: money) { rows += i.deltas(environment: env) }
@@ -106,25 +108,29 @@ public struct CountDelta: Hashable, Sendable {
         return [CountDelta(table: .productDuration, scope: [], at: nil, key: [.text(productId), .integer(Int64(billingDays))])]
     }
 
-    /// A segment: its start on its start day, its end on its end day unless open-ended (nil).
+    /// A segment: its start on its start day, its end on its end day unless open-ended (nil), under
+    /// the product and billing plan of the period its state is about (``StateInterval``).
     public static func segment(
-        environment: String, ownership: String, start: Instant, end: Instant?, productId: String, state: String
+        environment: String, ownership: String, start: Instant, end: Instant?, productId: String, state: String,
+        billingPlan: String
     ) -> [CountDelta] {
         let scope: [Value] = [.text(environment), .text(ownership)]
-        let key: [Value] = [.text(productId), .text(state)]
+        let key: [Value] = [.text(productId), .text(state), .text(billingPlan)]
         var rows = [CountDelta(table: .segment, scope: scope, at: start, key: key)]
         if let end { rows.append(CountDelta(table: .segment, scope: scope, at: end, key: key, column: 1)) }
         return rows
     }
 
-    /// An event, on its day.
+    /// An event, on its day, under the product and billing plan of the period it belongs to
+    /// (``TimelineEvent``).
     public static func event(
-        environment: String, ownership: String, at: Instant, productId: String, type: String, expirationReason: String?
+        environment: String, ownership: String, at: Instant, productId: String, type: String, expirationReason: String?,
+        billingPlan: String
     ) -> [CountDelta] {
         [
             CountDelta(
                 table: .event, scope: [.text(environment), .text(ownership)], at: at,
-                key: [.text(productId), .text(type), .text(expirationReason ?? "")])
+                key: [.text(productId), .text(type), .text(expirationReason ?? ""), .text(billingPlan)])
         ]
     }
 }

@@ -12,6 +12,9 @@ public struct OfferUse: Hashable, Sendable, Codable {
     public var offerIdentifier: String?
     /// The product of its first period.
     public var productId: String
+    /// The billing plan of its first period: what `--plan` counts the use under (docs/metrics.md,
+    /// "Billing plans and commitments").
+    public var billingPlan: BillingPlan = .upfront
     /// Its first period's start.
     public var start: Instant
     public var runIndex: Int
@@ -55,7 +58,7 @@ extension SubscriptionTimeline {
             uses.append(
                 OfferUse(
                     offerKind: p.offerKind, offerIdentifier: p.offerIdentifier, productId: p.productId,
-                    start: p.start, runIndex: p.runIndex, lastPeriod: last, nextStart: next?.start,
+                    billingPlan: p.billingPlan, start: p.start, runIndex: p.runIndex, lastPeriod: last, nextStart: next?.start,
                     nextIsStandard: next?.offerKind == .standard, lapsedAt: next == nil ? run.endedAt : nil))
             i = last + 1
         }

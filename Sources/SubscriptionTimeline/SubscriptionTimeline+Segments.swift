@@ -7,6 +7,8 @@ extension SubscriptionTimeline {
         public var end: Instant?
         public var state: SubscriptionState
         public var productId: String
+        /// The billing plan of the period the state is about (``StateInterval/billingPlan``).
+        public var billingPlan: BillingPlan = .upfront
         public var autoRenew: Bool
         public var runIndex: Int
         public var paidPeriods: Int
@@ -46,7 +48,8 @@ extension SubscriptionTimeline {
             }
             let segment = Segment(
                 start: at, end: i + 1 < points.count ? points[i + 1] : nil, state: interval.state,
-                productId: interval.productId, autoRenew: t.autoRenew(at: at) ?? false, runIndex: runIndex,
+                productId: interval.productId, billingPlan: interval.billingPlan, autoRenew: t.autoRenew(at: at) ?? false,
+                runIndex: runIndex,
                 paidPeriods: t.runs.isEmpty ? 0 : t.runs[runIndex].paidPeriods(asOf: at),
                 periodDays: covering.map {
                     Double($0.expiresDate.milliseconds - $0.start.milliseconds) / Double(Instant.millisecondsPerDay)
@@ -55,6 +58,7 @@ extension SubscriptionTimeline {
             // Merge with the previous segment when nothing differs but the start.
             if var previous = result.last, previous.end == at,
                 previous.state == segment.state, previous.productId == segment.productId,
+                previous.billingPlan == segment.billingPlan,
                 previous.autoRenew == segment.autoRenew, previous.runIndex == segment.runIndex,
                 previous.paidPeriods == segment.paidPeriods, previous.periodDays == segment.periodDays,
                 previous.graceEnd == segment.graceEnd

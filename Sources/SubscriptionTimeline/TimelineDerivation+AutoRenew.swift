@@ -54,8 +54,12 @@ extension TimelineDerivation {
                 c += 1
             }
             setAutoRenew(status, at: t)
-            if toggledOff { events.append(TimelineEvent(at: t, type: .autoRenewOff, productId: productId(at: t, fallback: 0))) }
-            if toggledOn { events.append(TimelineEvent(at: t, type: .autoRenewOn, productId: productId(at: t, fallback: 0))) }
+            for (toggled, type) in [(toggledOff, EventType.autoRenewOff), (toggledOn, .autoRenewOn)] where toggled {
+                events.append(
+                    TimelineEvent(
+                        at: t, type: type, productId: productId(at: t, fallback: 0), billingPlan: billingPlan(at: t, fallback: 0))
+                )
+            }
         }
     }
 

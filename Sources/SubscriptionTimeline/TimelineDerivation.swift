@@ -140,6 +140,12 @@ struct TimelineDerivation {
         periods[latestPeriod(startedAtOrBefore: t) ?? fallback].productId
     }
 
+    /// The billing plan of that same period: an event counts under it with `--plan` as it counts
+    /// under its product with `--product` (docs/metrics.md, "Billing plans and commitments").
+    func billingPlan(at t: Instant, fallback: Int) -> BillingPlan {
+        periods[latestPeriod(startedAtOrBefore: t) ?? fallback].billingPlan
+    }
+
     // MARK: - Billing failures
 
     mutating func findBillingFailures() {
@@ -335,7 +341,7 @@ struct TimelineDerivation {
                 (
                     TimelineEvent(
                         at: p.start, type: EventType(p.periodClass), productId: p.productId,
-                        transactionId: p.transactionId), i
+                        billingPlan: p.billingPlan, transactionId: p.transactionId), i
                 ))
             if p.isRefunded, let r = p.revocationDate {
                 let at = max(r, p.start)
@@ -343,7 +349,7 @@ struct TimelineDerivation {
                     (
                         TimelineEvent(
                             at: at, type: .refund, productId: productId(at: at, fallback: i),
-                            transactionId: p.transactionId), i
+                            billingPlan: billingPlan(at: at, fallback: i), transactionId: p.transactionId), i
                     ))
             }
         }
@@ -352,7 +358,8 @@ struct TimelineDerivation {
                 (
                     TimelineEvent(
                         at: f.at, type: .billingIssue, productId: productId(at: f.at, fallback: f.periodIndex),
-                        transactionId: f.transactionId), f.periodIndex
+                        billingPlan: billingPlan(at: f.at, fallback: f.periodIndex), transactionId: f.transactionId),
+                    f.periodIndex
                 ))
         }
         for run in runs {
@@ -361,6 +368,7 @@ struct TimelineDerivation {
                     TimelineEvent(
                         at: run.endedAt, type: .expiration,
                         productId: productId(at: run.endedAt, fallback: run.lastPeriod),
+                        billingPlan: billingPlan(at: run.endedAt, fallback: run.lastPeriod),
                         expirationReason: run.expirationReason), run.lastPeriod
                 ))
         }
@@ -378,24 +386,28 @@ struct TimelineDerivation {
     func stateIntervals() -> [StateInterval] {
         var result: [StateInterval] = []
         result.reserveCapacity(periods.count + 2 * failures.count + runs.count)
-        func append(_ from: Instant, _ to: Instant?, _ state: SubscriptionState, _ product: String) {
+        // Each interval is about one period: its product and billing plan are that period's.
+        func append(_ from: Instant, _ to: Instant?, _ state: SubscriptionState, _ p: Period) {
             if let to, to <= from { return }
-            if let last = result.last, last.state == state, last.productId == product, last.to == from {
+            if let last = result.last, last.state == state, last.productId == p.productId, last.billingPlan == p.billingPlan,
+                last.to == from
+            {
                 result[result.count - 1].to = to
             } else {
-                result.append(StateInterval(from: from, to: to, state: state, productId: product))
+                result.append(
+                    StateInterval(from: from, to: to, state: state, productId: p.productId, billingPlan: p.billingPlan))
             }
         }
         for (i, p) in periods.enumerated() {
             let nextStart = i + 1 < periods.count ? periods[i + 1].start : nil
-            append(p.start, p.end, SubscriptionState(p.offerKind), p.productId)
+            append(p.start, p.end, SubscriptionState(p.offerKind), p)
             var expiredFrom = p.end
             if let f = failureOfPeriod[i].map({ failures[$0] }) {
-                append(f.at, f.graceEnd, .gracePeriod, p.productId)
-                append(f.graceEnd, f.windowEnd, .billingRetry, p.productId)
+                append(f.at, f.graceEnd, .gracePeriod, p)
+                append(f.graceEnd, f.windowEnd, .billingRetry, p)
                 expiredFrom = f.windowEnd
             }
-            append(expiredFrom, nextStart, .expired, p.productId)
+            append(expiredFrom, nextStart, .expired, p)
         }
         return result
     }

@@ -9,18 +9,22 @@ public struct TimelineEvent: Hashable, Sendable, Codable {
     /// period-start event by that period's product, every other event by the latest period started
     /// at or before `at`.
     public var productId: String
+    /// The billing plan of the period whose product the event belongs to (`--plan`, docs/metrics.md,
+    /// "Billing plans and commitments").
+    public var billingPlan: BillingPlan
     /// Set for `expiration`.
     public var expirationReason: ExpirationReason?
     /// The period a period-start or refund event is about, the failed period of a billing issue.
     public var transactionId: String?
 
     public init(
-        at: Instant, type: EventType, productId: String, expirationReason: ExpirationReason? = nil,
-        transactionId: String? = nil
+        at: Instant, type: EventType, productId: String, billingPlan: BillingPlan = .upfront,
+        expirationReason: ExpirationReason? = nil, transactionId: String? = nil
     ) {
         self.at = at
         self.type = type
         self.productId = productId
+        self.billingPlan = billingPlan
         self.expirationReason = expirationReason
         self.transactionId = transactionId
     }

@@ -151,11 +151,13 @@ struct OffersReportCommand: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
+    @OptionGroup var plan: PlanOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let r = try analytics.offerConversion(from: range.from.instant, to: range.to.instant, asOf: at, scope: options.scope)
+        let r = try analytics.offerConversion(
+            from: range.from.instant, to: range.to.instant, asOf: at, scope: plan.applied(to: options.scope))
         emit(
             options.format, json: { ReportJSON.offers(r) },
             csv: {

@@ -18,7 +18,11 @@ enum PlanFilter: String, ExpressibleByArgument, CaseIterable {
 
 struct PlanOption: ParsableArguments {
     @Option(
-        help: "Only periods billed upfront, only monthly payments of a 12-month commitment, or all.")
+        help: ArgumentHelp(
+            "Only periods billed upfront, only monthly payments of a 12-month commitment, or all.",
+            discussion:
+                "A state or event counts under the plan of the period it is about, a cohort member under its first paid period's (docs/metrics.md, \"Billing plans and commitments\")."
+        ))
     var plan: PlanFilter = .all
 
     /// `scope` restricted to the plan.
@@ -26,21 +30,5 @@ struct PlanOption: ParsableArguments {
         var scope = scope
         scope.plan = plan.plan
         return scope
-    }
-}
-
-/// `--plan` on a report whose stored counts carry no billing plan: only `all` (both plans
-/// together) is exact, so any other choice is refused rather than answered with both plans
-/// (docs/metrics.md, "Billing plans and commitments").
-struct UnavailablePlanOption: ParsableArguments {
-    @Option(help: "Only all: this report cannot count one billing plan yet (it counts both).")
-    var plan: PlanFilter = .all
-
-    /// Refuses `--plan upfront|monthly` on `report`.
-    func refuse(on report: String) throws {
-        guard plan != .all else { return }
-        throw ValidationError(
-            "--plan is not available on report \(report) yet: it counts both billing plans together "
-                + "(--plan \(plan.rawValue) works on report mrr, revenue, refunds, recovery, cohorts and ltv)")
     }
 }

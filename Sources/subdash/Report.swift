@@ -142,14 +142,12 @@ struct StatesReport: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var asOf: AsOfOption
-    @OptionGroup var plan: UnavailablePlanOption
-
-    func validate() throws { try plan.refuse(on: "states") }
+    @OptionGroup var plan: PlanOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
-        let counts = try analytics.states(asOf: at, scope: ownership.scope(options))
+        let counts = try analytics.states(asOf: at, scope: plan.applied(to: ownership.scope(options)))
         try emit(
             options.format, json: { try ReportJSON.states(counts) },
             csv: {
@@ -181,16 +179,14 @@ struct EventsReport: AsyncParsableCommand {
     @OptionGroup var ownership: OwnershipOption
     @OptionGroup var range: RangeOptions
     @OptionGroup var asOf: AsOfOption
-    @OptionGroup var plan: UnavailablePlanOption
-
-    func validate() throws { try plan.refuse(on: "events") }
+    @OptionGroup var plan: PlanOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
         let at = try analytics.resolveAsOf(asOf.asOf?.instant)
         let counts = try analytics.events(
             from: range.from.instant, to: range.to.instant, asOf: at,
-            scope: ownership.scope(options))
+            scope: plan.applied(to: ownership.scope(options)))
         try emit(
             options.format, json: { try ReportJSON.events(counts) },
             csv: {

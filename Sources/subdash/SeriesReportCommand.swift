@@ -23,6 +23,7 @@ struct SeriesReportCommand: AsyncParsableCommand {
     @OptionGroup var asOf: AsOfOption
     @OptionGroup var conversion: ConversionOptions
     @Option(help: "Bucket length.") var by: BucketSize = .month
+    @OptionGroup var plan: PlanOption
 
     mutating func run() async throws {
         let analytics = try options.analytics()
@@ -30,7 +31,7 @@ struct SeriesReportCommand: AsyncParsableCommand {
         let rates = try conversion.load()
         let s = try moneyReport {
             try analytics.series(
-                metric, from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: options.scope,
+                metric, from: range.from.instant, to: range.to.instant, asOf: at, by: by, scope: plan.applied(to: options.scope),
                 rates: rates)
         }
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent

@@ -106,8 +106,21 @@ import Testing
         #expect(
             lines.contains { $0.contains("8.33") } && !lines.contains { $0.contains("19.32") }, "\(lines.joined(separator: "\n"))"
         )
-        // States & Events count both plans whatever :plan says, and say so.
+        // States & Events count the plan's states and events too, and say so: as of 2026-05-20 Y is
+        // standard and A expired (its last period, pro.monthly, billed upfront); M is standard and
+        // renewed on 05-02 into a monthly payment. Offers counts both plans.
         try keys("4", state: &state, runner: runner)
+        #expect(Self.screen(state)[1].contains("plan upfront"))
+        var figures = try #require(state.statesEvents.figures)
+        #expect(figures.states.counts == [.standard: 1, .expired: 1])
+        #expect(figures.events[.renewal, default: 0] == 0)
+        try Self.command("plan monthly", &state, runner)
+        #expect(Self.screen(state)[1].contains("plan monthly"))
+        figures = try #require(state.statesEvents.figures)
+        #expect(figures.states.counts == [.standard: 1])
+        #expect(figures.events[.renewal] == 1)
+        try Self.command("plan upfront", &state, runner)
+        try keys("5", state: &state, runner: runner)
         #expect(Self.screen(state)[1].contains("both plans here"))
     }
 }

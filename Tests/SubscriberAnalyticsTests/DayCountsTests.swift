@@ -104,18 +104,22 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, ownership, day, productId, state, SUM(starts) AS starts, SUM(ends) AS ends FROM (
-                    SELECT environment, ownership, start / 86400000 AS day, productId, state, 1 AS starts, 0 AS ends FROM segment
+                SELECT environment, ownership, day, productId, state, billingPlan, SUM(starts) AS starts, SUM(ends) AS ends FROM (
+                    SELECT environment, ownership, start / 86400000 AS day, productId, state, billingPlan, 1 AS starts, 0 AS ends
+                    FROM segment
                     UNION ALL
-                    SELECT environment, ownership, "end" / 86400000, productId, state, 0, 1 FROM segment
+                    SELECT environment, ownership, "end" / 86400000, productId, state, billingPlan, 0, 1 FROM segment
                     WHERE "end" <> \(AppDatabase.openEnd))
-                GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
                 """)
     }
 
     static func kept(_ db: Database) throws -> [Row] {
         try Row.fetchAll(
-            db, sql: "SELECT environment, ownership, day, productId, state, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4, 5")
+            db,
+            sql:
+                "SELECT environment, ownership, day, productId, state, billingPlan, starts, ends FROM segmentDay ORDER BY 1, 2, 3, 4, 5, 6"
+        )
     }
 
     static func eventsRecomputed(_ db: Database) throws -> [Row] {
@@ -123,8 +127,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
             db,
             sql: """
                 SELECT environment, ownership, at / 86400000 AS day, productId, type,
-                       COALESCE(expirationReason, '') AS expirationReason, COUNT(*) AS count
-                FROM event GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+                       COALESCE(expirationReason, '') AS expirationReason, billingPlan, COUNT(*) AS count
+                FROM event GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
                 """)
     }
 
@@ -132,7 +136,8 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         try Row.fetchAll(
             db,
             sql: """
-                SELECT environment, ownership, day, productId, type, expirationReason, count FROM eventDay ORDER BY 1, 2, 3, 4, 5, 6
+                SELECT environment, ownership, day, productId, type, expirationReason, billingPlan, count FROM eventDay
+                ORDER BY 1, 2, 3, 4, 5, 6, 7
                 """)
     }
 

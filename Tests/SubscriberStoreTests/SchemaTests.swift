@@ -239,4 +239,45 @@ import Testing
                 "pending c",
             ])
     }
+
+    /// Segments, events and offer uses by billing plan (v29): the rows and per-day counts already stored move
+    /// to plan `upfront` (what they are until derived again), and only the subscriptions with a
+    /// monthly payment are derived again.
+    @Test func segmentAndEventPlansKeepTheCountsAndMarkTheMonthlySubscriptions() throws {
+        let queue = try Self.migrated(
+            upTo: "v28 cohorts and realized LTV by billing plan",
+            inserting: """
+                INSERT INTO segmentDay (environment, ownership, day, productId, state, starts, ends)
+                    VALUES ('Production', 'purchased', 20119, 'y', 'standard', 2, 1);
+                INSERT INTO eventDay (environment, ownership, day, productId, type, expirationReason, count)
+                    VALUES ('Production', 'purchased', 20119, 'y', 'renewal', '', 3);
+                INSERT INTO segment (originalTransactionId, environment, start, "end", state, productId, autoRenew, runIndex,
+                    paidPeriods, ownership) VALUES ('c', 'Production', 0, 1, 'standard', 'y', 1, 0, 1, 'purchased');
+                INSERT INTO event (originalTransactionId, environment, at, type, productId, ownership)
+                    VALUES ('c', 'Production', 0, 'activation', 'y', 'purchased');
+                INSERT INTO offerUse (originalTransactionId, useIndex, environment, offerKind, productId, start, runIndex,
+                    nextIsStandard, runEndedAt) VALUES ('c', 0, 'Production', 'freeTrial', 'y', 0, 0, 1, 1);
+                INSERT INTO "transaction" (transactionId, originalTransactionId, productId, purchaseDate, expiresDate,
+                    isUpgraded, environment, signedDate, rank, billingPlanType)
+                VALUES ('u1', 'u', 'm', 0, 1, 0, 'Production', 0, 'r', NULL),
+                    ('c1', 'c', 'y', 0, 1, 0, 'Production', 0, 'r', 'MONTHLY');
+                """, thenUpTo: "v29 segments and events by billing plan")
+        let rows = try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 'segmentDay ' || billingPlan || ' ' || starts || '/' || ends FROM segmentDay
+                    UNION ALL SELECT 'eventDay ' || billingPlan || ' ' || count FROM eventDay
+                    UNION ALL SELECT 'segment ' || billingPlan FROM segment
+                    UNION ALL SELECT 'event ' || billingPlan FROM event
+                    UNION ALL SELECT 'offerUse ' || billingPlan FROM offerUse
+                    UNION ALL SELECT 'pending ' || originalTransactionId FROM pendingSubscription
+                    """)
+        }
+        #expect(
+            rows == [
+                "segmentDay upfront 2/1", "eventDay upfront 3", "segment upfront", "event upfront", "offerUse upfront",
+                "pending c",
+            ])
+    }
 }

@@ -23,7 +23,7 @@ import Testing
             )
         }
         #expect(complete)
-        #expect(eventColumns == ["environment", "ownership", "at", "type", "productId", "expirationReason"])
+        #expect(eventColumns == ["environment", "ownership", "at", "type", "productId", "expirationReason", "billingPlan"])
     }
 
     @Test func segmentCountsByDayAreFilledFromTheSegmentsAlreadyStored() throws {
@@ -338,6 +338,58 @@ import Testing
         #expect(try store.pendingCount() == 0)
         let counts = try KeptCounts.of(store)
         #expect(counts.kept["ltvMemberDay"]?.isEmpty == false)
+        #expect(counts.differing.isEmpty)
+        let migrated = try storeDump(store)
+        let clean = try SampleDataStore.dump()
+        #expect(migrated.keys.sorted() == clean.keys.sorted())
+        for (table, rows) in clean where migrated[table] != rows {
+            Issue.record("\(table) differs after the migration: \(migrated[table]?.count ?? 0) rows, \(rows.count) expected")
+        }
+    }
+
+    /// A store from before segments and events had their billing plan (v28), holding SampleData
+    /// (116 commitments paid monthly): brought up to date, it is the store a clean import makes,
+    /// table for table, and its kept counts equal their rebuild from the facts.
+    @Test func segmentAndEventPlansAreDerivedForTheMonthlySubscriptionsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        do {
+            let store = try SampleDataStore.copyFile(to: path)
+            try store.writer.writeWithoutTransaction { db in
+                try db.execute(
+                    sql: """
+                        DROP INDEX segment_end; DROP INDEX segment_start; DROP INDEX event_at; DROP INDEX offerUse_start;
+                        ALTER TABLE segment DROP COLUMN billingPlan;
+                        ALTER TABLE event DROP COLUMN billingPlan;
+                        ALTER TABLE offerUse DROP COLUMN billingPlan;
+                        CREATE INDEX offerUse_start ON offerUse(environment, start, offerKind, offerIdentifier, productId,
+                            nextStart, nextIsStandard, runEndedAt, paidFromNext, lastPaidStart, runIndex, originalTransactionId);
+                        CREATE INDEX segment_end ON segment(environment, ownership, "end", start, state, productId, autoRenew,
+                            paidPeriods, periodDays);
+                        CREATE INDEX segment_start ON segment(environment, ownership, start, state, productId);
+                        CREATE INDEX event_at ON event(environment, ownership, at, type, productId, expirationReason);
+                        CREATE TABLE segmentDayBefore (environment TEXT NOT NULL, ownership TEXT NOT NULL, day INTEGER NOT NULL,
+                            productId TEXT NOT NULL, state TEXT NOT NULL, starts INTEGER NOT NULL, ends INTEGER NOT NULL,
+                            PRIMARY KEY (environment, ownership, day, productId, state)) WITHOUT ROWID;
+                        INSERT INTO segmentDayBefore SELECT environment, ownership, day, productId, state, SUM(starts), SUM(ends)
+                            FROM segmentDay GROUP BY 1, 2, 3, 4, 5;
+                        DROP TABLE segmentDay; ALTER TABLE segmentDayBefore RENAME TO segmentDay;
+                        CREATE TABLE eventDayBefore (environment TEXT NOT NULL, ownership TEXT NOT NULL, day INTEGER NOT NULL,
+                            productId TEXT NOT NULL, type TEXT NOT NULL, expirationReason TEXT NOT NULL, count INTEGER NOT NULL,
+                            PRIMARY KEY (environment, ownership, day, productId, type, expirationReason)) WITHOUT ROWID;
+                        INSERT INTO eventDayBefore SELECT environment, ownership, day, productId, type, expirationReason, SUM(count)
+                            FROM eventDay GROUP BY 1, 2, 3, 4, 5, 6;
+                        DROP TABLE eventDay; ALTER TABLE eventDayBefore RENAME TO eventDay;
+                        DELETE FROM grdb_migrations WHERE identifier = 'v29 segments and events by billing plan';
+                        PRAGMA user_version = 0;
+                        """)
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"transaction\" WHERE billingPlanType = 'MONTHLY'")! > 0)
+            }
+            try store.writer.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        #expect(try store.pendingCount() == 0)
+        let counts = try KeptCounts.of(store)
+        #expect(counts.kept["segmentDay"]?.contains { $0.contains("monthly") } == true)
         #expect(counts.differing.isEmpty)
         let migrated = try storeDump(store)
         let clean = try SampleDataStore.dump()

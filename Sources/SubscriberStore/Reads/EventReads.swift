@@ -39,7 +39,7 @@ extension AppDatabase {
             rows += try SQLRequest<EventDayCount>(
                 literal: """
                     SELECT day, type, NULLIF(expirationReason, '') AS reason, SUM(count) AS count FROM eventDay
-                    WHERE \(scope.rows()) AND day >= \(firstWhole) AND day < \(lastDay)\(scope.product("productId"))
+                    WHERE \(scope.rows()) AND day >= \(firstWhole) AND day < \(lastDay)\(scope.product("productId"))\(scope.plan("billingPlan"))
                     GROUP BY 1, 2, 3
                     """
             ).fetchAll(db)
@@ -71,7 +71,7 @@ extension AppDatabase {
             literal: """
                 SELECT (at - \(origin)) / \(Instant.millisecondsPerDay) + \(firstDay) AS day, type,
                        expirationReason AS reason, COUNT(*) AS count FROM event
-                WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))
+                WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper)\(scope.product("productId"))\(scope.plan("billingPlan"))
                 GROUP BY 1, 2, 3
                 """
         ).fetchAll(db)

@@ -50,7 +50,8 @@ extension AppDatabase {
         from: Int64, upper: Int64, asOf: Int64,
         scope: RowScope
     ) throws -> (counts: [OfferUseCounts], converted: [ConvertedOfferUse]) {
-        let filter: SQL = "\(scope.environment("u")) AND u.start >= \(from) AND u.start < \(upper)\(scope.product("u.productId"))"
+        let filter: SQL =
+            "\(scope.environment("u")) AND u.start >= \(from) AND u.start < \(upper)\(scope.product("u.productId"))\(scope.plan("u.billingPlan"))"
         // Both read the uses by start from the index that covers them, named as the range column.
         let counts = { (db: Database) in
             SQLRequest<OfferUseCounts>(

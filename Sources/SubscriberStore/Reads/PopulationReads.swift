@@ -85,23 +85,25 @@ extension AppDatabase {
         case .states(let states):
             return try members(db, .statesAt(states, at: now), asOf: now, scope: scope)
         case .statesAt(let states, let now):
-            // As states are counted: the segment covering the instant (as-of), by its product.
+            // As states are counted: the segment covering the instant (as-of), by its product and
+            // billing plan.
             let list = SQL(sql: RowScope.inList(states))
             return """
                 SELECT originalTransactionId FROM segment
-                WHERE \(scope.rows()) AND "end" > \(now) AND start <= \(now) AND state \(list)\(scope.product("productId"))
+                WHERE \(scope.rows()) AND "end" > \(now) AND start <= \(now) AND state \(list)\(scope.product("productId"))\(scope.plan("billingPlan"))
                 """
         case .events(let type, let from, let upper):
             return """
                 SELECT originalTransactionId FROM event
-                WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper) AND type = \(type.rawValue)\(scope.product("productId"))
+                WHERE \(scope.rows()) AND at >= \(from) AND at < \(upper) AND type = \(type.rawValue)\(scope.product("productId"))\(scope.plan("billingPlan"))
                 """
         case .offerUses(let kind, let identifier, let from, let upper):
-            // One row per use, by its start and its first period's product; the index by start covers it.
+            // One row per use, by its start and its first period's product and billing plan; the
+            // index by start covers it.
             return """
                 SELECT originalTransactionId FROM offerUse INDEXED BY offerUse_start
                 WHERE \(scope.environment()) AND start >= \(from) AND start < \(upper) AND offerKind = \(kind.rawValue)
-                  AND offerIdentifier IS \(identifier)\(scope.product("productId"))
+                  AND offerIdentifier IS \(identifier)\(scope.product("productId"))\(scope.plan("billingPlan"))
                 """
         }
     }

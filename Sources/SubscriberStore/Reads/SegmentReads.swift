@@ -17,7 +17,7 @@ struct StateCountRow: FetchableRecord {
 
 extension AppDatabase {
     /// The segments with start <= t < end, by state, at each instant: what states and daily states
-    /// count. With a product, by the product of the segment.
+    /// count. With a product, by the product of the segment; with a plan, by its billing plan.
     ///
     /// Not a scan of every segment ending after t (millions at 1,000,000 subscribers): `segmentDay`
     /// counts the segments started and ended on each UTC day, so the segments covering a day
@@ -36,7 +36,7 @@ extension AppDatabase {
             return t.milliseconds - day * dayLength < (day + 1) * dayLength - t.milliseconds ? day : day + 1
         }
         let boundaries = instants.map(boundary)
-        let product = scope.product("productId")
+        let product: SQL = "\(scope.product("productId"))\(scope.plan("billingPlan"))"
 
         // The segments covering the start of each boundary day: running sums of starts minus ends.
         var perDay: [Int64: [SubscriptionState: Int]] = [:]
