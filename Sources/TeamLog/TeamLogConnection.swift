@@ -150,8 +150,7 @@ public final class TeamLogConnection: Sendable {
             guard sqlState(error) == "23505" else { throw error }
         }
         for migration in TeamLogSchema.migrations {
-            try await connection.query("BEGIN", logger: logger)
-            do {
+            try await transaction(connection, logger: logger) {
                 try await connection.query("LOCK TABLE subdash_migration IN EXCLUSIVE MODE", logger: logger)
                 let rows = try await connection.query(
                     "SELECT count(*) FROM subdash_migration WHERE name = \(migration.name)", logger: logger)
@@ -169,10 +168,36 @@ public final class TeamLogConnection: Sendable {
                     try await connection.query(
                         "INSERT INTO subdash_migration (name) VALUES (\(migration.name))", logger: logger)
                 }
-                try await connection.query("COMMIT", logger: logger)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction on `connection`: committed when it returns, rolled back when
+    /// it throws.
+    private static func transaction<T>(
+        _ connection: PostgresConnection, logger: Logger, _ body: () async throws -> T
+    ) async throws -> T {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            let result = try await body()
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// Runs `body` in one transaction that first takes the writers' turn (so what other writers
+    /// committed is visible and none inserts meanwhile) and, when `body` returns a sequence number
+    /// above 0, ends with a NOTIFY of it to the views.
+    private func inWritersTurn(_ body: () async throws -> Int64) async throws {
+        try await Self.transaction(connection, logger: logger) {
+            try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
+            let last = try await body()
+            if last > 0 {
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "NOTIFY \(TeamLogSchema.channel), '\(last)'"), logger: logger)
             }
         }
     }
@@ -211,7 +236,6 @@ public final class TeamLogConnection: Sendable {
     public func push(_ page: [LogDocument]) async throws -> Set<String> {
         guard !page.isEmpty else { return [] }
         var inserted: Set<String> = []
-        var last: Int64 = 0
         do {
             // What the log holds already is neither sent again nor given a sequence number (an
             // insert that conflicts still uses one up): a backfill run twice sends its bytes once.
@@ -222,21 +246,13 @@ public final class TeamLogConnection: Sendable {
             var seen: Set<String> = []
             let documents = page.filter { !known.contains($0.sha256) && seen.insert($0.sha256).inserted }
             guard !documents.isEmpty else { return [] }
-            try await connection.query("BEGIN", logger: logger)
-            do {
-                try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
+            try await inWritersTurn {
+                var last: Int64 = 0
                 for (seq, sha) in try await insert(documents) {
                     inserted.insert(sha)
                     last = max(last, seq)
                 }
-                if last > 0 {
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "NOTIFY \(TeamLogSchema.channel), '\(last)'"), logger: logger)
-                }
-                try await connection.query("COMMIT", logger: logger)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+                return last
             }
         } catch {
             throw Self.failure(error, doing: "write to", address: address)
@@ -299,9 +315,7 @@ public final class TeamLogConnection: Sendable {
         guard !documents.isEmpty else { return [:] }
         var receipts: [String: Receipt] = [:]
         do {
-            try await connection.query("BEGIN", logger: logger)
-            do {
-                try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
+            try await inWritersTurn {
                 let held = try await connection.query(
                     "SELECT seq, sha256 FROM subdash_document WHERE sha256 = ANY(\(documents.map(\.sha256)))",
                     logger: logger)
@@ -325,14 +339,7 @@ public final class TeamLogConnection: Sendable {
                         receipts[sha] = Receipt(sequence: seq, added: false)
                     }
                 }
-                if last > 0 {
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "NOTIFY \(TeamLogSchema.channel), '\(last)'"), logger: logger)
-                }
-                try await connection.query("COMMIT", logger: logger)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+                return last
             }
         } catch {
             throw Self.failure(error, doing: "write to", address: address)
