@@ -29,12 +29,8 @@ public enum Action: Equatable, Sendable {
     /// Ask for a regular expression, then mark (true) or unmark the shown rows whose cell in the
     /// cursor's column matches it.
     case markMatching(Bool)
-    /// Cohorts: list the runs of the cell under the cursor that ended by its paid period.
-    case openEnded
-    /// Cohorts: show the next billing duration (every duration, then each one the store has).
-    case cycleDuration
-    /// Cohorts: the selected column's rate across cohorts as a line, or the grid again.
-    case toggleTrend
+    /// Pane 3's own intents (CohortsUpdate.swift).
+    case cohorts(CohortsIntent)
     /// Subscriber pane: move the focus between the periods and the events.
     case switchFocus
     /// Move to the next (1) or previous (-1) marked row.

@@ -20,21 +20,12 @@ extension StatesEventsPane {
     }
 }
 
-/// `enter` on a cohort cell, a pane 4 row or a pane 6 offer: pane 1 lists the subscribers behind that
-/// figure (on a cohort cell, those retained at its paid period; `c`: those who ended by it; on an
+/// `enter` on a pane 4 row or a pane 6 offer: pane 1 lists the subscribers behind that figure (on an
 /// offer, those whose use of it started in the pane's months).
-func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
+func drillDown(_ state: inout AppState) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     let population: SubscriberPopulation
     switch state.pane {
-    case .cohorts:
-        guard let grid = state.cohorts.grid, grid.cohorts.indices.contains(state.cohorts.row) else { return [] }
-        let month = grid.cohorts[state.cohorts.row].month
-        let period = state.cohorts.column + 1
-        population =
-            ended
-            ? .cohortEnded(month: month, period: period, duration: grid.duration)
-            : .cohortRetained(month: month, period: period, duration: grid.duration)
     case .statesEvents:
         guard
             let found = StatesEventsPane.population(
@@ -48,6 +39,11 @@ func drillDown(_ state: inout AppState, ended: Bool = false) -> [Effect] {
     default:
         return []
     }
+    return showDrillDown(&state, population)
+}
+
+/// Pane 1 lists `population`, the subscribers behind a figure of another pane; `esc` comes back.
+func showDrillDown(_ state: inout AppState, _ population: SubscriberPopulation) -> [Effect] {
     pushLocation(&state)
     state.pane = .subscribers
     // The members of a pane 4 figure are those it counts; a cohort's are all purchased.

@@ -3,7 +3,7 @@ import TerminalUI
 /// One binding: the table the key dispatch, the help bar and the `?` overlay are all drawn from.
 public struct KeyBinding: Equatable, Sendable {
     public var chord: KeyChord
-    public var action: Action
+    public var command: KeyCommand
     public var name: String
     public var description: String
     public var shownInBar: Bool
@@ -16,17 +16,40 @@ public struct KeyBinding: Equatable, Sendable {
         _ chord: String, _ action: Action, name: String, description: String, shownInBar: Bool = false,
         panes: Set<Pane>? = nil, writes: Bool = false
     ) {
+        self.init(
+            chord, command: .action(action), name: name, description: description, shownInBar: shownInBar, panes: panes,
+            writes: writes)
+    }
+
+    /// A row key every pane has (`j`, `k`, …): `delta` rows of whichever pane is shown.
+    init(_ chord: String, rows delta: Int, name: String, description: String) {
+        self.init(chord, command: .rows(delta), name: name, description: description)
+    }
+
+    private init(
+        _ chord: String, command: KeyCommand, name: String, description: String, shownInBar: Bool = false,
+        panes: Set<Pane>? = nil, writes: Bool = false
+    ) {
         do {
             self.chord = try KeyChord(parsing: chord)
         } catch {
             preconditionFailure("bad built-in key chord: \(error)")
         }
-        self.action = action
+        self.command = command
         self.name = name
         self.description = description
         self.shownInBar = shownInBar
         self.panes = panes
         self.writes = writes
+    }
+
+    /// What the key does on `pane`: its action, or the pane's own intent for a row key (nil: the
+    /// pane has no rows).
+    public func action(on pane: Pane) -> Action? {
+        switch command {
+        case .action(let action): action
+        case .rows(let delta): pane.definition.rows(delta)
+        }
     }
 
     public func applies(to pane: Pane) -> Bool { panes.map { $0.contains(pane) } ?? true }
@@ -35,8 +58,21 @@ public struct KeyBinding: Equatable, Sendable {
     public func isOffered(on pane: Pane, readOnly: Bool) -> Bool { applies(to: pane) && !(readOnly && writes) }
 }
 
+/// What a key runs.
+public enum KeyCommand: Equatable, Sendable {
+    case action(Action)
+    /// `delta` rows down (up when negative) of whichever pane is shown: each pane takes it as its
+    /// own intent (``DashboardPane/rows(_:)``), so no action means "move" on every pane.
+    case rows(Int)
+}
+
 public enum KeyBindings {
-    public static let all: [KeyBinding] = [
+    /// Every key: the ones every pane has, each pane's own (from its folder, `Panes/…/…Keys.swift`, in
+    /// tab order), then the row keys every pane takes as its own intent, and the last global ones.
+    public static let all: [KeyBinding] = leading + Pane.allCases.flatMap { $0.definition.keys } + rows + trailing
+
+    /// Quit, help, the pane keys, back and the command line.
+    static let leading: [KeyBinding] = [
         KeyBinding("q", .quit, name: "quit", description: "Quit the dashboard", shownInBar: true),
         KeyBinding(
             "ctrl-c", .quit, name: "quit",
@@ -55,181 +91,25 @@ public enum KeyBindings {
             "esc", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search", shownInBar: true),
         KeyBinding("-", .back, name: "back", description: "Back: undo the last pane switch, drill-down or search"),
         KeyBinding(
-            "/", .startSearch, name: "filter",
-            description: "Filter the list as you type: any id, user id or email, by prefix or part, any case",
-            shownInBar: true, panes: [.subscribers]),
-        KeyBinding(
-            "/", .startSearch, name: "filter", description: "Filter the list by text in any column", shownInBar: true,
-            panes: [.offers]),
-        KeyBinding(
             ":", .startCommand, name: "command",
             description:
                 "Command line (:user ID, :asof DATE, :product ID, :env NAME, :plan PLAN, :state NAME, :theme NAME, :log [ID], :support (consumption requests, mass extensions), :answer ID, :metric NAME, :range 90d/1y/all, :chart braille/block/ascii, :q; tab completes)"
         ),
-        KeyBinding(
-            "enter", .open, name: "open", description: "Open the selected subscriber", shownInBar: true,
-            panes: [.subscribers]),
-        KeyBinding(
-            "enter", .open, name: "open",
-            description: "Open the selected subscriber; on the campaigns list, list the subscribers at the column's step",
-            shownInBar: true, panes: [.offers]),
-        KeyBinding(
-            "enter", .open, name: "retained", description: "List the cohort's subscribers retained at the cell's paid period",
-            shownInBar: true, panes: [.cohorts]),
-        KeyBinding(
-            "c", .openEnded, name: "ended", description: "List the cohort's subscribers who ended by the cell's paid period",
-            shownInBar: true, panes: [.cohorts]),
-        KeyBinding(
-            "d", .cycleDuration, name: "duration",
-            description: "Next billing duration (every one, then weekly, monthly, … as the products have)",
-            shownInBar: true, panes: [.cohorts]),
-        KeyBinding(
-            "enter", .open, name: "members", description: "List the subscribers behind the row", shownInBar: true,
-            panes: [.statesEvents]),
-        KeyBinding(
-            "enter", .open, name: "members",
-            description:
-                "List the subscriptions behind the movement bar, by movement (after j/k: those whose use of the offer started in the months shown; in a bar's list: open the subscriber)",
-            shownInBar: true, panes: [.money]),
-        KeyBinding(
-            "h", .moveColumn(-1), name: "month -1", description: "Movement of the previous month", shownInBar: true,
-            panes: [.money]),
-        KeyBinding("left", .moveColumn(-1), name: "month -1", description: "Movement of the previous month", panes: [.money]),
-        KeyBinding(
-            "l", .moveColumn(1), name: "month +1", description: "Movement of the next month", shownInBar: true, panes: [.money]),
-        KeyBinding("right", .moveColumn(1), name: "month +1", description: "Movement of the next month", panes: [.money]),
-        KeyBinding(
-            "ctrl-s", .export, name: "save", description: "Save the MRR and movement charts as SVG beside the movement's CSV",
-            panes: [.money]),
-        KeyBinding(
-            "t", .toggleTrend, name: "trend",
-            description: "Show the column's rate across cohorts as a line (is P3 retention improving?), or the grid again",
-            shownInBar: true, panes: [.cohorts]),
-        KeyBinding(
-            "s", .cycleOfferOrder, name: "sort", description: "Order the offers by offer, conversion or P6 retention",
-            shownInBar: true, panes: [.money]),
-        KeyBinding(
-            "c", .cycleCurrency, name: "currency", description: "Chart revenue in the next currency", shownInBar: true,
-            panes: [.money]),
-        KeyBinding(
-            "m", .trends(.cycleMetric(1)), name: "metric",
-            description: "Next metric: active, mrr, committed, each state, each event type (as :metric NAME)",
-            shownInBar: true, panes: [.trends]),
-        KeyBinding("M", .trends(.cycleMetric(-1)), name: "metric -1", description: "Previous metric", panes: [.trends]),
-        KeyBinding(
-            "]", .trends(.stepRange(1)), name: "range +", description: "Longer range: 30d, 90d, 6m, 1y, 2y, all (as :range)",
-            shownInBar: true, panes: [.trends]),
-        KeyBinding("[", .trends(.stepRange(-1)), name: "range -", description: "Shorter range", panes: [.trends]),
-        KeyBinding(
-            "b", .trends(.cycleBucket), name: "bucket", description: "Buckets of a day, a week or a month",
-            shownInBar: true, panes: [.trends]),
-        KeyBinding(
-            "h", .trends(.moveCursor(-1)), name: "◂", description: "Cursor to the bucket before", panes: [.trends]),
-        KeyBinding(
-            "left", .trends(.moveCursor(-1)), name: "◂", description: "Cursor to the bucket before", panes: [.trends]),
-        KeyBinding("l", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
-        KeyBinding(
-            "right", .trends(.moveCursor(1)), name: "▸", description: "Cursor to the bucket after", panes: [.trends]),
-        KeyBinding("H", .trends(.moveCursor(-10)), name: "◂◂", description: "Cursor ten buckets back", panes: [.trends]),
-        KeyBinding("L", .trends(.moveCursor(10)), name: "▸▸", description: "Cursor ten buckets on", panes: [.trends]),
-        KeyBinding(
-            "enter", .trends(.open), name: "subscriptions",
-            description:
-                "List the subscriptions behind the point: in the state (paying, for money) at its end, or whose event falls in it",
-            shownInBar: true, panes: [.trends]),
-        KeyBinding(
-            "c", .trends(.cycleCurrency), name: "currency", description: "Money in the next currency", panes: [.trends]),
-        KeyBinding(
-            "ctrl-s", .trends(.save), name: "save",
-            description: "Save the chart as an SVG picture beside its figures as CSV", shownInBar: true, panes: [.trends]),
-        KeyBinding(
-            "space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
-            panes: [.subscribers, .offers]),
-        KeyBinding("s", .mark(.mark), name: "mark", description: "Mark the row", panes: [.offers]),
-        KeyBinding("u", .mark(.unmark), name: "unmark", description: "Unmark the row", panes: [.offers]),
-        KeyBinding("t", .mark(.toggle), name: "toggle", description: "Toggle the row's mark", panes: [.offers]),
-        KeyBinding("g s", .markAll(.mark), name: "mark all", description: "Mark every shown row", panes: [.offers]),
-        KeyBinding("g u", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
-        KeyBinding(
-            "g t", .markAll(.toggle), name: "toggle all", description: "Toggle the mark of every shown row",
-            panes: [.offers]),
-        KeyBinding(
-            "ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
-            panes: [.offers]),
-        KeyBinding(
-            "|", .markMatching(true), name: "mark matching",
-            description: "Mark the rows whose cell in this column matches a regular expression", panes: [.offers]),
-        KeyBinding(
-            "\\", .markMatching(false), name: "unmark matching",
-            description: "Unmark the rows whose cell in this column matches a regular expression", panes: [.offers]),
-        KeyBinding("}", .jumpToMark(1), name: "next mark", description: "Go to the next marked row", panes: [.offers]),
-        KeyBinding("{", .jumpToMark(-1), name: "previous mark", description: "Go to the previous marked row", panes: [.offers]),
-        KeyBinding("ctrl-\\", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
-        KeyBinding(
-            "f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
-            shownInBar: true, panes: [.subscribers, .offers], writes: true),
-        KeyBinding(
-            "F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
-            panes: [.subscribers, .offers], writes: true),
-        KeyBinding(
-            "e", .switchFocus, name: "periods/events", description: "Move the focus between periods and events",
-            shownInBar: true, panes: [.subscriber]),
-        KeyBinding(
-            "f", .flag, name: "flag", description: "Flag this subscriber for an offer", shownInBar: true,
-            panes: [.subscriber], writes: true),
-        KeyBinding(
-            "F", .clearFlag, name: "unflag", description: "Clear an offer flag on this subscriber",
-            panes: [.subscriber], writes: true),
-        KeyBinding(
-            "R", .fetchFromApple, name: "fetch",
-            description: "Fetch this subscriber's history and statuses from Apple (App Store Server API credentials)",
-            shownInBar: true, panes: [.subscriber], writes: true),
-        KeyBinding(
-            "x", .extend, name: "extend",
-            description:
-                "Extend this subscriber's renewal date at Apple: days, reason, the new date (App Store Server API credentials)",
-            panes: [.subscriber], writes: true),
-        KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
-        KeyBinding(
-            "ctrl-s", .export, name: "export", description: "Export every subscriber of the list to a CSV file",
-            panes: [.subscribers]),
-        KeyBinding(">", .cycleList(1), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
-        KeyBinding("<", .cycleList(-1), name: "previous list", description: "Previous offer list", panes: [.offers]),
-        KeyBinding(
-            "[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",
-            panes: [.subscribers, .offers]),
-        KeyBinding(
-            "]", .sort(ascending: false), name: "sort ↓", description: "Sort descending by the column under the cursor",
-            panes: [.subscribers, .offers]),
-        KeyBinding("down", .move(1), name: "down", description: "Move down"),
-        KeyBinding("j", .move(1), name: "down", description: "Move down"),
-        KeyBinding("up", .move(-1), name: "up", description: "Move up"),
-        KeyBinding("k", .move(-1), name: "up", description: "Move up"),
-        KeyBinding("pgdn", .move(20), name: "page down", description: "Move down a page"),
-        KeyBinding("pgup", .move(-20), name: "page up", description: "Move up a page"),
-        KeyBinding("g g", .move(-1_000_000_000), name: "top", description: "Go to the first row"),
-        KeyBinding("G", .move(1_000_000_000), name: "bottom", description: "Go to the last row"),
-        KeyBinding("right", .moveColumn(1), name: "right", description: "Next column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding(
-            "left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.subscribers, .cohorts, .offers]),
-        KeyBinding(
-            "h", .moveColumn(-1), name: "month -1", description: "Events of the previous month", shownInBar: true,
-            panes: [.statesEvents]),
-        KeyBinding(
-            "left", .moveColumn(-1), name: "month -1", description: "Events of the previous month", panes: [.statesEvents]),
-        KeyBinding(
-            "l", .moveColumn(1), name: "month +1", description: "Events of the next month", shownInBar: true,
-            panes: [.statesEvents]),
-        KeyBinding("right", .moveColumn(1), name: "month +1", description: "Events of the next month", panes: [.statesEvents]),
-        KeyBinding(
-            "o", .cycleOwnership, name: "ownership",
-            description: "Count purchased, family-shared (Family Sharing) or all subscriptions", shownInBar: true,
-            panes: [.statesEvents]),
-        KeyBinding(
-            "o", .cycleOwnership, name: "ownership",
-            description: "List all, purchased or family-shared (Family Sharing) subscriptions", panes: [.subscribers]),
+    ]
+
+    /// The rows of whichever pane is shown: each pane says what they are (``DashboardPane/rows(_:)``).
+    static let rows: [KeyBinding] = [
+        KeyBinding("down", rows: 1, name: "down", description: "Move down"),
+        KeyBinding("j", rows: 1, name: "down", description: "Move down"),
+        KeyBinding("up", rows: -1, name: "up", description: "Move up"),
+        KeyBinding("k", rows: -1, name: "up", description: "Move up"),
+        KeyBinding("pgdn", rows: 20, name: "page down", description: "Move down a page"),
+        KeyBinding("pgup", rows: -20, name: "page up", description: "Move up a page"),
+        KeyBinding("g g", rows: -1_000_000_000, name: "top", description: "Go to the first row"),
+        KeyBinding("G", rows: 1_000_000_000, name: "bottom", description: "Go to the last row"),
+    ]
+
+    static let trailing: [KeyBinding] = [
         KeyBinding(
             "E", .cycleEnvironment, name: "environment",
             description: "Count production, Sandbox or every environment on every pane (as :env; a search finds every one)"),
@@ -255,7 +135,7 @@ public enum KeyBindings {
 
     /// The binding a single key press triggers on `pane`.
     public static func action(for event: KeyEvent, on pane: Pane) -> Action? {
-        if case .binding(let binding) = resolve([event], on: pane) { return binding.action }
+        if case .binding(let binding) = resolve([event], on: pane) { return binding.action(on: pane) }
         return nil
     }
 

@@ -151,7 +151,8 @@ private func boundKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
             state.notice = "read-only: \(binding.name) is off (\(state.readOnlyReason))"
             return []
         }
-        return update(&state, binding.action)
+        guard let action = binding.action(on: state.pane) else { return [] }
+        return update(&state, action)
     case .prefix:
         state.pendingKeys = keys
         return []

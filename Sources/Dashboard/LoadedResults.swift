@@ -47,22 +47,6 @@ func subscribersCounted(_ state: inout AppState, filter: String?, population: Su
     return []
 }
 
-/// The cohort grid. One asked for before `d` changed the duration is stale.
-func cohortsLoaded(_ state: inout AppState, _ grid: CohortGrid, durations: [BillingDuration]) {
-    if !state.cohorts.durationChosen {
-        // The default: the store's most common billing duration.
-        state.cohorts.duration = grid.duration
-        state.cohorts.durationChosen = true
-        state.cohorts.durationIsDefault = grid.duration != nil
-    }
-    guard grid.duration == state.cohorts.duration else { return }
-    state.cohorts.grid = grid
-    state.cohorts.durations = durations
-    state.cohorts.loading = false
-    state.cohorts.row = clamp(state.cohorts.row, 0, max(0, grid.cohorts.count - 1))
-    state.cohorts.column = clamp(state.cohorts.column, 0, max(0, grid.periods - 1))
-}
-
 /// A query failed: nothing is loading any more, and the status line says why.
 func loadFailed(_ state: inout AppState, _ message: String) {
     state.exporting = false

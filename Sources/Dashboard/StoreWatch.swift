@@ -52,28 +52,5 @@ func horizonRefreshed(_ state: inout AppState, _ horizon: Instant?) -> [Effect] 
 func refresh(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     state.storeWatch.stale.remove(pane)
-    switch pane {
-    case .subscribers:
-        return subscribersQueries(state, limit: max(SubscribersPane.pageSize, state.subscribers.rows.count), asOf: asOf)
-    case .subscriber:
-        guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
-        state.subscriber.id = id
-        return [.loadSubscriber(id: id, asOf: asOf)]
-    case .cohorts:
-        return [
-            .loadCohorts(
-                asOf: asOf, scope: state.scope, duration: state.cohorts.duration, mostCommon: !state.cohorts.durationChosen)
-        ]
-    case .statesEvents:
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
-    case .offers:
-        // Marks are ids and the cursor follows its id: both survive the new board.
-        return [.loadOffers(asOf: asOf, scope: state.scope)] + (state.offers.list.isCampaigns ? loadCampaigns(&state) : [])
-    case .money:
-        // The cursor and the order are kept; the rows are the new figures'.
-        return [.loadMoney(asOf: asOf, scope: state.scope)]
-    case .trends:
-        // The chart and its cursor stay until the new series replaces them.
-        return [.loadTrends(state.trends.query(asOf: asOf, scope: state.scope))]
-    }
+    return pane.definition.refresh(&state, asOf: asOf)
 }

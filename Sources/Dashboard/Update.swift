@@ -59,13 +59,8 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         guard state.pane == .offers else { return [] }
         state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
         return []
-    case .openEnded:
-        return state.pane == .cohorts ? drillDown(&state, ended: true) : []
-    case .cycleDuration:
-        return cycleDuration(&state)
-    case .toggleTrend:
-        if state.pane == .cohorts { state.cohorts.trend.toggle() }
-        return []
+    case .cohorts(let intent):
+        return cohortsUpdate(&state, intent)
     case .switchFocus:
         guard state.pane == .subscriber else { return [] }
         state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
@@ -226,13 +221,8 @@ private func back(_ state: inout AppState) -> [Effect] {
         state.overlay = nil
         return []
     }
-    if closeMoneyMembers(&state) { return [] }
-    if state.pane == .offers, state.offers.filter != nil {
-        state.offers.filter = nil
-        state.offers.refreshShown()
-        return []
-    }
-    if state.pane == .offers, leaveCampaignMembers(&state) { return [] }
+    // Then something of the pane's own (a filter, an open list).
+    if state.pane.definition.back(&state) { return [] }
     // Then exactly what was entered last (a pane, a drill-down, a search), as it was.
     guard let previous = state.history.popLast() else {
         // Nothing left to unwind: a list reached some other way still comes back to everyone.
@@ -273,10 +263,7 @@ private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
     if state.pane == .money { return moveMoneyBar(&state, delta) }
     if state.pane == .subscribers {
         state.subscribers.column = clamp(state.subscribers.column + delta, 0, shownSubscriberColumns(state) - 1)
-        return []
     }
-    guard state.pane == .cohorts, let grid = state.cohorts.grid else { return [] }
-    state.cohorts.column = clamp(state.cohorts.column + delta, 0, grid.periods - 1)
     return []
 }
 
@@ -296,9 +283,9 @@ private func openSelected(_ state: inout AppState) -> [Effect] {
         return openSubscriber(&state, id)
     case .money:
         return openMoney(&state)
-    case .cohorts, .statesEvents:
+    case .statesEvents:
         return drillDown(&state)
-    case .subscriber, .trends:
+    case .subscriber, .cohorts, .trends:
         return []
     }
 }
@@ -309,18 +296,6 @@ private func markSelected(_ state: inout AppState, _ operation: MarkOperation) -
     guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
     apply(operation, to: id, in: &state.marks)
     return move(&state, 1)
-}
-
-/// `d` on the Cohorts pane: the next billing duration, and the grid for it.
-private func cycleDuration(_ state: inout AppState) -> [Effect] {
-    guard state.pane == .cohorts else { return [] }
-    let choices = state.cohorts.durationChoices
-    let index = choices.firstIndex(of: state.cohorts.duration) ?? 0
-    state.cohorts.duration = choices[(index + 1) % choices.count]
-    state.cohorts.durationChosen = true
-    state.cohorts.durationIsDefault = false
-    state.cohorts.grid = nil
-    return load(&state, .cohorts)
 }
 
 /// Sorts pane 1 by the cursor's column (a new list, loaded again) or the Offers rows.
@@ -384,10 +359,6 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
             state.subscriber.eventRow = clamp(pane.shownEventRow + delta, 0, max(0, count - 1))
         }
         return []
-    case .cohorts:
-        let count = state.cohorts.grid?.cohorts.count ?? 0
-        state.cohorts.row = clamp(state.cohorts.row + delta, 0, max(0, count - 1))
-        return []
     case .statesEvents:
         state.statesEvents.row = clamp(state.statesEvents.row + delta, 0, StatesEventsPane.rowCount - 1)
         return []
@@ -396,24 +367,14 @@ private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
         return []
     case .money:
         return moveMoneyRow(&state, delta)
-    case .trends:
+    case .cohorts, .trends:
         return []
     }
 }
 
+/// Every pane forgets what it shows (a new as-of, environment, product or plan).
 func invalidate(_ state: inout AppState) {
-    state.subscribers.rows = []
-    state.subscribers.complete = false
-    state.subscriber.report = nil
-    state.cohorts.grid = nil
-    state.statesEvents.figures = nil
-    state.offers.board = nil
-    state.offers.stream = nil
-    state.offers.refreshShown()
-    state.money.figures = nil
-    state.trends.data = nil
-    state.money.members = nil
-    state.money.membersLoading = nil
+    for pane in Pane.allCases { pane.definition.invalidate(&state) }
 }
 
 func reloadSubscribers(_ state: inout AppState) -> [Effect] {
@@ -479,55 +440,14 @@ private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect
 
 private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     if state.storeWatch.stale.contains(pane) { return refresh(&state, pane) }
-    let empty: Bool =
-        switch pane {
-        case .subscribers: state.subscribers.rows.isEmpty && !state.subscribers.complete
-        case .subscriber: state.subscriber.report == nil
-        case .cohorts: state.cohorts.grid == nil
-        case .statesEvents: state.statesEvents.figures == nil
-        case .offers: state.offers.board == nil
-        case .money: state.money.figures == nil
-        case .trends: state.trends.data == nil
-        }
-    return empty ? load(&state, pane) : []
+    return pane.definition.isEmpty(state) ? load(&state, pane) : []
 }
 
+/// Loads `pane` afresh (a spinner until it answers).
 func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
     guard let asOf = state.asOf else { return [] }
     state.status = nil
-    switch pane {
-    case .subscribers:
-        state.subscribers.loading = true
-        return subscribersQueries(state, limit: SubscribersPane.pageSize, asOf: asOf)
-    case .subscriber:
-        guard let id = state.subscriber.id ?? state.subscribers.selectedId else { return [] }
-        state.subscriber.id = id
-        state.subscriber.loading = true
-        return [.loadSubscriber(id: id, asOf: asOf)]
-    case .cohorts:
-        state.cohorts.loading = true
-        return [
-            .loadCohorts(
-                asOf: asOf, scope: state.scope, duration: state.cohorts.duration, mostCommon: !state.cohorts.durationChosen)
-        ]
-    case .statesEvents:
-        state.statesEvents.loading = true
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
-    case .offers:
-        state.offers.loading = true
-        // The campaigns list reads its funnel again with the lists (a flag written, a new as-of).
-        let campaigns = state.offers.list.isCampaigns ? loadCampaigns(&state) : []
-        // A board already shown stays until the new one replaces it whole; a first visit draws the
-        // first screen at once and streams the rest.
-        guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] + campaigns }
-        return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: state.offers.firstScreenRows)]
-            + campaigns
-    case .money:
-        state.money.loading = true
-        return [.loadMoney(asOf: asOf, scope: state.scope)]
-    case .trends:
-        return loadTrends(&state)
-    }
+    return pane.definition.load(&state, asOf: asOf)
 }
 
 func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, value)) }

@@ -77,15 +77,7 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     buffer.set(string: scopeText, at: Position(x: scopeX, y: rows[1].y), style: palette[.muted], maxWidth: rows[1].right - scopeX)
 
     let body = rows[2]
-    switch state.pane {
-    case .subscribers: renderSubscribers(state, in: body, buffer: &buffer, palette: palette)
-    case .subscriber: renderSubscriber(state, in: body, buffer: &buffer, palette: palette)
-    case .cohorts: renderCohorts(state, in: body, buffer: &buffer, palette: palette)
-    case .statesEvents: renderStatesEvents(state, in: body, buffer: &buffer, palette: palette)
-    case .offers: renderOffers(state, in: body, buffer: &buffer, palette: palette)
-    case .money: renderMoney(state, in: body, buffer: &buffer, palette: palette)
-    case .trends: renderTrends(state, in: body, buffer: &buffer, palette: palette)
-    }
+    state.pane.definition.render(state, in: body, buffer: &buffer, palette: palette)
 
     var cursor: Position?
     let statusRow = Position(x: rows[3].x, y: rows[3].y)
@@ -242,7 +234,7 @@ private func planText(_ commitmentPeriods: Int?) -> String {
     return n > 0 ? "\(n)×" : "mo"
 }
 
-private func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+func renderSubscribers(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
     let pane = state.subscribers
     var columns = Array(subscriberColumns.prefix(shownSubscriberColumns(state)))
     Border(title: subscribersTitle(state), focused: true).render(in: area, buffer: &buffer, palette: palette)
@@ -311,65 +303,6 @@ func role(for kind: OfferKind) -> ThemeRole {
     case .promotional: .promotional
     case .offerCode: .offerCode
     case .winBack: .winBackPeriod
-    }
-}
-
-private func renderCohorts(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
-    var duration = state.cohorts.duration.map { "\($0.adjective) products" } ?? "every billing duration"
-    if state.cohorts.durationIsDefault { duration += " (most common)" }
-    var title = "Cohorts · retention by paid periods · \(duration)"
-    if let grid = state.cohorts.grid, !grid.cohorts.isEmpty {
-        title += " · \(min(state.cohorts.row + 1, grid.cohorts.count))/\(grid.cohorts.count)"
-    }
-    Border(title: title, focused: true).render(in: area, buffer: &buffer, palette: palette)
-    let full = Border.inner(area).inset(horizontal: 1, vertical: 0)
-    guard let grid = state.cohorts.grid else {
-        placeholder("Loading…", in: full, buffer: &buffer, palette: palette)
-        return
-    }
-    guard !grid.cohorts.isEmpty else {
-        placeholder("No cohorts as of \(grid.asOf.asOfText).", in: full, buffer: &buffer, palette: palette)
-        return
-    }
-    // The last line gives the counts behind the cell under the cursor; `t` draws its column as a line.
-    renderCohortCell(
-        state, at: Position(x: full.x, y: full.bottom - 1), width: full.width, buffer: &buffer, palette: palette)
-    let inner = Rect(x: full.x, y: full.y, width: full.width, height: max(0, full.height - 1))
-    if state.cohorts.trend {
-        renderCohortTrend(state, in: inner, buffer: &buffer, palette: palette)
-        return
-    }
-    // Every cohort is reachable: the window follows the cursor (k, pgup, g g, G). The average row
-    // (every month of the grid pooled) stays under it.
-    let visible = max(1, inner.height - 2)
-    let first = Table.scrollOffset(selected: state.cohorts.row, offset: 0, visibleRows: visible)
-    let shown = Array(grid.cohorts.dropFirst(first).prefix(visible))
-    func label(_ name: String, _ started: Int) -> String {
-        name.padded(toWidth: 7) + " " + CountText.grouped(started).padded(toWidth: 7, alignment: .right)
-    }
-    let average = grid.average
-    let labels = shown.map { label($0.month.description, $0.started) } + [label("average", average.started)]
-    HeatGrid(
-        rowLabels: labels, columnLabels: (1...grid.periods).map { "P\($0)" }, values: shown.map(\.rate) + [average.rate],
-        cellWidth: 4, selected: (state.cohorts.row - first, state.cohorts.column)
-    ).render(in: inner, buffer: &buffer, palette: palette)
-    // The count column's header, over the row labels.
-    buffer.set(
-        string: label("cohort", 0).prefix(8) + "members".padded(toWidth: 7, alignment: .right),
-        at: Position(x: inner.x, y: inner.y), style: palette[.header], maxWidth: inner.width)
-    // A rate resting on fewer than 10 members (those whose fate at that paid period is known) is
-    // dimmed: "100%" of 2 is no finding.
-    let labelWidth = labels.map(\.displayWidth).max() ?? 0
-    for (index, counts) in (shown.map { ($0.retained, $0.ended) } + [(average.retained, average.ended)]).enumerated() {
-        let y = inner.y + 1 + index
-        guard y < inner.bottom else { break }
-        var ended = 0
-        for period in 0..<min(grid.periods, counts.0.count) {
-            ended += period < counts.1.count ? counts.1[period] : 0
-            guard counts.0[period] + ended < CohortsPane.fewMembers else { continue }
-            let x = inner.x + labelWidth + 1 + period * 5
-            for cell in x..<min(x + 4, inner.right) { buffer[cell, y].style = buffer[cell, y].style.adding(.dim) }
-        }
     }
 }
 

@@ -130,3 +130,26 @@ public struct TrendsPane: Equatable, Sendable {
         return lines.indices.max { (lines[$0].values.last ?? 0, $1) < (lines[$1].values.last ?? 0, $0) }
     }
 }
+
+extension TrendsPane: DashboardPane {
+    static let title = "Trends"
+    static var loadingFlag: WritableKeyPath<AppState, Bool> { \.trends.loading }
+
+    /// The chart has a cursor (`h`, `l`), no rows.
+    static func rows(_ delta: Int) -> Action? { nil }
+
+    static func isEmpty(_ state: AppState) -> Bool { state.trends.data == nil }
+
+    static func load(_ state: inout AppState, asOf: Instant) -> [Effect] { loadTrends(&state) }
+
+    /// The chart and its cursor stay until the new series replaces them.
+    static func refresh(_ state: inout AppState, asOf: Instant) -> [Effect] {
+        [.loadTrends(state.trends.query(asOf: asOf, scope: state.scope))]
+    }
+
+    static func invalidate(_ state: inout AppState) { state.trends.data = nil }
+
+    static func render(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+        renderTrends(state, in: area, buffer: &buffer, palette: palette)
+    }
+}

@@ -1,5 +1,7 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
+import SubscriptionTimeline
 import TerminalUI
 
 extension CohortsPane {

@@ -2,6 +2,8 @@ import Foundation
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
+import SubscriptionTimeline
+import TerminalUI
 
 /// What pane 5 loads: every eligibility list at as-of and the current flags.
 public struct OfferBoard: Equatable, Sendable {
@@ -280,5 +282,50 @@ public struct OffersPane: Equatable, Sendable {
             }.map(\.element)
         }
         return rows
+    }
+}
+
+extension OffersPane: DashboardPane {
+    static let title = "Offers"
+    static var loadingFlag: WritableKeyPath<AppState, Bool> { \.offers.loading }
+
+    static func rows(_ delta: Int) -> Action? { .move(delta) }
+
+    static func isEmpty(_ state: AppState) -> Bool { state.offers.board == nil }
+
+    static func load(_ state: inout AppState, asOf: Instant) -> [Effect] {
+        state.offers.loading = true
+        // The campaigns list reads its funnel again with the lists (a flag written, a new as-of).
+        let campaigns = state.offers.list.isCampaigns ? loadCampaigns(&state) : []
+        // A board already shown stays until the new one replaces it whole; a first visit draws the
+        // first screen at once and streams the rest.
+        guard state.offers.board == nil else { return [.loadOffers(asOf: asOf, scope: state.scope)] + campaigns }
+        return [.loadOffersFirst(asOf: asOf, scope: state.scope, list: state.offers.list, limit: state.offers.firstScreenRows)]
+            + campaigns
+    }
+
+    static func refresh(_ state: inout AppState, asOf: Instant) -> [Effect] {
+        // Marks are ids and the cursor follows its id: both survive the new board.
+        [.loadOffers(asOf: asOf, scope: state.scope)] + (state.offers.list.isCampaigns ? loadCampaigns(&state) : [])
+    }
+
+    static func invalidate(_ state: inout AppState) {
+        state.offers.board = nil
+        state.offers.stream = nil
+        state.offers.refreshShown()
+    }
+
+    /// `esc`: the filter goes first, then a campaign step's members give way to the funnel.
+    static func back(_ state: inout AppState) -> Bool {
+        if state.offers.filter != nil {
+            state.offers.filter = nil
+            state.offers.refreshShown()
+            return true
+        }
+        return leaveCampaignMembers(&state)
+    }
+
+    static func render(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+        renderOffers(state, in: area, buffer: &buffer, palette: palette)
     }
 }

@@ -1,5 +1,8 @@
 import SubscriberAnalytics
+import SubscriberStore
 import SubscriptionModel
+import SubscriptionTimeline
+import TerminalUI
 
 /// How pane 6 orders its offer rows (`s` steps through them).
 public enum MoneyOfferOrder: String, CaseIterable, Equatable, Sendable {
@@ -128,4 +131,34 @@ func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportSco
     if case .movement = part { state.money.loading = false }
     state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
     return []
+}
+
+extension MoneyPane: DashboardPane {
+    static let title = "Money"
+    static var loadingFlag: WritableKeyPath<AppState, Bool> { \.money.loading }
+
+    static func rows(_ delta: Int) -> Action? { .move(delta) }
+
+    static func isEmpty(_ state: AppState) -> Bool { state.money.figures == nil }
+
+    static func load(_ state: inout AppState, asOf: Instant) -> [Effect] {
+        state.money.loading = true
+        return refresh(&state, asOf: asOf)
+    }
+
+    /// The cursor and the order are kept; the rows are the new figures'.
+    static func refresh(_ state: inout AppState, asOf: Instant) -> [Effect] { [.loadMoney(asOf: asOf, scope: state.scope)] }
+
+    static func invalidate(_ state: inout AppState) {
+        state.money.figures = nil
+        state.money.members = nil
+        state.money.membersLoading = nil
+    }
+
+    /// `esc` with a bar's subscriptions open: back to the bars.
+    static func back(_ state: inout AppState) -> Bool { closeMoneyMembers(&state) }
+
+    static func render(_ state: AppState, in area: Rect, buffer: inout Buffer, palette: Palette) {
+        renderMoney(state, in: area, buffer: &buffer, palette: palette)
+    }
 }
