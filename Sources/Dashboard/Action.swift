@@ -15,50 +15,22 @@ public enum Action: Equatable, Sendable {
     case back
     case quit
     case toggleHelp
-    case startSearch
     case startCommand
-    case move(Int)
-    case moveColumn(Int)
-    case open
-    /// Mark, unmark or toggle the cursor row (then move down).
-    case mark(MarkOperation)
-    /// Mark, unmark or toggle every shown row.
-    case markAll(MarkOperation)
-    /// Mark the rows from the last marked one to the cursor.
-    case markRange
-    /// Ask for a regular expression, then mark (true) or unmark the shown rows whose cell in the
-    /// cursor's column matches it.
-    case markMatching(Bool)
     /// Pane 3's own intents (CohortsUpdate.swift).
     case cohorts(CohortsIntent)
-    /// Subscriber pane: move the focus between the periods and the events.
-    case switchFocus
-    /// Move to the next (1) or previous (-1) marked row.
-    case jumpToMark(Int)
-    /// Flag the marked rows, or the cursor row, after a confirm dialog.
-    case flag
-    /// Clear a flag on the marked rows, or the cursor row, after a confirm dialog.
-    case clearFlag
-    /// Write the shown rows to a CSV file.
-    case export
-    /// The next or previous offer list on pane 5.
-    case cycleList(Int)
-    /// Money pane: the next order of the offer rows (offer, conversion, P6 retention).
-    case cycleOfferOrder
-    /// Money pane: chart revenue in the next currency.
-    case cycleCurrency
-    /// Sort by the column under the cursor.
-    case sort(ascending: Bool)
-    /// Whose subscriptions the pane counts: purchased, family-shared or all (pane 4, pane 1).
-    case cycleOwnership
+    /// Pane 4's own intents (StatesEventsUpdate.swift).
+    case statesEvents(StatesEventsIntent)
+    /// Pane 6's own intents (MoneyUpdate.swift).
+    case money(MoneyIntent)
+    /// Pane 2's own intents (SubscriberUpdate.swift).
+    case subscriber(SubscriberIntent)
+    /// Pane 1's own intents (SubscribersUpdate.swift).
+    case subscribers(SubscribersIntent)
+    /// Pane 5's own intents (OffersUpdate.swift).
+    case offers(OffersIntent)
     /// The environments every pane counts: production, sandbox or all (as `:env`).
     case cycleEnvironment
     case reload
-    /// Subscriber pane: fetch the subscriber's transaction history and subscription statuses from
-    /// the App Store Server API in the background, stored through the import path.
-    case fetchFromApple
-    /// Subscriber pane: extend the renewal date at Apple, after a dialog (RenewalExtension.swift).
-    case extend
     /// About once a second from the run loop: time to look for changes by others.
     case tick
 

@@ -133,3 +133,10 @@ public struct Confirmation: Equatable, Sendable {
         }
     }
 }
+
+/// `f` / `F` in `--read-only`: the notice says why no dialog opens (false).
+func flagsAreWritable(_ state: inout AppState) -> Bool {
+    guard state.readOnly else { return true }
+    state.notice = "read-only: flags cannot be changed (\(state.readOnlyReason))"
+    return false
+}

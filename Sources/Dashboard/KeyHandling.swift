@@ -60,7 +60,7 @@ private func commandLineKey(_ state: inout AppState, _ entry: CommandEntry, _ ev
         // Filters apply as they are typed (the Offers rows are in memory; a search is index ranges).
         switch entry.kind {
         case .filter: return filterOffers(&state, entry.prompt.value)
-        case .search: return search(&state, entry.prompt.value)
+        case .search: return searchSubscribers(&state, entry.prompt.value)
         default: return []
         }
     case .cancelled:
@@ -95,7 +95,7 @@ private func commandLineSubmitted(_ state: inout AppState, _ entry: CommandEntry
             return lookUpOrder(&state, order)
         }
         // The search is one step `esc` unwinds (to the list as it was before `/`).
-        let effects = search(&state, text)
+        let effects = searchSubscribers(&state, text)
         if let origin = state.subscribers.searchOrigin, origin.list != state.subscribers.view {
             state.history.append(origin)
         }
@@ -159,57 +159,5 @@ private func boundKey(_ state: inout AppState, _ event: KeyEvent) -> [Effect] {
     case .unbound:
         // An unfinished sequence then another key: the sequence is dropped, the key counts alone.
         return keys.count > 1 ? handleKey(&state, event) : []
-    }
-}
-
-/// Filters pane 1 by `text` (within a drill-down, its members; everyone when none of them match).
-private func search(_ state: inout AppState, _ text: String) -> [Effect] {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
-    var list = state.subscribers.view
-    list.filter = trimmed.isEmpty ? nil : trimmed
-    list.searchesEveryone = false
-    guard list != state.subscribers.view else { return [] }
-    showList(&state, list)
-    return load(&state, .subscribers)
-}
-
-/// Opens subscriber `id` on pane 2.
-func openSubscriber(_ state: inout AppState, _ id: String) -> [Effect] {
-    state.subscriber = SubscriberPane(id: id)
-    _ = update(&state, .switchPane(.subscriber))
-    return load(&state, .subscriber)
-}
-
-/// The Subscribers list has arrived: carry out an `enter` or `:user` that came before it.
-func openTypedAhead(_ state: inout AppState) -> [Effect] {
-    guard let intent = state.subscribers.openWhenLoaded, state.pane == .subscribers else { return [] }
-    state.subscribers.openWhenLoaded = nil
-    switch intent {
-    case .selected:
-        guard let id = state.subscribers.selectedId else { return [] }
-        return openSubscriber(&state, id)
-    case .single:
-        // The lookup `:user` started answers it (``subscriberLookedUp(_:query:matches:)``).
-        state.subscribers.openWhenLoaded = intent
-        return []
-    }
-}
-
-/// `:user QUERY` answered: one subscription opens, several are listed with how many match, none
-/// says so; the same lookup and words as `report subscriber QUERY`.
-func subscriberLookedUp(_ state: inout AppState, query: String, matches: [String]) -> [Effect] {
-    guard state.subscribers.openWhenLoaded == .single(query) else { return [] }
-    state.subscribers.openWhenLoaded = nil
-    switch matches.count {
-    case 0:
-        state.status = "no subscription matches \(TextSanitizer.visible(query))"
-        return []
-    case 1:
-        return state.pane == .subscribers ? openSubscriber(&state, matches[0]) : []
-    default:
-        let count =
-            matches.count >= AppDatabase.searchLimit ? "\(CountText.grouped(AppDatabase.searchLimit))+" : "\(matches.count)"
-        state.notice = "\(count) subscriptions match \(TextSanitizer.visible(query)): pick one"
-        return []
     }
 }

@@ -35,66 +35,33 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.overlay = state.overlay == .help ? nil : .help
         state.helpScroll = 0
         return []
-    case .startSearch:
-        startSearch(&state)
-        return []
     case .startCommand:
         var prompt = Prompt(prefix: ":", history: state.commandHistory)
         prompt.candidates = commandCompletions(for: "", state)
         state.commandLine = CommandEntry(kind: .command, prompt: prompt)
         return []
-    case .move(let delta):
-        return move(&state, delta)
-    case .moveColumn(let delta):
-        return moveColumn(&state, delta)
-    case .open:
-        return openSelected(&state)
-    case .mark(let operation):
-        return markSelected(&state, operation)
-    case .markAll(let operation):
-        return markShown(&state, operation)
-    case .markRange:
-        return markRange(&state)
-    case .markMatching(let mark):
-        guard state.pane == .offers else { return [] }
-        state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
-        return []
     case .cohorts(let intent):
         return cohortsUpdate(&state, intent)
-    case .switchFocus:
-        guard state.pane == .subscriber else { return [] }
-        state.subscriber.focus = state.subscriber.focus == .periods ? .events : .periods
-        return []
-    case .jumpToMark(let direction):
-        return jumpToMark(&state, direction)
-    case .flag, .clearFlag:
-        return confirmFlags(&state, clear: action == .clearFlag)
-    case .export:
-        return state.pane == .money ? saveMoneyCharts(&state) : exportShown(&state)
-    case .cycleList(let delta):
-        return cycleList(&state, delta)
-    case .cycleOfferOrder:
-        return state.pane == .money ? cycleMoneyOrder(&state) : []
-    case .cycleCurrency:
-        return state.pane == .money ? cycleMoneyCurrency(&state) : []
-    case .sort(let ascending):
-        return sortList(&state, ascending: ascending)
-    case .cycleOwnership:
-        return cycleOwnership(&state)
+    case .statesEvents(let intent):
+        return statesEventsUpdate(&state, intent)
+    case .money(let intent):
+        return moneyUpdate(&state, intent)
+    case .subscriber(let intent):
+        return subscriberUpdate(&state, intent)
+    case .subscribers(let intent):
+        return subscribersUpdate(&state, intent)
+    case .offers(let intent):
+        return offersUpdate(&state, intent)
     case .cycleEnvironment:
         return setEnvironment(&state, state.scope.environment.next)
     case .reload:
         return state.asOf == nil ? [.loadHorizon] : load(&state, state.pane)
-    case .fetchFromApple:
-        return fetchFromApple(&state)
     case .fetchedFromApple(let id, let summary):
         return fetchedFromApple(&state, id, summary: summary)
     case .fetchFromAppleFailed(let id, let message):
         state.fetchingFromApple.remove(id)
         state.status = "fetch \(id) from Apple: \(message)"
         return []
-    case .extend:
-        return startExtension(&state)
     case .extensionChecked(let check):
         return extensionChecked(&state, check)
     case .extensionAnswered(let id, let message, let success):
@@ -154,22 +121,16 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .lookedUpSubscriber(let query, let matches):
         return subscriberLookedUp(&state, query: query, matches: matches)
     case .loadedSubscriber(let report):
-        guard report.originalTransactionId == state.subscriber.id else { return [] }
-        state.subscriber.report = report
-        state.subscriber.loading = false
+        subscriberLoaded(&state, report)
         return []
     case .loadedCohorts(let grid, let durations):
         cohortsLoaded(&state, grid, durations: durations)
         return []
     case .loadedStatesEvents(let figures):
-        state.statesEvents.figures = figures
-        state.statesEvents.loading = false
+        statesEventsLoaded(&state, figures)
         return []
     case .loadedOffers(let board):
-        state.offers.board = board
-        state.offers.stream = nil
-        state.offers.loading = false
-        state.offers.refreshShown()
+        offersLoaded(&state, board)
         return []
     case .loadedOffersFirst(let board, let scope):
         return offersFirstLoaded(&state, board, scope: scope)
@@ -240,161 +201,11 @@ private func back(_ state: inout AppState) -> [Effect] {
     return loadIfNeeded(&state, previous.pane)
 }
 
-/// `/`: the Offers pane's filter, or pane 1's search (remembering the list to come back to).
-private func startSearch(_ state: inout AppState) {
-    if state.pane == .offers {
-        state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
-    } else if state.pane == .subscribers {
-        // A new search starts empty; earlier ones (the list's own filter last) are one `↑` away.
-        state.subscribers.searchOrigin = currentLocation(state)
-        var history = state.searchHistory
-        if let filter = state.subscribers.filter, history.last != filter { history.append(filter) }
-        state.commandLine = CommandEntry(kind: .search, prompt: Prompt(prefix: "/", history: history))
-    }
-}
-
-/// `h`/`l`: the column of the pane's table, or the month on the States & Events pane.
-private func moveColumn(_ state: inout AppState, _ delta: Int) -> [Effect] {
-    if state.pane == .offers {
-        state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
-        return []
-    }
-    if state.pane == .statesEvents { return moveMonth(&state, delta) }
-    if state.pane == .money { return moveMoneyBar(&state, delta) }
-    if state.pane == .subscribers {
-        state.subscribers.column = clamp(state.subscribers.column + delta, 0, shownSubscriberColumns(state) - 1)
-    }
-    return []
-}
-
-/// `enter`: the subscriber under the cursor, or the drill-down of the figure under it.
-private func openSelected(_ state: inout AppState) -> [Effect] {
-    switch state.pane {
-    case .subscribers:
-        guard let id = state.subscribers.selectedId else {
-            // Typed ahead of the results (a search just submitted): open when they arrive.
-            if state.subscribers.loading { state.subscribers.openWhenLoaded = .selected }
-            return []
-        }
-        return openSubscriber(&state, id)
-    case .offers:
-        if state.offers.list == .campaigns { return drillCampaign(&state) }
-        guard let id = state.offers.selectedRow?.id else { return [] }
-        return openSubscriber(&state, id)
-    case .money:
-        return openMoney(&state)
-    case .statesEvents:
-        return drillDown(&state)
-    case .subscriber, .cohorts, .trends:
-        return []
-    }
-}
-
-/// Marks one row (`space`; `s`, `u`, `t` on Offers): the Offers row, or pane 1's subscriber (then the cursor moves on).
-private func markSelected(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
-    if state.pane == .offers { return markRow(&state, operation) }
-    guard state.pane == .subscribers, let id = state.subscribers.selectedId else { return [] }
-    apply(operation, to: id, in: &state.marks)
-    return move(&state, 1)
-}
-
-/// Sorts pane 1 by the cursor's column (a new list, loaded again) or the Offers rows.
-private func sortList(_ state: inout AppState, ascending: Bool) -> [Effect] {
-    if state.pane == .subscribers {
-        var list = state.subscribers.view
-        list.sort = SubscriberSort(SubscriberSort.Column.allCases[state.subscribers.column], ascending: ascending)
-        showList(&state, list)
-        return load(&state, .subscribers)
-    }
-    return sortOffers(&state, ascending: ascending)
-}
-
-/// A fetch from Apple finished: the notice says what came, and the pane shows it in place.
-private func fetchedFromApple(_ state: inout AppState, _ id: String, summary: String) -> [Effect] {
-    state.fetchingFromApple.remove(id)
-    state.notice = "\(id) from Apple: \(summary)"
-    // The pane updates in place (as it does when the store watch sees another commit).
-    if state.subscriber.id == id {
-        if state.pane == .subscriber { return refresh(&state, .subscriber) }
-        state.storeWatch.stale.insert(.subscriber)
-    }
-    return []
-}
-
-/// `R` on the Subscriber pane: starts a background fetch of the subscriber from Apple, unless one
-/// runs already or there are no credentials (then the notice says why).
-func fetchFromApple(_ state: inout AppState) -> [Effect] {
-    guard state.pane == .subscriber, let id = state.subscriber.id else {
-        state.notice = "fetch: open a subscriber first"
-        return []
-    }
-    if let reason = state.appleFetchUnavailable {
-        state.notice = "fetch from Apple is unavailable: \(reason)"
-        return []
-    }
-    guard !state.fetchingFromApple.contains(id) else {
-        state.notice = "already fetching \(id) from Apple"
-        return []
-    }
-    state.fetchingFromApple.insert(id)
-    state.notice = "fetching \(id)'s history and statuses from Apple…"
-    return [.fetchFromApple(id: id)]
-}
-
 // MARK: - Movement and loading
-
-private func move(_ state: inout AppState, _ delta: Int) -> [Effect] {
-    switch state.pane {
-    case .subscribers:
-        return moveInSubscribers(&state, delta)
-    case .subscriber:
-        // The cursor moves in the focused list and stays on a row of it, whatever the screen size.
-        let pane = state.subscriber
-        switch pane.focus {
-        case .periods:
-            let count = pane.report?.timeline.periods.count ?? 0
-            state.subscriber.periodRow = clamp(pane.shownPeriodRow + delta, 0, max(0, count - 1))
-        case .events:
-            let count = pane.report?.events.count ?? 0
-            state.subscriber.eventRow = clamp(pane.shownEventRow + delta, 0, max(0, count - 1))
-        }
-        return []
-    case .statesEvents:
-        state.statesEvents.row = clamp(state.statesEvents.row + delta, 0, StatesEventsPane.rowCount - 1)
-        return []
-    case .offers:
-        state.offers.selected = clamp(state.offers.selected + delta, 0, max(0, state.offers.shown.count - 1))
-        return []
-    case .money:
-        return moveMoneyRow(&state, delta)
-    case .cohorts, .trends:
-        return []
-    }
-}
 
 /// Every pane forgets what it shows (a new as-of, environment, product or plan).
 func invalidate(_ state: inout AppState) {
     for pane in Pane.allCases { pane.definition.invalidate(&state) }
-}
-
-func reloadSubscribers(_ state: inout AppState) -> [Effect] {
-    showList(&state, state.subscribers.view)
-    return load(&state, .subscribers)
-}
-
-/// Pane 1 is to list `list` (loaded when shown), the cursor on row `selected`.
-func showList(_ state: inout AppState, _ list: SubscriberListView, selected: Int = 0) {
-    var pane = state.subscribers
-    if list.population != pane.population || list.ownership != pane.ownership { pane.populationSize = nil }
-    pane.view = list
-    pane.count = nil
-    pane.capped = false
-    pane.rows = []
-    pane.complete = false
-    pane.selected = selected
-    pane.first = max(0, selected - SubscribersPane.pageSize / 2)
-    pane.openWhenLoaded = nil
-    state.subscribers = pane
 }
 
 /// Where `esc` would come back to now.
@@ -404,38 +215,6 @@ func currentLocation(_ state: AppState) -> Location {
 
 func pushLocation(_ state: inout AppState) {
     state.history.append(currentLocation(state))
-}
-
-/// The cursor on pane 1: within the loaded window, the next page fetched near its end; further
-/// (`G`, `g g` after it) a new window around the row, so `G` is the real last row of any list.
-private func moveInSubscribers(_ state: inout AppState, _ delta: Int) -> [Effect] {
-    let pane = state.subscribers
-    guard let asOf = state.asOf else { return [] }
-    let loadedEnd = pane.first + pane.rows.count
-    let total = pane.count ?? (pane.complete ? loadedEnd : nil)
-    let last = (total ?? loadedEnd) - 1
-    guard last >= 0 else { return [] }
-    let target = clamp(pane.selected + delta, 0, last)
-    state.subscribers.selected = target
-    let scope = state.subscribersScope
-    let query = { (offset: Int) -> Effect in
-        .loadSubscribers(
-            offset: offset, limit: SubscribersPane.pageSize, asOf: asOf, scope: scope, filter: pane.filter,
-            population: pane.view.queriedPopulation, sort: pane.view.sort)
-    }
-    if target < pane.first || target >= loadedEnd {
-        let start = max(0, min(target - SubscribersPane.pageSize / 2, last + 1 - SubscribersPane.pageSize))
-        state.subscribers.first = start
-        state.subscribers.rows = []
-        state.subscribers.complete = false
-        state.subscribers.loading = true
-        return [query(start)]
-    }
-    if target >= loadedEnd - 5, !pane.complete, !pane.loading {
-        state.subscribers.loading = true
-        return [query(loadedEnd)]
-    }
-    return []
 }
 
 private func loadIfNeeded(_ state: inout AppState, _ pane: Pane) -> [Effect] {
@@ -452,18 +231,17 @@ func load(_ state: inout AppState, _ pane: Pane) -> [Effect] {
 
 func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { max(low, min(high, value)) }
 
-/// The queries that fill pane 1: `limit` rows from the window's start, how many the list has and,
-/// in a drill-down, the population's size.
-func subscribersQueries(_ state: AppState, limit: Int, asOf: Instant) -> [Effect] {
-    let view = state.subscribers.view
-    var effects: [Effect] = [
-        .loadSubscribers(
-            offset: state.subscribers.first, limit: limit, asOf: asOf, scope: state.subscribersScope, filter: view.filter,
-            population: view.queriedPopulation, sort: view.sort),
-        .countSubscribers(asOf: asOf, scope: state.subscribersScope, filter: view.filter, population: view.queriedPopulation),
-    ]
-    if let population = view.population {
-        effects.append(.loadPopulationSize(population, asOf: asOf, scope: state.subscribersScope))
+/// Applies a mark operation to one id of a mark set.
+func apply(_ operation: MarkOperation, to id: String, in marks: inout Set<String>) {
+    switch operation {
+    case .mark: marks.insert(id)
+    case .unmark: marks.remove(id)
+    case .toggle: if marks.remove(id) == nil { marks.insert(id) }
     }
-    return effects
+}
+
+/// The latest month the panes show at `asOf`: the month as-of lies in, or, when as-of is a month's
+/// first instant (`:asof 2025-12-01`), the month that ended there (none of the next has happened).
+public func lastMonth(asOf: Instant) -> Month {
+    asOf == asOf.month.start ? asOf.month.adding(months: -1) : asOf.month
 }

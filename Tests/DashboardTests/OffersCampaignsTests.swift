@@ -138,7 +138,7 @@ private func cells(_ lines: [String], startingWith first: String) -> [String]? {
         #expect(cells(lines, startingWith: "B ")?.first == "B", "\(text)")
         #expect(cells(lines, startingWith: "C ") == nil, "\(text)")
         // The export names the customer: user id, email and appAccountToken after the columns.
-        let effects = update(&state, .export)
+        let effects = update(&state, .offers(.export))
         #expect(
             effects == [
                 .exportCSV(

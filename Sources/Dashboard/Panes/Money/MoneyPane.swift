@@ -22,6 +22,25 @@ public enum MoneyOfferOrder: String, CaseIterable, Equatable, Sendable {
     }
 }
 
+/// What the keys ask of pane 6: its own intents, handled in MoneyUpdate.swift.
+public enum MoneyIntent: Equatable, Sendable {
+    /// `j` / `k` and the other row keys: the open bar's subscriptions, else the offer rows.
+    case move(Int)
+    /// `h`: the movement of the month before.
+    case previousMonth
+    /// `l`: the movement of the month after.
+    case nextMonth
+    /// `enter`: a bar's subscriptions by movement, one of them on pane 2, or an offer's uses on pane 1.
+    case open
+    /// `ctrl-s`: the charts shown as SVG beside the movement's CSV.
+    case save
+    /// `s`: the next order of the offer rows.
+    case cycleOfferOrder
+    /// `c`: revenue in the next currency.
+    case cycleCurrency
+}
+
+/// Pane 6: MRR, its movement, revenue and the offers' uses.
 public struct MoneyPane: Equatable, Sendable {
     /// MRR now first, then each section as it arrives.
     public var figures: MoneyFigures?
@@ -80,64 +99,11 @@ public struct MoneyPane: Equatable, Sendable {
     }
 }
 
-/// `s` on pane 6: the next order of the offer rows; the cursor stays on its offer.
-func cycleMoneyOrder(_ state: inout AppState) -> [Effect] {
-    let pane = state.money
-    let selected = pane.offers.indices.contains(pane.row) ? pane.offers[pane.row] : nil
-    let all = MoneyOfferOrder.allCases
-    state.money.order = all[(all.firstIndex(of: pane.order)! + 1) % all.count]
-    if let selected, let index = state.money.offers.firstIndex(of: selected) { state.money.row = index }
-    state.notice = "offers by \(state.money.order.title)"
-    return []
-}
-
-/// `c` on pane 6: chart revenue in the next currency the figures have.
-func cycleMoneyCurrency(_ state: inout AppState) -> [Effect] {
-    guard let figures = state.money.figures, let shown = state.money.shownCurrency else { return [] }
-    let all = figures.currencies
-    guard all.count > 1 else {
-        state.notice = "every amount is in \(shown)"
-        return []
-    }
-    state.money.currency = all[((all.firstIndex(of: shown) ?? 0) + 1) % all.count]
-    return []
-}
-
-/// MRR now arrived: drawn at once, then the other sections are asked for, one answer each, so the
-/// pane fills in while the keys stay live.
-func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
-    // An answer for an as-of or product the pane no longer shows.
-    guard loaded.asOf == state.asOf, loaded.scope == state.scope else { return [] }
-    var figures = loaded
-    if let shown = state.money.figures, shown.asOf == loaded.asOf, shown.scope == loaded.scope {
-        // A refresh: each section stays on screen until its new answer replaces it.
-        figures.monthEnds = shown.monthEnds
-        figures.revenue = shown.revenue
-        figures.offers = shown.offers
-        figures.movement = shown.movement
-    }
-    state.money.figures = figures
-    return MoneySection.allCases.map { .loadMoneySection($0, asOf: loaded.asOf, scope: loaded.scope) }
-}
-
-/// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product).
-func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportScope, _ part: MoneyFigures.Part) -> [Effect] {
-    guard asOf == state.asOf, scope == state.scope, var figures = state.money.figures, figures.asOf == asOf,
-        figures.scope == scope
-    else { return [] }
-    figures.apply(part)
-    state.money.figures = figures
-    // Sections arrive in order: the last one ends the loading.
-    if case .movement = part { state.money.loading = false }
-    state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
-    return []
-}
-
 extension MoneyPane: DashboardPane {
     static let title = "Money"
     static var loadingFlag: WritableKeyPath<AppState, Bool> { \.money.loading }
 
-    static func rows(_ delta: Int) -> Action? { .move(delta) }
+    static func rows(_ delta: Int) -> Action? { .money(.move(delta)) }
 
     static func isEmpty(_ state: AppState) -> Bool { state.money.figures == nil }
 

@@ -2,54 +2,59 @@ extension OffersPane {
     /// Pane 5's keys (the row keys every pane has, `j`, `k`, …, are in KeyBindings.swift).
     static let keys: [KeyBinding] = [
         KeyBinding(
-            "/", .startSearch, name: "filter", description: "Filter the list by text in any column", shownInBar: true,
+            "/", .offers(.filter), name: "filter", description: "Filter the list by text in any column", shownInBar: true,
             panes: [.offers]),
         KeyBinding(
-            "enter", .open, name: "open",
+            "enter", .offers(.open), name: "open",
             description: "Open the selected subscriber; on the campaigns list, list the subscribers at the column's step",
             shownInBar: true, panes: [.offers]),
         KeyBinding(
-            "space", .mark(.toggle), name: "mark", description: "Mark or unmark the row", shownInBar: true,
+            "space", .offers(.mark(.toggle)), name: "mark", description: "Mark or unmark the row", shownInBar: true,
             panes: [.offers]),
-        KeyBinding("s", .mark(.mark), name: "mark", description: "Mark the row", panes: [.offers]),
-        KeyBinding("u", .mark(.unmark), name: "unmark", description: "Unmark the row", panes: [.offers]),
-        KeyBinding("t", .mark(.toggle), name: "toggle", description: "Toggle the row's mark", panes: [.offers]),
-        KeyBinding("g s", .markAll(.mark), name: "mark all", description: "Mark every shown row", panes: [.offers]),
-        KeyBinding("g u", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
+        KeyBinding("s", .offers(.mark(.mark)), name: "mark", description: "Mark the row", panes: [.offers]),
+        KeyBinding("u", .offers(.mark(.unmark)), name: "unmark", description: "Unmark the row", panes: [.offers]),
+        KeyBinding("t", .offers(.mark(.toggle)), name: "toggle", description: "Toggle the row's mark", panes: [.offers]),
+        KeyBinding("g s", .offers(.markAll(.mark)), name: "mark all", description: "Mark every shown row", panes: [.offers]),
         KeyBinding(
-            "g t", .markAll(.toggle), name: "toggle all", description: "Toggle the mark of every shown row",
-            panes: [.offers]),
+            "g u", .offers(.markAll(.unmark)), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
         KeyBinding(
-            "ctrl-space", .markRange, name: "mark range", description: "Mark from the last marked row to the cursor",
+            "g t", .offers(.markAll(.toggle)), name: "toggle all", description: "Toggle the mark of every shown row",
             panes: [.offers]),
         KeyBinding(
-            "|", .markMatching(true), name: "mark matching",
+            "ctrl-space", .offers(.markRange), name: "mark range", description: "Mark from the last marked row to the cursor",
+            panes: [.offers]),
+        KeyBinding(
+            "|", .offers(.markMatching(true)), name: "mark matching",
             description: "Mark the rows whose cell in this column matches a regular expression", panes: [.offers]),
         KeyBinding(
-            "\\", .markMatching(false), name: "unmark matching",
+            "\\", .offers(.markMatching(false)), name: "unmark matching",
             description: "Unmark the rows whose cell in this column matches a regular expression", panes: [.offers]),
-        KeyBinding("}", .jumpToMark(1), name: "next mark", description: "Go to the next marked row", panes: [.offers]),
-        KeyBinding("{", .jumpToMark(-1), name: "previous mark", description: "Go to the previous marked row", panes: [.offers]),
-        KeyBinding("ctrl-\\", .markAll(.unmark), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
+        KeyBinding("}", .offers(.jumpToMark(1)), name: "next mark", description: "Go to the next marked row", panes: [.offers]),
         KeyBinding(
-            "f", .flag, name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
+            "{", .offers(.jumpToMark(-1)), name: "previous mark", description: "Go to the previous marked row", panes: [.offers]),
+        KeyBinding(
+            "ctrl-\\", .offers(.markAll(.unmark)), name: "unmark all", description: "Unmark every shown row", panes: [.offers]),
+        KeyBinding(
+            "f", .offers(.flag), name: "flag", description: "Flag the marked rows (or the cursor row) for an offer",
             shownInBar: true, panes: [.offers], writes: true),
         KeyBinding(
-            "F", .clearFlag, name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
+            "F", .offers(.clearFlag), name: "unflag", description: "Clear an offer flag on the marked rows (or the cursor row)",
             panes: [.offers], writes: true),
-        KeyBinding("ctrl-s", .export, name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
-        KeyBinding(">", .cycleList(1), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
-        KeyBinding("<", .cycleList(-1), name: "previous list", description: "Previous offer list", panes: [.offers]),
         KeyBinding(
-            "[", .sort(ascending: true), name: "sort ↑", description: "Sort ascending by the column under the cursor",
+            "ctrl-s", .offers(.export), name: "export", description: "Export the shown rows to a CSV file", panes: [.offers]),
+        KeyBinding(
+            ">", .offers(.cycleList(1)), name: "next list", description: "Next offer list", shownInBar: true, panes: [.offers]),
+        KeyBinding("<", .offers(.cycleList(-1)), name: "previous list", description: "Previous offer list", panes: [.offers]),
+        KeyBinding(
+            "[", .offers(.sort(ascending: true)), name: "sort ↑", description: "Sort ascending by the column under the cursor",
             panes: [.offers]),
         KeyBinding(
-            "]", .sort(ascending: false), name: "sort ↓", description: "Sort descending by the column under the cursor",
+            "]", .offers(.sort(ascending: false)), name: "sort ↓", description: "Sort descending by the column under the cursor",
             panes: [.offers]),
-        KeyBinding("right", .moveColumn(1), name: "right", description: "Next column", panes: [.offers]),
-        KeyBinding("l", .moveColumn(1), name: "right", description: "Next column", panes: [.offers]),
+        KeyBinding("right", .offers(.moveColumn(1)), name: "right", description: "Next column", panes: [.offers]),
+        KeyBinding("l", .offers(.moveColumn(1)), name: "right", description: "Next column", panes: [.offers]),
         KeyBinding(
-            "left", .moveColumn(-1), name: "left", description: "Previous column", panes: [.offers]),
-        KeyBinding("h", .moveColumn(-1), name: "left", description: "Previous column", panes: [.offers]),
+            "left", .offers(.moveColumn(-1)), name: "left", description: "Previous column", panes: [.offers]),
+        KeyBinding("h", .offers(.moveColumn(-1)), name: "left", description: "Previous column", panes: [.offers]),
     ]
 }

@@ -160,6 +160,39 @@ public struct OfferSort: Equatable, Sendable {
 
 /// Pane 5's state. `shown` is derived from the board, the list, the filter and the sort each time one
 /// of them changes (never per frame); the cursor and the marks are ids, so they survive all four.
+/// What the keys ask of pane 5: its own intents, handled in OffersUpdate.swift.
+public enum OffersIntent: Equatable, Sendable {
+    /// `j` / `k` and the other row keys: the cursor `delta` rows down or up.
+    case move(Int)
+    /// `h` / `l`: the column under the cursor (what `[`, `]`, `|` and `\` act on).
+    case moveColumn(Int)
+    /// `enter`: the subscriber under the cursor on pane 2; on the funnel, the subscribers at the column's step.
+    case open
+    /// `space`, `s`, `u`, `t`: mark, unmark or toggle the cursor row (then move down).
+    case mark(MarkOperation)
+    /// `g s`, `g u`, `g t`, `ctrl-\`: every shown row.
+    case markAll(MarkOperation)
+    /// `ctrl-space`: the rows from the last marked one to the cursor.
+    case markRange
+    /// `|` / `\`: ask for a regular expression, then mark (true) or unmark the shown rows whose cell
+    /// in the cursor's column matches it.
+    case markMatching(Bool)
+    /// `}` / `{`: the next (1) or previous (-1) marked row.
+    case jumpToMark(Int)
+    /// `f`: flag the marked rows, or the cursor row, after a confirm dialog.
+    case flag
+    /// `F`: clear a flag on them, after a confirm dialog.
+    case clearFlag
+    /// `ctrl-s`: the shown rows as CSV.
+    case export
+    /// `>` / `<`: the next or previous list.
+    case cycleList(Int)
+    /// `[` / `]`: sort by the column under the cursor.
+    case sort(ascending: Bool)
+    /// `/`: the filter line, the rows filtered as it is typed.
+    case filter
+}
+
 public struct OffersPane: Equatable, Sendable {
     /// On a first visit, the first screen's rows until the stream has brought every list.
     public var board: OfferBoard?
@@ -289,7 +322,7 @@ extension OffersPane: DashboardPane {
     static let title = "Offers"
     static var loadingFlag: WritableKeyPath<AppState, Bool> { \.offers.loading }
 
-    static func rows(_ delta: Int) -> Action? { .move(delta) }
+    static func rows(_ delta: Int) -> Action? { .offers(.move(delta)) }
 
     static func isEmpty(_ state: AppState) -> Bool { state.offers.board == nil }
 

@@ -9,6 +9,23 @@ public enum SubscriberFocus: Equatable, Sendable {
     case periods, events
 }
 
+/// What the keys ask of pane 2: its own intents, handled in SubscriberUpdate.swift.
+public enum SubscriberIntent: Equatable, Sendable {
+    /// `j` / `k` and the other row keys: the cursor in the focused list.
+    case move(Int)
+    /// `e`: the focus moves between the periods and the events.
+    case switchFocus
+    /// `f`: flag the subscriber shown, after a confirm dialog.
+    case flag
+    /// `F`: clear one of its flags, after a confirm dialog.
+    case clearFlag
+    /// `R`: fetch its history and statuses from the App Store Server API in the background.
+    case fetchFromApple
+    /// `x`: extend its renewal date at Apple, after a dialog (RenewalExtension.swift).
+    case extend
+}
+
+/// Pane 2: one subscription's story (periods, events, flags, Apple's renewal details).
 public struct SubscriberPane: Equatable, Sendable {
     public var id: String?
     public var report: SubscriberReport?
@@ -44,7 +61,7 @@ extension SubscriberPane: DashboardPane {
     static let shortTitle = "Sub"
     static var loadingFlag: WritableKeyPath<AppState, Bool> { \.subscriber.loading }
 
-    static func rows(_ delta: Int) -> Action? { .move(delta) }
+    static func rows(_ delta: Int) -> Action? { .subscriber(.move(delta)) }
 
     static func isEmpty(_ state: AppState) -> Bool { state.subscriber.report == nil }
 

@@ -35,6 +35,31 @@ public struct SubscriberListView: Equatable, Sendable {
     public var queriedOwnership: OwnershipFilter { searchesEveryone ? .all : ownership }
 }
 
+/// What the keys ask of pane 1: its own intents, handled in SubscribersUpdate.swift.
+public enum SubscribersIntent: Equatable, Sendable {
+    /// `j` / `k` and the other row keys: the cursor `delta` rows down or up (pages load as it goes).
+    case move(Int)
+    /// `h` / `l`: the column under the cursor, which `[` and `]` sort by.
+    case moveColumn(Int)
+    /// `enter`: the subscriber under the cursor on pane 2.
+    case open
+    /// `space`: mark, unmark or toggle the cursor row, then move down.
+    case mark(MarkOperation)
+    /// `f`: flag the marked rows, or the cursor row, after a confirm dialog.
+    case flag
+    /// `F`: clear a flag on them, after a confirm dialog.
+    case clearFlag
+    /// `ctrl-s`: every subscriber of the list as CSV.
+    case export
+    /// `[` / `]`: sort by the column under the cursor.
+    case sort(ascending: Bool)
+    /// `o`: all, purchased or family-shared subscriptions.
+    case cycleOwnership
+    /// `/`: the search line, the list filtered as it is typed.
+    case search
+}
+
+/// Pane 1: every subscriber, a search, or the subscriptions behind another pane's figure.
 public struct SubscribersPane: Equatable, Sendable {
     public static let pageSize = 100
     /// The loaded window of the list: `rows[0]` is row `first` of the whole list.
@@ -87,7 +112,7 @@ extension SubscribersPane: DashboardPane {
     static let shortTitle = "Subs"
     static var loadingFlag: WritableKeyPath<AppState, Bool> { \.subscribers.loading }
 
-    static func rows(_ delta: Int) -> Action? { .move(delta) }
+    static func rows(_ delta: Int) -> Action? { .subscribers(.move(delta)) }
 
     static func isEmpty(_ state: AppState) -> Bool { state.subscribers.rows.isEmpty && !state.subscribers.complete }
 

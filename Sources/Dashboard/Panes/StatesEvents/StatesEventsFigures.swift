@@ -80,35 +80,3 @@ extension StatesEventsPane {
     /// The month whose events are shown: the chosen one, else the month of as-of.
     public func shownMonth(asOf: Instant) -> Month { min(month ?? lastMonth(asOf: asOf), lastMonth(asOf: asOf)) }
 }
-
-/// `h`/`l` on pane 4: the events of the previous or next month (never past as-of's month).
-func moveMonth(_ state: inout AppState, _ delta: Int) -> [Effect] {
-    guard let asOf = state.asOf else { return [] }
-    let month = min(state.statesEvents.shownMonth(asOf: asOf).adding(months: delta), lastMonth(asOf: asOf))
-    guard month != state.statesEvents.shownMonth(asOf: asOf) else { return [] }
-    state.statesEvents.month = month == lastMonth(asOf: asOf) ? nil : month
-    state.statesEvents.loading = true
-    return [.loadStatesEvents(asOf: asOf, month: month, scope: state.statesEventsScope)]
-}
-
-/// `o` on pane 4 (purchased → family-shared → all) and on pane 1 (the list's filter).
-func cycleOwnership(_ state: inout AppState) -> [Effect] {
-    switch state.pane {
-    case .statesEvents:
-        state.statesEvents.ownership = state.statesEvents.ownership.next
-        guard let asOf = state.asOf else { return [] }
-        state.statesEvents.loading = true
-        return [.loadStatesEvents(asOf: asOf, month: state.statesEvents.shownMonth(asOf: asOf), scope: state.statesEventsScope)]
-    case .subscribers:
-        state.subscribers.ownership = state.subscribers.ownership.next
-        return reloadSubscribers(&state)
-    default:
-        return []
-    }
-}
-
-/// The latest month the panes show at `asOf`: the month as-of lies in, or, when as-of is a month's
-/// first instant (`:asof 2025-12-01`), the month that ended there (none of the next has happened).
-public func lastMonth(asOf: Instant) -> Month {
-    asOf == asOf.month.start ? asOf.month.adding(months: -1) : asOf.month
-}

@@ -127,9 +127,9 @@ public struct ExtensionDialog: Equatable, Sendable {
     }
 }
 
-/// `x` on pane 2: the store is read (state, earlier extensions) before the dialog opens.
+/// `x`: the store is read (state, earlier extensions) before the dialog opens.
 func startExtension(_ state: inout AppState) -> [Effect] {
-    guard state.pane == .subscriber, let report = state.subscriber.report else { return [] }
+    guard let report = state.subscriber.report else { return [] }
     guard !state.readOnly else {
         state.notice = "read-only: extend is off (\(state.readOnlyReason))"
         return []

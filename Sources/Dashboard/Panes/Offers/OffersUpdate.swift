@@ -3,16 +3,38 @@ import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
 
-// MARK: - Marks
-
-/// Applies a mark operation to one id of a mark set.
-func apply(_ operation: MarkOperation, to id: String, in marks: inout Set<String>) {
-    switch operation {
-    case .mark: marks.insert(id)
-    case .unmark: marks.remove(id)
-    case .toggle: if marks.remove(id) == nil { marks.insert(id) }
+/// Pane 5's intents: the cursor, marks, flags, the list shown, its filter and sort, the export.
+func offersUpdate(_ state: inout AppState, _ intent: OffersIntent) -> [Effect] {
+    switch intent {
+    case .move(let delta):
+        state.offers.selected = clamp(state.offers.selected + delta, 0, max(0, state.offers.shown.count - 1))
+        return []
+    case .moveColumn(let delta):
+        state.offers.column = clamp(state.offers.column + delta, 0, state.offers.list.columns.count - 1)
+        return []
+    case .open:
+        if state.offers.list == .campaigns { return drillCampaign(&state) }
+        guard let id = state.offers.selectedRow?.id else { return [] }
+        return openSubscriber(&state, id)
+    case .mark(let operation): return markRow(&state, operation)
+    case .markAll(let operation): return markShown(&state, operation)
+    case .markRange: return markRange(&state)
+    case .markMatching(let mark):
+        state.commandLine = CommandEntry(kind: .markPattern(mark: mark), prompt: Prompt(prefix: mark ? "|" : "\\"))
+        return []
+    case .jumpToMark(let direction): return jumpToMark(&state, direction)
+    case .flag: return confirmFlags(&state, clear: false)
+    case .clearFlag: return confirmFlags(&state, clear: true)
+    case .export: return exportShown(&state)
+    case .cycleList(let delta): return cycleList(&state, delta)
+    case .sort(let ascending): return sortOffers(&state, ascending: ascending)
+    case .filter:
+        state.commandLine = CommandEntry(kind: .filter, prompt: Prompt(prefix: "/", text: state.offers.filter ?? ""))
+        return []
     }
 }
+
+// MARK: - Marks
 
 /// `space` / `s` / `u` / `t` on pane 5: the cursor row, then the cursor moves down.
 func markRow(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
@@ -26,7 +48,7 @@ func markRow(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
 
 /// `g s` / `g u` / `g t`: every shown row (the filter decides what "shown" is).
 func markShown(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] {
-    guard state.pane == .offers, state.offers.list != .campaigns else { return [] }
+    guard state.offers.list != .campaigns else { return [] }
     for row in state.offers.shown { apply(operation, to: row.id, in: &state.offers.marks) }
     state.notice = "\(state.offers.marks.count) marked"
     return []
@@ -35,7 +57,7 @@ func markShown(_ state: inout AppState, _ operation: MarkOperation) -> [Effect] 
 /// `ctrl-space`: marks every row between the last marked one and the cursor (k9s' span mark).
 func markRange(_ state: inout AppState) -> [Effect] {
     let pane = state.offers
-    guard state.pane == .offers, let cursor = pane.selectedRow?.id else { return [] }
+    guard let cursor = pane.selectedRow?.id else { return [] }
     guard let anchor = pane.lastMark, pane.marks.contains(anchor),
         let from = pane.shown.firstIndex(where: { $0.id == anchor })
     else {
@@ -80,7 +102,7 @@ func markMatching(_ state: inout AppState, pattern: String, mark: Bool) -> [Effe
 /// `}` / `{`: the next or previous shown row that is marked, wrapping around.
 func jumpToMark(_ state: inout AppState, _ direction: Int) -> [Effect] {
     let pane = state.offers
-    guard state.pane == .offers, !pane.shown.isEmpty else { return [] }
+    guard !pane.shown.isEmpty else { return [] }
     let count = pane.shown.count
     for step in 1...count {
         let index = ((pane.selected + direction * step) % count + count) % count
@@ -108,26 +130,7 @@ func appleOffers(_ board: OfferBoard?, _ ids: [String]) -> [String: [String]] {
 
 /// `f` / `F`: asks to confirm a flag change on the marked rows, or on the cursor row when none is marked.
 func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
-    guard state.pane == .offers || state.pane == .subscribers || state.pane == .subscriber else { return [] }
-    guard !state.readOnly else {
-        state.notice = "read-only: flags cannot be changed (\(state.readOnlyReason))"
-        return []
-    }
-    if state.pane == .subscriber { return confirmSubscriberFlag(&state, clear: clear) }
-    if state.pane == .subscribers {
-        // Pane 1's marks (or its cursor row), through the same dialog and write as pane 5's.
-        let ids = state.marks.isEmpty ? state.subscribers.selectedId.map { [$0] } ?? [] : state.marks.sorted()
-        guard !ids.isEmpty else {
-            state.notice = "nothing to \(clear ? "unflag" : "flag"): the list is empty"
-            return []
-        }
-        let loaded = Set(state.subscribers.rows.map(\.id))
-        state.confirmation = Confirmation(
-            offer: state.offers.lastOffer, ids: ids, clear: clear,
-            hidden: ids.filter { !loaded.contains($0) }.count)
-        state.confirmation?.catalogue = state.catalogueOffers
-        return []
-    }
+    guard flagsAreWritable(&state) else { return [] }
     let pane = state.offers
     guard pane.list != .campaigns else {
         state.notice = "the funnel's rows are campaigns: enter lists a step's subscribers, who can be flagged there"
@@ -149,29 +152,6 @@ func confirmFlags(_ state: inout AppState, clear: Bool) -> [Effect] {
         offer: offer, ids: ids, clear: clear, hidden: ids.filter { !shown.contains($0) }.count,
         existing: pane.board?.flags ?? [])
     state.confirmation?.appleOffers = appleOffers(pane.board, ids)
-    state.confirmation?.catalogue = state.catalogueOffers
-    return []
-}
-
-/// `f` / `F` on pane 2: the subscriber shown, through the same dialog as pane 5. Flagging starts at
-/// `service` (what support flags from here; `o` picks another); clearing at the subscriber's first flag.
-private func confirmSubscriberFlag(_ state: inout AppState, clear: Bool) -> [Effect] {
-    guard let report = state.subscriber.report else {
-        state.notice = "nothing to \(clear ? "unflag" : "flag"): no subscriber shown"
-        return []
-    }
-    let offer: OfferFlagKind
-    if clear {
-        guard let first = report.flags.first?.offer else {
-            state.notice = "\(TextSanitizer.strip(report.originalTransactionId)) has no flag to clear"
-            return []
-        }
-        offer = first
-    } else {
-        offer = .service
-    }
-    // The subscriber's flags go to the dialog, so it says "already flagged by … on …" and keeps them.
-    state.confirmation = Confirmation(offer: offer, ids: [report.originalTransactionId], clear: clear, existing: report.flags)
     state.confirmation?.catalogue = state.catalogueOffers
     return []
 }
@@ -211,7 +191,6 @@ func cycleList(_ state: inout AppState, _ delta: Int) -> [Effect] {
 }
 
 func sortOffers(_ state: inout AppState, ascending: Bool) -> [Effect] {
-    guard state.pane == .offers else { return [] }
     state.offers.sort = OfferSort(column: state.offers.column, ascending: ascending)
     state.offers.refreshShown()
     return []
@@ -224,32 +203,11 @@ func filterOffers(_ state: inout AppState, _ text: String) -> [Effect] {
     return []
 }
 
-/// `ctrl-s`: the shown rows, in their order, with the columns the pane shows; on pane 1, every
-/// subscriber of the list (search or drill-down), not only the pages loaded; on pane 5 while the
-/// list is still streaming, the whole list read for the export.
+/// `ctrl-s`: the shown rows, in their order, with the columns the pane shows; while the list is
+/// still streaming, the whole list read for the export.
 func exportShown(_ state: inout AppState) -> [Effect] {
-    if state.pane == .subscribers, let asOf = state.asOf {
-        if state.subscribers.count == 0 {
-            state.notice = "nothing to export: the list is empty (no file written)"
-            return []
-        }
-        var stem = "subscribers-\(asOf.isoDate)"
-        if let population = state.subscribers.population {
-            stem +=
-                "-"
-                + String(population.description.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
-                .split(separator: "-").joined(separator: "-")
-        }
-        state.notice = "exporting…"
-        state.exporting = true
-        return [
-            .exportSubscribers(
-                stem: stem, asOf: asOf, scope: state.subscribersScope, filter: state.subscribers.filter,
-                population: state.subscribers.view.queriedPopulation)
-        ]
-    }
-    if state.pane == .offers, state.offers.list.isCampaigns { return exportCampaigns(&state) }
-    guard state.pane == .offers, let board = state.offers.board else { return [] }
+    if state.offers.list.isCampaigns { return exportCampaigns(&state) }
+    guard let board = state.offers.board else { return [] }
     let list = state.offers.list
     let stem = "offers-\(list.title)-\(board.asOf.isoDate)"
     if case .eligible(let kind) = list, let stream = state.offers.stream, stream.lists[kind] == nil {
@@ -269,4 +227,45 @@ func exportShown(_ state: inout AppState) -> [Effect] {
     return [
         .exportCSV(stem: stem, header: list.csvHeader, rows: state.offers.shown.map { $0.exportCells(for: list) }, idColumn: 0)
     ]
+}
+
+// MARK: - Loading
+
+/// The whole board arrived (a reload): it replaces the one shown.
+func offersLoaded(_ state: inout AppState, _ board: OfferBoard) {
+    state.offers.board = board
+    state.offers.stream = nil
+    state.offers.loading = false
+    state.offers.refreshShown()
+}
+
+/// Pane 5's first screen: shown at once, then the whole lists asked for in the background. One
+/// answering an as-of or scope the pane has left, or coming after a board, is stale.
+func offersFirstLoaded(_ state: inout AppState, _ board: OfferBoard, scope: ReportScope) -> [Effect] {
+    guard state.offers.board == nil, board.asOf == state.asOf, scope == state.scope else { return [] }
+    state.offers.stream = OfferStream(asOf: board.asOf, scope: scope, first: board.eligible)
+    state.offers.board = board
+    state.offers.refreshShown()
+    return OfferStream.groups(first: state.offers.list).map { .loadOfferLists($0, asOf: board.asOf, scope: scope) }
+}
+
+/// Some of pane 5's whole lists: the rows already shown keep their cursor and marks (both are ids);
+/// the last group makes the board the one a single load gives.
+func offerListsLoaded(
+    _ state: inout AppState, _ kinds: [OfferFlagKind], asOf: Instant, scope: ReportScope,
+    _ rows: [EligibleSubscriber]
+) {
+    guard var stream = state.offers.stream, stream.asOf == asOf, stream.scope == scope,
+        var board = state.offers.board
+    else { return }
+    for kind in kinds { stream.lists[kind] = rows.filter { $0.offer == kind } }
+    board.eligible = stream.eligible
+    state.offers.board = board
+    if stream.isComplete {
+        state.offers.stream = nil
+        state.offers.loading = false
+    } else {
+        state.offers.stream = stream
+    }
+    state.offers.refreshShown()
 }

@@ -1,0 +1,65 @@
+import SubscriberAnalytics
+import SubscriptionModel
+import TerminalUI
+
+/// What `enter` acts on in pane 6.
+public enum MoneyFocus: Equatable, Sendable {
+    /// The MRR movement bar under the cursor (`h`/`l`).
+    case movement
+    /// The offer row under the cursor (`j`/`k`).
+    case offers
+}
+
+/// The one CSV of MRR movement: `report movement --format csv` and pane 6's `ctrl-s`.
+public enum MovementCSV {
+    public static let header: [String] =
+        ["start", "end", "currency", "mrrStart"] + MovementComponent.allCases.map(\.rawValue)
+        + ["fx", "mrrEnd"] + MovementComponent.allCases.map { $0.rawValue + "Count" }
+
+    public static func rows(_ r: MRRMovement) -> [[String]] {
+        r.rows.map { row in
+            [row.bucket.start.iso8601, row.bucket.end.iso8601, row.currency, MoneyFormat.plain(row.mrrStart)]
+                + MovementComponent.allCases.map { MoneyFormat.plain(row[$0]) }
+                + [MoneyFormat.plain(row.fx), MoneyFormat.plain(row.mrrEnd)]
+                + MovementComponent.allCases.map { "\(row.count($0))" }
+        }
+    }
+
+    public static func render(_ r: MRRMovement) -> String { CSV.render(header: header, rows: rows(r)) }
+}
+
+extension MoneyPane {
+    /// The bar under the cursor: the chosen month, else the latest.
+    public var shownBar: Int? {
+        guard let buckets = figures?.movement?.buckets, !buckets.isEmpty else { return nil }
+        return clamp(bar ?? buckets.count - 1, 0, buckets.count - 1)
+    }
+
+    /// The movement bridge of the bar under the cursor in the shown currency (nil: no MRR in it in these months).
+    public var selectedMovement: MRRMovement.Row? {
+        guard let movement = figures?.movement, let bar = shownBar, let currency = shownCurrency else { return nil }
+        let bucket = movement.buckets[bar]
+        return movement.rows.first { $0.bucket == bucket && $0.currency == currency }
+    }
+
+    /// MRR at each shown month's end (as-of for the last) in the shown currency, as a line.
+    func mrrLineModel(store: String) -> ChartModel? {
+        guard let figures, let currency = shownCurrency, let monthly = figures.mrrMonthly else { return nil }
+        let months = figures.shownMonths
+        return ChartModel(
+            title: "MRR at each month's end, \(currency)", labels: months.map(\.description),
+            incomplete: [months.count - 1],
+            series: [
+                ChartModel.Series(
+                    name: "MRR", kind: .line, values: monthly.map { Double(MoneyFigures.amount($0, currency)) / 1000 },
+                    role: .accent)
+            ], unit: currency, decimals: 2,
+            caption: ReportCharts.caption(asOf: figures.asOf, store: store, command: "dashboard · Money"))
+    }
+
+    /// The movement bars in the shown currency: the chart `report movement --format svg` draws.
+    func movementModel(store: String) -> ChartModel? {
+        guard let movement = figures?.movement, let currency = shownCurrency else { return nil }
+        return ReportCharts.movement(movement, store: store).first { $0.unit == currency }
+    }
+}
