@@ -2,8 +2,9 @@ import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 
-// What comes back from the effects that load a pane: the state takes it, unless it answers a
-// question the user has stopped asking.
+// What comes back from the effects that load a pane is taken by the pane (its `…Loaded` functions
+// in its folder under Panes/), unless it answers a question the user has stopped asking; a failure
+// of any of them is handled here.
 
 /// A query failed: nothing is loading any more, and the status line says why.
 func loadFailed(_ state: inout AppState, _ message: String) {

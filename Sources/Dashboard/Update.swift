@@ -4,8 +4,8 @@ import SubscriptionModel
 import TerminalUI
 
 /// The one place state changes: pure, so every scenario is a unit test. Each action is one
-/// line here or a call to the function below that handles it; what comes back from effects
-/// (`loaded…`, `failed`) is handled in LoadedResults.swift.
+/// line here or a call to the function that handles it: a pane's intents and what its loads
+/// answer (`loaded…`) go to its update in its folder under Panes/; a failure to LoadedResults.swift.
 public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .start:
@@ -168,7 +168,7 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
     }
 }
 
-// MARK: - Actions from keys
+// MARK: - Back
 
 /// `esc`: a dialog or overlay, then a filter, then exactly what was entered last (a pane, a
 /// drill-down, a search), as it was. The command line never gets here.
@@ -201,7 +201,7 @@ private func back(_ state: inout AppState) -> [Effect] {
     return loadIfNeeded(&state, previous.pane)
 }
 
-// MARK: - Movement and loading
+// MARK: - History and loading
 
 /// Every pane forgets what it shows (a new as-of, environment, product or plan).
 func invalidate(_ state: inout AppState) {
