@@ -77,6 +77,7 @@ extension AppDatabase {
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }
+        if let teamLog = teamActionLog { return try setFlags(write, through: teamLog, at: at) }
         // An import may be writing: this write goes between its transactions, in its turn.
         return try WriterTurn.shortWrite(storePath: path) {
             try writer.write { db in
