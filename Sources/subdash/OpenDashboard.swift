@@ -91,6 +91,8 @@ struct OpenDashboard: ParsableCommand {
         }
         follower?.start()
         defer { follower?.stop() }
+        var teamLogStatus: (@Sendable () -> String)?
+        if let follower { teamLogStatus = { follower.line } }
         let identity = OperatorIdentity.resolve(option: operatorName)
         var log: (@Sendable (String) -> Void)?
         if debug { log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
@@ -104,7 +106,7 @@ struct OpenDashboard: ParsableCommand {
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
             fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
             extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer,
-            massExtensionPoller: fetcher?.massExtensionPoller, teamLogStatus: follower.map { follower in { follower.line } })
+            massExtensionPoller: fetcher?.massExtensionPoller, teamLogStatus: teamLogStatus)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(

@@ -84,8 +84,8 @@ extension Fetch {
             let (orderId, who) = (orderId.uppercased(), try identity.resolve())
             var found: [String] = []
             try await FetchRun.run(
-            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
-        ) { run in
+                store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+            ) { run in
                 guard run.environment == .production else {
                     throw CLIError(
                         "Apple does not offer Look Up Order ID in the sandbox: sandbox purchases have no order ID. "
@@ -154,8 +154,8 @@ extension Fetch {
         mutating func run() async throws {
             let (id, who) = (transactionId, try identity.resolve())
             try await FetchRun.run(
-            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
-        ) { run in
+                store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+            ) { run in
                 try await run.audited(.refundHistory, target: id, summary: "refund history of \(id)", operatorName: who) {
                     var (transactions, pages) = (0, 0)
                     try await run.client.refundHistory(id) { body, page in

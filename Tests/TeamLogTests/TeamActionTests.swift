@@ -115,7 +115,9 @@ struct TeamActionTests {
         #expect(try Self.rows(b, "offerFlagLog") == 2)
 
         // Clearing goes the same way.
-        let cleared = try Subdash.run(["flag", "--team", url, "--db", b, id, "--offer", "winBack", "--clear", "--operator", "bob"])
+        let cleared = try Subdash.run([
+            "flag", "--team", url, "--db", b, id, "--offer", "winBack", "--clear", "--operator", "bob",
+        ])
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(try Self.flags(b) == [])
         #expect(try Subdash.run(["sync", "--team", url, "--db", a, "--trust-root", Self.trustRoot]).status == 0)
