@@ -1,15 +1,10 @@
 import Foundation
 import GRDB
-import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
 import TeamLog
-import TerminalUI
 import TestSupport
 import Testing
-
-@testable import Dashboard
-@testable import subdash
 
 /// Operator writes through the team log (docs/team.md, "Operator writes"): flags and support
 /// actions' audit entries committed to the log, shown at once in the writer's view and brought to
@@ -57,6 +52,18 @@ struct TeamActionTests {
         try json(try Subdash.run(["log", "--db", view, "--format", "json"])).map {
             [$0["operator"] as? String ?? "", $0["what"] as? String ?? "", $0["answer"] as? String ?? ""]
         }
+    }
+
+    /// Runs `body` to its end on a thread of its own (the store's team writes wait for the log).
+    static func offThread<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
     }
 
     static func rows(_ view: String, _ table: String) throws -> Int {
@@ -127,7 +134,7 @@ struct TeamActionTests {
 
     @Test func aSupportActionAndItsAnswerReachTheOtherView() throws {
         let (_, url, a, b, id) = try Self.twoViews("support")
-        let log = try waitFor { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
+        let log = try Self.offThread { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
         let database = try AppDatabase.open(path: a)
         database.writeOperatorActions(through: TeamActionLog(log: log))
         let asked = Instant(milliseconds: 1_790_000_000_000)
@@ -145,7 +152,7 @@ struct TeamActionTests {
             #expect(try Self.rows(view, "supportAction") == 1)
             #expect(try Self.rows(view, "supportAnswer") == 1)
         }
-        _ = try waitFor { await log.close() }
+        _ = try Self.offThread { await log.close() }
     }
 
     @Test func aRoleThatMayNotWriteActionsIsRefusedBeforeAnything() throws {
@@ -184,50 +191,9 @@ struct TeamActionTests {
         #expect(try Self.flags(a) == [[id, "erin", "written"]])
         #expect(try TeamLogTests.count(server, url, "SELECT count(*) FROM subdash_action") == 1)
     }
+}
 
-    @Test func theDashboardFollowsTheLogAndSaysHowFarBehindItIs() throws {
-        let (server, url, a, b, id) = try Self.twoViews("dashboard")
-        let database = try AppDatabase.open(path: a)
-        let follower = DashboardTeamFollower(
-            address: try TeamLogAddress(parsing: url), database: database,
-            verifier: try VerificationOptions.parse(["--trust-root", Self.trustRoot]).verifier(), sharedSecret: nil)
-        follower.start()
-        defer { follower.stop() }
-        let runner = EffectRunner(analytics: SubscriberAnalytics(database: database), teamLogStatus: { follower.line })
-        var state = AppState(operatorName: "frank")
-        state.teamLog = follower.line
-        let backend = TestBackend(width: 160, height: 30, colorSupport: .none)
-        let session = DashboardSession(backend: backend, runner: runner, palette: .builtinDefault(.none), state: state)
-        session.apply(.start)
-        session.settle()
-        func statusLine() -> String {
-            session.apply(.tick)
-            session.settle()
-            session.draw()
-            return backend.lines[backend.lines.count - 2].trimmingCharacters(in: .whitespaces)
-        }
-        #expect(waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }, "\(statusLine())")
-
-        // A flag set in the other view reaches this store while the dashboard runs.
-        let flagged = try Subdash.run([
-            "flag", "--team", url, "--db", b, id, "--offer", "retention", "--note", "from B", "--operator", "gina",
-        ])
-        #expect(flagged.status == 0, "\(flagged.stderr)")
-        #expect(
-            waitUntil(timeout: 30, interval: 0.1) {
-                (try? database.flags(originalTransactionId: id).map(\.operatorName)) == ["gina"]
-            })
-        #expect(waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }, "\(statusLine())")
-        _ = server
-
-        // The words for a store behind, and for a log that cannot be reached.
-        let now = Date()
-        #expect(DashboardTeamFollower.words(12, oldest: now.addingTimeInterval(-3.4), now: now) == "team log: 12 behind · 3 s")
-        let nowhere = DashboardTeamFollower(
-            address: try TeamLogAddress(parsing: "postgres://nobody@/nothing?host=/nonexistent-\(getpid())"),
-            database: database, verifier: try VerificationOptions.parse([]).verifier(), sharedSecret: nil)
-        nowhere.start()
-        defer { nowhere.stop() }
-        #expect(waitUntil(timeout: 30, interval: 0.1) { nowhere.line == "team log unreachable" }, "\(nowhere.line)")
-    }
+/// `@unchecked Sendable`: `result` is written before a semaphore is signalled and read after it.
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }
