@@ -132,17 +132,33 @@ struct TeamActionTests {
         #expect(try Self.audit(a).map { $0[1] }.last == "flag winBack cleared")
     }
 
-    @Test func aSupportActionAndItsAnswerReachTheOtherView() throws {
-        let (_, url, a, b, id) = try Self.twoViews("support")
-        let log = try Self.offThread { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
-        let database = try AppDatabase.open(path: a)
-        database.writeOperatorActions(through: TeamActionLog(log: log))
-        let asked = Instant(milliseconds: 1_790_000_000_000)
-        let action = try database.beginSupportAction(
-            kind: .extend, target: id, environment: "Sandbox", summary: "extend by 7 days (customer-satisfaction)",
-            request: "{}", requestIdentifier: "req-1", operatorName: "carol", at: asked)
-        try database.recordSupportAnswer(
-            SupportAnswer(outcome: .done, answer: "effective 2026-12-14", at: asked.adding(milliseconds: 900)), action: action)
+    /// Runs `body` on a thread of its own, so that its waiting holds no thread of the cooperative
+    /// pool the team log's client runs on (two on a two-core machine).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    @Test func aSupportActionAndItsAnswerReachTheOtherView() async throws {
+        // The writes wait for the log's client, which runs on the cooperative pool: they run on a
+        // thread of their own, and what they show is asserted here.
+        let (url, a, b, id) = try await Self.onThread { () throws -> (String, String, String, String) in
+            let (_, url, a, b, id) = try Self.twoViews("support")
+            let log = try Self.offThread { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
+            let database = try AppDatabase.open(path: a)
+            database.writeOperatorActions(through: TeamActionLog(log: log))
+            let asked = Instant(milliseconds: 1_790_000_000_000)
+            let action = try database.beginSupportAction(
+                kind: .extend, target: id, environment: "Sandbox", summary: "extend by 7 days (customer-satisfaction)",
+                request: "{}", requestIdentifier: "req-1", operatorName: "carol", at: asked)
+            try database.recordSupportAnswer(
+                SupportAnswer(outcome: .done, answer: "effective 2026-12-14", at: asked.adding(milliseconds: 900)),
+                action: action)
+            _ = try Self.offThread { await log.close() }
+            return (url, a, b, id)
+        }
+        _ = id
         let expected = [["carol", "extend by 7 days (customer-satisfaction)", "done: effective 2026-12-14"]]
         #expect(try Self.audit(a) == expected)
         for view in [a, b] {
@@ -152,7 +168,6 @@ struct TeamActionTests {
             #expect(try Self.rows(view, "supportAction") == 1)
             #expect(try Self.rows(view, "supportAnswer") == 1)
         }
-        _ = try Self.offThread { await log.close() }
     }
 
     @Test func aRoleThatMayNotWriteActionsIsRefusedBeforeAnything() throws {

@@ -15,8 +15,33 @@ import Testing
 struct TeamDashboardTests {
     static let trustRoot = SampleData.trustRoot
 
-    @Test func theDashboardFollowsTheLogAndSaysHowFarBehindItIs() throws {
-        let (server, url, a, b, id) = try TeamActionTests.twoViews("dashboard")
+    /// What the test saw, on a thread of its own (its waits hold no thread of the cooperative
+    /// pool the follower runs on); asserted back in the test.
+    struct Seen: Sendable {
+        var first = ""
+        var flagStatus: Int32 = -1
+        var flagError = ""
+        var flagReached = false
+        var after = ""
+        var unreachable = ""
+    }
+
+    @Test func theDashboardFollowsTheLogAndSaysHowFarBehindItIs() async throws {
+        let seen = try await TeamActionTests.onThread { try Self.followAndWatch() }
+        #expect(seen.first == "team log: 0 behind")
+        #expect(seen.flagStatus == 0, "\(seen.flagError)")
+        #expect(seen.flagReached, "the flag set in the other view reached this store while the dashboard ran")
+        #expect(seen.after == "team log: 0 behind")
+        #expect(seen.unreachable == "team log unreachable")
+        // The words for a store behind.
+        let now = Date()
+        #expect(DashboardTeamFollower.words(12, oldest: now.addingTimeInterval(-3.4), now: now) == "team log: 12 behind · 3 s")
+        #expect(DashboardTeamFollower.words(0, oldest: nil, now: now) == "team log: 0 behind")
+    }
+
+    static func followAndWatch() throws -> Seen {
+        var seen = Seen()
+        let (_, url, a, b, id) = try TeamActionTests.twoViews("dashboard")
         let database = try AppDatabase.open(path: a)
         let follower = DashboardTeamFollower(
             address: try TeamLogAddress(parsing: url), database: database,
@@ -36,28 +61,28 @@ struct TeamDashboardTests {
             session.draw()
             return backend.lines[backend.lines.count - 2].trimmingCharacters(in: .whitespaces)
         }
-        #expect(waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }, "\(statusLine())")
+        _ = waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }
+        seen.first = statusLine()
 
         // A flag set in the other view reaches this store while the dashboard runs.
         let flagged = try TestSupport.Subdash.run([
             "flag", "--team", url, "--db", b, id, "--offer", "retention", "--note", "from B", "--operator", "gina",
         ])
-        #expect(flagged.status == 0, "\(flagged.stderr)")
-        #expect(
-            waitUntil(timeout: 30, interval: 0.1) {
-                (try? database.flags(originalTransactionId: id).map(\.operatorName)) == ["gina"]
-            })
-        #expect(waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }, "\(statusLine())")
-        _ = server
+        (seen.flagStatus, seen.flagError) = (flagged.status, flagged.stderr)
+        seen.flagReached = waitUntil(timeout: 30, interval: 0.1) {
+            (try? database.flags(originalTransactionId: id).map(\.operatorName)) == ["gina"]
+        }
+        _ = waitUntil(timeout: 30, interval: 0.2) { statusLine() == "team log: 0 behind" }
+        seen.after = statusLine()
 
-        // The words for a store behind, and for a log that cannot be reached.
-        let now = Date()
-        #expect(DashboardTeamFollower.words(12, oldest: now.addingTimeInterval(-3.4), now: now) == "team log: 12 behind · 3 s")
+        // A log that cannot be reached.
         let nowhere = DashboardTeamFollower(
             address: try TeamLogAddress(parsing: "postgres://nobody@/nothing?host=/nonexistent-\(getpid())"),
             database: database, verifier: try VerificationOptions.parse([]).verifier(), sharedSecret: nil)
         nowhere.start()
         defer { nowhere.stop() }
-        #expect(waitUntil(timeout: 30, interval: 0.1) { nowhere.line == "team log unreachable" }, "\(nowhere.line)")
+        _ = waitUntil(timeout: 30, interval: 0.1) { nowhere.line == "team log unreachable" }
+        seen.unreachable = nowhere.line
+        return seen
     }
 }
