@@ -10,10 +10,8 @@ import Testing
 /// actions' audit entries committed to the log, shown at once in the writer's view and brought to
 /// every other view by `subdash sync`, each once; a role that may not write them refused; and a
 /// dashboard started with `--team` following the log, against a real PostgreSQL server.
-@Suite(.serialized, .enabled(if: PostgresServer.runsTests, "needs a PostgreSQL server (initdb and pg_ctl)"))
-struct TeamActionTests {
-    static let trustRoot = SampleData.trustRoot
-
+/// In the one serialized suite of the team log tests: another of them stops the server.
+extension TeamLogTests {
     /// A log holding the first five notifications, and two views of it synced.
     static func twoViews(_ label: String) throws -> (server: PostgresServer, url: String, a: String, b: String, id: String) {
         let server = try PostgresServer.server()

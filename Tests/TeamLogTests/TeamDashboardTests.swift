@@ -11,10 +11,8 @@ import Testing
 
 /// A dashboard started with `--team` (docs/team.md, "The dashboard"): it follows the log while it
 /// runs and its status line says how far behind it is, against a real PostgreSQL server.
-@Suite(.serialized, .enabled(if: PostgresServer.runsTests, "needs a PostgreSQL server (initdb and pg_ctl)"))
-struct TeamDashboardTests {
-    static let trustRoot = SampleData.trustRoot
-
+/// In the one serialized suite of the team log tests: another of them stops the server.
+extension TeamLogTests {
     /// What the test saw, on a thread of its own (its waits hold no thread of the cooperative
     /// pool the follower runs on); asserted back in the test.
     struct Seen: Sendable {
@@ -27,7 +25,7 @@ struct TeamDashboardTests {
     }
 
     @Test func theDashboardFollowsTheLogAndSaysHowFarBehindItIs() async throws {
-        let seen = try await TeamActionTests.onThread { try Self.followAndWatch() }
+        let seen = try await TeamLogTests.onThread { try Self.followAndWatch() }
         #expect(seen.first == "team log: 0 behind")
         #expect(seen.flagStatus == 0, "\(seen.flagError)")
         #expect(seen.flagReached, "the flag set in the other view reached this store while the dashboard ran")
@@ -41,7 +39,7 @@ struct TeamDashboardTests {
 
     static func followAndWatch() throws -> Seen {
         var seen = Seen()
-        let (_, url, a, b, id) = try TeamActionTests.twoViews("dashboard")
+        let (_, url, a, b, id) = try TeamLogTests.twoViews("dashboard")
         let database = try AppDatabase.open(path: a)
         let follower = DashboardTeamFollower(
             address: try TeamLogAddress(parsing: url), database: database,
