@@ -243,7 +243,8 @@ let package = Package(
         .testTarget(
             name: "TeamLogTests",
             dependencies: [
-                "TestSupport", "TeamLog", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash",
+                "TestSupport", "TeamLog", "StoreImport", "SubscriberStore", "AppStorePayloads", "subdash", "Dashboard",
+                "TerminalUI", "SubscriberAnalytics", "SubscriptionModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "TerminalUITests", dependencies: ["TestSupport", "TerminalUI"]),

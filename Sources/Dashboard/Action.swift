@@ -47,6 +47,8 @@ public enum Action: Equatable, Sendable {
     case storeVersion(Int?)
     /// Whether an import is running on the store, or the last one was interrupted.
     case importActivity(ImportActivity)
+    /// How far behind the team log the store is, as the status line says it.
+    case teamLogStatus(String)
     case refreshedHorizon(Instant?)
     case loadedPopulationSize(SubscriberPopulation, PopulationSize)
     case loadedOffers(OfferBoard)
@@ -119,6 +121,8 @@ public enum Effect: Equatable, Sendable {
     case checkStore
     /// Look at the import lock and the subscriptions waiting to be rebuilt.
     case checkImport
+    /// Ask how far behind the team log the store is (a dashboard started with `--team`).
+    case checkTeamLog
     case refreshHorizon
     case loadOffers(asOf: Instant, scope: ReportScope)
     /// Pane 5's first screen: the first `limit` rows of `list` in its order, and the flags.

@@ -124,6 +124,9 @@ public struct AppState: Equatable, Sendable {
     public var spinnerFrame = 0
     /// Which store this is, shown at the right of the status line when set (the demo's path).
     public var storeLabel: String?
+    /// How far behind the team log the store is ("team log: 0 behind"), for a dashboard that
+    /// follows one (docs/team.md); nil without a team log.
+    public var teamLog: String?
     /// The theme `:theme` switched to; nil: the one the dashboard was started with.
     public var theme: Theme?
     /// Theme names `:theme` completes.

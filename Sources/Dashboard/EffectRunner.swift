@@ -32,6 +32,8 @@ public final class EffectRunner: Sendable {
     public let consumptionAnswerer: ConsumptionAnswerer?
     /// Polls running mass extensions at Apple; nil when no App Store Server API credentials are configured.
     public let massExtensionPoller: MassExtensionPoller?
+    /// How far behind the team log the store is, in words (a dashboard started with `--team`).
+    public let teamLogStatus: (@Sendable () -> String)?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
     private let latestSearch = LatestSearch()
 
@@ -41,8 +43,10 @@ public final class EffectRunner: Sendable {
         now: @escaping @Sendable () -> Instant = { Instant(Date()) }, log: (@Sendable (String) -> Void)? = nil,
         fetchFromApple: (@Sendable (String) async throws -> String)? = nil,
         lookUpOrder: (@Sendable (String) async throws -> [String])? = nil, extender: RenewalExtender? = nil,
-        consumptionAnswerer: ConsumptionAnswerer? = nil, massExtensionPoller: MassExtensionPoller? = nil
+        consumptionAnswerer: ConsumptionAnswerer? = nil, massExtensionPoller: MassExtensionPoller? = nil,
+        teamLogStatus: (@Sendable () -> String)? = nil
     ) {
+        self.teamLogStatus = teamLogStatus
         self.massExtensionPoller = massExtensionPoller
         self.extender = extender
         self.consumptionAnswerer = consumptionAnswerer
@@ -151,6 +155,8 @@ public final class EffectRunner: Sendable {
                 return .storeVersion(changes == nil ? 0 : try? changes?.version())
             case .checkImport:
                 return .importActivity(try analytics.database.importActivity())
+            case .checkTeamLog:
+                return .teamLogStatus(teamLogStatus?() ?? "team log: not followed")
             case .refreshHorizon:
                 return .refreshedHorizon(try analytics.dataHorizon())
             case .loadHorizon:

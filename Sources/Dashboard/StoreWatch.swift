@@ -25,9 +25,10 @@ public struct StoreWatch: Equatable, Sendable {
 
 func tick(_ state: inout AppState) -> [Effect] {
     if !state.fetchingFromApple.isEmpty { state.spinnerFrame += 1 }
-    guard !state.storeWatch.checking else { return [] }
+    let team: [Effect] = state.teamLog == nil ? [] : [.checkTeamLog]
+    guard !state.storeWatch.checking else { return team }
     state.storeWatch.checking = true
-    return [.checkStore] + (state.storeWatch.importActivity == .idle ? [] : [.checkImport])
+    return [.checkStore] + (state.storeWatch.importActivity == .idle ? [] : [.checkImport]) + team
 }
 
 func storeVersionChecked(_ state: inout AppState, _ version: Int?) -> [Effect] {

@@ -92,6 +92,9 @@ public func update(_ state: inout AppState, _ action: Action) -> [Effect] {
         return orderLookupFailed(&state, order: order, message: message)
     case .tick:
         return tick(&state) + massExtensionTick(&state)
+    case .teamLogStatus(let line):
+        state.teamLog = line
+        return []
     case .storeVersion(let version):
         // Another process may have asked for a mass extension, or stored Apple's SUMMARY.
         let changed = version != nil && state.storeWatch.version != nil && version != state.storeWatch.version

@@ -96,9 +96,11 @@ public func render(_ state: AppState, into buffer: inout Buffer, palette: Palett
     } else {
         switch state.storeWatch.importActivity {
         case .idle:
-            // A mass extension the dashboard polls (MassExtensionWatch.swift).
-            if let line = state.massExtensions.line {
-                buffer.set(string: line, at: statusRow, style: palette[.muted], maxWidth: rows[3].width)
+            // A mass extension the dashboard polls (MassExtensionWatch.swift), and how far behind
+            // the team log the store is.
+            let lines = [state.massExtensions.line, state.teamLog.map(clean)].compactMap { $0 }
+            if !lines.isEmpty {
+                buffer.set(string: lines.joined(separator: " · "), at: statusRow, style: palette[.muted], maxWidth: rows[3].width)
             }
         case .running:
             buffer.set(

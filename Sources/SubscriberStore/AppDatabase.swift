@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 import ThreadKit
 
 /// The subdash store: one SQLite database (WAL) holding the raw payload archive, the facts Apple
@@ -14,6 +15,9 @@ public final class AppDatabase: Sendable {
     public let path: String?
     /// The archive's certificate chains read so far (`restoreArchived`).
     let archiveChains = ArchiveChainCache()
+    /// The team log operator writes are committed to first, when this store is a view of one
+    /// (``writeOperatorActions(through:)``); nil writes them here only.
+    let operatorActionLog = Mutex<(any OperatorActionLog)?>(nil)
 
     /// - Parameter repackOnOpen: false leaves documents stored before migration v30 in their old
     ///   layout (tests interrupt the conversion so); `repackArchive` converts them.

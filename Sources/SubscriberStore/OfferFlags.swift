@@ -77,6 +77,7 @@ extension AppDatabase {
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }
+        if let teamLog = teamActionLog { return try setFlags(write, through: teamLog, at: at) }
         // An import may be writing: this write goes between its transactions, in its turn.
         return try WriterTurn.shortWrite(storePath: path) {
             try writer.write { db in
@@ -135,7 +136,7 @@ extension AppDatabase {
         }
     }
 
-    /// The audit log, oldest first, each line's ``OfferFlagChange/kind`` worked out from the
+    /// The audit log, oldest first (by time, then as written), each line's ``OfferFlagChange/kind`` worked out from the
     /// lines before it; optionally of one subscription or one offer kind.
     public func flagLog(originalTransactionId: String? = nil, offer: OfferFlagKind? = nil) throws -> [OfferFlagChange] {
         try writer.read { db in
@@ -149,7 +150,9 @@ extension AppDatabase {
                 sql += " AND offer = ?"
                 arguments += [offer.rawValue]
             }
-            sql += " ORDER BY id"
+            // In time order: a view of a team log may receive an earlier flag after a later one
+            // (docs/team.md, "Operator writes"); a single store's ids are in time order anyway.
+            sql += " ORDER BY at, id"
             var isSet = Set<String>()
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 var change = OfferFlagChange(

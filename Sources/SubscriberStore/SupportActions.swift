@@ -83,6 +83,15 @@ extension AppDatabase {
         guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(OperatorIdentity.missingMessage)
         }
+        if let teamLog = teamActionLog {
+            var action = OperatorAction(kind: .supportAction, subject: target, operatorName: operatorName, at: at.milliseconds)
+            action.supportKind = kind.rawValue
+            action.environment = environment
+            action.summary = summary
+            action.request = request
+            action.requestIdentifier = requestIdentifier
+            return try beginSupportAction(action, through: teamLog)
+        }
         return try WriterTurn.shortWrite(storePath: path) {
             try writer.write { db in
                 try db.execute(
@@ -100,6 +109,7 @@ extension AppDatabase {
 
     /// Appends an answer (or a failure to get one) to action `id`.
     public func recordSupportAnswer(_ answer: SupportAnswer, action id: Int64) throws {
+        if let teamLog = teamActionLog { return try recordSupportAnswer(answer, action: id, through: teamLog) }
         try WriterTurn.shortWrite(storePath: path) {
             try writer.write { db in
                 try db.execute(

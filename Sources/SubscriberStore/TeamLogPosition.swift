@@ -26,19 +26,22 @@ extension AppDatabase {
     /// Writes the entries of a team log read up to `position`, and `position` with them, in ONE
     /// transaction: a view stopped at any point resumes after the last entry it committed, and
     /// never skips one. Derived rows are rebuilt afterwards (`rebuildPending()`).
+    /// Operator actions read with them are applied in the same transaction
+    /// (``applyOperatorActions(_:)``); `newActions` is how many were new to the store.
     @discardableResult
-    public func applyTeamLogEntries(_ documents: [IncomingDocument], through position: TeamLogPosition) throws
-        -> BatchResult
-    {
+    public func applyTeamLogEntries(
+        _ documents: [IncomingDocument], actions: [OperatorAction] = [], through position: TeamLogPosition
+    ) throws -> (result: BatchResult, newActions: Int) {
         try writer.write { db in
             var written = WrittenVersions()
             let result = try FactWriter(db).apply(documents, written: &written)
+            let newActions = try Self.applyOperatorActions(actions, db)
             try db.execute(
                 sql: """
                     INSERT INTO teamLogPosition (id, logId, lastSequence) VALUES (1, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET logId = excluded.logId, lastSequence = excluded.lastSequence
                     """, arguments: [position.logId, position.lastSequence])
-            return result
+            return (result, newActions)
         }
     }
 }

@@ -191,7 +191,7 @@ public final class TeamLogConnection: Sendable {
     /// Runs `body` in one transaction that first takes the writers' turn (so what other writers
     /// committed is visible and none inserts meanwhile) and, when `body` returns a sequence number
     /// above 0, ends with a NOTIFY of it to the views.
-    private func inWritersTurn(_ body: () async throws -> Int64) async throws {
+    func inWritersTurn(_ body: () async throws -> Int64) async throws {
         try await Self.transaction(connection, logger: logger) {
             try await connection.query("UPDATE subdash_writer_turn SET turns = turns + 1 WHERE id = 1", logger: logger)
             let last = try await body()
@@ -371,10 +371,14 @@ public final class TeamLogConnection: Sendable {
         return .schema("cannot \(what) the team log \(address): \(reason(error))")
     }
 
-    /// The last sequence number the log holds (0 when empty).
+    /// The last sequence number the log holds, of a document or an action (0 when empty).
     public func lastSequence() async throws -> Int64 {
         do {
-            let rows = try await connection.query("SELECT COALESCE(MAX(seq), 0) FROM subdash_document", logger: logger)
+            let rows = try await connection.query(
+                """
+                SELECT GREATEST(COALESCE((SELECT MAX(seq) FROM subdash_document), 0),
+                                COALESCE((SELECT MAX(seq) FROM subdash_action), 0))
+                """, logger: logger)
             for try await last in rows.decode(Int64.self) { return last }
             return 0
         } catch {
@@ -384,10 +388,17 @@ public final class TeamLogConnection: Sendable {
 
     /// Entries after `sequence` in order: at most `limit` of them, and no more bytes than `maxBytes`
     /// past the first (which is always returned, whatever its size), so memory stays bounded.
-    public func entries(after sequence: Int64, limit: Int = 2000, maxBytes: Int = 32 << 20) async throws -> [LogEntry] {
+    /// With `through`, none after it.
+    public func entries(
+        after sequence: Int64, through: Int64? = nil, limit: Int = 2000, maxBytes: Int = 32 << 20
+    ) async throws -> [LogEntry] {
         do {
+            let upper = through ?? Int64.max
             let sizes = try await connection.query(
-                "SELECT seq, byte_count FROM subdash_document WHERE seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))",
+                """
+                SELECT seq, byte_count FROM subdash_document WHERE seq > \(sequence) AND seq <= \(upper)
+                ORDER BY seq LIMIT \(Int64(limit))
+                """,
                 logger: logger)
             var through: Int64 = sequence
             var bytes = 0

@@ -52,7 +52,18 @@ enum TeamLogSchema {
                 """,
                 "INSERT INTO subdash_writer_turn (id, turns) VALUES (1, 0)",
             ]
-        )
+        ),
+        (
+            "l2 actions numbered in the documents' sequence",
+            [
+                // One sequence for the whole log: a view's position (the last sequence number it
+                // applied) then covers documents and operator actions alike, and both kinds of
+                // writer take the writers' turn, so "every entry after N" misses neither. No
+                // subdash wrote an action under l1, so there is no number to carry over.
+                "ALTER TABLE subdash_action ALTER COLUMN seq DROP IDENTITY",
+                "ALTER TABLE subdash_action ALTER COLUMN seq SET DEFAULT nextval('subdash_document_seq_seq')",
+            ]
+        ),
     ]
 
     /// The table that records which migrations a log has.

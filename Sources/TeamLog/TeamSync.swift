@@ -16,6 +16,10 @@ public struct TeamSync: Sendable {
         public var rejected = 0
         public var unverified = 0
         public var conflicts = 0
+        /// Operator actions read (flags, support actions' audit entries), and how many of them
+        /// were new to the store (the others it held: written here, or applied before).
+        public var actions = 0
+        public var newActions = 0
         /// The log's last sequence number now applied in the store.
         public var position: Int64 = 0
 
@@ -27,6 +31,9 @@ public struct TeamSync: Sendable {
                 + "\(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected"
             if unverified > 0 { s += ", \(unverified) unverified, not applied to a signed subscription" }
             if conflicts > 0 { s += ", \(conflicts) in conflict (the first kept)" }
+            if actions > 0 {
+                s += "; \(actions) operator action\(actions == 1 ? "" : "s") read: \(newActions) new"
+            }
             return s + "; the store is at log entry \(position)"
         }
     }
@@ -58,6 +65,9 @@ public struct TeamSync: Sendable {
         return position.lastSequence
     }
 
+    /// Operator actions read per round.
+    static let actionsPerPage = 2000
+
     /// Applies every entry after the store's position, page by page, and derives what they touched.
     public func catchUp() async throws -> Summary {
         var summary = Summary()
@@ -66,8 +76,23 @@ public struct TeamSync: Sendable {
         var last = try position()
         summary.position = last
         while true {
-            let entries = try await log.entries(after: last)
-            guard let through = entries.last?.sequence else { break }
+            // Actions first (small rows): when a page of them is full, documents are read only up
+            // to its last, so neither kind is read past what this round applies.
+            let actionPage = try await log.actions(after: last, limit: Self.actionsPerPage)
+            let cap = actionPage.count == Self.actionsPerPage ? actionPage.last?.sequence : nil
+            let entries = try await log.entries(after: last, through: cap)
+            // A page of documents may stop short of the log's end: actions after it wait for the
+            // next round.
+            guard let through = entries.last?.sequence ?? actionPage.last?.sequence else { break }
+            var actions: [OperatorAction] = []
+            for logged in actionPage where logged.sequence <= through {
+                summary.actions += 1
+                if let action = logged.action {
+                    actions.append(action)
+                } else {
+                    report("team log action #\(logged.sequence): skipped: not an operator action this subdash reads")
+                }
+            }
             var documents: [IncomingDocument] = []
             documents.reserveCapacity(entries.count)
             for (entry, decoded) in zip(entries, decodeAll(entries)) {
@@ -80,8 +105,9 @@ public struct TeamSync: Sendable {
                 if case .rejected(let reason) = document.content { shown.note(source, reason, report) }
                 documents.append(document)
             }
-            let result = try database.applyTeamLogEntries(
-                documents, through: TeamLogPosition(logId: log.logId, lastSequence: through))
+            let (result, newActions) = try database.applyTeamLogEntries(
+                documents, actions: actions, through: TeamLogPosition(logId: log.logId, lastSequence: through))
+            summary.newActions += newActions
             for (source, reason) in result.rejections { shown.note(source, reason, report) }
             for (source, reason) in result.conflicts { report("\(source): conflict: \(reason)") }
             summary.entries += entries.count
@@ -125,7 +151,7 @@ public struct TeamSync: Sendable {
     public func follow(pollSeconds: Double = 5, applied: @escaping @Sendable (Summary) -> Void) async throws {
         try await log.listening { notifications in
             let first = try await catchUp()
-            if first.entries > 0 { applied(first) }
+            if first.entries + first.actions > 0 { applied(first) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
                 group.addTask {
@@ -140,7 +166,7 @@ public struct TeamSync: Sendable {
                 }
                 for await _ in wake.stream {
                     let round = try await catchUp()
-                    if round.entries > 0 { applied(round) }
+                    if round.entries + round.actions > 0 { applied(round) }
                 }
                 group.cancelAll()
                 if Task.isCancelled { throw CancellationError() }

@@ -103,7 +103,9 @@ struct Consumption: AsyncParsableCommand {
         let (delivery, consumed, refund, sample, yes, who) = (
             delivery!, consumed, refund!, sampleContent, yes, try identity.resolve()
         )
-        try await FetchRun.run(store: store, verification: verification, api: api) { run in
+        try await FetchRun.run(
+            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+        ) { run in
             run.summary = false
             let database = run.sink.database
             let requests = try database.consumptionRequests().filter { $0.transactionId == transactionId }

@@ -30,7 +30,7 @@ struct Demo: AsyncParsableCommand {
         if isatty(0) != 0 && isatty(1) != 0 {
             printError("  reports on it: subdash report states --db \(demo.path)")
             let dashboard = try OpenDashboard.parse(["--db", demo.path])
-            try dashboard.run(storeLabel: "demo store: \(demo.path)")
+            try dashboard.run(storeLabel: "demo store: \(demo.path)", followTeam: false)
             printError("demo store: \(demo.path)")
         } else {
             // Not on a terminal (a script, CI): print the store for `report --db`.

@@ -5,6 +5,7 @@ import Dashboard
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import TeamLog
 
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -195,11 +196,15 @@ final class FetchRun {
     }
 
     /// Runs `body`, then `finish`.
+    /// With `actionLog`, the store commits its audit entries to the team log first
+    /// (docs/team.md, "Operator writes").
     static func run(
-        store: StoreOptions, verification: VerificationOptions, api: APIOptions,
+        store: StoreOptions, verification: VerificationOptions, api: APIOptions, actionLog: TeamActionLog? = nil,
         _ body: (FetchRun) async throws -> Void
     ) async throws {
+        defer { if let actionLog { Task { await actionLog.log.close() } } }
         let run = try FetchRun(store: store, verification: verification, api: api)
+        try TeamOptions.attach(actionLog, to: run.sink.database)
         let outcome: Result<Void, any Error>
         do {
             try await body(run)

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import TeamLog
 
 extension OfferFlagKind: ExpressibleByArgument {
     /// Any case: `--offer winback` is `winBack`.
@@ -20,6 +21,7 @@ struct FlagCommand: AsyncParsableCommand {
             "Each ID may be an originalTransactionId, transactionId, webOrderLineItemId, appAccountToken, user id or email.")
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var team: TeamOptions
     @Argument(help: "Subscribers to flag.") var ids: [String]
     @Option(help: "The offer (any case).") var offer: OfferFlagKind
     @Option(help: "A note kept with the flag.") var note: String?
@@ -41,8 +43,12 @@ struct FlagCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        // With a team log, a role that may not write is refused before anything else.
+        let actionLog = try await team.actionLog()
+        defer { if let actionLog { Task { await actionLog.log.close() } } }
         let db: AppDatabase
         do { db = try store.open() } catch let e as CLIError { e.exit() }
+        try TeamOptions.attach(actionLog, to: db)
         var targets: [String] = []
         var problems: [String] = []
         for id in ids {

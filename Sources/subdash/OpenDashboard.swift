@@ -11,6 +11,7 @@ struct OpenDashboard: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "dashboard", abstract: "Open the dashboard on a store.")
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var team: TeamOptions
 
     @Option(help: "A theme name or path (default: the built-in default theme).")
     var theme: String?
@@ -43,8 +44,10 @@ struct OpenDashboard: ParsableCommand {
 
     func run() throws { try run(storeLabel: nil) }
 
-    /// Opens the dashboard; `storeLabel` is shown in its status line (the demo names its store there).
-    func run(storeLabel: String?) throws {
+    /// Opens the dashboard; `storeLabel` is shown in its status line (the demo names its store
+    /// there). With `followTeam` and a team log given (`--team`, $SUBDASH_TEAM), the dashboard
+    /// follows the log and writes its operators' actions to it (docs/team.md, "The dashboard").
+    func run(storeLabel: String?, followTeam: Bool = true) throws {
         // A store that is not there is never created by the dashboard: an empty one would show
         // nothing "as of 1970-01-01".
         let path = store.path
@@ -67,6 +70,29 @@ struct OpenDashboard: ParsableCommand {
         } catch {
             throw CLIError("\(error)")
         }
+        // A team log: followed while the dashboard runs; flags and support actions are committed to
+        // it first, and a role that may not write them makes the dashboard read-only, so nobody
+        // types a note the log would refuse.
+        var follower: DashboardTeamFollower?
+        var teamRefusal: String?
+        if followTeam, let address = try team.address() {
+            let verifier = try VerificationOptions.parse(trustRoots.flatMap { ["--trust-root", $0] }).verifier()
+            follower = DashboardTeamFollower(
+                address: address, database: database, verifier: verifier,
+                sharedSecret: ProcessInfo.processInfo.environment["SUBDASH_SHARED_SECRET"])
+            if !readOnly {
+                do {
+                    let actionLog = try waitFor { try await TeamOptions.actionLog(address) }
+                    try TeamOptions.attach(actionLog, to: database)
+                } catch let error as CLIError {
+                    teamRefusal = error.message
+                }
+            }
+        }
+        follower?.start()
+        defer { follower?.stop() }
+        var teamLogStatus: (@Sendable () -> String)?
+        if let follower { teamLogStatus = { follower.line } }
         let identity = OperatorIdentity.resolve(option: operatorName)
         var log: (@Sendable (String) -> Void)?
         if debug { log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
@@ -80,13 +106,17 @@ struct OpenDashboard: ParsableCommand {
             exportDirectory: EffectRunner.exportDirectory(option: exportDirectory), log: log,
             fetchFromApple: fetcher?.fetch, lookUpOrder: fetcher?.lookUpOrder,
             extender: fetcher?.extender, consumptionAnswerer: fetcher?.consumptionAnswerer,
-            massExtensionPoller: fetcher?.massExtensionPoller)
+            massExtensionPoller: fetcher?.massExtensionPoller, teamLogStatus: teamLogStatus)
         let backend = try CursesBackend(color: color)
         defer { backend.shutdown() }
         var state = AppState(
-            readOnly: readOnly || identity == nil, operatorName: identity ?? "",
+            readOnly: readOnly || identity == nil || teamRefusal != nil, operatorName: identity ?? "",
             themeNames: catalog.entries().map(\.name))
-        if !writable && !self.readOnly {
+        state.teamLog = follower?.line
+        if let teamRefusal {
+            state.readOnlyReason = teamRefusal
+            state.notice = "read-only: " + teamRefusal
+        } else if !writable && !self.readOnly {
             state.readOnlyReason = "\(path) cannot be written here: it is opened read-only"
             state.notice = "read-only: " + state.readOnlyReason
         } else if identity == nil && !readOnly {

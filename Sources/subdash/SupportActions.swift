@@ -95,7 +95,9 @@ struct Extend: AsyncParsableCommand {
     func extendOne(who: String) async throws {
         let (days, reason, yes, query) = (days!, reason!, yes, id!)
         let now = Instant(Date())
-        try await FetchRun.run(store: store, verification: verification, api: api) { run in
+        try await FetchRun.run(
+            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+        ) { run in
             run.summary = false
             let database = run.sink.database
             let analytics = SubscriberAnalytics(database: database)
@@ -178,7 +180,9 @@ struct Extend: AsyncParsableCommand {
 
     func extendAll(who: String) async throws {
         let (days, reason, yes, product, storefronts) = (days!, reason!, yes, product!, storefronts)
-        try await FetchRun.run(store: store, verification: verification, api: api) { run in
+        try await FetchRun.run(
+            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+        ) { run in
             run.summary = false
             let database = run.sink.database
             if let app = try database.storeApp(), app.bundleId != run.bundleId {
@@ -212,7 +216,9 @@ struct Extend: AsyncParsableCommand {
     }
 
     func poll(_ requestIdentifier: String, product: String, who: String) async throws {
-        try await FetchRun.run(store: store, verification: verification, api: api) { run in
+        try await FetchRun.run(
+            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+        ) { run in
             run.summary = false
             let status = try await run.audited(
                 .massExtendStatus, target: product, summary: "status of mass extension \(requestIdentifier)",
@@ -278,7 +284,9 @@ struct Link: AsyncParsableCommand {
 
     mutating func run() async throws {
         let (id, token, yes, who) = (originalTransactionId, token.lowercased(), yes, try identity.resolve())
-        try await FetchRun.run(store: store, verification: verification, api: api) { run in
+        try await FetchRun.run(
+            store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+        ) { run in
             run.summary = false
             let database = run.sink.database
             let analytics = SubscriberAnalytics(database: database)

@@ -13,6 +13,7 @@ import TerminalUI
 struct SupportIdentity: ParsableArguments {
     @Option(name: .customLong("operator"), help: "Who acts, for the audit log (default: $USER, else the login name).")
     var operatorName: String?
+    @OptionGroup var team: TeamOptions
 
     func resolve() throws -> String {
         guard let who = OperatorIdentity.resolve(option: operatorName) else {
@@ -82,7 +83,9 @@ extension Fetch {
         mutating func run() async throws {
             let (orderId, who) = (orderId.uppercased(), try identity.resolve())
             var found: [String] = []
-            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+            try await FetchRun.run(
+                store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+            ) { run in
                 guard run.environment == .production else {
                     throw CLIError(
                         "Apple does not offer Look Up Order ID in the sandbox: sandbox purchases have no order ID. "
@@ -150,7 +153,9 @@ extension Fetch {
 
         mutating func run() async throws {
             let (id, who) = (transactionId, try identity.resolve())
-            try await FetchRun.run(store: store, verification: verification, api: api) { run in
+            try await FetchRun.run(
+                store: store, verification: verification, api: api, actionLog: try await identity.team.actionLog()
+            ) { run in
                 try await run.audited(.refundHistory, target: id, summary: "refund history of \(id)", operatorName: who) {
                     var (transactions, pages) = (0, 0)
                     try await run.client.refundHistory(id) { body, page in

@@ -23,6 +23,37 @@ struct TeamOptions: ParsableArguments {
         }
     }
 
+    /// For a command that writes operator actions (flags, support actions): with a team log given,
+    /// connects and refuses a role that may not write actions, before anything is asked, typed or
+    /// sent (docs/team.md, "Operator writes"); nil without a team log.
+    func actionLog() async throws -> TeamActionLog? {
+        guard let address = try address() else { return nil }
+        return try await Self.actionLog(address)
+    }
+
+    static func actionLog(_ address: TeamLogAddress) async throws -> TeamActionLog {
+        let log = try await connect(address)
+        do {
+            try await log.requireActionInserts()
+        } catch {
+            await log.close()
+            throw CLIError("\(error)", code: ExitStatus.fatal)
+        }
+        return TeamActionLog(log: log)
+    }
+
+    /// Makes `database` commit its operator writes to `actionLog` first. Refuses a store that is a
+    /// view of another log: its writes would come back to no view of its own.
+    static func attach(_ actionLog: TeamActionLog?, to database: AppDatabase) throws {
+        guard let actionLog else { return }
+        if let position = try database.teamLogPosition(), position.logId != actionLog.log.logId {
+            throw CLIError(
+                "\(database.path ?? "the store") is a view of another team log (log \(position.logId), not "
+                    + "\(actionLog.log.logId) at \(actionLog.log.address)): nothing was written", code: ExitStatus.fatal)
+        }
+        database.writeOperatorActions(through: actionLog)
+    }
+
     /// Connects (creating or migrating the log's schema when the role may).
     static func connect(_ address: TeamLogAddress) async throws -> TeamLogConnection {
         do {
