@@ -121,16 +121,22 @@ let package = Package(
             cSettings: [.define("_XOPEN_SOURCE_EXTENDED"), .define("NCURSES_WIDECHAR", to: "1")],
             linkerSettings: [.linkedLibrary("ncursesw")]),
         .target(name: "CursesBackend", dependencies: ["CNcursesW", "TerminalUI"]),
+        // One definition per report of its JSON, CSV, text table and SVG: `subdash report` prints them,
+        // the dashboard's exports write them (docs/architecture.md, "Where a report's outputs live").
+        .target(
+            name: "ReportOutputs",
+            dependencies: ["SubscriberAnalytics", "SubscriptionModel", "SubscriptionTimeline", "TerminalUI"]),
         .target(
             name: "Dashboard",
             dependencies: [
-                "TerminalUI", "ThreadKit", "SubscriberAnalytics", "SubscriberStore", "SubscriptionModel", "SubscriptionTimeline",
+                "TerminalUI", "ThreadKit", "SubscriberAnalytics", "ReportOutputs", "SubscriberStore", "SubscriptionModel",
+                "SubscriptionTimeline",
             ]),
         .executableTarget(
             name: "subdash",
             dependencies: [
                 "SubscriptionModel", "SubscriptionTimeline", "AppStorePayloads", "SubscriberStore", "StoreImport",
-                "SubscriberAnalytics",
+                "SubscriberAnalytics", "ReportOutputs",
                 "LifecycleSimulator", "TerminalUI", "CursesBackend", "Dashboard",
                 "NotificationListener", "AppStoreServerAPI", "TeamLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -203,13 +209,13 @@ let package = Package(
             name: "StoreImportTests",
             dependencies: [
                 "TestSupport", "StoreImport", "SubscriberStore", "AppStorePayloads",
-                "SubscriptionModel", "SubscriberAnalytics", "subdash", "TerminalUI", "ThreadKit",
+                "SubscriptionModel", "SubscriberAnalytics", "ReportOutputs", "subdash", "TerminalUI", "ThreadKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "SubscriberAnalyticsTests",
             dependencies: [
-                "TestSupport", "SubscriberAnalytics", "StoreImport", "SubscriberStore", "SubscriptionModel",
+                "TestSupport", "SubscriberAnalytics", "ReportOutputs", "StoreImport", "SubscriberStore", "SubscriptionModel",
                 "SubscriptionTimeline", "AppStorePayloads", "LifecycleSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -251,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "DashboardTests",
             dependencies: [
-                "TestSupport", "Dashboard", "TerminalUI", "SubscriberStore", "SubscriberAnalytics", "SubscriptionModel",
+                "TestSupport", "Dashboard", "ReportOutputs", "TerminalUI", "SubscriberStore", "SubscriberAnalytics",
+                "SubscriptionModel",
                 "SubscriptionTimeline", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Snapshots"]),

@@ -141,30 +141,3 @@ extension SubscriberAnalytics {
         }
     }
 }
-
-extension ReportJSON {
-    public static func ltv(_ r: LTVReport) -> String {
-        func numbers(_ values: [Double?]) -> JSONValue { .array(values.map { $0.map(JSONValue.double) ?? .null }) }
-        func amounts(_ values: [Double?]) -> JSONValue {
-            .array(values.map { $0.map { amount(Int64($0.rounded(.toNearestOrAwayFromZero))) } ?? .null })
-        }
-        func row(_ x: LTVReport.Row) -> JSONValue {
-            var o = JSONObject()
-            if let m = x.month { o["month"] = .string(m.description) }
-            o["currency"] = .string(x.currency)
-            o["started"] = .int(x.started)
-            o["rate"] = numbers(x.rate)
-            o["ltv"] = amounts(x.ltv)
-            return .object(o)
-        }
-        var o = JSONObject()
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["periods"] = .int(r.periods)
-        o["currency"] = r.currency.map(JSONValue.string) ?? .null
-        o["mixedCurrency"] = .int(r.mixedCurrency)
-        o["unpriced"] = .int(r.unpriced)
-        o["cohorts"] = .array(r.cohorts.map(row))
-        o["average"] = .array(r.average.map(row))
-        return JSONValue.object(o).text
-    }
-}

@@ -152,30 +152,3 @@ private struct MovementSums {
         counts[component, default: 0] += 1
     }
 }
-
-extension ReportJSON {
-    public static func movement(_ r: MRRMovement) -> String {
-        var o = JSONObject()
-        o["from"] = .string(r.from.iso8601)
-        o["to"] = .string(r.to.iso8601)
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["by"] = .string(r.by.rawValue)
-        o["currency"] = r.currency.map(JSONValue.string) ?? .null
-        o["rows"] = .array(
-            r.rows.map { row in
-                var x = JSONObject()
-                x["start"] = .string(row.bucket.start.iso8601)
-                x["end"] = .string(row.bucket.end.iso8601)
-                x["currency"] = .string(row.currency)
-                x["mrrStart"] = amount(row.mrrStart)
-                for c in MovementComponent.allCases { x[c.rawValue] = amount(row[c]) }
-                x["fx"] = amount(row.fx)
-                x["mrrEnd"] = amount(row.mrrEnd)
-                var counts = JSONObject()
-                for c in MovementComponent.allCases { counts[c.rawValue] = .int(row.count(c)) }
-                x["counts"] = .object(counts)
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-}

@@ -143,25 +143,3 @@ private struct MRRRowKey: Hashable {
     var key: String?
     var currency: String
 }
-
-extension ReportJSON {
-    public static func mrr(_ r: MRRReport) -> String {
-        var o = JSONObject()
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["by"] = r.by.map { .string($0.rawValue) } ?? .null
-        o["currency"] = r.currency.map(JSONValue.string) ?? .null
-        o["unpriced"] = .int(r.unpriced)
-        o["rows"] = .array(
-            r.rows.map { row in
-                var x = JSONObject()
-                x["key"] = row.key.map(JSONValue.string) ?? .null
-                x["currency"] = .string(row.currency)
-                x["subscriptions"] = .int(row.subscriptions)
-                x["mrr"] = amount(row.mrr)
-                x["commitments"] = .int(row.commitments)
-                x["committed"] = amount(row.committed)
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-}

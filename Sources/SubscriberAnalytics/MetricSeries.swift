@@ -135,29 +135,3 @@ extension SubscriberAnalytics {
         return series
     }
 }
-
-extension ReportJSON {
-    public static func series(_ s: MetricSeries) -> String {
-        var o = JSONObject()
-        o["metric"] = .string(s.metric.name)
-        o["from"] = .string(s.from.iso8601)
-        o["to"] = .string(s.to.iso8601)
-        o["asOf"] = .string(s.asOf.iso8601)
-        o["by"] = .string(s.by.rawValue)
-        o["series"] = .array(
-            s.lines.map { line in
-                var x = JSONObject()
-                x["currency"] = line.currency.map(JSONValue.string) ?? .null
-                x["points"] = .array(
-                    zip(s.buckets, line.values).map { bucket, value in
-                        var p = JSONObject()
-                        p["start"] = .string(bucket.start.iso8601)
-                        p["end"] = .string(bucket.end.iso8601)
-                        p["value"] = s.metric.isMoney ? amount(value) : .int(Int(value))
-                        return .object(p)
-                    })
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-}

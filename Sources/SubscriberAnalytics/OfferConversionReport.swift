@@ -90,30 +90,3 @@ private struct Key: Hashable {
     var kind: OfferKind
     var identifier: String?
 }
-
-extension ReportJSON {
-    public static func offers(_ r: OfferConversionReport) -> String {
-        var o = JSONObject()
-        o["from"] = .string(r.from.iso8601)
-        o["to"] = .string(r.to.iso8601)
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["offers"] = .array(
-            r.offers.map { row in
-                var x = JSONObject()
-                x["offerKind"] = .string(row.offerKind.rawValue)
-                x["offerIdentifier"] = row.offerIdentifier.map(JSONValue.string) ?? .null
-                x["started"] = .int(row.started)
-                x["converted"] = .int(row.converted)
-                x["lapsed"] = .int(row.lapsed)
-                x["switched"] = .int(row.switched)
-                x["pending"] = .int(row.pending)
-                x["rate"] = row.rate.map(JSONValue.double) ?? .null
-                var retention = JSONObject()
-                retention["3"] = row.retention3.map(JSONValue.double) ?? .null
-                retention["6"] = row.retention6.map(JSONValue.double) ?? .null
-                x["retention"] = .object(retention)
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-}

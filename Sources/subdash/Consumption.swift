@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Dashboard
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -154,7 +155,7 @@ struct Consumption: AsyncParsableCommand {
         let analytics = SubscriberAnalytics(database: database)
         let now = Instant(Date())
         var rows: [[String]] = []
-        var json: [JSONValue] = []
+        var json: [JSONOutput] = []
         for request in try database.consumptionRequests() {
             let id = request.transactionId ?? ""
             let answered = try database.supportActions(target: id, kind: .consumption).last {
@@ -185,12 +186,12 @@ struct Consumption: AsyncParsableCommand {
                     paidPeriods, answer, outcome,
                 ]
                 .map(TextSanitizer.visible))
-            var o = JSONObject()
+            var o = JSONOutputObject()
             o["requestedAt"] = .string(request.at.iso8601)
             o["transactionId"] = .string(id)
-            o["originalTransactionId"] = request.originalTransactionId.map(JSONValue.string) ?? .null
+            o["originalTransactionId"] = request.originalTransactionId.map(JSONOutput.string) ?? .null
             o["productId"] = product.isEmpty ? .null : .string(product)
-            o["reason"] = request.reason.map(JSONValue.string) ?? .null
+            o["reason"] = request.reason.map(JSONOutput.string) ?? .null
             o["periodUsed"] = used.isEmpty ? .null : .string(used)
             o["answeredBy"] = answered.map { .string($0.operatorName) } ?? .null
             o["answer"] = answered.map { .string($0.summary) } ?? .null
@@ -198,7 +199,7 @@ struct Consumption: AsyncParsableCommand {
             json.append(.object(o))
         }
         switch format {
-        case .json: print(JSONValue.array(json).text)
+        case .json: print(JSONOutput.array(json).text)
         case .csv:
             printCSV(
                 CSV.render(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -33,16 +34,16 @@ struct Flags: AsyncParsableCommand {
         var email: String?
         var appAccountToken: String?
 
-        var json: JSONValue {
-            var o = JSONObject()
+        var json: JSONOutput {
+            var o = JSONOutputObject()
             o["originalTransactionId"] = .string(originalTransactionId)
             o["offer"] = .string(offer)
-            o["note"] = note.map(JSONValue.string) ?? .null
+            o["note"] = note.map(JSONOutput.string) ?? .null
             o["operator"] = .string(self.operator)
             o["at"] = .string(at)
-            o["userId"] = userId.map(JSONValue.string) ?? .null
-            o["email"] = email.map(JSONValue.string) ?? .null
-            o["appAccountToken"] = appAccountToken.map(JSONValue.string) ?? .null
+            o["userId"] = userId.map(JSONOutput.string) ?? .null
+            o["email"] = email.map(JSONOutput.string) ?? .null
+            o["appAccountToken"] = appAccountToken.map(JSONOutput.string) ?? .null
             return .object(o)
         }
     }
@@ -60,7 +61,7 @@ struct Flags: AsyncParsableCommand {
         }
         switch format {
         case .json:
-            print(JSONValue.array(rows.map(\.json)).text)
+            print(JSONOutput.array(rows.map(\.json)).text)
         case .csv:
             printCSV(
                 CSV.render(
@@ -89,15 +90,15 @@ struct Flags: AsyncParsableCommand {
         switch format {
         case .json:
             print(
-                JSONValue.array(
+                JSONOutput.array(
                     changes.map { change in
-                        var o = JSONObject()
+                        var o = JSONOutputObject()
                         o["at"] = .string(change.at.iso8601)
                         o["originalTransactionId"] = .string(change.originalTransactionId)
                         o["offer"] = .string(change.offer.rawValue)
                         o["action"] = .string(change.kind.rawValue)
                         o["operator"] = .string(change.operatorName)
-                        o["note"] = change.note.map(JSONValue.string) ?? .null
+                        o["note"] = change.note.map(JSONOutput.string) ?? .null
                         return .object(o)
                     }
                 ).text)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dashboard
+import ReportOutputs
 
 /// `subdash keys`: the dashboard's key table, aligned for a terminal; `--markdown` prints
 /// `docs/keybindings.md` instead.

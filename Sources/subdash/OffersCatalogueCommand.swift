@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import ArgumentParser
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -37,10 +38,10 @@ struct OffersCommand: AsyncParsableCommand {
                 }
                 switch format {
                 case .json:
-                    var o = JSONObject()
+                    var o = JSONOutputObject()
                     o["served"] = .array(
                         served.map { s in
-                            var row = JSONObject()
+                            var row = JSONOutputObject()
                             row["at"] = .string(s.at.iso8601)
                             row["originalTransactionId"] = .string(s.originalTransactionId)
                             row["flag"] = s.flag.map { .string($0.rawValue) } ?? .null
@@ -52,7 +53,7 @@ struct OffersCommand: AsyncParsableCommand {
                             row["client"] = .string(s.client)
                             return .object(row)
                         })
-                    printOutput(JSONValue.object(o).text)
+                    printOutput(JSONOutput.object(o).text)
                 case .csv: printCSV(CSV.render(header: headers, rows: rows))
                 case .table: printOutput(TextTable(headers: headers, rows: rows, note: "\(served.count) served").render())
                 }
@@ -83,7 +84,7 @@ struct OffersCommand: AsyncParsableCommand {
                     throw CLIError("\(path ?? "the configuration file") has no [offers.KIND] section: no flag means an offer yet")
                 }
                 var rows: [[String]] = []
-                var json: [JSONValue] = []
+                var json: [JSONOutput] = []
                 for entry in catalogue.entries {
                     let seen = counts[entry.offer.kind.offerType]?[entry.offer.identifier] ?? 0
                     if seen == 0 {
@@ -94,7 +95,7 @@ struct OffersCommand: AsyncParsableCommand {
                     rows.append([
                         entry.flag.rawValue, entry.key, entry.offer.kind.rawValue, entry.offer.identifier, String(seen),
                     ])
-                    var o = JSONObject()
+                    var o = JSONOutputObject()
                     o["flag"] = .string(entry.flag.rawValue)
                     o["product"] = .string(entry.key)
                     o["offerKind"] = .string(entry.offer.kind.rawValue)
@@ -104,9 +105,9 @@ struct OffersCommand: AsyncParsableCommand {
                 }
                 switch format {
                 case .json:
-                    var o = JSONObject()
+                    var o = JSONOutputObject()
                     o["offers"] = .array(json)
-                    printOutput(JSONValue.object(o).text)
+                    printOutput(JSONOutput.object(o).text)
                 case .csv:
                     printCSV(
                         CSV.render(header: ["flag", "product", "offerKind", "offerIdentifier", "redemptions"], rows: rows))

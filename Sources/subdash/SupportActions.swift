@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import ArgumentParser
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -343,17 +344,17 @@ struct Log: AsyncParsableCommand {
         switch format {
         case .json:
             print(
-                JSONValue.array(
+                JSONOutput.array(
                     entries.map { e in
-                        var o = JSONObject()
+                        var o = JSONOutputObject()
                         o["at"] = .string(e.at.iso8601)
                         o["operator"] = .string(e.operatorName)
                         o["target"] = .string(e.target)
                         o["kind"] = .string(e.kind)
                         o["what"] = .string(e.what)
                         o["answer"] = .string(e.answer)
-                        o["requestIdentifier"] = e.requestIdentifier.map(JSONValue.string) ?? .null
-                        o["environment"] = e.environment.map(JSONValue.string) ?? .null
+                        o["requestIdentifier"] = e.requestIdentifier.map(JSONOutput.string) ?? .null
+                        o["environment"] = e.environment.map(JSONOutput.string) ?? .null
                         return .object(o)
                     }
                 ).text)

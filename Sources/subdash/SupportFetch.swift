@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Dashboard
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -114,7 +115,7 @@ extension Fetch {
             let analytics = SubscriberAnalytics(database: try store.open(readOnly: true))
             for (index, id) in found.enumerated() {
                 let report = try analytics.subscriber(originalTransactionId: id, asOf: Instant(Date()))
-                print((index > 0 ? "\n" : "") + SubscriberText.render(report))
+                print((index > 0 ? "\n" : "") + SubscriberOutput(report).table)
             }
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberStore
 import SubscriptionModel
 import TerminalUI
@@ -144,7 +145,7 @@ import Testing
         #expect(text.contains("MRR movement by month, USD") && text.contains("MRR at each month"))
         #expect(!text.contains("EUR"), "the currency shown")
         let csv = try String(contentsOfFile: csvPath, encoding: .utf8).split(separator: "\n")
-        #expect(csv[0] == MovementCSV.header.joined(separator: ","))
+        #expect(csv[0] == MovementOutput.csvHeader.joined(separator: ","))
         let may = try #require(csv.first { $0.hasPrefix("2025-05-01T00:00:00Z,2025-06-01T00:00:00Z,USD,") })
         #expect(
             may.split(separator: ",").dropFirst(3).map(String.init) == [

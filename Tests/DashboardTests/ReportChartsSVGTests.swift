@@ -1,5 +1,6 @@
 import Dashboard
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
@@ -76,7 +77,7 @@ import Testing
         #expect(!reading.elements.contains("script") && !reading.elements.contains("image"))
         #expect(reading.text.contains("MRR movement by month, USD"))
         #expect(reading.text.contains("as of \(horizon.iso8601) · store demo.sqlite"))
-        let allRows = try #require(try json(ReportJSON.movement(r))["rows"] as? [[String: Any]])
+        let allRows = try #require(try json(MovementOutput(r, store: "test.sqlite").json)["rows"] as? [[String: Any]])
         let rows = allRows.filter { $0["currency"] as? String == "USD" }
         #expect(rows.count == r.buckets.count && allRows.count == 4 * r.buckets.count)
         var compared = 0
@@ -100,7 +101,7 @@ import Testing
             let s = try analytics.series(metric, from: day("2024-01-01"), to: horizon, asOf: horizon)
             // One chart per line (per currency for MRR), each read on its own.
             let charts = ReportCharts.series(s, store: "demo.sqlite")
-            let lines = try #require(try json(ReportJSON.series(s))["series"] as? [[String: Any]])
+            let lines = try #require(try json(SeriesOutput(s, store: "test.sqlite").json)["series"] as? [[String: Any]])
             #expect(charts.count == lines.count)
             for (line, chart) in zip(lines, charts) {
                 let reading = try Reading.of(ChartSVG.render([chart]))
@@ -119,7 +120,7 @@ import Testing
         let (analytics, horizon) = try analytics()
         let grid = try analytics.cohorts(asOf: horizon, periods: 6)
         let reading = try Reading.of(ReportCharts.cohortsSVG(grid, store: "demo.sqlite"))
-        let cohorts = try #require(try json(try ReportJSON.cohorts(grid))["cohorts"] as? [[String: Any]])
+        let cohorts = try #require(try json(CohortsOutput(grid, store: "test.sqlite").json)["cohorts"] as? [[String: Any]])
         var compared = 0
         for cohort in cohorts {
             let month = try #require(cohort["month"] as? String)

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriptionModel
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
             from: Self.from, to: Self.to, asOf: Self.asOf, by: .month,
             rows: [RefundRateReport.Row(key: "2025-01", charged: 12_345, refunded: 1_234)])
         #expect(
-            MoneyTables.refunds(r) == """
+            RefundsOutput(r).table == """
                 Refund rate 2025-01-01T00:00:00Z – 2025-02-01T00:00:00Z, as of 2025-03-01T00:00:00Z
                 month    charged  refunded   rate
                 ───────  ───────  ────────  ─────
@@ -29,7 +30,7 @@ import Testing
         let r = RevenueReport(
             from: Self.from, to: Self.to, asOf: Self.asOf, by: .month, currency: nil, unpriced: 1_001, rows: [row])
         #expect(
-            MoneyTables.revenue(r) == """
+            RevenueOutput(r).table == """
                 Revenue 2025-01-01T00:00:00Z – 2025-02-01T00:00:00Z, as of 2025-03-01T00:00:00Z
                 month    charged         gross  refunded        refunds  upgrade credits             net   est. proceeds
                 ───────  ───────  ────────────  ────────  ─────────────  ───────────────  ──────────────  ──────────────
@@ -47,7 +48,7 @@ import Testing
                     committed: 1_078_500_000)
             ])
         #expect(
-            MoneyTables.mrr(r) == """
+            MRROutput(r).table == """
                 MRR at 2025-03-01T00:00:00Z
                 currency  subscriptions                MRR  commitments         committed
                 ────────  ─────────────  ─────────────────  ───────────  ────────────────
@@ -61,7 +62,7 @@ import Testing
         (row.started, row.converted, row.lapsed, row.switched) = (10_000, 6_000, 3_000, 1_000)
         let r = OfferConversionReport(from: Self.from, to: Self.to, asOf: Self.asOf, offers: [row])
         #expect(
-            MoneyTables.offers(r) == """
+            OffersOutput(r).table == """
                 Offers started 2025-01-01T00:00:00Z – 2025-02-01T00:00:00Z, as of 2025-03-01T00:00:00Z
                 offer      identifier  started  converted  lapsed  switched  pending  conversion  P3  P6
                 ─────────  ──────────  ───────  ─────────  ──────  ────────  ───────  ──────────  ──  ──
@@ -77,7 +78,7 @@ import Testing
             asOf: Self.asOf, periods: 1, currency: nil, mixedCurrency: 1_500, unpriced: 2_500,
             cohorts: [cohort], average: [average])
         #expect(
-            MoneyTables.ltv(r) == """
+            LTVOutput(r).table == """
                 Realized LTV per member as of 2025-03-01T00:00:00Z
                 cohort   currency  started        P1
                 ───────  ────────  ───────  ────────

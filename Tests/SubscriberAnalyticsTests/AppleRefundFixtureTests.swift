@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import TestSupport
@@ -58,7 +59,7 @@ import Testing
         #expect(r.money[0].upgradeCredit == nil)
         #expect(r.paid == ["USD": 5_495])
         #expect(r.expirationReason == .refund)
-        let json = try ReportJSON.subscriber(r)
+        let json = SubscriberOutput(r).json
         #expect(json.contains(#""refunded":true"#))
         #expect(json.contains(#""price":10.99,"currency":"USD","refundAmount":5.495,"upgradeCredit":null"#))
 

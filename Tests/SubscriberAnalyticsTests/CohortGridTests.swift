@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import SubscriptionTimeline
@@ -186,7 +187,7 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         #expect(november.ended == [7, 0, 0])
         #expect(november.rate == [10.0 / 17.0, nil, nil])
         #expect(
-            try ReportJSON.cohorts(grid) == """
+            CohortsOutput(grid, store: "test.sqlite").json == """
                 {"asOf":"2025-12-20T00:00:00Z","periods":3,"cohorts":[\
                 {"month":"2025-11","started":25,"retained":[10,0,0],"ended":[7,0,0],"rate":[\(10.0 / 17.0),null,null]},\
                 {"month":"2025-12","started":0,"retained":[0,0,0],"ended":[0,0,0],"rate":[null,null,null]}],\

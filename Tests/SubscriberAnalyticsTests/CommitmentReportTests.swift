@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -64,7 +65,7 @@ extension StoreBuilder {
     }
 
     @Test func jsonCarriesCommitmentsAndCommitted() throws {
-        let json = ReportJSON.mrr(try Self.store().mrr(asOf: day("2026-06-20")))
+        let json = MRROutput(try Self.store().mrr(asOf: day("2026-06-20"))).json
         #expect(json.contains(#""commitments":1"#) && json.contains(#""committed":87.92"#))
     }
 
@@ -74,7 +75,7 @@ extension StoreBuilder {
         let s = try Self.store().series(
             .committed, from: day("2026-06-01"), to: day("2026-09-01"), asOf: day("2027-06-01"), by: .month)
         #expect(s.lines == [MetricSeries.Line(currency: "EUR", values: [87_920, 76_930, 65_940])])
-        let json = ReportJSON.series(s)
+        let json = SeriesOutput(s, store: "test.sqlite").json
         #expect(json.contains(#""end":"2026-07-01T00:00:00Z","value":87.92"#), "\(json)")
     }
 
@@ -85,7 +86,7 @@ extension StoreBuilder {
             m.commitment?.summary
                 == "monthly payments, 12-month commitment — payment 4 of 12, commitment ends 2027-03-02; "
                 + "renews: no (turned off 2026-06-15); 8 payments of 10.99 EUR remain (87.92)")
-        let json = try ReportJSON.subscriber(m)
+        let json = SubscriberOutput(m).json
         #expect(
             json.contains(
                 #""commitment":{"period":4,"of":12,"ends":"2027-03-02T00:00:00Z","price":131.88,"currency":"EUR","autoRenew":false,"remaining":87.92}"#
@@ -94,8 +95,8 @@ extension StoreBuilder {
         let u = try report(analytics, "U", asOf: "2026-06-20")
         #expect(u.commitment == nil)
         #expect(
-            try ReportJSON.subscriber(u).contains(#""billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null"#))
-        #expect(try ReportJSON.subscriber(u).contains(#""commitment":null"#))
+            SubscriberOutput(u).json.contains(#""billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null"#))
+        #expect(SubscriberOutput(u).json.contains(#""commitment":null"#))
     }
 
     @Test func revenueAndRefundsByPlan() throws {

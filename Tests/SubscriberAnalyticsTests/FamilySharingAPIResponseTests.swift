@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import Testing
@@ -75,7 +76,7 @@ import Testing
         #expect(m.timeline.periods.last?.end == revoked)
         #expect(m.events.map(\.type) == [.activation, .renewal, .renewal, .expiration])
         #expect(p.events.map(\.type) == [.activation, .renewal, .renewal, .refund, .expiration])
-        let json = try ReportJSON.subscriber(m)
+        let json = SubscriberOutput(m).json
         #expect(json.contains(#""ownership":"familyShared""#) && json.contains(#""expirationReason":"sharingRevoked""#))
         // Cohorts count the purchaser alone: one member in January.
         let grid = try analytics.cohorts(asOf: asOf, periods: 2)

@@ -1,5 +1,6 @@
 import AppStorePayloads
 import Foundation
+import ReportOutputs
 import StoreImport
 import SubscriberAnalytics
 import SubscriberStore
@@ -76,7 +77,7 @@ import Testing
             return
         }
         #expect(report.paidPeriods == 0 && report.timeline.ownership == .familyShared)
-        #expect(try ReportJSON.subscriber(report).contains(#""ownership":"familyShared""#))
+        #expect(SubscriberOutput(report).json.contains(#""ownership":"familyShared""#))
         #expect(try analytics.cohorts(asOf: at, periods: 3).cohorts.allSatisfy { $0.started == 0 })
     }
 
@@ -93,7 +94,7 @@ import Testing
         #expect(all.expirationReasons == [.refund: 1, .sharingRevoked: 2])
         let members = try analytics.events(from: from, to: to, asOf: asOf, scope: ReportScope(ownership: .familyShared))
         #expect(members[EventType.refund] == 0 && members.expirationReasons == [.sharingRevoked: 2])
-        #expect(try ReportJSON.events(members).contains(#""refund":0,"sharingRevoked":2,"other":0"#))
+        #expect(EventsOutput(members).json.contains(#""refund":0,"sharingRevoked":2,"other":0"#))
     }
 
     /// Adding the family members changes neither the cohorts nor the eligibility lists, nor any

@@ -1,4 +1,5 @@
 import GRDB
+import ReportOutputs
 import SubscriberStore
 import SubscriptionModel
 import SubscriptionTimeline
@@ -178,7 +179,7 @@ import Testing
                 for r in [nil, rates] {
                     let kept = try analytics.ltv(asOf: asOf, periods: 12, scope: scope, rates: r)
                     let reference = try Self.byMembers(database, asOf: asOf, periods: 12, scope: scope, rates: r)
-                    let (a, b) = (ReportJSON.ltv(kept), ReportJSON.ltv(reference))
+                    let (a, b) = (LTVOutput(kept).json, LTVOutput(reference).json)
                     let common = zip(a, b).prefix { $0 == $1 }.count
                     #expect(
                         a == b,
@@ -196,7 +197,7 @@ import Testing
         for periods in [1, 3, 24] {
             let kept = try analytics.ltv(asOf: horizon, periods: periods, from: from, to: to, rates: rates)
             let reference = try Self.byMembers(database, asOf: horizon, periods: periods, from: from, to: to, rates: rates)
-            #expect(ReportJSON.ltv(kept) == ReportJSON.ltv(reference), "\(periods) periods")
+            #expect(LTVOutput(kept).json == LTVOutput(reference).json, "\(periods) periods")
         }
     }
 
@@ -212,9 +213,10 @@ import Testing
             #expect(try KeptCounts.of(database).differing.isEmpty, "after \(step)")
             for asOf in try Self.instants(database, horizon: horizon, edges: 8) {
                 #expect(
-                    ReportJSON.ltv(try analytics.ltv(asOf: asOf, scope: ReportScope(environment: .all)))
-                        == ReportJSON.ltv(
-                            try Self.byMembers(database, asOf: asOf, periods: 12, scope: ReportScope(environment: .all))),
+                    LTVOutput(try analytics.ltv(asOf: asOf, scope: ReportScope(environment: .all))).json
+                        == LTVOutput(
+                            try Self.byMembers(database, asOf: asOf, periods: 12, scope: ReportScope(environment: .all))
+                        ).json,
                     "after \(step), at \(asOf.iso8601)")
             }
         }

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -38,7 +39,7 @@ import Testing
         // The euro member ended after P1: S(1) = 0, so nothing more is added.
         #expect(r.cohorts[0].ltv == [8990, 8990, 8990])
         #expect(
-            ReportJSON.ltv(r) == """
+            LTVOutput(r).json == """
                 {"asOf":"2025-03-01T00:00:00Z","periods":3,"currency":null,"mixedCurrency":1,"unpriced":1,"cohorts":[\
                 {"month":"2025-01","currency":"EUR","started":1,"rate":[0,0,0],"ltv":[8.99,8.99,8.99]},\
                 {"month":"2025-01","currency":"USD","started":10,"rate":[0.6,null,null],"ltv":[9.99,15.984,null]}],\

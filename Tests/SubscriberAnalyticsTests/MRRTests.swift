@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -39,7 +40,7 @@ import Testing
         #expect(r.rows.map { "\($0.currency) \($0.subscriptions) \($0.mrr)" } == ["EUR 1 8990", "USD 4 37936"])
         // (2.99 × 52 + 9.99 × 12 + 59.99 + 9.99 × 12 (grace)) / 12 = 455.230 / 12 = 37.93583… → 37.936.
         #expect(
-            ReportJSON.mrr(r) == """
+            MRROutput(r).json == """
                 {"asOf":"2025-06-15T00:00:00Z","by":null,"currency":null,"unpriced":0,"rows":[\
                 {"key":null,"currency":"EUR","subscriptions":1,"mrr":8.99,"commitments":0,"committed":0},\
                 {"key":null,"currency":"USD","subscriptions":4,"mrr":37.936,"commitments":0,"committed":0}]}
@@ -93,7 +94,7 @@ import Testing
                 "EUR USD 1 9889", "USD USD 4 37936",
             ])
         #expect(
-            ReportJSON.mrr(byCurrency).hasPrefix(
+            MRROutput(byCurrency).json.hasPrefix(
                 #"{"asOf":"2025-06-15T00:00:00Z","by":"currency","currency":"USD","unpriced":0,"#))
         let instants = ["2025-05-20", "2025-06-01", "2025-06-15", "2025-06-29"].map(day)
         for product in [nil, "pro.monthly"] {

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -64,7 +65,7 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         #expect(r.paid == ["EUR": 0, "USD": 10990])
         // Before the refund the euros were still paid.
         #expect(try report(analytics, "S", asOf: "2025-02-15").paid == ["EUR": 9990, "USD": 10990])
-        let json = try ReportJSON.subscriber(r)
+        let json = SubscriberOutput(r).json
         let upfront = #""billingPlan":"upfront","commitmentPeriod":null,"commitmentPeriods":null,"#
         #expect(
             json.contains(
@@ -96,7 +97,7 @@ func report(_ analytics: SubscriberAnalytics, _ id: String, asOf: String) throws
         // Before the table's first row: unpriced, never 0.
         let w = try report(analytics, "W", asOf: "2025-03-15")
         #expect(w.money[0].price == nil && w.money[0].isCharged)
-        #expect(try ReportJSON.subscriber(w).contains(#""price":null,"currency":null"#))
+        #expect(SubscriberOutput(w).json.contains(#""price":null,"currency":null"#))
     }
 
     @Test func storefrontRowsBeatEmptyOnesAndOffersAreNeverPricedByTheTable() {

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -86,7 +87,7 @@ import Testing
             #expect(mrr[i + 1].rows.first { $0.currency == row.currency }?.mrr == row.mrrEnd)
         }
         #expect(
-            ReportJSON.movement(r).contains(
+            MovementOutput(r, store: "test.sqlite").json.contains(
                 #"{"start":"2025-02-01T00:00:00Z","end":"2025-03-01T00:00:00Z","currency":"USD","mrrStart":44.95,"new":0,"#
                     + #""reactivation":9.99,"expansion":6.343,"contraction":-4.991,"churn":-9.99,"fx":0,"mrrEnd":46.302,"#
                     + #""counts":{"new":0,"reactivation":1,"expansion":2,"contraction":1,"churn":1}}"#))
@@ -107,8 +108,10 @@ import Testing
             ])
         let mrr = try analytics.mrr(at: [day("2025-01-01"), day("2025-02-01"), day("2025-03-01")], rates: rates)
         #expect(mrr.map { $0.rows[0].mrr } == [54839, 55738, 57090])
-        #expect(ReportJSON.movement(r).hasPrefix(#"{"from":"2025-01-01T00:00:00Z","to":"2025-03-01T00:00:00Z","#))
-        #expect(ReportJSON.movement(r).contains(#""currency":"USD","rows":["#))
+        #expect(
+            MovementOutput(r, store: "test.sqlite").json.hasPrefix(
+                #"{"from":"2025-01-01T00:00:00Z","to":"2025-03-01T00:00:00Z","#))
+        #expect(MovementOutput(r, store: "test.sqlite").json.contains(#""currency":"USD","rows":["#))
     }
 
     /// Buckets start at the month, ISO week or day holding --from; the last ends at min(to, as-of).
@@ -147,7 +150,7 @@ import Testing
                 MetricSeries.Line(currency: "USD", values: [44950, 46302, 56292, 56292]),
             ])
         #expect(
-            ReportJSON.series(active)
+            SeriesOutput(active, store: "test.sqlite").json
                 == #"{"metric":"active","from":"2025-01-01T00:00:00Z","to":"2025-05-01T00:00:00Z","asOf":"2025-06-01T00:00:00Z","by":"month","series":[{"currency":null,"points":["#
                 + #"{"start":"2025-01-01T00:00:00Z","end":"2025-02-01T00:00:00Z","value":6},{"start":"2025-02-01T00:00:00Z","end":"2025-03-01T00:00:00Z","value":6},"#
                 + #"{"start":"2025-03-01T00:00:00Z","end":"2025-04-01T00:00:00Z","value":7},{"start":"2025-04-01T00:00:00Z","end":"2025-05-01T00:00:00Z","value":7}]}]}"#

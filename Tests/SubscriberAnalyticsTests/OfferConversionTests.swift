@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -42,7 +43,7 @@ import Testing
         #expect(trial.retention6 == 0)
         #expect(r.offers[1].rate == nil)
         #expect(
-            ReportJSON.offers(r).hasPrefix(
+            OffersOutput(r).json.hasPrefix(
                 """
                 {"from":"2025-01-01T00:00:00Z","to":"2025-02-01T00:00:00Z","asOf":"2025-03-15T00:00:00Z","offers":[\
                 {"offerKind":"freeTrial","offerIdentifier":null,"started":4,"converted":3,"lapsed":1,"switched":0,"pending":0,\

@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -51,7 +52,7 @@ import Testing
     }
 
     static func states(_ analytics: SubscriberAnalytics, _ at: Instant, _ plan: BillingPlan?) throws -> [String: Int] {
-        try counts(try ReportJSON.states(try analytics.states(asOf: at, scope: scope(plan))))
+        try counts(StatesOutput(try analytics.states(asOf: at, scope: scope(plan))).json)
     }
 
     static func hours(_ date: String, _ h: Int64) -> Instant { Instant(milliseconds: day(date).milliseconds + h * 3_600_000) }
@@ -66,7 +67,7 @@ import Testing
         #expect(try Self.states(analytics, june, nil) == ["standard": 2])
         #expect(try Self.states(analytics, june, .upfront) == ["standard": 1])
         #expect(try Self.states(analytics, june, .monthly) == ["standard": 1])
-        let json = try ReportJSON.states(try analytics.states(asOf: june, scope: Self.scope(.monthly)))
+        let json = StatesOutput(try analytics.states(asOf: june, scope: Self.scope(.monthly))).json
         #expect(json.contains(#""active":1"#), "\(json)")
         let february = day("2026-02-15")
         #expect(try Self.states(analytics, february, .upfront) == ["standard": 2])
@@ -93,8 +94,9 @@ import Testing
         let analytics = try Self.store()
         func events(_ plan: BillingPlan?, from: String = "2025-01-01", to: String = "2026-07-01") throws -> [String: Int] {
             try Self.counts(
-                try ReportJSON.events(
-                    try analytics.events(from: day(from), to: day(to), asOf: day("2026-06-20"), scope: Self.scope(plan))))
+                EventsOutput(
+                    try analytics.events(from: day(from), to: day(to), asOf: day("2026-06-20"), scope: Self.scope(plan))
+                ).json)
         }
         #expect(try events(nil) == ["activation": 2, "renewal": 4, "autoRenewOff": 1, "refund": 1])
         #expect(try events(.upfront) == ["activation": 2, "autoRenewOff": 1])
@@ -102,10 +104,11 @@ import Testing
         // A range that starts and ends inside days: 2026-03-02 12:00 to 2026-04-25 12:00 reads the
         // partial days from the rows (the renewal into payment 1 at midnight is outside it).
         let partial = try Self.counts(
-            try ReportJSON.events(
+            EventsOutput(
                 try analytics.events(
                     from: Self.hours("2026-03-02", 12), to: Self.hours("2026-04-25", 12), asOf: day("2026-06-20"),
-                    scope: Self.scope(.monthly))))
+                    scope: Self.scope(.monthly))
+            ).json)
         #expect(partial == ["renewal": 1, "refund": 1])
         // Daily sparklines read the same counts.
         let daily = try analytics.dailyEvents(

@@ -1,6 +1,7 @@
 import AppStorePayloads
 import Foundation
 import GRDB
+import ReportOutputs
 import StoreImport
 import SubscriptionModel
 import TestSupport
@@ -98,7 +99,7 @@ import Testing
         #expect(r.renewal.periods["6000000000000001"]?.initiatedBy == "customer")
         #expect(r.renewal.periods["6000000000000002"]?.initiatedBy == "Apple")
 
-        let json = try ReportJSON.subscriber(r)
+        let json = SubscriberOutput(r).json
         for member in [
             #""renewalPrice":9.99"#, #""renewalCurrency":"USD""#, #""eligibleWinBackOfferIds":[]"#,
             #""appTransactionId":"704000000000001""#,
@@ -134,7 +135,7 @@ import Testing
         let rows = try analytics.eligibility(asOf: Self.signed, offer: .winBackOffer)
         #expect(rows.map(\.originalTransactionId) == [Self.c])
         #expect(rows.first?.appleOfferIds == ["winback.half", "winback.month"])
-        let json = try ReportJSON.eligibility(rows, asOf: Self.signed)
+        let json = EligibilityOutput(rows, asOf: Self.signed).json
         #expect(json.contains(#""offer":"winBack","originalTransactionId":"6000000000000201""#))
         #expect(json.contains(#""appleOfferIds":["winback.half","winback.month"]}"#), "\(json)")
     }

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -28,7 +29,7 @@ import Testing
         // The v1 period has no price and no table row: counted apart, never as 0.
         #expect(r.unpriced == 1)
         #expect(
-            ReportJSON.revenue(r) == """
+            RevenueOutput(r).json == """
                 {"from":"2025-01-01T00:00:00Z","to":"2025-03-01T00:00:00Z","asOf":"2025-03-05T00:00:00Z","by":"month",\
                 "currency":null,"unpriced":1,"rows":[\
                 {"key":"2025-01","currency":"EUR","charged":1,"gross":9.99,"refunded":0,"refunds":0,"upgradeCredits":0,"net":9.99,"proceeds":6.993},\
@@ -68,7 +69,7 @@ import Testing
                 "EUR USD 10989 10490 499", "USD USD 10990 0 10990",
             ])
         #expect(
-            ReportJSON.revenue(byCurrency).contains(
+            RevenueOutput(byCurrency).json.contains(
                 #""by":"currency","currency":"USD","unpriced":1,"rows":[{"key":"EUR","currency":"USD","charged":1,"gross":10.989,"#
             ))
         let missing = #expect(throws: AnalyticsError.self) {
@@ -112,7 +113,7 @@ import Testing
         let early = try twoCurrencies().refundRate(from: day("2025-01-01"), to: day("2025-02-01"), asOf: day("2025-02-15"))
         #expect(early.rows.map(\.refunded) == [0])
         #expect(
-            ReportJSON.refunds(early) == """
+            RefundsOutput(early).json == """
                 {"from":"2025-01-01T00:00:00Z","to":"2025-02-01T00:00:00Z","asOf":"2025-02-15T00:00:00Z","by":"month",\
                 "rows":[{"key":"2025-01","charged":2,"refunded":0,"rate":0}]}
                 """)

@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -119,7 +120,7 @@ import Testing
         let states = try analytics.states(asOf: at)
         let active = standard + grace
         #expect(
-            try ReportJSON.states(states) == """
+            StatesOutput(states).json == """
                 {"asOf":"\(at.iso8601)","counts":{"standard":\(standard),"freeTrial":0,"introductory":0,"promotional":0,\
                 "offerCode":0,"winBack":0,"gracePeriod":\(grace),"billingRetry":\(retry),"expired":\(expired)},"active":\(active)}
                 """)
@@ -164,7 +165,7 @@ import Testing
     @Test func eventsInHalfOpenRanges() throws {
         let analytics = try Self.store()
         func json(_ from: String, _ to: String, asOf: Instant = Self.asOf) throws -> String {
-            try ReportJSON.events(try analytics.events(from: Wire.at(from), to: Wire.at(to), asOf: asOf))
+            EventsOutput(try analytics.events(from: Wire.at(from), to: Wire.at(to), asOf: asOf)).json
         }
         func expected(
             _ from: String, _ to: String, activation: Int = 0, renewal: Int = 0, billingIssue: Int = 0,
@@ -255,7 +256,7 @@ import Testing
             return
         }
         #expect(
-            try ReportJSON.subscriber(f) == """
+            SubscriberOutput(f).json == """
                 {"originalTransactionId":"3000000000000003","environment":"Production","ownership":"purchased","userId":null,"email":null,"appAccountToken":null,\
                 "productId":"com.example.pro.monthly","state":"expired","autoRenew":true,\
                 "autoRenewProductId":"com.example.pro.monthly","inBillingRetry":false,"gracePeriodExpires":null,\
@@ -334,7 +335,7 @@ import Testing
             from: Wire.at("2025-06-01T00:00:00Z"), to: Wire.at("2025-07-01T00:00:00Z"),
             asOf: Wire.at("2025-06-20T00:00:00Z"))
         #expect(
-            try ReportJSON.recovery(recovery) == """
+            RecoveryOutput(recovery).json == """
                 {"from":"2025-06-01T00:00:00Z","to":"2025-07-01T00:00:00Z","asOf":"2025-06-20T00:00:00Z","failures":2,\
                 "recovered":1,"expired":1,"pending":0,"recoveredWithinDays":{"3":1,"7":1,"16":1,"30":1,"60":1}}
                 """)
@@ -384,7 +385,7 @@ import Testing
             return
         }
         expectSameJSON(
-            try ReportJSON.subscriber(r),
+            SubscriberOutput(r).json,
             """
             {"originalTransactionId":"3000000000000006","environment":"Production","ownership":"purchased","userId":null,"email":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"standard","autoRenew":true,\
@@ -435,7 +436,7 @@ import Testing
             return
         }
         expectSameJSON(
-            try ReportJSON.subscriber(r),
+            SubscriberOutput(r).json,
             """
             {"originalTransactionId":"3000000000000004","environment":"Production","ownership":"purchased","userId":null,"email":null,"appAccountToken":null,\
             "productId":"com.example.pro.monthly","state":"expired","autoRenew":false,\
@@ -496,7 +497,7 @@ import Testing
     @Test func refundIsNotRetention() throws {
         let grid = try Self.store().cohorts(asOf: Self.asOf, periods: 2)
         #expect(
-            try ReportJSON.cohorts(grid) == """
+            CohortsOutput(grid, store: "test.sqlite").json == """
                 {"asOf":"2025-07-01T00:00:00Z","periods":2,"cohorts":[\
                 {"month":"2025-02","started":1,"retained":[0,0],"ended":[1,0],"rate":[0,0]},\
                 {"month":"2025-03","started":2,"retained":[0,0],"ended":[2,0],"rate":[0,0]},\
@@ -515,26 +516,28 @@ import Testing
         var out: [String] = []
         for day in stride(from: 0, to: 240, by: 3) {
             let at = Wire.at("2025-01-01T00:00:00Z").adding(days: Int64(day)).adding(hours: Int64(day % 24))
-            out.append(try ReportJSON.states(try analytics.states(asOf: at)))
+            out.append(StatesOutput(try analytics.states(asOf: at)).json)
         }
         for m in 1...9 {
             let from = Wire.at(String(format: "2025-%02d-01T00:00:00Z", m))
             let to = Wire.at(String(format: "2025-%02d-01T00:00:00Z", m + 1))
-            out.append(try ReportJSON.events(try analytics.events(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))))
-            out.append(try ReportJSON.recovery(try analytics.recovery(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))))
+            out.append(EventsOutput(try analytics.events(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))).json)
+            out.append(RecoveryOutput(try analytics.recovery(from: from, to: to, asOf: Wire.at("2025-12-31T00:00:00Z"))).json)
         }
-        out.append(try ReportJSON.cohorts(try analytics.cohorts(asOf: Wire.at("2025-12-31T00:00:00Z"), periods: 12)))
         out.append(
-            try ReportJSON.eligibility(
+            CohortsOutput(try analytics.cohorts(asOf: Wire.at("2025-12-31T00:00:00Z"), periods: 12), store: "test.sqlite").json)
+        out.append(
+            EligibilityOutput(
                 try analytics.eligibility(asOf: Wire.at("2025-09-15T00:00:00Z")),
-                asOf: Wire.at("2025-09-15T00:00:00Z")))
+                asOf: Wire.at("2025-09-15T00:00:00Z")
+            ).json)
         for id in subscribers {
             for asOf in [nil, Wire.at("2025-04-10T03:00:00Z"), Wire.at("2025-12-31T00:00:00Z")] {
                 guard case .found(let r) = try analytics.subscriber(id, asOf: asOf) else {
                     Issue.record("\(id) not found")
                     continue
                 }
-                out.append(try ReportJSON.subscriber(r))
+                out.append(SubscriberOutput(r).json)
             }
         }
         out.append(try analytics.dataHorizon()?.iso8601 ?? "no horizon")

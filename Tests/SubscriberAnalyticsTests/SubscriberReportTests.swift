@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -31,7 +32,7 @@ import Testing
             {"at":"2025-05-20T00:00:00Z","type":"renewal","productId":"premium.monthly","expirationReason":null}],"flags":[\
             {"offer":"loyalty","at":"2025-06-10T00:00:00Z","note":"thanks"}],"paid":{},"paidServiceDays":129,"commitment":null,"renewalPrice":null,"renewalCurrency":null,"eligibleWinBackOfferIds":[],"appTransactionId":null,"appTransactionSubscriptions":[]}
             """
-        #expect(try ReportJSON.subscriber(report) == expected)
+        #expect(SubscriberOutput(report).json == expected)
     }
 
     @Test func insideTheRetryWindowBeforeRecovery() throws {

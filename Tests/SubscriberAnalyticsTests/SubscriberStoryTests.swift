@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -127,12 +128,12 @@ import Testing
 
     @Test func v1StoryReportJSONFieldByField() throws {
         let report = try Self.report(try Self.flagged(try Self.v1Store()))
-        expectSameJSON(try ReportJSON.subscriber(report), Self.expectedJSON)
+        expectSameJSON(SubscriberOutput(report).json, Self.expectedJSON)
     }
 
     @Test func v2StoryReportJSONFieldByField() throws {
         let report = try Self.report(try Self.flagged(try Self.v2Store()))
-        expectSameJSON(try ReportJSON.subscriber(report), Self.expectedJSON)
+        expectSameJSON(SubscriberOutput(report).json, Self.expectedJSON)
     }
 
     /// Without `--as-of` the report is read at the data horizon, and there v1 and v2 legitimately
@@ -144,7 +145,7 @@ import Testing
         // At T8's end exactly the period no longer covers (end exclusive) and the run has ended.
         let atHorizon = try Self.report(v2, asOf: nil)
         #expect(atHorizon.asOf == Wire.at("2025-08-29T15:30:00Z"))
-        expectSameJSON(try ReportJSON.subscriber(atHorizon), Self.expectedJSON)
+        expectSameJSON(SubscriberOutput(atHorizon).json, Self.expectedJSON)
 
         let v1 = try Self.v1Store()
         #expect(try v1.dataHorizon() == Wire.at("2025-08-10T20:00:00Z"))
@@ -209,7 +210,7 @@ import Testing
         let (analytics, rejected) = try Wire.store(v1 + v2, chain: chain)
         #expect(rejected == [])
         expectSameJSON(
-            try ReportJSON.subscriber(try Self.report(try Self.flagged(try Self.priced(analytics)))), Self.expectedJSON)
+            SubscriberOutput(try Self.report(try Self.flagged(try Self.priced(analytics)))).json, Self.expectedJSON)
     }
 
     // MARK: - Reading the story at instants
@@ -299,7 +300,7 @@ import Testing
         // Days: (04-20 15:30 − 04-20 15:30) = 0; (06-29 15:30 − 06-20 15:30) = 9. Cumulative:
         // ≤ 3: 1, ≤ 7: 1, ≤ 16: 2, ≤ 30: 2, ≤ 60: 2.
         #expect(
-            try ReportJSON.recovery(r) == """
+            RecoveryOutput(r).json == """
                 {"from":"2025-01-01T00:00:00Z","to":"2026-01-01T00:00:00Z","asOf":"2025-09-01T00:00:00Z",\
                 "failures":2,"recovered":2,"expired":0,"pending":0,\
                 "recoveredWithinDays":{"3":1,"7":1,"16":2,"30":2,"60":2}}
@@ -398,7 +399,7 @@ import Testing
         let analytics = format == "v1" ? try Self.v1Store() : try Self.v2Store()
         let ended = try analytics.cohorts(asOf: Self.asOf, periods: 8, to: Month(year: 2025, month: 1))
         #expect(
-            try ReportJSON.cohorts(ended) == """
+            CohortsOutput(ended, store: "test.sqlite").json == """
                 {"asOf":"2025-09-01T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
                 "retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}],\
                 "average":{"retained":[1,1,1,1,1,1,0,0],"ended":[0,0,0,0,0,0,1,0],"rate":[1,1,1,1,1,1,0,0]}}
@@ -407,7 +408,7 @@ import Testing
         // not known yet (censored): eligible 0, rate null.
         let open = try analytics.cohorts(asOf: Wire.at("2025-06-25T00:00:00Z"), periods: 8, to: Month(year: 2025, month: 1))
         #expect(
-            try ReportJSON.cohorts(open) == """
+            CohortsOutput(open, store: "test.sqlite").json == """
                 {"asOf":"2025-06-25T00:00:00Z","periods":8,"cohorts":[{"month":"2025-01","started":1,\
                 "retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}],\
                 "average":{"retained":[1,1,1,1,0,0,0,0],"ended":[0,0,0,0,0,0,0,0],"rate":[1,1,1,1,null,null,null,null]}}

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
@@ -8,24 +9,6 @@ public enum MoneyFocus: Equatable, Sendable {
     case movement
     /// The offer row under the cursor (`j`/`k`).
     case offers
-}
-
-/// The one CSV of MRR movement: `report movement --format csv` and pane 6's `ctrl-s`.
-public enum MovementCSV {
-    public static let header: [String] =
-        ["start", "end", "currency", "mrrStart"] + MovementComponent.allCases.map(\.rawValue)
-        + ["fx", "mrrEnd"] + MovementComponent.allCases.map { $0.rawValue + "Count" }
-
-    public static func rows(_ r: MRRMovement) -> [[String]] {
-        r.rows.map { row in
-            [row.bucket.start.iso8601, row.bucket.end.iso8601, row.currency, MoneyFormat.plain(row.mrrStart)]
-                + MovementComponent.allCases.map { MoneyFormat.plain(row[$0]) }
-                + [MoneyFormat.plain(row.fx), MoneyFormat.plain(row.mrrEnd)]
-                + MovementComponent.allCases.map { "\(row.count($0))" }
-        }
-    }
-
-    public static func render(_ r: MRRMovement) -> String { CSV.render(header: header, rows: rows(r)) }
 }
 
 extension MoneyPane {

@@ -1,3 +1,4 @@
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriberStore
 import SubscriptionModel
@@ -142,7 +143,8 @@ private func saveMoneyCharts(_ state: inout AppState) -> [Effect] {
     state.exporting = true
     return [
         .saveChart(
-            stem: "money-\(bars.unit ?? "all")-\(figures.asOf.isoDate)", csv: MovementCSV.render(movement) + "\n",
+            stem: "money-\(bars.unit ?? "all")-\(figures.asOf.isoDate)",
+            csv: MovementOutput(movement, store: store).csv.text + "\n",
             svg: ChartSVG.render(charts))
     ]
 }

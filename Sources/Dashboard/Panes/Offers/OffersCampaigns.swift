@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
@@ -54,10 +55,8 @@ public struct CampaignFunnel: Equatable, Sendable {
         "P3", "P6",
     ]
 
-    public static let csvHeader = [
-        "flag", "offerKind", "offerIdentifier", "flagged", "served", "redeemed", "converted", "lapsed", "servedRate",
-        "redemptionRate", "conversionRate", "timeToRedeemDays", "retention3", "retention6",
-    ]
+    /// The funnel export's columns: `report campaigns --format csv`'s, less `pending`.
+    public static let csvHeader = CampaignsOutput.csvHeader(.funnel)
 
     /// The step of funnel column `column`, nil on the flag, offer and rate columns.
     public static func step(column: Int) -> CampaignReport.Step? {
@@ -75,7 +74,6 @@ public struct CampaignFunnel: Equatable, Sendable {
     /// The rows of `list`: the funnel, or the members of one of its steps.
     func rows(for list: OfferList) -> [OfferRow] {
         func rate(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
-        func number(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
         switch list {
         case .campaigns:
             return report.rows.map { row in
@@ -88,12 +86,7 @@ public struct CampaignFunnel: Equatable, Sendable {
                         rate(row.servedRate), rate(row.redemptionRate), rate(row.conversionRate),
                         row.timeToRedeemDays.map(String.init) ?? "–", rate(row.retention3), rate(row.retention6),
                     ],
-                    exportValues: [
-                        row.flag.rawValue, row.offer?.kind.rawValue ?? "", row.offer?.identifier ?? "", "\(row.flagged)",
-                        "\(row.served)", "\(row.redeemed)", "\(row.converted)", "\(row.lapsed)", number(row.servedRate),
-                        number(row.redemptionRate), number(row.conversionRate), row.timeToRedeemDays.map(String.init) ?? "",
-                        number(row.retention3), number(row.retention6),
-                    ])
+                    exportValues: CampaignsOutput.csvCells(row, .funnel))
             }
         case .campaignMembers(let drill):
             guard let row = report.rows.first(where: { $0.flag == drill.flag && $0.offer == drill.offer }) else { return [] }

@@ -1,4 +1,5 @@
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
 import SubscriptionModel
 import TerminalUI
@@ -88,7 +89,8 @@ public struct TrendsData: Equatable, Sendable {
             series.lines.indices.contains(line)
             ? [MetricSeries.Line(currency: series.lines[line].currency, values: Array(series.lines[line].values[first...]))]
             : []
-        return ReportCharts.seriesCSV(shown)
+        let csv = SeriesOutput(shown, store: store).csv
+        return (csv.header, csv.rows)
     }
 }
 

@@ -3,11 +3,11 @@ import SubscriptionModel
 import TerminalUI
 
 /// The charts of the reports over time, one definition for the terminal and for SVG
-/// (`--format svg`): MRR movement as signed stacked bars with the net as a line, a series as a
+/// (`--format svg`, ``MovementOutput``, ``SeriesOutput``, ``CohortsOutput``): MRR movement as signed stacked bars with the net as a line, a series as a
 /// line (stocks) or bars (events), cohorts as a heat map.
 public enum ReportCharts {
     /// The theme role (and so the SVG colour) of each movement.
-    static func role(_ c: MovementComponent) -> ThemeRole {
+    public static func role(_ c: MovementComponent) -> ThemeRole {
         switch c {
         case .new: .success
         case .reactivation: .accent
@@ -17,7 +17,7 @@ public enum ReportCharts {
         }
     }
 
-    static func caption(asOf: Instant, store: String, command: String) -> String {
+    public static func caption(asOf: Instant, store: String, command: String) -> String {
         "as of \(asOf.iso8601) · store \(TextSanitizer.visible(store)) · subdash \(command)"
     }
 
@@ -60,20 +60,6 @@ public enum ReportCharts {
                 ], unit: line.currency, decimals: s.metric.isMoney ? 2 : 0,
                 caption: caption(asOf: s.asOf, store: store, command: "report series \(s.metric.name)"))
         }
-    }
-
-    /// A series as `report series --format csv` writes it (and pane 7's `ctrl-s` beside its SVG):
-    /// one row per line and bucket.
-    public static func seriesCSV(_ s: MetricSeries) -> (header: [String], rows: [[String]]) {
-        let rows = s.lines.flatMap { line in
-            zip(s.buckets, line.values).map { bucket, value in
-                [
-                    bucket.start.iso8601, bucket.end.iso8601, line.currency ?? "",
-                    s.metric.isMoney ? MoneyFormat.plain(value) : "\(value)",
-                ]
-            }
-        }
-        return (["start", "end", "currency", "value"], rows)
     }
 
     /// The retention grid as an SVG heat map: cohorts down, paid periods across, the average last.

@@ -1,8 +1,7 @@
 import ArgumentParser
-import Dashboard
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
-import TerminalUI
 
 extension SeriesMetric: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
@@ -35,30 +34,7 @@ struct SeriesReportCommand: AsyncParsableCommand {
                 rates: rates)
         }
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent
-        emit(
-            options.format, json: { ReportJSON.series(s) },
-            csv: {
-                let csv = ReportCharts.seriesCSV(s)
-                return CSV.render(header: csv.header, rows: csv.rows)
-            }, table: { Self.table(s) },
-            svg: { ChartSVG.render(ReportCharts.series(s, store: store)) })
-    }
-
-    static func table(_ s: MetricSeries) -> String {
-        let columns = s.lines.map { $0.currency ?? s.metric.name }
-        var t = TextTable(headers: [s.by.rawValue] + columns, rightAligned: Set(1...max(1, columns.count)))
-        t.rows = s.buckets.enumerated().map { i, bucket in
-            [bucket.label + (bucket.isComplete ? "" : "*")]
-                + s.lines.map { line in
-                    s.metric.isMoney ? MoneyFormat.number(line.values[i], currency: line.currency) : grouped(Int(line.values[i]))
-                }
-        }
-        let reading = s.metric.isStock ? "at each bucket's end" : "within each bucket"
-        var text = "\(s.metric.name) \(reading), \(s.from.iso8601) – \(s.to.iso8601), as of \(s.asOf.iso8601)"
-        if let c = s.currency { text += ", converted to \(c)" }
-        text += "\n" + t.render()
-        if s.buckets.contains(where: { !$0.isComplete }) { text += "\n* bucket cut short by --to or as-of" }
-        return text
+        emit(SeriesOutput(s, store: store), format: options.format)
     }
 }
 

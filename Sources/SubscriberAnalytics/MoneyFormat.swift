@@ -1,53 +1,6 @@
 import SubscriptionModel
 import SubscriptionTimeline
 
-/// The JSON shapes of the money reports (docs/metrics.md "Money"): amounts in currency units,
-/// every key always present.
-extension ReportJSON {
-    public static func revenue(_ r: RevenueReport) -> String {
-        var o = JSONObject()
-        o["from"] = .string(r.from.iso8601)
-        o["to"] = .string(r.to.iso8601)
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["by"] = r.by.map { .string($0.rawValue) } ?? .null
-        o["currency"] = r.currency.map(JSONValue.string) ?? .null
-        o["unpriced"] = .int(r.unpriced)
-        o["rows"] = .array(
-            r.rows.map { row in
-                var x = JSONObject()
-                x["key"] = row.key.map(JSONValue.string) ?? .null
-                x["currency"] = .string(row.currency)
-                x["charged"] = .int(row.charged)
-                x["gross"] = amount(row.gross)
-                x["refunded"] = .int(row.refunded)
-                x["refunds"] = amount(row.refunds)
-                x["upgradeCredits"] = amount(row.upgradeCredits)
-                x["net"] = amount(row.net)
-                x["proceeds"] = amount(row.proceeds)
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-
-    public static func refunds(_ r: RefundRateReport) -> String {
-        var o = JSONObject()
-        o["from"] = .string(r.from.iso8601)
-        o["to"] = .string(r.to.iso8601)
-        o["asOf"] = .string(r.asOf.iso8601)
-        o["by"] = .string(r.by.rawValue)
-        o["rows"] = .array(
-            r.rows.map { row in
-                var x = JSONObject()
-                x["key"] = .string(row.key)
-                x["charged"] = .int(row.charged)
-                x["refunded"] = .int(row.refunded)
-                x["rate"] = row.rate.map(JSONValue.double) ?? .null
-                return .object(x)
-            })
-        return JSONValue.object(o).text
-    }
-}
-
 /// Amounts for reading: thousands separators, two decimals (rounded half away from zero), the
 /// currency code. The dashboard and `report … --format table` both use it.
 public enum MoneyFormat {

@@ -1,11 +1,11 @@
 import ArgumentParser
-import Dashboard
 import Foundation
+import ReportOutputs
 import SubscriberAnalytics
-import TerminalUI
 
 extension BucketSize: ExpressibleByArgument {}
 
+/// `subdash report movement`.
 struct MovementReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "movement",
@@ -30,26 +30,6 @@ struct MovementReportCommand: AsyncParsableCommand {
                 rates: rates)
         }
         let store = URL(fileURLWithPath: options.store.path).lastPathComponent
-        emit(
-            options.format, json: { ReportJSON.movement(r) },
-            csv: { MovementCSV.render(r) }, table: { Self.table(r) },
-            svg: { ChartSVG.render(ReportCharts.movement(r, store: store)) })
-    }
-
-    static func table(_ r: MRRMovement) -> String {
-        var t = TextTable(
-            headers: [r.by.rawValue, "currency", "MRR start"] + MovementComponent.allCases.map(\.rawValue) + ["fx", "MRR end"],
-            rightAligned: Set(2...10))
-        t.rows = r.rows.map { row in
-            func money(_ m: Int64) -> String { MoneyFormat.number(m, currency: row.currency) }
-            return [row.bucket.label + (row.bucket.isComplete ? "" : "*"), row.currency, money(row.mrrStart)]
-                + MovementComponent.allCases.map { "\(money(row[$0])) (\(grouped(row.count($0))))" }
-                + [money(row.fx), money(row.mrrEnd)]
-        }
-        var text = "MRR movement \(r.from.iso8601) – \(r.to.iso8601), as of \(r.asOf.iso8601)"
-        if let c = r.currency { text += ", converted to \(c)" }
-        text += " (amount and subscriptions per movement)\n" + t.render()
-        if r.rows.contains(where: { !$0.bucket.isComplete }) { text += "\n* bucket cut short by --to or as-of" }
-        return text
+        emit(MovementOutput(r, store: store), format: options.format)
     }
 }
