@@ -129,6 +129,9 @@ public struct SubscriberOutput: ReportOutput {
             r.autoRenewProductId ?? "", r.inBillingRetry ? "true" : "false",
             r.gracePeriodExpires?.iso8601 ?? "", r.expirationReason?.rawValue ?? "", r.priceIncrease ?? "",
             "\(r.paidPeriods)", "\(r.billingFailures)",
+            // One cell for every currency paid in: "USD 87.838", several joined by "; ".
+            r.paid.keys.sorted().map { "\($0) \(MoneyFormat.plain(r.paid[$0]!))" }.joined(separator: "; "),
+            "\(r.paidServiceDays)",
         ]
         let periods = zip(r.timeline.periods, r.money).map { p, m in
             [

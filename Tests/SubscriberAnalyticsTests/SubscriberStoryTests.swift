@@ -131,6 +131,20 @@ import Testing
         expectSameJSON(SubscriberOutput(report).json, Self.expectedJSON)
     }
 
+    /// The CSV a spreadsheet opens: one row per period, each as wide as the header, the
+    /// subscriber's fields (with what they paid and the paid service days) on every row.
+    @Test func storyCSVRowsLineUpWithTheHeader() throws {
+        let csv = SubscriberOutput(try Self.report(try Self.flagged(try Self.v2Store()))).csv
+        #expect(csv.rows.count == 8)
+        for row in csv.rows { #expect(row.count == csv.header.count) }
+        let first = Dictionary(uniqueKeysWithValues: zip(csv.header, csv.rows[0]))
+        #expect(first["paid"] == "USD 87.838")
+        #expect(first["paidServiceDays"] == "227")
+        #expect(first["billingFailures"] == "2")
+        #expect(first["productId"] == "com.example.pro.monthly")
+        #expect(first["upgradeCredit"] != nil)
+    }
+
     @Test func v2StoryReportJSONFieldByField() throws {
         let report = try Self.report(try Self.flagged(try Self.v2Store()))
         expectSameJSON(SubscriberOutput(report).json, Self.expectedJSON)
