@@ -57,19 +57,21 @@ extension SubscriberAnalytics {
     }
 
     /// MRR at each of `instants` (a report each, in order), from one statement: what the Money
-    /// pane's 30-day change and monthly sparkline read.
+    /// pane's 30-day change and monthly sparkline read. Without `committed`, running commitments
+    /// are not read: no row has commitments or committed revenue, no row exists for them alone,
+    /// and `unpriced` counts subscriptions only (what MRR alone shows).
     public func mrr(
         at instants: [Instant], by: MRRGrouping? = nil, scope: ReportScope = ReportScope(),
-        rates: CurrencyRates? = nil
+        rates: CurrencyRates? = nil, committed withCommitted: Bool = true
     ) throws -> [MRRReport] {
         guard !instants.isEmpty else { return [] }
         let durations = try productDurations()
         // Counted per UTC day and month by the store: the cost does not grow with its history.
         let counts = try database.mrrCounts(at: instants, scope: scope.rows)
-        // Commitments are monthly: none counts with `--plan upfront`.
+        // Commitments are monthly: none counts with `--plan upfront`. Kept per day and month too.
         let commitments =
-            scope.plan == .upfront
-            ? instants.map { _ in [] } : try database.runningCommitments(at: instants, scope: scope.rows)
+            scope.plan == .upfront || !withCommitted
+            ? instants.map { _ in [:] } : try database.committedCounts(at: instants, scope: scope.rows)
         var reports: [MRRReport] = []
         reports.reserveCapacity(instants.count)
         for ((asOf, covering), running) in zip(zip(instants, counts), commitments) {
@@ -105,9 +107,9 @@ extension SubscriberAnalytics {
             }
             // Committed revenue: each commitment's amount converted once, at as-of.
             var committed: [MRRRowKey: (commitments: Int, amount: Int64)] = [:]
-            for c in running {
-                guard let amount = c.committed(at: asOf), let currency = c.currency else {
-                    unpriced += 1
+            for (c, count) in running {
+                guard let amount = c.amount, let currency = c.currency else {
+                    unpriced += count
                     continue
                 }
                 var converted = amount
@@ -123,8 +125,8 @@ extension SubscriberAnalytics {
                     case .currency: currency
                     }
                 let key = MRRRowKey(key: group, currency: rowCurrency)
-                committed[key, default: (0, 0)].commitments += 1
-                committed[key]!.amount += converted
+                committed[key, default: (0, 0)].commitments += count
+                committed[key]!.amount += converted * Int64(count)
             }
             let rows = Set(sums.keys).union(committed.keys).map { key in
                 MRRReport.Row(

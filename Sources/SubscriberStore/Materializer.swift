@@ -81,6 +81,7 @@ struct Materializer {
         }
 
         func write(_ db: Database) throws {
+            guard !changes.isEmpty else { return }
             let columns = keyColumns + countColumns
             let add = try db.cachedStatement(
                 sql: """
@@ -162,6 +163,8 @@ struct Materializer {
                 return byDayAndMonth("ltvMember", ["environment"], AppDatabase.ltvMemberColumns, ["count"], signed: true)
             case .ltvPrice:
                 return byDayAndMonth("ltvPrice", ["environment"], AppDatabase.ltvPriceColumns, ["count"], signed: true)
+            case .committed:
+                return byDayAndMonth("committed", ["environment"], ["productId", "currency", "amount"], ["count"], signed: true)
             }
         }
 
@@ -199,8 +202,9 @@ struct Materializer {
         var keys: [String: Set<[DatabaseValue]>] = [:]
         // First: the grace periods MRR counts join failures to their periods; the prices the
         // cohort members' LTV rows were stored with.
-        let prices = try subtractMoney(id, &counts, &keys)
-        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex"), ("commitment", "commitmentIndex")] {
+        let (prices, charges) = try subtractMoney(id, &counts, &keys)
+        try subtractCommitments(id, charges: charges, &counts, &keys)
+        for (table, key) in [("billingFailure", "transactionId"), ("offerUse", "useIndex")] {
             keys[table] = try Set(
                 DatabaseValue.fetchAll(
                     db.cachedStatement(sql: "SELECT \(key) FROM \(table) WHERE originalTransactionId = ?"), arguments: [id]
@@ -291,11 +295,76 @@ struct Materializer {
         return DerivedRows(replacing: id, keys: keys, events: storedEvents, db)
     }
 
+    /// Counts every stored commitment of a purchased subscription into the kept committed counts,
+    /// by ``KeptCommitment``'s rule, from the stored `commitment` rows and their charges (the
+    /// migration that adds those tables).
+    static func countStoredCommitments(_ db: Database) throws {
+        var counts = Counts()
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT c.originalTransactionId, c.commitmentIndex, c.environment, c.productId, c.start, c.runningEnd,
+                    c.price, c.currency, m.start, m.price, m.currency
+                FROM commitment c
+                LEFT JOIN periodMoney m ON m.originalTransactionId = c.originalTransactionId
+                    AND m.commitmentIndex = c.commitmentIndex
+                WHERE c.ownership = '\(Ownership.purchased.rawValue)'
+                ORDER BY c.originalTransactionId, c.commitmentIndex
+                """)
+        var last: (id: String, index: Int, environment: String, commitment: KeptCommitment)?
+        while let row = try rows.next() {
+            let (id, index): (String, Int) = (row[0], row[1])
+            if let l = last, l.id != id || l.index != index {
+                counts.add(l.commitment.deltas(environment: l.environment), 1)
+                last = nil
+            }
+            if last == nil {
+                last = (
+                    id, index, row[2],
+                    KeptCommitment(
+                        productId: row[3], start: Instant(milliseconds: row[4]), runningEnd: Instant(milliseconds: row[5]),
+                        price: row[6], currency: row[7], charges: [])
+                )
+            }
+            if let start: Int64 = row[8] {
+                last!.commitment.charges.append(
+                    Commitment.Charge(start: Instant(milliseconds: start), price: row[9], currency: row[10]))
+            }
+        }
+        if let l = last { counts.add(l.commitment.deltas(environment: l.environment), 1) }
+        try counts.write(db)
+    }
+
+    /// Takes what a subscription's stored commitments add to the committed counts away (with their
+    /// charges, from its money rows), and notes their keys.
+    private func subtractCommitments(
+        _ id: String, charges: [Int: [Commitment.Charge]], _ counts: inout Counts,
+        _ keys: inout [String: Set<[DatabaseValue]>]
+    ) throws {
+        keys["commitment"] = []
+        let commitments = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT commitmentIndex, environment, ownership, productId, start, runningEnd, price, currency
+                    FROM commitment WHERE originalTransactionId = ?
+                    """), arguments: [id])
+        while let row = try commitments.next() {
+            let index: Int = row[0]
+            keys["commitment", default: []].insert([index.databaseValue])
+            guard (row[2] as String) == Ownership.purchased.rawValue else { continue }
+            let commitment = KeptCommitment(
+                productId: row[3], start: Instant(milliseconds: row[4]), runningEnd: Instant(milliseconds: row[5]),
+                price: row[6], currency: row[7], charges: charges[index] ?? [])
+            counts.add(commitment.deltas(environment: row[1]), -1)
+        }
+    }
+
     /// Takes what a subscription's stored money rows add to the MRR counts away, and notes their
-    /// keys. Returns each charged period's price and currency (nil when unpriced), by transaction id.
+    /// keys. Returns each charged period's price and currency (nil when unpriced), by transaction
+    /// id, and the charges of each commitment, by its index.
     private func subtractMoney(
         _ id: String, _ counts: inout Counts, _ keys: inout [String: Set<[DatabaseValue]>]
-    ) throws -> [String: (amount: Int64, currency: String)?] {
+    ) throws -> (prices: [String: (amount: Int64, currency: String)?], charges: [Int: [Commitment.Charge]]) {
         let graces = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
@@ -314,10 +383,11 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
-                        transactionId
+                        transactionId, commitmentIndex
                     FROM periodMoney WHERE originalTransactionId = ?
                     """), arguments: [id])
         var prices: [String: (amount: Int64, currency: String)?] = [:]
+        var charges: [Int: [Commitment.Charge]] = [:]
         while let row = try periods.next() {
             let interval = MRRInterval.period(
                 start: Instant(milliseconds: row[1]), end: Instant(milliseconds: row[2]), key: MRRKey(row, from: 3))
@@ -325,8 +395,12 @@ struct Materializer {
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
             prices[row[9]] = amount.flatMap { a in currency.map { (a, $0) } }
             keys["periodMoney", default: []].insert([row[9]])
+            if let commitment: Int = row[10] {
+                charges[commitment, default: []].append(
+                    Commitment.Charge(start: Instant(milliseconds: row[1]), price: amount, currency: currency))
+            }
         }
-        return prices
+        return (prices, charges)
     }
 
     /// One `periodMoney` row per charged period (docs/metrics.md "Money").

@@ -161,3 +161,84 @@ extension SubscriptionTimeline {
         return CommittedRevenue(commitmentIndex: c, amount: amount, currency: commitment.currency, paymentsMade: made)
     }
 }
+
+/// What committed revenue groups a running commitment by (docs/metrics.md, "Committed revenue"):
+/// its product, its currency and what it has left to charge; both nil when it is unpriced.
+public struct CommittedKey: Hashable, Sendable {
+    public var productId: String
+    public var currency: String?
+    public var amount: Int64?
+
+    public init(productId: String, currency: String?, amount: Int64?) {
+        self.productId = productId
+        (self.currency, self.amount) = currency == nil || amount == nil ? (nil, nil) : (currency, amount)
+    }
+
+    /// The key as the kept committed counts store it: an unpriced commitment is currency '' and amount 0.
+    public var values: [CountDelta.Value] { [.text(productId), .text(currency ?? ""), .integer(amount ?? 0)] }
+}
+
+/// A commitment as committed revenue counts it, with all its charges: at an instant it is in the
+/// key of what it has left to charge (``Commitment/committed(price:currency:charges:at:)``) while
+/// it runs. That key changes only at its start, at its charges' starts and at its running end, so
+/// committed revenue at t is the commitments entered into a key at or before t less those that
+/// left it: the store keeps these changes per UTC day and month (`committedDay`,
+/// `committedMonth`) and applies ``key(at:)`` to the few commitments changing on t's day.
+public struct KeptCommitment: Hashable, Sendable {
+    public var productId: String
+    public var start: Instant
+    public var runningEnd: Instant
+    public var price: Int64?
+    public var currency: String?
+    /// Every charge of the commitment, in any order.
+    public var charges: [Commitment.Charge]
+
+    public init(
+        productId: String, start: Instant, runningEnd: Instant, price: Int64?, currency: String?, charges: [Commitment.Charge]
+    ) {
+        self.productId = productId
+        self.start = start
+        self.runningEnd = runningEnd
+        self.price = price
+        self.currency = currency
+        self.charges = charges
+    }
+
+    /// Its key at `t`, nil when it does not run at `t`.
+    public func key(at t: Instant) -> CommittedKey? {
+        guard start <= t && t < runningEnd else { return nil }
+        let amount = Commitment.committed(price: price, currency: currency, charges: charges, at: t).amount
+        return CommittedKey(productId: productId, currency: currency, amount: amount)
+    }
+
+    /// The changes of its key: +1 into a key (column 0 of a signed count), −1 out of one.
+    public func deltas(environment: String) -> [CountDelta] {
+        guard start < runningEnd else { return [] }
+        let scope: [CountDelta.Value] = [.text(environment)]
+        let changes = Set(charges.map(\.start).filter { start < $0 && $0 < runningEnd }).sorted()
+        var rows: [CountDelta] = []
+        var current: CommittedKey?
+        for t in [start] + changes {
+            guard let key = key(at: t), key != current else { continue }
+            if let current { rows.append(CountDelta(table: .committed, scope: scope, at: t, key: current.values, change: -1)) }
+            rows.append(CountDelta(table: .committed, scope: scope, at: t, key: key.values))
+            current = key
+        }
+        if let current {
+            rows.append(CountDelta(table: .committed, scope: scope, at: runningEnd, key: current.values, change: -1))
+        }
+        return rows
+    }
+}
+
+extension SubscriptionTimeline {
+    /// The commitments committed revenue counts (a purchased subscription's), with their charges.
+    public func keptCommitments(money: [PeriodMoney]) -> [KeptCommitment] {
+        guard ownership == .purchased else { return [] }
+        return commitments.map { c in
+            KeptCommitment(
+                productId: periods[c.firstPeriod].productId, start: c.start, runningEnd: c.runningEnd, price: c.price,
+                currency: c.currency, charges: charges(of: c, money: money))
+        }
+    }
+}

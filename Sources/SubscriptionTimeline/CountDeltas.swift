@@ -9,7 +9,7 @@ import SubscriptionModel
 /// rule marks subscriptions pending rather than restating the rule in SQL.
 public struct CountDelta: Hashable, Sendable {
     /// A kept table of counts. `segment`, `event` and `subscriptionStart` are kept per UTC day;
-    /// `cohortStep`, `mrr`, `ltvMember` and `ltvPrice` per UTC day and per UTC month;
+    /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice` and `committed` per UTC day and per UTC month;
     /// `productDuration` not by time.
     public enum Table: String, CaseIterable, Hashable, Sendable {
         /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),
@@ -33,6 +33,9 @@ public struct CountDelta: Hashable, Sendable {
         /// Realized-LTV prices: `[environment]`, time,
         /// `[firstPaidProductId, cohortMonth, currencyGroup, period, currency, priceMonth, price, billingPlan]`.
         case ltvPrice
+        /// Committed revenue (``KeptCommitment``): `[environment]`, time, ``CommittedKey/values``;
+        /// a signed count.
+        case committed
     }
 
     /// One column value of a key.
@@ -89,6 +92,7 @@ public struct CountDelta: Hashable, Sendable {
         for m in t.cohortMembers() { rows += m.deltas(environment: env) }
         for i in MRRInterval.intervals(of: t, money: money) { rows += i.deltas(environment: env) }
         for m in t.ltvMembers(money: money) { rows += m.deltas(environment: env) }
+        for c in t.keptCommitments(money: money) { rows += c.deltas(environment: env) }
         return rows
     }
 

@@ -64,6 +64,26 @@ extension StoreBuilder {
             Self.line(try analytics.mrr(asOf: day("2026-06-20"), by: .product)) == ["pro.annual EUR 2 19323 1 87920"])
     }
 
+    /// On the day of a charge or of the end, before and after noon: committed revenue at as-of
+    /// counts the charges started at or before it (payment 5 at 2026-07-02 00:00, the end at
+    /// 2027-03-02 00:00), whichever way the store counts as-of's day. Without `committed` only
+    /// MRR is read.
+    @Test func committedRevenueOnTheDayOfAChargeAndOfTheEnd() throws {
+        let analytics = try Self.store()
+        let instants = [
+            "2026-07-01T11:59:59Z", "2026-07-01T23:59:59.999Z", "2026-07-02T00:00:00Z", "2026-07-02T11:00:00Z",
+            "2026-07-02T13:00:00Z", "2027-03-01T23:00:00Z", "2027-03-02T00:00:00Z", "2027-03-02T13:00:00Z",
+        ].map { Instant(parsing: $0)! }
+        let reports = try analytics.mrr(at: instants)
+        #expect(
+            reports.map { $0.rows.map { "\($0.commitments) \($0.committed)" } } == [
+                ["1 87920"], ["1 87920"], ["1 76930"], ["1 76930"], ["1 76930"], ["1 0"], [], [],
+            ])
+        let mrrOnly = try analytics.mrr(at: instants, committed: false)
+        #expect(mrrOnly.map { $0.rows.map(\.commitments) } == [[0], [0], [0], [0], [0], [0], [], []])
+        #expect(mrrOnly.map { $0.rows.map(\.mrr) } == reports.map { $0.rows.map(\.mrr) })
+    }
+
     @Test func jsonCarriesCommitmentsAndCommitted() throws {
         let json = MRROutput(try Self.store().mrr(asOf: day("2026-06-20"))).json
         #expect(json.contains(#""commitments":1"#) && json.contains(#""committed":87.92"#))

@@ -198,6 +198,55 @@ import Testing
         #expect(days == ["20119 upfront 1"] && months == ["660 upfront 1"] && pending == ["a"])
     }
 
+    /// Committed revenue by day and month (v31): the commitments already stored are counted into
+    /// and out of what they have left to charge on the day of their start, of each charge and of
+    /// their running end; a family-shared one not at all; an unpriced one as currency '' and 0.
+    @Test func committedCountsAreFilledFromTheCommitmentsAlreadyStored() throws {
+        // a: 360.00 EUR from day 20000 (2024-10-04) noon to day 20090 (2025-01-02) noon, charged
+        // 120.00 on days 20000, 20030 and 20060; b: the same, family-shared; c: unpriced, days 20010–20040.
+        let noon = 43_200_000
+        let queue = try Self.migrated(
+            upTo: "v30 compact archive layout",
+            inserting: """
+                INSERT INTO commitment (originalTransactionId, commitmentIndex, environment, ownership, productId, start,
+                    runningEnd, ends, price, currency) VALUES
+                ('a', 0, 'Production', 'purchased', 'p', 20000 * 86400000 + \(noon), 20090 * 86400000 + \(noon), NULL, 360000, 'EUR'),
+                ('b', 0, 'Production', 'familyShared', 'p', 20000 * 86400000 + \(noon), 20090 * 86400000 + \(noon), NULL, 360000, 'EUR'),
+                ('c', 0, 'Production', 'purchased', 'p', 20010 * 86400000, 20040 * 86400000, NULL, NULL, 'EUR');
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
+                    price, currency, proceedsRate, isPaid, monthlyTwelfths, billingPlan, commitmentIndex) VALUES
+                ('a1', 'a', 'Production', 'p', 'standard', 20000 * 86400000 + \(noon), 20030 * 86400000 + \(noon), 120000, 'EUR', 70, 1, 1, 'monthly', 0),
+                ('a2', 'a', 'Production', 'p', 'standard', 20030 * 86400000 + \(noon), 20060 * 86400000 + \(noon), 120000, 'EUR', 70, 1, 1, 'monthly', 0),
+                ('a3', 'a', 'Production', 'p', 'standard', 20060 * 86400000 + \(noon), 20090 * 86400000 + \(noon), 120000, 'EUR', 70, 1, 1, 'monthly', 0),
+                ('b1', 'b', 'Production', 'p', 'standard', 20000 * 86400000 + \(noon), 20030 * 86400000 + \(noon), 120000, 'EUR', 70, 1, 1, 'monthly', 0);
+                """, thenUpTo: "v31 committed revenue by day and month")
+        let (days, months) = try queue.read { db in
+            (
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT day || ' ' || quote(currency) || ' ' || amount || ' ' || count FROM committedDay ORDER BY day, currency, amount"
+                ),
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT month || ' ' || quote(currency) || ' ' || amount || ' ' || count FROM committedMonth ORDER BY month, currency, amount"
+                )
+            )
+        }
+        #expect(
+            days == [
+                "20000 'EUR' 240000 1", "20010 '' 0 1", "20030 'EUR' 120000 1", "20030 'EUR' 240000 -1", "20040 '' 0 -1",
+                "20060 'EUR' 0 1", "20060 'EUR' 120000 -1", "20090 'EUR' 0 -1",
+            ])
+        // Months since January 1970: 657 is October 2024.
+        #expect(
+            months == [
+                "657 '' 0 1", "657 'EUR' 240000 1", "658 '' 0 -1", "658 'EUR' 120000 1", "658 'EUR' 240000 -1",
+                "659 'EUR' 0 1", "659 'EUR' 120000 -1", "660 'EUR' 0 -1",
+            ])
+    }
+
     /// Cohorts and realized LTV by billing plan (v28): the counts already stored and the stored runs
     /// move to plan `upfront` (what they are until derived again), and only the subscriptions with a
     /// monthly payment are derived again.

@@ -99,7 +99,7 @@ public struct MoneyFigures: Equatable, Sendable {
 
     /// MRR at as-of and 30 days before, from one statement: what pane 6 draws first.
     public static func loadNow(_ analytics: SubscriberAnalytics, asOf: Instant, scope: ReportScope) throws -> Self {
-        let mrr = try analytics.mrr(at: [asOf, asOf.adding(days: -Int64(changeDays))], scope: scope)
+        let mrr = try analytics.mrr(at: [asOf, asOf.adding(days: -Int64(changeDays))], scope: scope, committed: false)
         return MoneyFigures(asOf: asOf, scope: scope, mrr: mrr[0], mrrBefore: mrr[1])
     }
 
@@ -112,7 +112,7 @@ public struct MoneyFigures: Equatable, Sendable {
         let to = lastMonth(asOf: asOf).end
         switch section {
         case .sparkline:
-            return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope))
+            return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope, committed: false))
         case .revenue:
             return .revenue(try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         case .offers:
