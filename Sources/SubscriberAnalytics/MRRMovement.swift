@@ -58,46 +58,77 @@ public struct MRRMovement: Sendable, Equatable {
 extension SubscriberAnalytics {
     /// MRR movement over the buckets from the one holding `from` to the one holding the last
     /// instant before min(`to`, `asOf`): each purchased subscription's MRR at the bucket's start
-    /// and end compared (docs/metrics.md "MRR movement").
+    /// and end compared (docs/metrics.md "MRR movement"). A complete month is read from the kept
+    /// movement rows (``MovementMonths``), other buckets from the intervals covering their ends;
+    /// `keptMonths: false` reads every bucket from the intervals (the same figures, slower).
     public func movement(
         from: Instant, to: Instant, asOf: Instant, by: BucketSize = .month, scope: ReportScope = ReportScope(),
-        rates: CurrencyRates? = nil
+        rates: CurrencyRates? = nil, keptMonths: Bool = true
     ) throws -> MRRMovement {
         let buckets = try by.buckets(from: from, to: to, asOf: asOf)
         var report = MRRMovement(
             from: from, to: to, asOf: asOf, by: by, currency: rates?.target, buckets: buckets, rows: [])
-        guard let first = buckets.first, let last = buckets.last else { return report }
-        let ends = [first.start] + buckets.map(\.end)
+        guard !buckets.isEmpty else { return report }
         let durations = try productDurations()
         // Exact sums in price × twelfths of a year; per bucket, by currency.
         var sums = [[String: MovementSums]](repeating: [:], count: buckets.count)
         var currencies: Set<String> = rates.map { [$0.target] } ?? []
-        try database.mrrIntervals(from: first.start, through: last.end, scope: scope.rows) { subscription in
-            // What the subscription adds at each end: its covering intervals' money.
-            let covering: [[MRRInterval]] = ends.map { t in subscription.intervals.filter { $0.covers(t.milliseconds) } }
-            for (i, bucket) in buckets.enumerated() {
-                let (atStart, atEnd) = (covering[i], covering[i + 1])
+        /// Adds `count` subscriptions with the keys `atStart` and `atEnd` at bucket i's ends.
+        func add(_ i: Int, atStart: [MRRKey], atEnd: [MRRKey], isNew: Bool, count: Int) throws {
+            let bucket = buckets[i]
+            if let rates {
+                // Both ends at the end's rate; mrrStart also at the start's, for fx.
+                let month = bucket.end.month
+                let a = try Self.twelfths(keys: atStart, durations: durations, rates: rates, month: month)[rates.target] ?? 0
+                let b = try Self.twelfths(keys: atEnd, durations: durations, rates: rates, month: month)[rates.target] ?? 0
+                let aAtStart =
+                    try Self.twelfths(keys: atStart, durations: durations, rates: rates, month: bucket.start.month)[
+                        rates.target] ?? 0
+                sums[i][rates.target, default: MovementSums()].add(start: a, end: b, isNew: isNew, count: count)
+                sums[i][rates.target]!.startAtOwnRate += aAtStart * Int64(count)
+            } else {
+                let a = try Self.twelfths(keys: atStart, durations: durations, rates: nil, month: bucket.start.month)
+                let b = try Self.twelfths(keys: atEnd, durations: durations, rates: nil, month: bucket.end.month)
+                for currency in Set(a.keys).union(b.keys) {
+                    currencies.insert(currency)
+                    let (x, y) = (a[currency] ?? 0, b[currency] ?? 0)
+                    sums[i][currency, default: MovementSums()].add(start: x, end: y, isNew: isNew, count: count)
+                    sums[i][currency]!.startAtOwnRate += x * Int64(count)
+                }
+            }
+        }
+        // Complete months from the kept rows; the scope's product and plan keep the keys the
+        // intervals read below would be restricted to.
+        let kept = buckets.indices.filter { keptMonths && buckets[$0].size == .month && buckets[$0].isComplete }
+        if let first = kept.first, let last = kept.last {
+            let index = Dictionary(uniqueKeysWithValues: kept.map { (buckets[$0].start.month, $0) })
+            let rowScope = scope.rows
+            let rows = try database.keptMovement(
+                months: buckets[first].start.month...buckets[last].start.month, environments: rowScope.environments)
+            func inScope(_ key: MRRKey) -> Bool {
+                (rowScope.productId == nil || key.productId == rowScope.productId)
+                    && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
+            }
+            let filtered = rowScope.productId != nil || rowScope.plan != nil
+            for row in rows {
+                guard let i = index[row.month] else { continue }
+                let (atStart, atEnd) = filtered ? (row.start.filter(inScope), row.end.filter(inScope)) : (row.start, row.end)
                 if atStart.isEmpty && atEnd.isEmpty { continue }
-                let isNew = subscription.firstCharge >= bucket.start.milliseconds
-                if let rates {
-                    // Both ends at the end's rate; mrrStart also at the start's, for fx.
-                    let month = bucket.end.month
-                    let a = try Self.twelfths(atStart, durations: durations, rates: rates, month: month)[rates.target] ?? 0
-                    let b = try Self.twelfths(atEnd, durations: durations, rates: rates, month: month)[rates.target] ?? 0
-                    let aAtStart =
-                        try Self.twelfths(atStart, durations: durations, rates: rates, month: bucket.start.month)[
-                            rates.target] ?? 0
-                    sums[i][rates.target, default: MovementSums()].add(start: a, end: b, isNew: isNew)
-                    sums[i][rates.target]!.startAtOwnRate += aAtStart
-                } else {
-                    let a = try Self.twelfths(atStart, durations: durations, rates: nil, month: bucket.start.month)
-                    let b = try Self.twelfths(atEnd, durations: durations, rates: nil, month: bucket.end.month)
-                    for currency in Set(a.keys).union(b.keys) {
-                        currencies.insert(currency)
-                        let (x, y) = (a[currency] ?? 0, b[currency] ?? 0)
-                        sums[i][currency, default: MovementSums()].add(start: x, end: y, isNew: isNew)
-                        sums[i][currency]!.startAtOwnRate += x
-                    }
+                try add(i, atStart: atStart, atEnd: atEnd, isNew: row.isNew, count: row.count)
+            }
+        }
+        // Other buckets from the intervals covering their ends.
+        let live = buckets.indices.filter { !Set(kept).contains($0) }
+        if let first = live.first, let last = live.last {
+            try database.mrrIntervals(from: buckets[first].start, through: buckets[last].end, scope: scope.rows) {
+                subscription in
+                for i in live {
+                    let bucket = buckets[i]
+                    let (a, b) = (bucket.start.milliseconds, bucket.end.milliseconds)
+                    let atStart = subscription.intervals.filter { $0.covers(a) }.map(\.key)
+                    let atEnd = subscription.intervals.filter { $0.covers(b) }.map(\.key)
+                    if atStart.isEmpty && atEnd.isEmpty { continue }
+                    try add(i, atStart: atStart, atEnd: atEnd, isNew: subscription.firstCharge >= a, count: 1)
                 }
             }
         }
@@ -120,9 +151,15 @@ extension SubscriberAnalytics {
     static func twelfths(
         _ intervals: [MRRInterval], durations: [String: BillingDuration], rates: CurrencyRates?, month: Month
     ) throws -> [String: Int64] {
+        try twelfths(keys: intervals.map(\.key), durations: durations, rates: rates, month: month)
+    }
+
+    /// The same for the keys of intervals.
+    static func twelfths(
+        keys: [MRRKey], durations: [String: BillingDuration], rates: CurrencyRates?, month: Month
+    ) throws -> [String: Int64] {
         var out: [String: Int64] = [:]
-        for interval in intervals {
-            let money = interval.key
+        for money in keys {
             guard var price = money.price, var currency = money.currency else { continue }
             let multiplier = money.mrrTwelfths(productLength: durations[money.productId])
             if let rates {
@@ -144,11 +181,13 @@ private struct MovementSums {
     var amounts: [MovementComponent: Int64] = [:]
     var counts: [MovementComponent: Int] = [:]
 
-    mutating func add(start a: Int64, end b: Int64, isNew: Bool) {
-        start += a
-        end += b
+    /// `count` subscriptions, each adding `a` at the start and `b` at the end.
+    mutating func add(start a: Int64, end b: Int64, isNew: Bool, count: Int = 1) {
+        let n = Int64(count)
+        start += a * n
+        end += b * n
         guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
-        amounts[component, default: 0] += b - a
-        counts[component, default: 0] += 1
+        amounts[component, default: 0] += (b - a) * n
+        counts[component, default: 0] += count
     }
 }

@@ -165,6 +165,12 @@ struct Materializer {
                 return byDayAndMonth("ltvPrice", ["environment"], AppDatabase.ltvPriceColumns, ["count"], signed: true)
             case .committed:
                 return byDayAndMonth("committed", ["environment"], ["productId", "currency", "amount"], ["count"], signed: true)
+            case .movement:
+                return (
+                    CountChanges(
+                        table: "mrrMovementMonth", keyColumns: ["environment", "month", "startKeys", "endKeys", "isNew"],
+                        countColumns: ["count"]), nil
+                )
             }
         }
 
@@ -335,6 +341,65 @@ struct Materializer {
         try counts.write(db)
     }
 
+    /// Counts every stored subscription's MRR intervals into the kept movement months, by
+    /// ``MovementMonths``'s rule, from the stored `periodMoney` and `billingFailure` rows (the
+    /// migration that adds `mrrMovementMonth`): `batch` subscriptions at a time, in
+    /// `originalTransactionId` order, each batch's counts written before the next is read.
+    static func countStoredMovement(_ db: Database, batch: Int = 20_000) throws {
+        var after = ""
+        while true {
+            let ids = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT originalTransactionId FROM subscription
+                    WHERE originalTransactionId > ? ORDER BY originalTransactionId LIMIT ?
+                    """, arguments: [after, batch])
+            guard let first = ids.first, let last = ids.last else { return }
+            after = last
+            // Per subscription: its intervals by environment and its first charge.
+            var intervals: [String: [String: [MRRInterval]]] = [:]
+            var firstCharge: [String: Int64] = [:]
+            let periods = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT originalTransactionId, environment, start, "end", offerKind, productId, currency, price,
+                        monthlyTwelfths, billingPlan
+                    FROM periodMoney WHERE originalTransactionId BETWEEN ? AND ?
+                    """, arguments: [first, last])
+            while let row = try periods.next() {
+                let (id, start): (String, Int64) = (row[0], row[2])
+                firstCharge[id] = min(firstCharge[id] ?? start, start)
+                if let interval = MRRInterval.period(
+                    start: Instant(milliseconds: start), end: Instant(milliseconds: row[3]), key: MRRKey(row, from: 4))
+                {
+                    intervals[id, default: [:]][row[1], default: []].append(interval)
+                }
+            }
+            let graces = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT f.originalTransactionId, f.environment, f.at, f.windowEnd, f.graceEnd, m.offerKind, m.productId,
+                        m.currency, m.price, m.monthlyTwelfths, m.billingPlan
+                    FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
+                    WHERE f.originalTransactionId BETWEEN ? AND ? AND f.graceEnd IS NOT NULL
+                    """, arguments: [first, last])
+            while let row = try graces.next() {
+                let grace = MRRInterval.grace(
+                    at: Instant(milliseconds: row[2]), windowEnd: Instant(milliseconds: row[3]),
+                    graceEnd: (row[4] as Int64?).map(Instant.init(milliseconds:)), key: MRRKey(row, from: 5))
+                if let grace { intervals[row[0], default: [:]][row[1], default: []].append(grace) }
+            }
+            var counts = Counts()
+            for (id, byEnvironment) in intervals {
+                guard let charge = firstCharge[id] else { continue }
+                for (environment, intervals) in byEnvironment {
+                    counts.add(MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: charge), 1)
+                }
+            }
+            try counts.write(db)
+        }
+    }
+
     /// Takes what a subscription's stored commitments add to the committed counts away (with their
     /// charges, from its money rows), and notes their keys.
     private func subtractCommitments(
@@ -373,11 +438,17 @@ struct Materializer {
                     FROM billingFailure f JOIN periodMoney m ON m.transactionId = f.transactionId
                     WHERE f.originalTransactionId = ?
                     """), arguments: [id])
+        // Its MRR intervals by environment, and its first charge: the movement rows it was stored with.
+        var intervals: [String: [MRRInterval]] = [:]
+        var firstCharge: Int64?
         while let row = try graces.next() {
             let grace = MRRInterval.grace(
                 at: Instant(milliseconds: row[1]), windowEnd: Instant(milliseconds: row[2]),
                 graceEnd: (row[3] as Int64?).map(Instant.init(milliseconds:)), key: MRRKey(row, from: 4))
-            if let grace { counts.add(grace.deltas(environment: row[0]), -1) }
+            if let grace {
+                counts.add(grace.deltas(environment: row[0]), -1)
+                intervals[row[0], default: []].append(grace)
+            }
         }
         let periods = try Row.fetchCursor(
             db.cachedStatement(
@@ -391,13 +462,23 @@ struct Materializer {
         while let row = try periods.next() {
             let interval = MRRInterval.period(
                 start: Instant(milliseconds: row[1]), end: Instant(milliseconds: row[2]), key: MRRKey(row, from: 3))
-            if let interval { counts.add(interval.deltas(environment: row[0]), -1) }
+            if let interval {
+                counts.add(interval.deltas(environment: row[0]), -1)
+                intervals[row[0], default: []].append(interval)
+            }
+            let start: Int64 = row[1]
+            firstCharge = min(firstCharge ?? start, start)
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
             prices[row[9]] = amount.flatMap { a in currency.map { (a, $0) } }
             keys["periodMoney", default: []].insert([row[9]])
             if let commitment: Int = row[10] {
                 charges[commitment, default: []].append(
                     Commitment.Charge(start: Instant(milliseconds: row[1]), price: amount, currency: currency))
+            }
+        }
+        if let firstCharge {
+            for (environment, intervals) in intervals {
+                counts.add(MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: firstCharge), -1)
             }
         }
         return (prices, charges)

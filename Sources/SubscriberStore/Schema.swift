@@ -1322,6 +1322,31 @@ extension AppDatabase {
                     """)
             try Materializer.countStoredCommitments(db)
         }
+        migrator.registerMigration("v33 MRR movement by month") { db in
+            // `report movement` and pane 6's movement bars read every MRR interval of every
+            // subscription in range (5.2 s for twelve months at 100,000 subscribers,
+            // docs/performance.md "MRR movement kept by month"). A complete month's movement
+            // depends on each subscription only through the keys of its intervals covering the
+            // month's start and end and whether it was charged before the start
+            // (``MovementMonths``): these, counted per month, environment and pair of signatures,
+            // kept by the materialiser, make each complete month a sum over a few rows. The stored
+            // subscriptions are counted here by the same rule.
+            try db.execute(
+                sql: """
+                    CREATE TABLE mrrMovementMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        -- MRRKey.signature: the keys covering the month's start, then its end ('' none)
+                        startKeys TEXT NOT NULL,
+                        endKeys TEXT NOT NULL,
+                        -- 1: no charged period started before the month
+                        isNew INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, startKeys, endKeys, isNew)
+                    ) WITHOUT ROWID;
+                    """)
+            try Materializer.countStoredMovement(db)
+        }
         return migrator
     }
 

@@ -10,7 +10,7 @@ import SubscriptionModel
 public struct CountDelta: Hashable, Sendable {
     /// A kept table of counts. `segment`, `event` and `subscriptionStart` are kept per UTC day;
     /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice` and `committed` per UTC day and per UTC month;
-    /// `productDuration` not by time.
+    /// `productDuration` not by time; `movement` by the month in its key.
     public enum Table: String, CaseIterable, Hashable, Sendable {
         /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),
         /// ends (1).
@@ -36,6 +36,9 @@ public struct CountDelta: Hashable, Sendable {
         /// Committed revenue (``KeptCommitment``): `[environment]`, time, ``CommittedKey/values``;
         /// a signed count.
         case committed
+        /// MRR movement by month (``MovementMonths``): `[environment]`, no time,
+        /// `[month, startKeys, endKeys, isNew]`.
+        case movement
     }
 
     /// One column value of a key.
@@ -90,7 +93,12 @@ public struct CountDelta: Hashable, Sendable {
                 expirationReason: e.expirationReason?.rawValue, billingPlan: e.billingPlan.rawValue)
         }
         for m in t.cohortMembers() { rows += m.deltas(environment: env) }
-        for i in MRRInterval.intervals(of: t, money: money) { rows += i.deltas(environment: env) }
+        let intervals = MRRInterval.intervals(of: t, money: money)
+        for i in intervals { rows += i.deltas(environment: env) }
+        let charged = zip(t.periods, money).filter { $0.1.isCharged }.map(\.0.start.milliseconds)
+        if let firstCharge = charged.min() {
+            rows += MovementMonths.deltas(environment: env, intervals: intervals, firstCharge: firstCharge)
+        }
         for m in t.ltvMembers(money: money) { rows += m.deltas(environment: env) }
         for c in t.keptCommitments(money: money) { rows += c.deltas(environment: env) }
         return rows

@@ -15,7 +15,7 @@ import Testing
     static let keptTables = [
         "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay", "ltvMemberMonth",
         "ltvPriceDay", "ltvPriceMonth",
-        "mrrDay", "mrrMonth", "productDuration", "segmentDay", "subscriptionStartDay",
+        "mrrDay", "mrrMonth", "mrrMovementMonth", "productDuration", "segmentDay", "subscriptionStartDay",
     ]
 
     static func check(_ database: AppDatabase, after step: String) throws {

@@ -49,7 +49,7 @@ import Testing
             var rows: [String] = []
             for table in [
                 "segmentDay", "eventDay", "productDuration", "subscriptionStartDay", "cohortStepDay", "cohortStepMonth",
-                "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth",
+                "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "mrrMovementMonth",
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
             }

@@ -247,6 +247,48 @@ import Testing
             ])
     }
 
+    /// MRR movement by month (v33): each stored subscription counted into the months whose start
+    /// or end one of its MRR intervals (a charged period, a grace period after one) covers, by the
+    /// keys covering each end; alike subscriptions summed.
+    @Test func movementMonthsAreFilledFromTheMoneyAlreadyStored() throws {
+        // a and c: 9.99 USD monthly, 2025-01-15 to 02-15 and 02-15 to 03-15 (months 660–662: new in
+        // January, on in February, gone in March). b: 4.99 EUR from 2024-12-20 to 2025-01-20, then
+        // in grace from its billing failure on 01-20 to 02-05: its key covers 1 January and 1 February.
+        let queue = try Self.migrated(
+            upTo: "v31 committed revenue by day and month",
+            inserting: """
+                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                    runCount, billingFailureCount) VALUES
+                ('a', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0),
+                ('b', 'Production', 'pro.monthly', 1734652800000, 1734652800000, 1, 1, 1),
+                ('c', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0);
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
+                    price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
+                ('a1', 'a', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
+                ('a2', 'a', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
+                ('c1', 'c', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
+                ('c2', 'c', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
+                ('b1', 'b', 'Production', 'pro.monthly', 'standard', 1734652800000, 1737331200000, 4990, 'EUR', 70, 1, 1);
+                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd,
+                    retryEnd, windowEnd) VALUES
+                ('b', 'Production', 1737331200000, 'b1', 'pro.monthly', 1738713600000, 1742515200000, 1742515200000);
+                """, thenUpTo: "v33 MRR movement by month")
+        let rows = try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT month || ' ' || quote(startKeys) || ' ' || quote(endKeys) || ' ' || isNew || ' ' || count
+                    FROM mrrMovementMonth ORDER BY month, startKeys, endKeys
+                    """)
+        }
+        let (usd, eur) = ("'standard|pro.monthly|USD|9990|1|upfront'", "'standard|pro.monthly|EUR|4990|1|upfront'")
+        #expect(
+            rows == [
+                "659 '' \(eur) 1 1", "660 '' \(usd) 1 2", "660 \(eur) \(eur) 0 1", "661 \(eur) '' 0 1",
+                "661 \(usd) \(usd) 0 2", "662 \(usd) '' 0 2",
+            ])
+    }
+
     /// Cohorts and realized LTV by billing plan (v28): the counts already stored and the stored runs
     /// move to plan `upfront` (what they are until derived again), and only the subscriptions with a
     /// monthly payment are derived again.

@@ -347,6 +347,44 @@ import Testing
         }
     }
 
+    /// A store from before MRR movement was kept by month (v33), holding SampleData: brought up to
+    /// date, its movement months are those a clean import keeps, counted from the money rows
+    /// already stored (nothing derived again).
+    @Test func movementMonthsAreCountedForTheSubscriptionsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        let clean: [String]
+        do {
+            let store = try SampleDataStore.copyFile(to: path)
+            clean = try store.writer.read { db in
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT quote(environment) || month || startKeys || endKeys || isNew || ' ' || count FROM mrrMovementMonth ORDER BY 1"
+                )
+            }
+            try store.writer.writeWithoutTransaction { db in
+                try db.execute(
+                    sql: """
+                        DROP TABLE mrrMovementMonth;
+                        DELETE FROM grdb_migrations WHERE identifier = 'v33 MRR movement by month';
+                        PRAGMA user_version = 0;
+                        """)
+            }
+            try store.writer.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        #expect(try store.pendingCount() == 0)
+        let migrated = try store.writer.read { db in
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT quote(environment) || month || startKeys || endKeys || isNew || ' ' || count FROM mrrMovementMonth ORDER BY 1"
+            )
+        }
+        #expect(clean.count > 100)
+        #expect(migrated == clean)
+    }
+
     /// A store from before segments and events had their billing plan (v28), holding SampleData
     /// (116 commitments paid monthly): brought up to date, it is the store a clean import makes,
     /// table for table, and its kept counts equal their rebuild from the facts.

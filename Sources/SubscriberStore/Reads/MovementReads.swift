@@ -72,3 +72,49 @@ extension AppDatabase {
         }
     }
 }
+
+/// Subscriptions of one complete month alike for MRR movement (``MovementMonths``): the keys of
+/// their intervals covering the month's start and end, and whether none was charged before it.
+public struct KeptMovement: Sendable, Equatable {
+    public var month: Month
+    public var start: [MRRKey]
+    public var end: [MRRKey]
+    public var isNew: Bool
+    public var count: Int
+}
+
+extension AppDatabase {
+    /// The kept movement rows of the months `months` in the scope's environments, summed over
+    /// them, in month order (docs/metrics.md "MRR movement"). The product and plan of a scope are
+    /// for the reader to apply to the keys.
+    public func keptMovement(months: ClosedRange<Month>, environments: [StoreEnvironment]) throws -> [KeptMovement] {
+        let sql = """
+            SELECT month, startKeys, endKeys, isNew, SUM(count) FROM mrrMovementMonth
+            WHERE environment \(RowScope.inList(environments)) AND month BETWEEN ? AND ?
+            GROUP BY month, startKeys, endKeys, isNew ORDER BY month
+            """
+        return try writer.read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: sql, arguments: [months.lowerBound.index, months.upperBound.index])
+            var signatures: [String: [MRRKey]] = [:]
+            func keys(_ text: String) throws -> [MRRKey] {
+                if let keys = signatures[text] { return keys }
+                guard let keys = MRRKey.keys(ofSignature: text) else {
+                    throw StoreError("the store is damaged (a kept movement row cannot be read); import into a new store")
+                }
+                signatures[text] = keys
+                return keys
+            }
+            var result: [KeptMovement] = []
+            while let row = try rows.next() {
+                let count: Int = row[4]
+                guard count != 0 else { continue }
+                result.append(
+                    KeptMovement(
+                        month: Month(index: row[0]), start: try keys(row[1]), end: try keys(row[2]), isNew: row[3],
+                        count: count))
+            }
+            return result
+        }
+    }
+}

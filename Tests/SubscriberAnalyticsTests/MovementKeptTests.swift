@@ -1,0 +1,133 @@
+import SubscriberAnalytics
+import SubscriberStore
+import SubscriptionModel
+import SubscriptionTimeline
+import TestSupport
+import Testing
+
+/// docs/metrics.md "MRR movement": complete months come from the kept movement rows
+/// (`mrrMovementMonth`), other buckets from the intervals; both give the same report.
+@Suite struct MovementKeptTests {
+    func line(_ row: MRRMovement.Row) -> String {
+        let flows = MovementComponent.allCases.map { "\(row[$0])/\(row.count($0))" }.joined(separator: " ")
+        return "\(row.bucket.label) \(row.currency) \(row.mrrStart) \(flows) fx \(row.fx) = \(row.mrrEnd)"
+    }
+
+    /// On SampleData (several currencies, offers, upgrades, grace periods, commitments paid
+    /// monthly): every month from the kept rows equals the same month read from the intervals,
+    /// unscoped, by product, by plan, converted, and with a last month cut by as-of.
+    @Test func keptMonthsEqualTheIntervalsOnSampleData() throws {
+        let p = try MoneyAgreementTests.shared.get()
+        let from = day("2023-01-01")
+        let whole = Month(index: p.horizon.month.index).start
+        let plain = try p.analytics.movement(from: from, to: whole, asOf: p.horizon)
+        let live = try p.analytics.movement(from: from, to: whole, asOf: p.horizon, keptMonths: false)
+        #expect(plain == live)
+        #expect(plain.buckets.count > 20 && plain.buckets.allSatisfy(\.isComplete))
+        let moved = plain.rows.reduce(0) { sum, row in MovementComponent.allCases.reduce(sum) { $0 + row.count($1) } }
+        #expect(moved > 500)
+        let currencies = Set(plain.rows.map(\.currency))
+        #expect(currencies.count > 1)
+
+        let products = try p.analytics.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT productId FROM periodMoney ORDER BY 1")
+        }
+        let rates = try CurrencyRates(
+            target: "USD",
+            csv: "currency,rate\n"
+                + currencies.subtracting(["USD"]).sorted().enumerated().map { i, c in "\(c),2024-06,1.\(i + 1)\n\(c),0.\(i + 7)\n"
+                }.joined(),
+            source: "rates.csv")
+        var scopes: [(String, ReportScope, CurrencyRates?)] = [
+            ("converted", ReportScope(), rates), ("every environment", ReportScope(environment: .all), nil),
+        ]
+        for product in products { scopes.append(("product \(product)", ReportScope(productId: product), nil)) }
+        for plan in BillingPlan.allCases {
+            var scope = ReportScope()
+            scope.plan = plan
+            scopes.append(("plan \(plan.rawValue)", scope, nil))
+        }
+        var monthly = 0
+        for (name, scope, rates) in scopes {
+            for to in [whole, p.horizon] {
+                let kept = try p.analytics.movement(from: from, to: to, asOf: p.horizon, scope: scope, rates: rates)
+                let live = try p.analytics.movement(
+                    from: from, to: to, asOf: p.horizon, scope: scope, rates: rates, keptMonths: false)
+                #expect(kept.rows.map(line) == live.rows.map(line), "\(name) to \(to.isoDate)")
+                #expect(kept == live, "\(name)")
+                if name == "plan monthly" { monthly += kept.rows.reduce(0) { $0 + $1.count(.new) } }
+            }
+        }
+        #expect(monthly > 0, "SampleData has commitments paid monthly")
+    }
+
+    /// A renewal stored after its month closed, and a refund of a period that ended its run, stored
+    /// late: the months they change are counted again (the old subscription's rows taken away,
+    /// the new ones added), whatever order the facts came in.
+    ///
+    /// USD; S: 4.99 monthly throughout. C: 9.99, periods to 2025-02-10. G: 19.99 from 2025-01-15,
+    /// periods to 2025-03-15. First: G is new in January (+19.99), C churns in February (−9.99), G
+    /// in March (−19.99). Then C's renewal to 03-10 arrives, and G's second period is refunded on
+    /// 02-20 (its period ends there): February's churn is G's, March's C's.
+    @Test func lateFactsChangeTheKeptMonths() throws {
+        var b = StoreBuilder()
+        for (i, (start, end)) in [
+            ("2024-12-20", "2025-01-20"), ("2025-01-20", "2025-02-20"), ("2025-02-20", "2025-03-20"),
+            ("2025-03-20", "2025-04-20"), ("2025-04-20", "2025-05-20"),
+        ].enumerated() {
+            b.charge("S", "S\(i)", start, end, 4990, "USD")
+        }
+        b.charge("C", "C1", "2024-12-10", "2025-01-10", 9990, "USD")
+        b.charge("C", "C2", "2025-01-10", "2025-02-10", 9990, "USD")
+        b.charge("G", "G1", "2025-01-15", "2025-02-15", 19990, "USD")
+        b.charge("G", "G2", "2025-02-15", "2025-03-15", 19990, "USD")
+        let early = b.documents.count
+        b.charge("C", "C3", "2025-02-10", "2025-03-10", 9990, "USD")
+        b.charge("G", "G2", "2025-02-15", "2025-03-15", 19990, "USD", revokedAt: "2025-02-20")
+        let (from, to, asOf) = (day("2025-01-01"), day("2025-04-01"), day("2025-06-01"))
+        let before = [
+            "2025-01 USD 14980 19990/1 0/0 0/0 0/0 0/0 fx 0 = 34970",
+            "2025-02 USD 34970 0/0 0/0 0/0 0/0 -9990/1 fx 0 = 24980",
+            "2025-03 USD 24980 0/0 0/0 0/0 0/0 -19990/1 fx 0 = 4990",
+        ]
+        let after = [
+            "2025-01 USD 14980 19990/1 0/0 0/0 0/0 0/0 fx 0 = 34970",
+            "2025-02 USD 34970 0/0 0/0 0/0 0/0 -19990/1 fx 0 = 14980",
+            "2025-03 USD 14980 0/0 0/0 0/0 0/0 -9990/1 fx 0 = 4990",
+        ]
+
+        let database = try AppDatabase.inMemory()
+        let analytics = SubscriberAnalytics(database: database)
+        try database.apply(Array(b.documents[..<early]))
+        #expect(try analytics.movement(from: from, to: to, asOf: asOf).rows.map(line) == before)
+        try database.apply(Array(b.documents[early...]))
+        #expect(try analytics.movement(from: from, to: to, asOf: asOf).rows.map(line) == after)
+        #expect(try analytics.movement(from: from, to: to, asOf: asOf, keptMonths: false).rows.map(line) == after)
+
+        // All at once, and the late facts first: the same rows kept.
+        let together = try AppDatabase.inMemory()
+        try together.apply(b.documents)
+        let reversed = try AppDatabase.inMemory()
+        try reversed.apply(Array(b.documents[early...]) + Array(b.documents[..<early]))
+        let kept = try KeptCounts.kept(database)["mrrMovementMonth"]
+        #expect(kept?.isEmpty == false)
+        #expect(try KeptCounts.kept(together)["mrrMovementMonth"] == kept)
+        #expect(try KeptCounts.kept(reversed)["mrrMovementMonth"] == kept)
+        #expect(try SubscriberAnalytics(database: reversed).movement(from: from, to: to, asOf: asOf).rows.map(line) == after)
+    }
+
+    /// A key's text survives a product id holding the separators.
+    @Test func signaturesReadBackTheirKeys() {
+        let keys = [
+            MRRKey(offerKind: "standard", productId: "a|b;c%7C", currency: "EUR", price: 4990, monthlyTwelfths: 1),
+            MRRKey(offerKind: "standard", productId: "p", currency: nil, price: nil, monthlyTwelfths: 12, billingPlan: "monthly"),
+            MRRKey(offerKind: "standard", productId: "p", currency: nil, price: nil, monthlyTwelfths: 12, billingPlan: "monthly"),
+        ]
+        let text = MRRKey.signature(keys)
+        #expect(text == "standard|a%7Cb%3Bc%257C|EUR|4990|1|upfront;standard|p||0|12|monthly;standard|p||0|12|monthly")
+        #expect(MRRKey.keys(ofSignature: text) == keys)
+        #expect(MRRKey.signature(keys.reversed()) == text)
+        #expect(MRRKey.keys(ofSignature: "") == [])
+        #expect(MRRKey.keys(ofSignature: "standard|p") == nil)
+    }
+}
