@@ -73,8 +73,9 @@ extension SubscriberAnalytics {
         // Exact sums in price × twelfths of a year; per bucket, by currency.
         var sums = [[String: MovementSums]](repeating: [:], count: buckets.count)
         var currencies: Set<String> = rates.map { [$0.target] } ?? []
-        /// Adds `count` subscriptions with the keys `atStart` and `atEnd` at bucket i's ends.
-        func add(_ i: Int, atStart: [MRRKey], atEnd: [MRRKey], isNew: Bool, count: Int) throws {
+        /// Adds `count` subscriptions with the keys `atStart` and `atEnd` at bucket i's ends;
+        /// `isNew` is asked only when it decides (nothing at the start, something at the end).
+        func add(_ i: Int, atStart: [MRRKey], atEnd: [MRRKey], isNew: () throws -> Bool, count: Int) throws {
             let bucket = buckets[i]
             if let rates {
                 // Both ends at the end's rate; mrrStart also at the start's, for fx.
@@ -84,7 +85,8 @@ extension SubscriberAnalytics {
                 let aAtStart =
                     try Self.twelfths(keys: atStart, durations: durations, rates: rates, month: bucket.start.month)[
                         rates.target] ?? 0
-                sums[i][rates.target, default: MovementSums()].add(start: a, end: b, isNew: isNew, count: count)
+                let new = a == 0 && b != 0 ? try isNew() : false
+                sums[i][rates.target, default: MovementSums()].add(start: a, end: b, isNew: new, count: count)
                 sums[i][rates.target]!.startAtOwnRate += aAtStart * Int64(count)
             } else {
                 let a = try Self.twelfths(keys: atStart, durations: durations, rates: nil, month: bucket.start.month)
@@ -92,7 +94,8 @@ extension SubscriberAnalytics {
                 for currency in Set(a.keys).union(b.keys) {
                     currencies.insert(currency)
                     let (x, y) = (a[currency] ?? 0, b[currency] ?? 0)
-                    sums[i][currency, default: MovementSums()].add(start: x, end: y, isNew: isNew, count: count)
+                    let new = x == 0 && y != 0 ? try isNew() : false
+                    sums[i][currency, default: MovementSums()].add(start: x, end: y, isNew: new, count: count)
                     sums[i][currency]!.startAtOwnRate += x * Int64(count)
                 }
             }
@@ -114,7 +117,7 @@ extension SubscriberAnalytics {
                 guard let i = index[row.month] else { continue }
                 let (atStart, atEnd) = filtered ? (row.start.filter(inScope), row.end.filter(inScope)) : (row.start, row.end)
                 if atStart.isEmpty && atEnd.isEmpty { continue }
-                try add(i, atStart: atStart, atEnd: atEnd, isNew: row.isNew, count: row.count)
+                try add(i, atStart: atStart, atEnd: atEnd, isNew: { row.isNew }, count: row.count)
             }
         }
         // Other buckets from the intervals covering their ends.
@@ -128,7 +131,7 @@ extension SubscriberAnalytics {
                     let atStart = subscription.intervals.filter { $0.covers(a) }.map(\.key)
                     let atEnd = subscription.intervals.filter { $0.covers(b) }.map(\.key)
                     if atStart.isEmpty && atEnd.isEmpty { continue }
-                    try add(i, atStart: atStart, atEnd: atEnd, isNew: subscription.firstCharge >= a, count: 1)
+                    try add(i, atStart: atStart, atEnd: atEnd, isNew: { try subscription.firstCharge() >= a }, count: 1)
                 }
             }
         }

@@ -40,7 +40,7 @@ extension SubscriberAnalytics {
             if atStart.isEmpty && atEnd.isEmpty { return }
             let a = try Self.twelfths(atStart, durations: durations, rates: nil, month: bucket.start.month)[currency] ?? 0
             let b = try Self.twelfths(atEnd, durations: durations, rates: nil, month: bucket.end.month)[currency] ?? 0
-            let isNew = subscription.firstCharge >= bucket.start.milliseconds
+            let isNew = a == 0 && b != 0 ? try subscription.firstCharge() >= bucket.start.milliseconds : false
             guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
             counts[component, default: 0] += 1
             guard byComponent[component, default: []].count < MovementMembers.limit else { return }
