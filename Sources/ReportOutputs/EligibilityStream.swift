@@ -11,9 +11,10 @@ import TerminalUI
 public struct EligibilityStream {
     public enum Format: Sendable { case json, csv, table }
 
-    /// The table's column widths come from its first this many entries (and the headers): a
-    /// list no longer is laid out exactly as ``EligibilityOutput/table`` lays it out; in a longer
-    /// one a later, wider cell is written whole and pushes the rest of its line right.
+    /// The table's column widths come from its first this many entries (and the headers; the
+    /// offer column from the offers counted, so it is always exact): a list no longer is laid out
+    /// exactly as ``EligibilityOutput/table`` lays it out; in a longer one a later, wider cell is
+    /// written whole and pushes the rest of its line right.
     public static let tablePage = 1_000
 
     public let format: Format
@@ -115,6 +116,9 @@ public struct EligibilityStream {
     /// The widths from the headers and the entries held, and the table's head and those entries.
     private mutating func settleWidths() -> String {
         var widths = Self.tableHeaders.map(\.displayWidth)
+        // The offer column is exact whatever the list's length: its cells are the names of the
+        // offers counted.
+        for (kind, count) in counts where count > 0 { widths[0] = max(widths[0], kind.rawValue.displayWidth) }
         for row in pending {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.displayWidth) }
         }

@@ -120,7 +120,7 @@ import Testing
     }
 
     /// `--offset` and `--limit` take a page of the list in its order, the counts staying the whole
-    /// list's; a value that is not a whole number 0 or more is refused, naming its option.
+    /// list's (the offer column as wide as the offers counted: "retention"); a value that is not a whole number 0 or more is refused, naming its option.
     @Test func eligibilityPages() throws {
         let db = try Self.store.get()
         func run(_ extra: [String]) throws -> Subdash.Run {
@@ -139,9 +139,9 @@ import Testing
         #expect(
             try run(["--offset", "5"]).stdout == """
                 Eligible as of 2024-06-15 00:00 UTC
-                offer  subscription  product  why
-                ─────  ────────────  ───────  ───
-                ─────  ────────────  ───────  ───
+                offer      subscription  product  why
+                ─────────  ────────────  ───────  ───
+                ─────────  ────────────  ───────  ───
                 winBack 0, retention 1, upgrade 0, loyalty 0, service 0
 
                 """)

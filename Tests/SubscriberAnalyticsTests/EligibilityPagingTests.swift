@@ -162,5 +162,16 @@ import Testing
         #expect(lines[3 + EligibilityStream.tablePage] == "loyalty  a-much-longer-id  p        d")
         #expect(lines.last == "loyalty 1,001")
         #expect(lines.count == 3 + EligibilityStream.tablePage + 1 + 2)
+        // The offer column is as wide as the widest offer counted, even past the first page:
+        // 1,000 win-back entries, then one retention entry ("retention" is 9 cells).
+        var mixed = (0..<EligibilityStream.tablePage).map { i in
+            EligibleSubscriber(offer: .winBackOffer, originalTransactionId: "id\(i)", productId: "p", detail: "d")
+        }
+        mixed.append(EligibleSubscriber(offer: .retention, originalTransactionId: "id9", productId: "p", detail: "d"))
+        let table = Self.streamedText(mixed, .table, batch: 1_000).split(separator: "\n").map(String.init)
+        #expect(table[1] == "offer      subscription  product  why")
+        #expect(table[3] == "winBack    id0           p        d")
+        #expect(table[3 + EligibilityStream.tablePage] == "retention  id9           p        d")
+        #expect(table.last == "winBack 1,000, retention 1, upgrade 0, loyalty 0, service 0")
     }
 }
