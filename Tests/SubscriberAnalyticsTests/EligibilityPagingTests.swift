@@ -175,3 +175,40 @@ import Testing
         #expect(table.last == "winBack 1,000, retention 1, upgrade 0, loyalty 0, service 0")
     }
 }
+
+/// The counts `report eligibility --format json` prints before its list cost a lookup per
+/// subscription counted, not a pass over the live segments for each.
+@Suite struct EligibilityCountCostTests {
+    /// `failing` subscriptions with two billing failures in the last 365 days, recovered and
+    /// active at 2025-06-30, beside `live` plain active ones.
+    static func store(failing: Int, live: Int) throws -> SubscriberAnalytics {
+        var b = StoreBuilder()
+        for i in 0..<failing {
+            let id = "F\(i)"
+            b.period(id, "\(id)-0", "2025-03-01", "2025-04-01")
+            b.notification(id, "DID_FAIL_TO_RENEW", at: "2025-04-01", transaction: "\(id)-0")
+            b.period(id, "\(id)-1", "2025-04-03", "2025-05-03")
+            b.notification(id, "DID_FAIL_TO_RENEW", at: "2025-05-03", transaction: "\(id)-1")
+            b.period(id, "\(id)-2", "2025-05-05", "2025-07-05")
+        }
+        for i in 0..<live { b.period("N\(i)", "N\(i)-0", "2025-06-05", "2025-07-05") }
+        return try b.build()
+    }
+
+    @Test func serviceCountLooksEachFailingSubscriptionUpByItsKey() throws {
+        let asOf = EligibilityTests.asOf
+        var steps: [Int64] = []
+        for failing in [0, 20] {
+            let analytics = try Self.store(failing: failing, live: 300)
+            var counts: [OfferFlagKind: Int] = [:]
+            steps.append(
+                try virtualMachineSteps(analytics) {
+                    counts = try analytics.eligibilityCounts(asOf: asOf, offers: [.service])
+                })
+            #expect(counts == [.service: failing])
+        }
+        // A few dozen steps a failing subscription (its failures, its segments by key); looking
+        // each up through the live index would read the 300 live segments for each: thousands.
+        #expect(steps[1] - steps[0] < 20 * 300, "20 failing subscriptions cost \(steps[1] - steps[0]) more steps")
+    }
+}
