@@ -15,6 +15,18 @@ public struct EligibleSubscriber: Sendable, Equatable, Hashable {
     /// Win-back only: the offer ids Apple will present to this customer, best first (its latest
     /// renewal info's `eligibleWinBackOfferIds`; empty when none).
     public var appleOfferIds: [String] = []
+
+    public init(
+        offer: OfferFlagKind, originalTransactionId: String, productId: String, detail: String, email: String? = nil,
+        appleOfferIds: [String] = []
+    ) {
+        self.offer = offer
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.detail = detail
+        self.email = email
+        self.appleOfferIds = appleOfferIds
+    }
 }
 
 /// The windows and thresholds of the offer rules (docs/metrics.md "Offer eligibility").
@@ -37,11 +49,10 @@ extension SubscriberAnalytics {
     /// Subscribers eligible for `offer` (or every offer) at `asOf`, sorted by offer then id.
     /// Purchased subscriptions only (a family member pays nothing to win back or retain).
     ///
-    /// Three index range reads, none of which visits the subscriptions that ended long ago (most
-    /// of a mature store): the live segments covering `asOf` decide retention, upgrade, loyalty and
-    /// service by state; the runs ended in the 180 days before `asOf` decide win-back; the billing
-    /// failures of the 365 days before `asOf` add service by failures. Repeated texts (products,
-    /// reasons) are shared, so a million-subscriber list stays small in memory.
+    /// Each offer is one index read in id order (``forEachEligible(asOf:offers:scope:offset:limit:emails:_:)``),
+    /// none of which visits the subscriptions that ended long ago but win-back's (see
+    /// `EligibilityReads`). Repeated texts (products, reasons) are shared, so a million-subscriber
+    /// list stays small in memory.
     public func eligibility(
         asOf: Instant, offer: OfferFlagKind? = nil, scope: ReportScope = ReportScope(),
         limit: Int? = nil, emails: Bool = false
@@ -59,71 +70,181 @@ extension SubscriberAnalytics {
         asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
         limit: Int? = nil, emails: Bool = false
     ) throws -> [EligibleSubscriber] {
-        let wanted = Set(kinds)
-        var byKind: [OfferFlagKind: [EligibleSubscriber]] = [:]
         var texts = SharedTexts()
-        func add(_ kind: OfferFlagKind, _ id: String, _ product: String, _ detail: String) {
-            byKind[kind, default: []].append(
-                EligibleSubscriber(
-                    offer: kind, originalTransactionId: id,
-                    productId: texts[product], detail: texts[detail]))
-        }
-        // Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
-        var purchased = scope
-        purchased.ownership = .purchased
-        return try database.readEligibility(asOf: asOf.milliseconds, scope: purchased.rows) { reads in
-            // Live segments: the segment covering as-of, in any state but `expired`.
-            if !wanted.isDisjoint(with: [.retention, .upgrade, .loyalty, .service]) {
-                try reads.forEachLiveSegment { row in
-                    let live = LiveSegment(
-                        state: row.state, autoRenew: row.autoRenew, paidPeriods: row.paidPeriods,
-                        periodDays: row.periodDays)
-                    for kind in kinds {
-                        if let detail = live.reason(for: kind) { add(kind, row.originalTransactionId, row.productId, detail) }
-                    }
+        var rows: [EligibleSubscriber] = []
+        try database.readEligibility(asOf: asOf.milliseconds, scope: Self.purchased(scope).rows) { reads in
+            for kind in kinds {
+                var taken = 0
+                try Self.forEachEligible(kind, reads, limit: limit) { row in
+                    var row = row
+                    row.productId = texts[row.productId]
+                    row.detail = texts[row.detail]
+                    rows.append(row)
+                    taken += 1
+                    return limit.map { taken < $0 } ?? true
                 }
-            }
-            // Win-back: the subscription's latest run ended voluntarily (or over a price increase)
-            // in (asOf − 180 days, asOf], and no later run started by asOf.
-            if wanted.contains(.winBackOffer) {
-                // Win-back alone with a limit (the Offers pane's first screen): the first rows by id,
-                // cut in SQL.
-                let cut = kinds == [.winBackOffer] ? limit : nil
-                try reads.forEachEndedRun(windowDays: OfferEligibility.winBackWindowDays, limit: cut) { row in
-                    add(
-                        .winBackOffer, row.originalTransactionId, row.productId,
-                        "ended \(row.expirationReason) \(row.endedAt.isoDate)")
-                }
-            }
-            // Service: two or more billing failures in (asOf − 365 days, asOf], unless already in
-            // by state (grace or retry, above).
-            if wanted.contains(.service) {
-                let inByState = Set((byKind[.service] ?? []).map(\.originalTransactionId))
-                try reads.forEachRepeatedFailures(
-                    windowDays: OfferEligibility.serviceFailureWindowDays,
-                    minimum: OfferEligibility.serviceMinimumBillingFailures
-                ) { row in
-                    guard !inByState.contains(row.originalTransactionId) else { return }
-                    add(
-                        .service, row.originalTransactionId, row.productId,
-                        "\(row.failures) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
-                }
-            }
-            var rows = kinds.flatMap { kind -> [EligibleSubscriber] in
-                let sorted = (byKind[kind] ?? []).sorted { $0.originalTransactionId < $1.originalTransactionId }
-                return limit.map { Array(sorted.prefix($0)) } ?? sorted
             }
             try Self.addAppleOfferIds(&rows, reads)
-            if emails {
-                // In the same read as the lists, in their id order (neighbouring pages of the
-                // index); a subscription on several lists is read once.
-                var seen: Set<String> = []
-                let ids = rows.map(\.originalTransactionId).filter { seen.insert($0).inserted }
-                let found = try reads.emails(of: ids)
-                for index in rows.indices { rows[index].email = found[rows[index].originalTransactionId] }
-            }
-            return rows
+            if emails { try Self.addEmails(&rows, reads) }
         }
+        return rows
+    }
+
+    /// How many subscribers are eligible for each of `offers` at `asOf` (the others are absent):
+    /// the lengths of the lists ``eligibility(asOf:offers:scope:limit:emails:)`` gives, counted by
+    /// aggregate queries over the same rows without reading the lists.
+    public func eligibilityCounts(
+        asOf: Instant, offers kinds: [OfferFlagKind] = OfferFlagKind.allCases, scope: ReportScope = ReportScope()
+    ) throws -> [OfferFlagKind: Int] {
+        try database.readEligibility(asOf: asOf.milliseconds, scope: Self.purchased(scope).rows) { reads in
+            try Self.counts(kinds, reads)
+        }
+    }
+
+    /// `report eligibility`'s list, written as it is read: the entries of `offers` at `asOf` in the
+    /// report's order (by offer in `offers`' order, then id), from the `offset`th, at most `limit`
+    /// of them, handed to `body` a batch at a time (500 entries, or fewer for the last) so the
+    /// memory held is a batch's whatever the store's size. With `counted`, the whole list's counts
+    /// (``eligibilityCounts(asOf:offers:scope:)``, whatever `offset` and `limit` say) go to it
+    /// first, read in the same transaction as the entries; they also let `offset` skip whole
+    /// offers unread.
+    public func forEachEligible(
+        asOf: Instant, offers kinds: [OfferFlagKind], scope: ReportScope = ReportScope(),
+        offset: Int = 0, limit: Int? = nil, emails: Bool = false,
+        counted: (([OfferFlagKind: Int]) throws -> Void)? = nil,
+        _ body: ([EligibleSubscriber]) throws -> Void
+    ) throws {
+        let batchSize = 500
+        try database.readEligibility(asOf: asOf.milliseconds, scope: Self.purchased(scope).rows) { reads in
+            let counts = try counted.map { report in
+                let counts = try Self.counts(kinds, reads)
+                try report(counts)
+                return counts
+            }
+            var skip = max(0, offset)
+            var left = limit.map { max(0, $0) } ?? Int.max
+            var batch: [EligibleSubscriber] = []
+            batch.reserveCapacity(batchSize)
+            func flush() throws {
+                guard !batch.isEmpty else { return }
+                try Self.addAppleOfferIds(&batch, reads)
+                if emails { try Self.addEmails(&batch, reads) }
+                try body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+            for kind in kinds where left > 0 {
+                if let count = counts?[kind], skip >= count {
+                    skip -= count
+                    continue
+                }
+                try Self.forEachEligible(kind, reads, limit: nil) { row in
+                    if skip > 0 {
+                        skip -= 1
+                        return true
+                    }
+                    batch.append(row)
+                    left -= 1
+                    if batch.count == batchSize { try flush() }
+                    return left > 0
+                }
+            }
+            try flush()
+        }
+    }
+
+    /// Offers are for paying subscribers: purchased subscriptions only, whatever the scope says.
+    static func purchased(_ scope: ReportScope) -> ReportScope {
+        var purchased = scope
+        purchased.ownership = .purchased
+        return purchased
+    }
+
+    /// The list of `kind`, in id order, each entry to `body` until it answers false; `limit` (the
+    /// Offers pane's first screen) lets win-back's read stop in SQL.
+    static func forEachEligible(
+        _ kind: OfferFlagKind, _ reads: EligibilityReads, limit: Int?,
+        _ body: (EligibleSubscriber) throws -> Bool
+    ) throws {
+        func entry(_ id: String, _ product: String, _ detail: String) -> EligibleSubscriber {
+            EligibleSubscriber(offer: kind, originalTransactionId: id, productId: product, detail: detail)
+        }
+        switch kind {
+        case .winBackOffer:
+            // The latest run ended voluntarily (or over a price increase) in (asOf − 180 days,
+            // asOf], and no later run started by asOf.
+            let runs = try reads.endedRuns(windowDays: OfferEligibility.winBackWindowDays, limit: limit)
+            while let row = try runs.next() {
+                let detail = "ended \(row.expirationReason) \(row.endedAt.isoDate)"
+                guard try body(entry(row.originalTransactionId, row.productId, detail)) else { return }
+            }
+        case .retention, .upgrade, .loyalty:
+            let segments = try reads.liveSegments(LiveSegment.filter(for: kind))
+            while let row = try segments.next() {
+                guard let detail = LiveSegment(row).reason(for: kind) else { continue }
+                guard try body(entry(row.originalTransactionId, row.productId, detail)) else { return }
+            }
+        case .service:
+            // In grace or billing retry at asOf, or two or more billing failures in (asOf − 365
+            // days, asOf] (the first reason when both): two lists in id order, merged.
+            let byState = try reads.liveSegments(LiveSegment.filter(for: .service))
+            let byFailures = try reads.repeatedFailures(
+                windowDays: OfferEligibility.serviceFailureWindowDays,
+                minimum: OfferEligibility.serviceMinimumBillingFailures)
+            var state = try byState.next()
+            var failures = try byFailures.next()
+            while state != nil || failures != nil {
+                let next: EligibleSubscriber
+                if let s = state,
+                    failures.map({ !Self.idPrecedes($0.originalTransactionId, s.originalTransactionId) }) ?? true
+                {
+                    if failures?.originalTransactionId == s.originalTransactionId { failures = try byFailures.next() }
+                    state = try byState.next()
+                    guard let detail = LiveSegment(s).reason(for: .service) else { continue }
+                    next = entry(s.originalTransactionId, s.productId, detail)
+                } else if let f = failures {
+                    failures = try byFailures.next()
+                    next = entry(
+                        f.originalTransactionId, f.productId,
+                        "\(f.failures) billing failures in \(OfferEligibility.serviceFailureWindowDays) days")
+                } else {
+                    break
+                }
+                guard try body(next) else { return }
+            }
+        }
+    }
+
+    /// Whether id `a` comes before `b` in the store's order (SQLite's: the UTF-8 bytes compared).
+    static func idPrecedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// The length of each of `kinds`' lists, by aggregate queries over the rows the lists read.
+    static func counts(_ kinds: [OfferFlagKind], _ reads: EligibilityReads) throws -> [OfferFlagKind: Int] {
+        var counts: [OfferFlagKind: Int] = [:]
+        for kind in kinds {
+            switch kind {
+            case .winBackOffer:
+                counts[kind] = try reads.countEndedRuns(windowDays: OfferEligibility.winBackWindowDays)
+            case .retention, .upgrade, .loyalty:
+                counts[kind] = try reads.countLiveSegments(LiveSegment.filter(for: kind))
+            case .service:
+                let byState = LiveSegment.filter(for: .service)
+                counts[kind] =
+                    try reads.countLiveSegments(byState)
+                    + reads.countRepeatedFailures(
+                        windowDays: OfferEligibility.serviceFailureWindowDays,
+                        minimum: OfferEligibility.serviceMinimumBillingFailures, notIn: byState)
+            }
+        }
+        return counts
+    }
+
+    /// Each row's customer email, read for these rows only, in their id order; a subscription on
+    /// several lists is read once.
+    static func addEmails(_ rows: inout [EligibleSubscriber], _ reads: EligibilityReads) throws {
+        var seen: Set<String> = []
+        let ids = rows.map(\.originalTransactionId).filter { seen.insert($0).inserted }
+        let found = try reads.emails(of: ids)
+        for index in rows.indices { rows[index].email = found[rows[index].originalTransactionId] }
     }
 }
 
@@ -165,7 +286,36 @@ private struct LiveSegment {
     var paidPeriods: Int
     var periodDays: Double?
 
+    init(_ row: LiveSegmentRow) {
+        self.init(state: row.state, autoRenew: row.autoRenew, paidPeriods: row.paidPeriods, periodDays: row.periodDays)
+    }
+
+    init(state: SubscriptionState, autoRenew: Bool, paidPeriods: Int, periodDays: Double?) {
+        self.state = state
+        self.autoRenew = autoRenew
+        self.paidPeriods = paidPeriods
+        self.periodDays = periodDays
+    }
+
     var isActive: Bool { state.isActive }
+
+    /// The segments ``reason(for:)`` names a reason for, as the store reads them: what the list of
+    /// `offer` reads and its count counts (win-back is decided elsewhere and reads none).
+    static func filter(for offer: OfferFlagKind) -> LiveSegmentFilter {
+        let active = SubscriptionState.allCases.filter(\.isActive)
+        switch offer {
+        case .winBackOffer: return LiveSegmentFilter(states: [])
+        case .retention: return LiveSegmentFilter(states: active, autoRenew: false)
+        case .upgrade:
+            return LiveSegmentFilter(
+                states: active, minimumPaidPeriods: OfferEligibility.upgradeMinimumPaidPeriods,
+                periodDaysBelow: OfferEligibility.upgradeMaximumPeriodDays)
+        case .loyalty:
+            return LiveSegmentFilter(
+                states: active, autoRenew: true, minimumPaidPeriods: OfferEligibility.loyaltyMinimumPaidPeriods)
+        case .service: return LiveSegmentFilter(states: [.gracePeriod, .billingRetry])
+        }
+    }
 
     /// Why the subscription is eligible for `offer`, in a few words; nil when it is not (win-back
     /// and service by billing failures are decided elsewhere).

@@ -119,6 +119,43 @@ import Testing
                 """)
     }
 
+    /// `--offset` and `--limit` take a page of the list in its order, the counts staying the whole
+    /// list's (the offer column as wide as the offers counted: "retention"); a value that is not a whole number 0 or more is refused, naming its option.
+    @Test func eligibilityPages() throws {
+        let db = try Self.store.get()
+        func run(_ extra: [String]) throws -> Subdash.Run {
+            try Subdash.run(["report", "eligibility", "--db", db, "--as-of", "2024-06-15"] + extra)
+        }
+        let header = "offer,originalTransactionId,productId,detail\n"
+        let entry = "retention,2000000900000001,com.example.pro.yearly,\"auto-renew off, offerCode\"\n"
+        #expect(try run(["--format", "csv"]).stdout == header + entry)
+        #expect(try run(["--format", "csv", "--offset", "0", "--limit", "1"]).stdout == header + entry)
+        #expect(try run(["--format", "csv", "--limit", "0"]).stdout == header)
+        #expect(try run(["--format", "csv", "--offset", "1"]).stdout == header)
+        #expect(
+            try run(["--format", "json", "--limit", "0"]).stdout
+                == #"{"asOf":"2024-06-15T00:00:00Z","counts":{"winBack":0,"retention":1,"upgrade":0,"loyalty":0,"service":0},"subscribers":[]}"#
+                + "\n")
+        #expect(
+            try run(["--offset", "5"]).stdout == """
+                Eligible as of 2024-06-15 00:00 UTC
+                offer      subscription  product  why
+                ─────────  ────────────  ───────  ───
+                ─────────  ────────────  ───────  ───
+                winBack 0, retention 1, upgrade 0, loyalty 0, service 0
+
+                """)
+        for (option, value) in [("--limit", "-1"), ("--offset", "ten"), ("--limit", "1.5")] {
+            let refused = try run([option, value])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("\(option) takes a whole number, 0 or more; got '\(value)'"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+        }
+        let help = try Subdash.run(["report", "eligibility", "--help"]).stdout
+        #expect(help.contains("--offset <offset>") && help.contains("--limit <limit>"))
+        #expect(help.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("pages concatenate to the whole list"))
+    }
+
     /// One retention suggestion and the count of every offer.
     @Test func eligibilityWithOneSuggestion() throws {
         #expect(
