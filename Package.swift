@@ -157,8 +157,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ], path: "Benchmarks/subdash-frames"),
-        // `subdash listen` under load: the real binary, N keep-alive connections on loopback.
-        .executableTarget(name: "subdash-listen-bench", path: "Benchmarks/subdash-listen-bench"),
+        // `subdash listen` under load: the real binary, N keep-alive connections on loopback; with a team
+        // log, a fresh sync against a file import and follow latency (SHA-256 of each posted document,
+        // read back from each view's store read-only).
+        .executableTarget(
+            name: "subdash-listen-bench",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ], path: "Benchmarks/subdash-listen-bench"),
 
         // What the test targets share: the package root, temporary directories, days, the subdash
         // binary, and SampleData imported once per test process. In no product.

@@ -23,6 +23,10 @@
 // (made and dropped with psql, --psql PATH), and the log is then checked by `subdash sync` into a
 // new store, which must hold what `subdash import` of the same documents holds.
 //
+// --sync-vs-import and --follow-latency measure the team log itself (a fresh `sync` against a file
+// import; follow latency from a listener's 200 to other views' stores; several listeners on one
+// log): TeamLogBench.swift says how, with its commands.
+//
 // Besides the whole run's rate, the steady rate counts only the answers between 10% and 90% of the
 // run's time (no warm-up, no tail of the last connections finishing), and the listener's log gives
 // its group commits per 1,000 notifications, which do not depend on the machine's load.
@@ -46,6 +50,20 @@ struct Options {
     /// `listen --team` against this PostgreSQL database URL (a new database beside it per run).
     var team: String? = nil
     var psql = "psql"
+    /// `--sync-vs-import` and `--follow-latency` (TeamLogBench.swift): what they measure, and their settings.
+    var syncVsImport = false
+    var followLatency = false
+    var runs = 3
+    var cache = "/tmp/subdash-listen-bench-cache"
+    var views = [1, 4]
+    var rate = 20.0
+    var seconds = 30.0
+    var postConnections = 4
+    var listeners = [1, 2]
+    var listenerConnections = 16
+    var pollMilliseconds = 10.0
+    /// The PostgreSQL server's data directory, to read its CPU time from /proc (optional).
+    var pgdata: String? = nil
 
     init(_ args: [String]) {
         var i = 1
@@ -66,9 +84,23 @@ struct Options {
             case "--healthz-flood": healthzFlood = Int(value()) ?? 0
             case "--team": team = value()
             case "--psql": psql = value()
+            case "--sync-vs-import": syncVsImport = true
+            case "--follow-latency": followLatency = true
+            case "--runs": runs = Int(value()) ?? runs
+            case "--cache": cache = value()
+            case "--views": views = value().split(separator: ",").compactMap { Int($0) }
+            case "--rate": rate = Double(value()) ?? rate
+            case "--seconds": seconds = Double(value()) ?? seconds
+            case "--post-connections": postConnections = Int(value()) ?? postConnections
+            case "--listeners": listeners = value().split(separator: ",").compactMap { Int($0) }
+            case "--listener-connections": listenerConnections = Int(value()) ?? listenerConnections
+            case "--poll-ms": pollMilliseconds = Double(value()) ?? pollMilliseconds
+            case "--pgdata": pgdata = value()
             case "-h", "--help":
                 print(
-                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--healthz-flood N] [--team postgres://… [--psql PATH]] [--output docs/performance.md]"
+                    "usage: subdash-listen-bench [--subdash PATH] [--subscribers 5000 | --data NDJSON[.gz]|DIR --trust-root PEM] [--connections 1,16,64] [--notifications N] [--healthz-flood N] [--team postgres://… [--psql PATH]] [--output docs/performance.md]\n"
+                        + "       subdash-listen-bench --sync-vs-import --team postgres://… [--subscribers N] [--runs 3] [--cache DIR] [--pgdata DIR]\n"
+                        + "       subdash-listen-bench --follow-latency --team postgres://… [--subscribers N] [--views 1,4] [--rate 20] [--seconds 30] [--post-connections 4] [--poll-ms 10] [--listeners 1,2] [--listener-connections 16] [--notifications N] [--cache DIR] [--pgdata DIR]"
                 )
                 exit(0)
             default: fail("unknown argument \(args[i])")
@@ -164,7 +196,10 @@ final class Connection {
     deinit { close(fd) }
 
     /// Posts `body`; returns the status code.
-    func post(_ body: Data) -> Int {
+    func post(_ body: Data) -> Int { postAnswer(body).status }
+
+    /// Posts `body`; returns the status code and the response's body (`logged`, `duplicate`…).
+    func postAnswer(_ body: Data) -> (status: Int, body: String) {
         var request = Data(
             "POST /notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
                 .utf8)
@@ -173,9 +208,9 @@ final class Connection {
     }
 
     /// Asks `GET /healthz`; returns the status code.
-    func healthz() -> Int { exchange(Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) }
+    func healthz() -> Int { exchange(Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)).status }
 
-    private func exchange(_ request: Data) -> Int {
+    private func exchange(_ request: Data) -> (status: Int, body: String) {
         request.withUnsafeBytes { b in
             var sent = 0
             while sent < b.count {
@@ -194,8 +229,9 @@ final class Connection {
                     length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
                 }
                 while buffer.count < end + 4 + length { fill() }
+                let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
                 buffer.removeFirst(end + 4 + length)
-                return status
+                return (status, body)
             }
             fill()
         }
@@ -308,6 +344,13 @@ struct TeamDatabase {
 
 let options = Options(CommandLine.arguments)
 guard FileManager.default.isExecutableFile(atPath: options.subdash) else { fail("no subdash binary at \(options.subdash)") }
+if options.syncVsImport || options.followLatency {
+    guard options.team != nil else { fail("--sync-vs-import and --follow-latency need --team URL") }
+    let bench = TeamLogBench(options)
+    if options.syncVsImport { bench.syncVsImport() }
+    if options.followLatency { bench.followLatency() }
+    exit(0)
+}
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("subdash-listen-bench-\(getpid())").path
 try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }

@@ -215,6 +215,9 @@ func fiveSubscribers() throws -> SubscriberAnalytics {
         let analytics = try Self.store()
         #expect(try analytics.productDurations() == ["pro.monthly": .month, "pro.yearly": .year])
         #expect(try analytics.billingDurations() == [.month, .year])
+        // What the Cohorts pane opens on: 25 monthly members against 3 yearly ones.
+        #expect(try analytics.mostCommonBillingDuration() == .month)
+        #expect(try analytics.database.cohortMembersByProduct(scope: ReportScope().rows) == ["pro.monthly": 25, "pro.yearly": 3])
         let asOf = day("2025-12-20")
         let yearly = try analytics.cohorts(asOf: asOf, periods: 2, duration: .year)
         #expect(yearly.duration == .year)

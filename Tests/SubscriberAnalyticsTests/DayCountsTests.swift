@@ -426,6 +426,25 @@ func sampleStore(products sql: String) throws -> (SubscriberAnalytics, Instant, 
         let byDuration = try analytics.database.writer.read { try Self.productsByDuration($0) }
         #expect(try analytics.billingDurations() == byDuration.keys.sorted())
         #expect(byDuration.count >= 2)
+        // The members per first paid product the pane's default duration is chosen by, from the
+        // kept step counts, equal the runs counted one by one, in each plan.
+        for plan in [nil, BillingPlan.upfront, .monthly] {
+            var scope = ReportScope()
+            scope.plan = plan
+            let byRun = try analytics.database.writer.read { db in
+                try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT firstPaidProductId, COUNT(*) FROM run
+                            WHERE environment = 'Production' AND firstPaidStart IS NOT NULL AND (?1 IS NULL OR firstPaidBillingPlan = ?1)
+                            GROUP BY 1
+                            """, arguments: [plan?.rawValue]
+                    ).map { ($0[0] as String, $0[1] as Int) })
+            }
+            #expect(try analytics.database.cohortMembersByProduct(scope: scope.rows) == byRun, "\(String(describing: plan))")
+            if plan == nil { #expect(!byRun.isEmpty) }
+        }
         for (duration, products) in byDuration {
             for asOf in [horizon, UTCCalendar.instant(year: 2024, month: 9, day: 10)] {
                 let expected = Self.grid(
