@@ -13,9 +13,9 @@ import Testing
 /// are derived again with a shorter history, and after a price table prices their v1 periods.
 @Suite struct KeptCountsTests {
     static let keptTables = [
-        "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay", "ltvMemberMonth",
-        "ltvPriceDay", "ltvPriceMonth",
-        "mrrDay", "mrrMonth", "productDuration", "segmentDay", "subscriptionStartDay",
+        "chargeDay", "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay",
+        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "mrrDay", "mrrMonth", "productDuration", "segmentDay",
+        "subscriptionStartDay",
     ]
 
     static func check(_ database: AppDatabase, after step: String) throws {
