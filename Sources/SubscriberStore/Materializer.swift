@@ -166,15 +166,9 @@ struct Materializer {
             case .committed:
                 return byDayAndMonth("committed", ["environment"], ["productId", "currency", "amount"], ["count"], signed: true)
             case .money:
-                return (
-                    CountChanges(
-                        table: "moneyDay",
-                        keyColumns: [
-                            "environment", "day", "kind", "productId", "billingPlan", "storefront", "currency", "amount",
-                            "proceedsRate",
-                        ],
-                        countColumns: ["count"]), nil
-                )
+                return byDayAndMonth(
+                    "money", ["environment"],
+                    ["kind", "productId", "billingPlan", "storefront", "currency", "amount", "proceedsRate"], ["count"])
             case .charge:
                 return (
                     CountChanges(
@@ -351,7 +345,7 @@ struct Materializer {
         try counts.write(db)
     }
 
-    /// Counts every stored money row into `moneyDay` and `chargeDay` by ``MoneyAmount``'s rule, in
+    /// Counts every stored money row into `moneyDay`, `moneyMonth` and `chargeDay` by ``MoneyAmount``'s rule, in
     /// SQL (the migration that adds those tables).
     static func countStoredMoney(_ db: Database) throws {
         func day(_ column: String) -> String { "(\(AppDatabase.daySQL(column)))" }
@@ -366,6 +360,7 @@ struct Materializer {
         try db.execute(
             sql: """
                 DELETE FROM moneyDay;
+                DELETE FROM moneyMonth;
                 DELETE FROM chargeDay;
                 INSERT INTO moneyDay (environment, day, kind, productId, billingPlan, storefront, currency, amount,
                     proceedsRate, count)
@@ -378,6 +373,11 @@ struct Materializer {
                 SELECT environment, \(day("start")), COALESCE(\(day("refundAt")), \(CountDelta.noRefundDay)), productId,
                     billingPlan, COUNT(*)
                 FROM periodMoney GROUP BY 1, 2, 3, 4, 5;
+                INSERT INTO moneyMonth (environment, month, kind, productId, billingPlan, storefront, currency, amount,
+                    proceedsRate, count)
+                SELECT environment, \(AppDatabase.monthIndexOfDaySQL("day")), kind, productId, billingPlan, storefront, currency,
+                    amount, proceedsRate, SUM(count)
+                FROM moneyDay GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
                 """)
     }
 

@@ -1351,6 +1351,20 @@ extension AppDatabase {
                         count INTEGER NOT NULL,
                         PRIMARY KEY (environment, day, kind, productId, billingPlan, storefront, currency, amount, proceedsRate)
                     ) WITHOUT ROWID;
+                    -- moneyDay by UTC month (Month.index): twelve whole months are twelve days' rows
+                    CREATE TABLE moneyMonth (
+                        environment TEXT NOT NULL,
+                        month INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        productId TEXT NOT NULL,
+                        billingPlan TEXT NOT NULL,
+                        storefront TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        amount INTEGER NOT NULL,
+                        proceedsRate INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (environment, month, kind, productId, billingPlan, storefront, currency, amount, proceedsRate)
+                    ) WITHOUT ROWID;
                     CREATE TABLE chargeDay (
                         environment TEXT NOT NULL,
                         -- the period's start

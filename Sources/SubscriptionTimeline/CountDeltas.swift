@@ -8,8 +8,8 @@ import SubscriptionModel
 /// the same rules to the few subscriptions changing on as-of's day; a migration that changes a
 /// rule marks subscriptions pending rather than restating the rule in SQL.
 public struct CountDelta: Hashable, Sendable {
-    /// A kept table of counts. `segment`, `event`, `subscriptionStart`, `money` and `charge` are kept per UTC day;
-    /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice` and `committed` per UTC day and per UTC month;
+    /// A kept table of counts. `segment`, `event`, `subscriptionStart` and `charge` are kept per UTC day;
+    /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice`, `committed` and `money` per UTC day and per UTC month;
     /// `productDuration` not by time.
     public enum Table: String, CaseIterable, Hashable, Sendable {
         /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),

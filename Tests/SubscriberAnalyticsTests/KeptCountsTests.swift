@@ -14,7 +14,8 @@ import Testing
 @Suite struct KeptCountsTests {
     static let keptTables = [
         "chargeDay", "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay",
-        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "mrrDay", "mrrMonth", "productDuration", "segmentDay",
+        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "moneyMonth", "mrrDay", "mrrMonth", "productDuration",
+        "segmentDay",
         "subscriptionStartDay",
     ]
 

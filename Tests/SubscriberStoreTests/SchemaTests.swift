@@ -271,7 +271,7 @@ import Testing
                     NULL, NULL, 20002 * 86400000 + 5, NULL, 12, 'monthly'),
                 ('d', 'd', 'Production', 'q', 'USA', 'standard', -1, 86400000, 990, 'USD', 85, 1, NULL, NULL, NULL, NULL, 12, 'upfront');
                 """, thenUpTo: "v34 revenue and refunds by day")
-        let (money, charges) = try queue.read { db in
+        let (money, months, charges) = try queue.read { db in
             (
                 try String.fetchAll(
                     db,
@@ -280,6 +280,11 @@ import Testing
                             || ' ' || quote(currency) || ' ' || amount || ' ' || proceedsRate || ' ×' || count
                         FROM moneyDay ORDER BY day, kind
                         """),
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT month || ' ' || kind || ' ' || amount || ' ×' || count FROM moneyMonth ORDER BY month, kind, amount"
+                ),
                 try String.fetchAll(
                     db,
                     sql: """
@@ -296,6 +301,12 @@ import Testing
                 "Sandbox 20002 credit p monthly unknown '' -1 70 ×1",
                 "Production 20010 refund p upfront FRA 'EUR' 4990 70 ×1",
             ])
+        // Months since January 1970: day 20000 (2024-10-04) and 20010 are in October 2024 (657), 20001
+        // and 20002 too, day -1 in December 1969 (-1).
+        #expect(
+            months == [
+                "-1 charge 990 ×1", "657 charge -1 ×1", "657 charge 9990 ×2", "657 credit -1 ×1", "657 refund 4990 ×1",
+            ])
         #expect(
             charges == [
                 "Production -1 9223372036854775807 q upfront ×1",
@@ -311,11 +322,12 @@ import Testing
         let read = { (db: Database) in
             (
                 try Row.fetchAll(db, sql: "SELECT * FROM moneyDay").map(\.description).sorted(),
-                try Row.fetchAll(db, sql: "SELECT * FROM chargeDay").map(\.description).sorted()
+                try Row.fetchAll(db, sql: "SELECT * FROM chargeDay").map(\.description).sorted(),
+                try Row.fetchAll(db, sql: "SELECT * FROM moneyMonth").map(\.description).sorted()
             )
         }
         let kept = try database.writer.read(read)
-        #expect(kept.0.count > 100 && kept.1.count > 100)
+        #expect(kept.0.count > 100 && kept.1.count > 100 && kept.2.count > 10)
         let counted = try database.writer.write { db in
             try Materializer.countStoredMoney(db)
             return try read(db)

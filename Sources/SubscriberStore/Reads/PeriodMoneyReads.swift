@@ -58,6 +58,19 @@ struct WholeDays {
     }
 
     var isEmpty: Bool { first >= end }
+
+    /// The whole UTC months (by `Month.index`, from 1970 on) inside the whole days, and the whole
+    /// days outside them (none, one or two ranges, each non-empty).
+    var months: (months: Range<Int>, days: [(first: Int64, end: Int64)]) {
+        guard !isEmpty else { return (0..<0, []) }
+        func startDay(_ m: Month) -> Int64 { AppDatabase.day(of: m.start) }
+        var low = Instant(milliseconds: first * Instant.millisecondsPerDay).month
+        if startDay(low) < first { low = low.next }
+        if low.index < 0 { low = Month(index: 0) }
+        let high = Instant(milliseconds: end * Instant.millisecondsPerDay).month
+        guard low < high else { return (0..<0, [(first, end)]) }
+        return (low.index..<high.index, [(first, startDay(low)), (startDay(high), end)].filter { $0.first < $0.end })
+    }
 }
 
 /// Charged periods of one key and how many of them were refunded.
@@ -94,6 +107,17 @@ extension AppDatabase {
     /// `YYYY-MM` of a UTC day number column, in SQL.
     static func monthOfDaySQL(_ column: String) -> SQL {
         SQL(sql: "strftime('%Y-%m', \(column) * 86400, 'unixepoch')")
+    }
+
+    /// `YYYY-MM` of a `Month.index` column (from 1970 on), in SQL.
+    static func monthOfIndexSQL(_ column: String) -> SQL {
+        SQL(sql: "printf('%04d-%02d', 1970 + \(column) / 12, \(column) % 12 + 1)")
+    }
+
+    /// The `Month.index` of a UTC day number column, in SQL.
+    static func monthIndexOfDaySQL(_ column: String) -> String {
+        "(CAST(strftime('%Y', \(column) * 86400, 'unixepoch') AS INTEGER) - 1970) * 12"
+            + " + CAST(strftime('%m', \(column) * 86400, 'unixepoch') AS INTEGER) - 1"
     }
 
     /// The UTC day number of a millisecond column (rounded down, as ``day(of:)``), in SQL.
@@ -156,9 +180,10 @@ extension AppDatabase {
     /// rounded per item, and a population pays few distinct prices, so each group is one amount
     /// times a count. `proceedsRatePercent` replaces each period's own rate when given.
     ///
-    /// The whole days of the range are sums of `moneyDay` (kept by the materialiser, ``MoneyAmount``,
-    /// under these groups); only the partial days at its ends are read from `periodMoney`. A
-    /// group may come once from each: the caller adds them up.
+    /// The whole months of the range are sums of `moneyMonth`, the other whole days of `moneyDay`
+    /// (kept by the materialiser, ``MoneyAmount``, under these groups); only the partial days at
+    /// its ends are read from `periodMoney`. A group may come once from each: the caller adds
+    /// them up.
     public func moneyAmounts(
         from: Int64, upper: Int64, by grouping: MoneyGrouping?, withMonth: Bool,
         proceedsRatePercent: Int?, scope: RowScope
@@ -178,23 +203,30 @@ extension AppDatabase {
                             proceedsRatePercent: row["rate"], count: row["count"]))
                 }
             }
-            if !days.isEmpty {
+            // Whole months from `moneyMonth`, the whole days outside them from `moneyDay`.
+            let (months, wholeDays) = days.months
+            var sums: [(table: String, time: String, from: Int64, to: Int64)] = wholeDays.map {
+                ("moneyDay", "day", $0.first, $0.end)
+            }
+            if !months.isEmpty { sums.append(("moneyMonth", "month", Int64(months.lowerBound), Int64(months.upperBound))) }
+            for (table, time, low, high) in sums {
+                let monthKey = time == "day" ? Self.monthOfDaySQL("day") : Self.monthOfIndexSQL("month")
                 let key: SQL =
                     switch grouping {
                     case nil: "NULL"
-                    case .month: Self.monthOfDaySQL("day")
+                    case .month: monthKey
                     case .product: "productId"
                     case .storefront: "storefront"
                     case .currency: "NULLIF(currency, '')"
                     }
-                let month = withMonth ? Self.monthOfDaySQL("day") : "NULL"
+                let month = withMonth ? monthKey : "NULL"
                 try collect(
                     nil,
                     """
                     SELECT kind, \(key) AS key, NULLIF(currency, '') AS currency, \(month) AS month, NULLIF(amount, -1) AS amount,
                         \(rate) AS rate, SUM(count) AS count
-                    FROM moneyDay
-                    WHERE \(scope.environment()) AND day >= \(days.first) AND day < \(days.end)\(scope.product("productId"))\(scope.plan("billingPlan"))
+                    FROM \(sql: table)
+                    WHERE \(scope.environment()) AND \(sql: time) >= \(low) AND \(sql: time) < \(high)\(scope.product("productId"))\(scope.plan("billingPlan"))
                     GROUP BY 1, 2, 3, 4, 5, 6
                     """)
             }
