@@ -1327,11 +1327,11 @@ extension AppDatabase {
             // `report revenue` and `report refunds` grouped every money row in range: 7.3 s for twelve
             // months at a million subscribers (docs/performance.md "Revenue and refunds from per-day
             // sums"). Kept by the materialiser (``MoneyAmount``): each charge, refund and upgrade
-            // credit counted on its own instant's UTC day under the key revenue groups by, and each
-            // charged period on its start's day and its refund's day, so whole days are sums of few
-            // rows and "refunded by as-of" a range over the second day; only the partial days at the
-            // ends and as-of's are read from `periodMoney`. The stored money rows are counted here by
-            // the same rule.
+            // credit counted on its own instant's UTC day and month under the key revenue groups by,
+            // and each charged period on its start's day and its refund's day, so whole months and
+            // days are sums of few rows and "refunded by as-of" a range over the second day; only the
+            // partial days at the ends and as-of's are read from `periodMoney`. The stored money rows
+            // are counted here by the same rule (in SQL, checked against it by `SchemaTests`).
             try db.execute(
                 sql: """
                     CREATE TABLE moneyDay (
