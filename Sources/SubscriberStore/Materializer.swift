@@ -171,6 +171,16 @@ struct Materializer {
                         table: "mrrMovementMonth", keyColumns: ["environment", "month", "startKeys", "endKeys", "isNew"],
                         countColumns: ["count"]), nil
                 )
+            case .money:
+                return byDayAndMonth(
+                    "money", ["environment"],
+                    ["kind", "productId", "billingPlan", "storefront", "currency", "amount", "proceedsRate"], ["count"])
+            case .charge:
+                return (
+                    CountChanges(
+                        table: "chargeDay", keyColumns: ["environment", "day", "refundDay", "productId", "billingPlan"],
+                        countColumns: ["count"]), nil
+                )
             }
         }
 
@@ -400,6 +410,42 @@ struct Materializer {
         }
     }
 
+    /// Counts every stored money row into `moneyDay`, `moneyMonth` and `chargeDay` by ``MoneyAmount``'s rule, in
+    /// SQL (the migration that adds those tables).
+    static func countStoredMoney(_ db: Database) throws {
+        func day(_ column: String) -> String { "(\(AppDatabase.daySQL(column)))" }
+        let amount = { (kind: String, instant: String, amount: String) in
+            """
+            SELECT environment, \(day(instant)), '\(kind)', productId, billingPlan, COALESCE(storefront, 'unknown'),
+                COALESCE(currency, ''), COALESCE(\(amount), -1), proceedsRate, COUNT(*)
+            FROM periodMoney WHERE \(instant) IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+            """
+        }
+        let kinds = MoneyAmount.kinds
+        try db.execute(
+            sql: """
+                DELETE FROM moneyDay;
+                DELETE FROM moneyMonth;
+                DELETE FROM chargeDay;
+                INSERT INTO moneyDay (environment, day, kind, productId, billingPlan, storefront, currency, amount,
+                    proceedsRate, count)
+                \(amount(kinds.charge, "start", "price"))
+                UNION ALL
+                \(amount(kinds.refund, "refundAt", "refundAmount"))
+                UNION ALL
+                \(amount(kinds.credit, "creditAt", "upgradeCredit"));
+                INSERT INTO chargeDay (environment, day, refundDay, productId, billingPlan, count)
+                SELECT environment, \(day("start")), COALESCE(\(day("refundAt")), \(CountDelta.noRefundDay)), productId,
+                    billingPlan, COUNT(*)
+                FROM periodMoney GROUP BY 1, 2, 3, 4, 5;
+                INSERT INTO moneyMonth (environment, month, kind, productId, billingPlan, storefront, currency, amount,
+                    proceedsRate, count)
+                SELECT environment, \(AppDatabase.monthIndexOfDaySQL("day")), kind, productId, billingPlan, storefront, currency,
+                    amount, proceedsRate, SUM(count)
+                FROM moneyDay GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
+                """)
+    }
+
     /// Takes what a subscription's stored commitments add to the committed counts away (with their
     /// charges, from its money rows), and notes their keys.
     private func subtractCommitments(
@@ -424,7 +470,7 @@ struct Materializer {
         }
     }
 
-    /// Takes what a subscription's stored money rows add to the MRR counts away, and notes their
+    /// Takes what a subscription's stored money rows add to the MRR and money counts away, and notes their
     /// keys. Returns each charged period's price and currency (nil when unpriced), by transaction
     /// id, and the charges of each commitment, by its index.
     private func subtractMoney(
@@ -454,7 +500,7 @@ struct Materializer {
             db.cachedStatement(
                 sql: """
                     SELECT environment, start, "end", offerKind, productId, currency, price, monthlyTwelfths, billingPlan,
-                        transactionId, commitmentIndex
+                        transactionId, commitmentIndex, storefront, proceedsRate, refundAt, refundAmount, creditAt, upgradeCredit
                     FROM periodMoney WHERE originalTransactionId = ?
                     """), arguments: [id])
         var prices: [String: (amount: Int64, currency: String)?] = [:]
@@ -468,6 +514,12 @@ struct Materializer {
             }
             let start: Int64 = row[1]
             firstCharge = min(firstCharge ?? start, start)
+            counts.add(
+                MoneyAmount.deltas(
+                    environment: row[0], productId: row[4], billingPlan: row[8], storefront: row[11],
+                    start: Instant(milliseconds: row[1]), price: row[6], currency: row[5], proceedsRate: row[12],
+                    refundAt: (row[13] as Int64?).map(Instant.init(milliseconds:)), refundAmount: row[14],
+                    creditAt: (row[15] as Int64?).map(Instant.init(milliseconds:)), upgradeCredit: row[16]), -1)
             let (amount, currency): (Int64?, String?) = (row[6], row[5])
             prices[row[9]] = amount.flatMap { a in currency.map { (a, $0) } }
             keys["periodMoney", default: []].insert([row[9]])

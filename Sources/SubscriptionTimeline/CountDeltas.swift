@@ -8,8 +8,8 @@ import SubscriptionModel
 /// the same rules to the few subscriptions changing on as-of's day; a migration that changes a
 /// rule marks subscriptions pending rather than restating the rule in SQL.
 public struct CountDelta: Hashable, Sendable {
-    /// A kept table of counts. `segment`, `event` and `subscriptionStart` are kept per UTC day;
-    /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice` and `committed` per UTC day and per UTC month;
+    /// A kept table of counts. `segment`, `event`, `subscriptionStart` and `charge` are kept per UTC day;
+    /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice`, `committed` and `money` per UTC day and per UTC month;
     /// `productDuration` not by time; `movement` by the month in its key.
     public enum Table: String, CaseIterable, Hashable, Sendable {
         /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),
@@ -39,6 +39,23 @@ public struct CountDelta: Hashable, Sendable {
         /// MRR movement by month (``MovementMonths``): `[environment]`, no time,
         /// `[month, startKeys, endKeys, isNew]`.
         case movement
+        /// Charges, refunds and upgrade credits (``MoneyAmount``): `[environment]`, the amount's own
+        /// time, `[kind, productId, billingPlan, storefront or 'unknown', currency or '', amount or -1,
+        /// proceedsRate]`.
+        case money
+        /// Charged periods (``MoneyAmount``): `[environment]`, the start's time,
+        /// `[refund day or ``noRefundDay``, productId, billingPlan]`.
+        case charge
+    }
+
+    /// The refund day `charge` rows of a period never refunded are kept under: after every day.
+    public static let noRefundDay = Int64.max
+
+    /// The UTC day number of `instant` (rounded down), as the store keys its days.
+    public static func day(of instant: Instant) -> Int64 {
+        let ms = instant.milliseconds
+        let day = Instant.millisecondsPerDay
+        return ms >= 0 ? ms / day : -((-ms + day - 1) / day)
     }
 
     /// One column value of a key.
@@ -101,6 +118,12 @@ public struct CountDelta: Hashable, Sendable {
         }
         for m in t.ltvMembers(money: money) { rows += m.deltas(environment: env) }
         for c in t.keptCommitments(money: money) { rows += c.deltas(environment: env) }
+        for (p, m) in zip(t.periods, money) where m.isCharged {
+            rows += MoneyAmount.deltas(
+                environment: env, productId: p.productId, billingPlan: p.billingPlan.rawValue, storefront: p.storefront,
+                start: p.start, price: m.price, currency: m.currency, proceedsRate: m.proceedsRate, refundAt: m.refundAt,
+                refundAmount: m.refundAmount, creditAt: m.creditAt, upgradeCredit: m.upgradeCredit)
+        }
         return rows
     }
 
@@ -521,6 +544,45 @@ public struct LTVMember: Sendable {
     public func deltas(environment: String) -> [CountDelta] {
         var rows: [CountDelta] = []
         changes { at, state, sign in rows += deltas(state, at: at, sign, environment: environment) }
+        return rows
+    }
+}
+
+/// What `report revenue` and `report refunds` count of a charged period (docs/metrics.md,
+/// "Revenue", "Refund rate"): its charge at its start, its refund and upgrade credit at theirs,
+/// each under the key revenue groups by (the day's month, product, storefront, currency, amount
+/// and proceeds rate); and the period itself under its start day and its refund's day, so that
+/// "refunded by as-of" is a range over the second day. Both rows are read as whole days, the
+/// partial days at the range's ends and as-of's from `periodMoney` itself.
+public enum MoneyAmount {
+    /// The kind each amount is kept under: what `MoneyAmountKind` reads back.
+    public static let kinds = (charge: "charge", refund: "refund", credit: "credit")
+
+    /// Every row a charged period adds to `money` and `charge` (the arguments are its `periodMoney` row).
+    public static func deltas(
+        environment: String, productId: String, billingPlan: String, storefront: String?, start: Instant, price: Int64?,
+        currency: String?, proceedsRate: Int, refundAt: Instant?, refundAmount: Int64?, creditAt: Instant?,
+        upgradeCredit: Int64?
+    ) -> [CountDelta] {
+        let scope: [CountDelta.Value] = [.text(environment)]
+        func amount(_ kind: String, at: Instant, _ amount: Int64?) -> CountDelta {
+            CountDelta(
+                table: .money, scope: scope, at: at,
+                key: [
+                    .text(kind), .text(productId), .text(billingPlan), .text(storefront ?? "unknown"), .text(currency ?? ""),
+                    .integer(amount ?? -1), .integer(Int64(proceedsRate)),
+                ])
+        }
+        var rows = [
+            amount(kinds.charge, at: start, price),
+            CountDelta(
+                table: .charge, scope: scope, at: start,
+                key: [
+                    .integer(refundAt.map(CountDelta.day(of:)) ?? CountDelta.noRefundDay), .text(productId), .text(billingPlan),
+                ]),
+        ]
+        if let refundAt { rows.append(amount(kinds.refund, at: refundAt, refundAmount)) }
+        if let creditAt { rows.append(amount(kinds.credit, at: creditAt, upgradeCredit)) }
         return rows
     }
 }

@@ -13,9 +13,9 @@ import Testing
 /// are derived again with a shorter history, and after a price table prices their v1 periods.
 @Suite struct KeptCountsTests {
     static let keptTables = [
-        "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay", "ltvMemberMonth",
-        "ltvPriceDay", "ltvPriceMonth",
-        "mrrDay", "mrrMonth", "mrrMovementMonth", "productDuration", "segmentDay", "subscriptionStartDay",
+        "chargeDay", "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay",
+        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "moneyMonth", "mrrDay", "mrrMonth",
+        "mrrMovementMonth", "productDuration", "segmentDay", "subscriptionStartDay",
     ]
 
     static func check(_ database: AppDatabase, after step: String) throws {

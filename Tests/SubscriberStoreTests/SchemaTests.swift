@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import SubscriberStore
@@ -287,6 +288,93 @@ import Testing
                 "659 '' \(eur) 1 1", "660 '' \(usd) 1 2", "660 \(eur) \(eur) 0 1", "661 \(eur) '' 0 1",
                 "661 \(usd) \(usd) 0 2", "662 \(usd) '' 0 2",
             ])
+    }
+
+    /// Revenue and refunds by day (v34): the money rows already stored are counted on the UTC day of
+    /// each amount's own instant (rounded down before 1970), an absent storefront as 'unknown', an
+    /// unpriced amount as currency '' and -1; each charged period on its start's day and its
+    /// refund's day, or after every day when not refunded.
+    @Test func moneyDayCountsAreFilledFromTheMoneyRowsAlreadyStored() throws {
+        // a, b: 9.99 EUR (FRA) on day 20000 at noon and at 13:00, b refunded on day 20010 (4.99,
+        // prorated); c: unpriced on day 20001, credited on day 20002 with no amount; d: 1 ms
+        // before 1970, 85 %.
+        let noon = 43_200_000
+        let queue = try Self.migrated(
+            upTo: "v31 committed revenue by day and month",
+            inserting: """
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, storefront, offerKind,
+                    start, "end", price, currency, proceedsRate, isPaid, refundAt, refundAmount, creditAt, upgradeCredit,
+                    monthlyTwelfths, billingPlan) VALUES
+                ('a', 'a', 'Production', 'p', 'FRA', 'standard', 20000 * 86400000 + \(noon), 20030 * 86400000, 9990, 'EUR', 70, 1,
+                    NULL, NULL, NULL, NULL, 12, 'upfront'),
+                ('b', 'b', 'Production', 'p', 'FRA', 'standard', 20000 * 86400000 + \(noon) + 3600000, 20030 * 86400000, 9990,
+                    'EUR', 70, 1, 20010 * 86400000, 4990, NULL, NULL, 12, 'upfront'),
+                ('c', 'c', 'Sandbox', 'p', NULL, 'standard', 20001 * 86400000, 20030 * 86400000, NULL, NULL, 70, 1,
+                    NULL, NULL, 20002 * 86400000 + 5, NULL, 12, 'monthly'),
+                ('d', 'd', 'Production', 'q', 'USA', 'standard', -1, 86400000, 990, 'USD', 85, 1, NULL, NULL, NULL, NULL, 12, 'upfront');
+                """, thenUpTo: "v34 revenue and refunds by day")
+        let (money, months, charges) = try queue.read { db in
+            (
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT environment || ' ' || day || ' ' || kind || ' ' || productId || ' ' || billingPlan || ' ' || storefront
+                            || ' ' || quote(currency) || ' ' || amount || ' ' || proceedsRate || ' ×' || count
+                        FROM moneyDay ORDER BY day, kind
+                        """),
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT month || ' ' || kind || ' ' || amount || ' ×' || count FROM moneyMonth ORDER BY month, kind, amount"
+                ),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT environment || ' ' || day || ' ' || refundDay || ' ' || productId || ' ' || billingPlan || ' ×' || count
+                        FROM chargeDay ORDER BY day, refundDay
+                        """)
+            )
+        }
+        #expect(
+            money == [
+                "Production -1 charge q upfront USA 'USD' 990 85 ×1",
+                "Production 20000 charge p upfront FRA 'EUR' 9990 70 ×2",
+                "Sandbox 20001 charge p monthly unknown '' -1 70 ×1",
+                "Sandbox 20002 credit p monthly unknown '' -1 70 ×1",
+                "Production 20010 refund p upfront FRA 'EUR' 4990 70 ×1",
+            ])
+        // Months since January 1970: day 20000 (2024-10-04) and 20010 are in October 2024 (657), 20001
+        // and 20002 too, day -1 in December 1969 (-1).
+        #expect(
+            months == [
+                "-1 charge 990 ×1", "657 charge -1 ×1", "657 charge 9990 ×2", "657 credit -1 ×1", "657 refund 4990 ×1",
+            ])
+        #expect(
+            charges == [
+                "Production -1 9223372036854775807 q upfront ×1",
+                "Production 20000 20010 p upfront ×1",
+                "Production 20000 9223372036854775807 p upfront ×1",
+                "Sandbox 20001 9223372036854775807 p monthly ×1",
+            ])
+    }
+
+    /// The migration's counts of the money rows are the materialiser's, on SampleData.
+    @Test func theMigrationCountsTheMoneyRowsAsTheMaterialiserDoes() throws {
+        let database = try SampleDataStore.copy(.sharedSecret)
+        let read = { (db: Database) in
+            (
+                try Row.fetchAll(db, sql: "SELECT * FROM moneyDay").map(\.description).sorted(),
+                try Row.fetchAll(db, sql: "SELECT * FROM chargeDay").map(\.description).sorted(),
+                try Row.fetchAll(db, sql: "SELECT * FROM moneyMonth").map(\.description).sorted()
+            )
+        }
+        let kept = try database.writer.read(read)
+        #expect(kept.0.count > 100 && kept.1.count > 100 && kept.2.count > 10)
+        let counted = try database.writer.write { db in
+            try Materializer.countStoredMoney(db)
+            return try read(db)
+        }
+        #expect(counted == kept)
     }
 
     /// Cohorts and realized LTV by billing plan (v28): the counts already stored and the stored runs
