@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import SubscriberStore
+import Synchronization
 
 /// An operator action read back from the log, with its place in it; `action` is nil when its
 /// detail is not one this subdash reads (written by hand, or by a newer subdash).
@@ -120,29 +121,119 @@ extension TeamLogConnection {
 /// Operator writes of a view committed to the team log (``AppDatabase/writeOperatorActions(through:)``):
 /// the store's writes are synchronous, so each commit runs on the connection's event loop while
 /// the writing thread waits for it.
+///
+/// A dashboard holds one for as long as it runs, so it outlives its connection: a connection the
+/// server closed (a restart, a failover, an idle timeout) is replaced by a new one before the next
+/// write, and a log that does not answer within `timeout` seconds has its connection closed (which
+/// makes the server roll back whatever that write had begun) and the write refused; the next write
+/// connects again. A replacement connection must reach the same log (`logId`): a log restored or
+/// replaced under the same address is refused, not written to.
 public final class TeamActionLog: OperatorActionLog {
-    public let log: TeamLogConnection
+    private let state: Mutex<TeamLogConnection?>
+    /// The log's address and identity, from the connection the log was opened with.
+    public let address: TeamLogAddress
+    public let logId: String
+    /// Seconds a write waits for the log before it is refused.
+    let timeout: Double
 
-    public init(log: TeamLogConnection) { self.log = log }
+    public init(log: TeamLogConnection, timeout: Double = 15) {
+        state = Mutex(log)
+        address = log.address
+        logId = log.logId
+        self.timeout = timeout
+    }
+
+    /// The connection the next write goes through (nil between a lost one and the next write).
+    public var log: TeamLogConnection? { state.withLock { $0 } }
 
     public func commit(_ actions: [OperatorAction]) throws -> [OperatorAction] {
         let outcome = Outcome()
-        let log = self.log
+        let current = state.withLock { $0 }
+        let (address, logId) = (self.address, self.logId)
         Task.detached {
-            do { outcome.result = .success(try await log.commitActions(actions)) } catch { outcome.result = .failure(error) }
+            do {
+                var connection = current
+                if connection == nil || connection!.isClosed {
+                    if let connection { await connection.close() }
+                    let fresh = try await TeamLogConnection.open(address, migrate: false)
+                    guard fresh.logId == logId else {
+                        await fresh.close()
+                        throw TeamLogError.integrity(
+                            "the team log at \(address) is another log now (log \(fresh.logId), not \(logId)): nothing was written"
+                        )
+                    }
+                    connection = fresh
+                }
+                guard let connection, outcome.use(connection) else {
+                    // The writer stopped waiting while this connected: nothing is sent.
+                    if let connection, connection !== current { await connection.close() }
+                    throw TeamLogError.unreachable("abandoned")
+                }
+                outcome.result = .success(try await connection.commitActions(actions))
+            } catch {
+                outcome.result = .failure(error)
+            }
             outcome.done.signal()
         }
-        outcome.done.wait()
+        if outcome.done.wait(timeout: .now() + timeout) == .timedOut {
+            // Closing the connection makes the server roll back the write it is in, unless its
+            // commit was already through: then it reaches this view with the log's next entries.
+            let stuck = [
+                outcome.abandon(),
+                state.withLock { held in
+                    defer { held = nil }
+                    return held
+                },
+            ]
+            Task { for connection in stuck { await connection?.close() } }
+            throw StoreError(
+                "the team log \(address) did not answer within \(TeamLogWriter.seconds(timeout)): its connection was closed "
+                    + "and the write is not in this store (if the log took it before, it comes with the log's next entries); "
+                    + "the next write connects again")
+        }
+        // Keep the connection that answered; drop one the failure closed, so the next write reconnects.
+        let used = outcome.connection
+        state.withLock { held in held = used.flatMap { $0.isClosed ? nil : $0 } }
         switch outcome.result {
         case .success(let committed): return committed
         case .failure(let error): throw StoreError("\(error)")
-        case nil: throw StoreError("the team log \(log.address) did not answer")
+        case nil: throw StoreError("the team log \(address) did not answer")
         }
     }
 
-    /// `@unchecked Sendable`: `result` is written before `done` is signalled and read after it.
+    /// Closes the connection the writes go through.
+    public func close() async {
+        let held = state.withLock { held in
+            defer { held = nil }
+            return held
+        }
+        await held?.close()
+    }
+
+    /// `@unchecked Sendable`: `result` is written before `done` is signalled and read after it;
+    /// the connection in use and whether the writer stopped waiting are behind a lock.
     private final class Outcome: @unchecked Sendable {
         var result: Result<[OperatorAction], any Error>?
         let done = DispatchSemaphore(value: 0)
+        private let held = Mutex<(connection: TeamLogConnection?, abandoned: Bool)>((nil, false))
+
+        /// Records the connection the write goes through; false when the writer stopped waiting.
+        func use(_ connection: TeamLogConnection) -> Bool {
+            held.withLock { held in
+                guard !held.abandoned else { return false }
+                held.connection = connection
+                return true
+            }
+        }
+
+        /// The writer stops waiting: returns the connection in use, to be closed.
+        func abandon() -> TeamLogConnection? {
+            held.withLock { held in
+                held.abandoned = true
+                return held.connection
+            }
+        }
+
+        var connection: TeamLogConnection? { held.withLock { $0.connection } }
     }
 }

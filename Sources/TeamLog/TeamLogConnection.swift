@@ -70,6 +70,9 @@ public final class TeamLogConnection: Sendable {
         try? await connection.close()
     }
 
+    /// Whether the connection is closed (by this side, the server, or the network).
+    public var isClosed: Bool { connection.isClosed }
+
     /// Why a PostgresNIO call failed, without the URL or anything else that could carry a secret:
     /// the server's message and SQLSTATE, or the connection's failure.
     static func reason(_ error: any Error) -> String {

@@ -202,7 +202,7 @@ final class FetchRun {
         store: StoreOptions, verification: VerificationOptions, api: APIOptions, actionLog: TeamActionLog? = nil,
         _ body: (FetchRun) async throws -> Void
     ) async throws {
-        defer { if let actionLog { Task { await actionLog.log.close() } } }
+        defer { if let actionLog { Task { await actionLog.close() } } }
         let run = try FetchRun(store: store, verification: verification, api: api)
         try TeamOptions.attach(actionLog, to: run.sink.database)
         let outcome: Result<Void, any Error>

@@ -45,7 +45,7 @@ struct FlagCommand: AsyncParsableCommand {
     mutating func run() async throws {
         // With a team log, a role that may not write is refused before anything else.
         let actionLog = try await team.actionLog()
-        defer { if let actionLog { Task { await actionLog.log.close() } } }
+        defer { if let actionLog { Task { await actionLog.close() } } }
         let db: AppDatabase
         do { db = try store.open() } catch let e as CLIError { e.exit() }
         try TeamOptions.attach(actionLog, to: db)

@@ -46,10 +46,10 @@ struct TeamOptions: ParsableArguments {
     /// view of another log: its writes would come back to no view of its own.
     static func attach(_ actionLog: TeamActionLog?, to database: AppDatabase) throws {
         guard let actionLog else { return }
-        if let position = try database.teamLogPosition(), position.logId != actionLog.log.logId {
+        if let position = try database.teamLogPosition(), position.logId != actionLog.logId {
             throw CLIError(
                 "\(database.path ?? "the store") is a view of another team log (log \(position.logId), not "
-                    + "\(actionLog.log.logId) at \(actionLog.log.address)): nothing was written", code: ExitStatus.fatal)
+                    + "\(actionLog.logId) at \(actionLog.address)): nothing was written", code: ExitStatus.fatal)
         }
         database.writeOperatorActions(through: actionLog)
     }

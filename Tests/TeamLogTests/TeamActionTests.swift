@@ -138,6 +138,80 @@ extension TeamLogTests {
         }
     }
 
+    /// A dashboard's writer outlives its connection: a write while the server is down is refused
+    /// and written nowhere, the first write after the restart connects again, a log that does not
+    /// answer in time has its write refused (and rolled back on the server), and the next write
+    /// goes through; the other view gets exactly the writes the log took.
+    @Test func operatorWritesConnectAgainAfterTheLogRestartsAndGiveUpOnALogThatDoesNotAnswer() async throws {
+        let (server, url, a, b, id) = try await Self.onThread { try Self.twoViews("reconnect") }
+        let name = PostgresServer.databaseName(of: url)
+        let messages = try await Self.onThread { () throws -> [String] in
+            let log = try Self.offThread { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
+            let actionLog = TeamActionLog(log: log, timeout: 2)
+            defer { _ = try? Self.offThread { await actionLog.close() } }
+            let database = try AppDatabase.open(path: a)
+            database.writeOperatorActions(through: actionLog)
+            func flag(_ note: String, at seconds: Int64) throws {
+                try database.setFlags(
+                    OfferFlagWrite(offer: .winBack, ids: [id], operatorName: "erin", note: note, replace: true),
+                    at: Instant(milliseconds: 1_790_000_000_000 + seconds * 1000))
+            }
+            var messages: [String] = []
+            // The server stops (its clients' connections end): refused, nothing written here.
+            try server.stopServer()
+            var running = false
+            defer { if !running { try? server.startServer() } }
+            do {
+                try flag("while the log is down", at: 1)
+                messages.append("written")
+            } catch { messages.append("\(error)") }
+            try server.startServer()
+            running = true
+            // Back: the same writer connects again.
+            try flag("after the restart", at: 2)
+            // Another transaction holds the writers' turn longer than the writer waits.
+            let holder = Thread {
+                _ = try? server.psql(
+                    "BEGIN; /* hold-turn */ UPDATE subdash_writer_turn SET turns = turns WHERE id = 1; SELECT pg_sleep(6); COMMIT;",
+                    database: name)
+            }
+            holder.start()
+            let held = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || 'hold-' || 'turn%'"
+            var waited = 0
+            while try TeamLogTests.count(server, url, held) == 0, waited < 200 {
+                usleep(50_000)
+                waited += 1
+            }
+            do {
+                try flag("while the turn is held", at: 3)
+                messages.append("written")
+            } catch { messages.append("\(error)") }
+            // The holder commits; the abandoned write was rolled back, and the next one goes through.
+            waited = 0
+            while try TeamLogTests.count(server, url, held) > 0, waited < 200 {
+                usleep(50_000)
+                waited += 1
+            }
+            try flag("once the turn is free", at: 4)
+            return messages
+        }
+        #expect(messages.count == 2)
+        #expect(messages[0].contains("cannot reach the team log"), "\(messages[0])")
+        #expect(
+            messages[1].contains(
+                "did not answer within 2 s: its connection was closed and the write is not in this store"),
+            "\(messages[1])")
+        #expect(
+            try TeamLogTests.count(server, url, "SELECT count(*) FROM subdash_action WHERE kind = 'flag'") == 2)
+        let sync = try Subdash.run(["sync", "--team", url, "--db", b, "--trust-root", Self.trustRoot])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        for view in [a, b] {
+            #expect(try Self.flags(view) == [[id, "erin", "once the turn is free"]], "\(view)")
+            #expect(
+                try Self.audit(view).map(\.[1]).filter { $0.hasPrefix("flag") }.count == 2, "\(view): \(try Self.audit(view))")
+        }
+    }
+
     @Test func aSupportActionAndItsAnswerReachTheOtherView() async throws {
         // The writes wait for the log's client, which runs on the cooperative pool: they run on a
         // thread of their own, and what they show is asserted here.
