@@ -153,7 +153,7 @@ extension TeamLogTests {
             database.writeOperatorActions(through: actionLog)
             func flag(_ note: String, at seconds: Int64) throws {
                 try database.setFlags(
-                    OfferFlagWrite(offer: .winBack, ids: [id], operatorName: "erin", note: note, replace: true),
+                    OfferFlagWrite(offer: .winBackOffer, ids: [id], operatorName: "erin", note: note, replace: true),
                     at: Instant(milliseconds: 1_790_000_000_000 + seconds * 1000))
             }
             var messages: [String] = []
@@ -207,8 +207,8 @@ extension TeamLogTests {
         #expect(sync.status == 0, "\(sync.stderr)")
         for view in [a, b] {
             #expect(try Self.flags(view) == [[id, "erin", "once the turn is free"]], "\(view)")
-            #expect(
-                try Self.audit(view).map(\.[1]).filter { $0.hasPrefix("flag") }.count == 2, "\(view): \(try Self.audit(view))")
+            let audit = try Self.audit(view)
+            #expect(audit.map(\.[1]).filter { $0.hasPrefix("flag") }.count == 2, "\(view): \(audit)")
         }
     }
 
