@@ -27,23 +27,27 @@ public struct EligibilityOutput: ReportOutput {
         out += ",\"counts\":"
         JSONOutput.object(counts).write(to: &out)
         out += ",\"subscribers\":["
-        for (i, r) in rows.enumerated() {
-            out += i == 0 ? "{\"offer\":" : ",{\"offer\":"
-            JSONOutput.writeString(r.offer.rawValue, to: &out)
-            out += ",\"originalTransactionId\":"
-            JSONOutput.writeString(r.originalTransactionId, to: &out)
-            out += ",\"productId\":"
-            JSONOutput.writeString(r.productId, to: &out)
-            out += ",\"detail\":"
-            JSONOutput.writeString(r.detail, to: &out)
-            if r.offer == .winBackOffer {
-                out += ",\"appleOfferIds\":"
-                JSONOutput.array(r.appleOfferIds.map(JSONOutput.string)).write(to: &out)
-            }
-            out += "}"
-        }
+        for (i, r) in rows.enumerated() { Self.writeJSON(r, first: i == 0, to: &out) }
         out += "]}"
         return out
+    }
+
+    /// One entry of the `subscribers` array, after a comma unless `first` (the streamed list writes
+    /// the same entries).
+    static func writeJSON(_ r: EligibleSubscriber, first: Bool, to out: inout String) {
+        out += first ? "{\"offer\":" : ",{\"offer\":"
+        JSONOutput.writeString(r.offer.rawValue, to: &out)
+        out += ",\"originalTransactionId\":"
+        JSONOutput.writeString(r.originalTransactionId, to: &out)
+        out += ",\"productId\":"
+        JSONOutput.writeString(r.productId, to: &out)
+        out += ",\"detail\":"
+        JSONOutput.writeString(r.detail, to: &out)
+        if r.offer == .winBackOffer {
+            out += ",\"appleOfferIds\":"
+            JSONOutput.array(r.appleOfferIds.map(JSONOutput.string)).write(to: &out)
+        }
+        out += "}"
     }
 
     public var csv: CSVTable {

@@ -63,20 +63,8 @@ public struct EligibilityStream {
         case .json:
             out.reserveCapacity(rows.count * 120)
             for r in rows {
-                out += written == 0 ? "{\"offer\":" : ",{\"offer\":"
+                EligibilityOutput.writeJSON(r, first: written == 0, to: &out)
                 written += 1
-                JSONOutput.writeString(r.offer.rawValue, to: &out)
-                out += ",\"originalTransactionId\":"
-                JSONOutput.writeString(r.originalTransactionId, to: &out)
-                out += ",\"productId\":"
-                JSONOutput.writeString(r.productId, to: &out)
-                out += ",\"detail\":"
-                JSONOutput.writeString(r.detail, to: &out)
-                if r.offer == .winBackOffer {
-                    out += ",\"appleOfferIds\":"
-                    JSONOutput.array(r.appleOfferIds.map(JSONOutput.string)).write(to: &out)
-                }
-                out += "}"
             }
         case .csv:
             out.reserveCapacity(rows.count * 80)
