@@ -147,7 +147,7 @@ extension TeamLogTests {
         let name = PostgresServer.databaseName(of: url)
         let messages = try await Self.onThread { () throws -> [String] in
             let log = try Self.offThread { try await TeamLogConnection.open(try TeamLogAddress(parsing: url)) }
-            let actionLog = TeamActionLog(log: log, timeout: 2)
+            let actionLog = TeamActionLog(log: log, timeout: 10)
             defer { _ = try? Self.offThread { await actionLog.close() } }
             let database = try AppDatabase.open(path: a)
             database.writeOperatorActions(through: actionLog)
@@ -172,7 +172,7 @@ extension TeamLogTests {
             // Another transaction holds the writers' turn longer than the writer waits.
             let holder = Thread {
                 _ = try? server.psql(
-                    "BEGIN; /* hold-turn */ UPDATE subdash_writer_turn SET turns = turns WHERE id = 1; SELECT pg_sleep(6); COMMIT;",
+                    "BEGIN; /* hold-turn */ UPDATE subdash_writer_turn SET turns = turns WHERE id = 1; SELECT pg_sleep(300); COMMIT;",
                     database: name)
             }
             holder.start()
@@ -186,7 +186,13 @@ extension TeamLogTests {
                 try flag("while the turn is held", at: 3)
                 messages.append("written")
             } catch { messages.append("\(error)") }
-            // The holder commits; the abandoned write was rolled back, and the next one goes through.
+            // The holder is ended (its transaction rolled back, as is the abandoned write's), and the
+            // next write goes through.
+            try server.psql(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE query LIKE '%' || 'hold-' || 'turn%' AND pid <> pg_backend_pid()
+                """, database: name)
             waited = 0
             while try TeamLogTests.count(server, url, held) > 0, waited < 200 {
                 usleep(50_000)
@@ -199,7 +205,7 @@ extension TeamLogTests {
         #expect(messages[0].contains("cannot reach the team log"), "\(messages[0])")
         #expect(
             messages[1].contains(
-                "did not answer within 2 s: its connection was closed and the write is not in this store"),
+                "did not answer within 10 s: its connection was closed and the write is not in this store"),
             "\(messages[1])")
         #expect(
             try TeamLogTests.count(server, url, "SELECT count(*) FROM subdash_action WHERE kind = 'flag'") == 2)
