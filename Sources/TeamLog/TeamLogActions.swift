@@ -133,14 +133,19 @@ public final class TeamActionLog: OperatorActionLog {
     /// The log's address and identity, from the connection the log was opened with.
     public let address: TeamLogAddress
     public let logId: String
+    private let wait: Mutex<Double>
+
     /// Seconds a write waits for the log before it is refused.
-    let timeout: Double
+    public var timeout: Double {
+        get { wait.withLock { $0 } }
+        set { wait.withLock { $0 = newValue } }
+    }
 
     public init(log: TeamLogConnection, timeout: Double = 15) {
         state = Mutex(log)
         address = log.address
         logId = log.logId
-        self.timeout = timeout
+        wait = Mutex(timeout)
     }
 
     /// The connection the next write goes through (nil between a lost one and the next write).
@@ -149,7 +154,7 @@ public final class TeamActionLog: OperatorActionLog {
     public func commit(_ actions: [OperatorAction]) throws -> [OperatorAction] {
         let outcome = Outcome()
         let current = state.withLock { $0 }
-        let (address, logId) = (self.address, self.logId)
+        let (address, logId, timeout) = (self.address, self.logId, self.timeout)
         Task.detached {
             do {
                 var connection = current
