@@ -59,8 +59,9 @@ extension SubscriberAnalytics {
     /// MRR movement over the buckets from the one holding `from` to the one holding the last
     /// instant before min(`to`, `asOf`): each purchased subscription's MRR at the bucket's start
     /// and end compared (docs/metrics.md "MRR movement"). A complete month is read from the kept
-    /// movement rows (``MovementMonths``), other buckets from the intervals covering their ends;
-    /// `keptMonths: false` reads every bucket from the intervals (the same figures, slower).
+    /// movement rows (``MovementMonths``), other buckets from MRR at their starts and the kept
+    /// changes inside them (``MRRChanges``); `keptMonths: false` reads every bucket from the
+    /// intervals covering its ends (the same figures, slower).
     public func movement(
         from: Instant, to: Instant, asOf: Instant, by: BucketSize = .month, scope: ReportScope = ReportScope(),
         rates: CurrencyRates? = nil, keptMonths: Bool = true
@@ -103,16 +104,16 @@ extension SubscriberAnalytics {
         // Complete months from the kept rows; the scope's product and plan keep the keys the
         // intervals read below would be restricted to.
         let kept = buckets.indices.filter { keptMonths && buckets[$0].size == .month && buckets[$0].isComplete }
+        let rowScope = scope.rows
+        func inScope(_ key: MRRKey) -> Bool {
+            (rowScope.productId == nil || key.productId == rowScope.productId)
+                && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
+        }
+        let filtered = rowScope.productId != nil || rowScope.plan != nil
         if let first = kept.first, let last = kept.last {
             let index = Dictionary(uniqueKeysWithValues: kept.map { (buckets[$0].start.month, $0) })
-            let rowScope = scope.rows
             let rows = try database.keptMovement(
                 months: buckets[first].start.month...buckets[last].start.month, environments: rowScope.environments)
-            func inScope(_ key: MRRKey) -> Bool {
-                (rowScope.productId == nil || key.productId == rowScope.productId)
-                    && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
-            }
-            let filtered = rowScope.productId != nil || rowScope.plan != nil
             for row in rows {
                 guard let i = index[row.month] else { continue }
                 let (atStart, atEnd) = filtered ? (row.start.filter(inScope), row.end.filter(inScope)) : (row.start, row.end)
@@ -120,9 +121,71 @@ extension SubscriberAnalytics {
                 try add(i, atStart: atStart, atEnd: atEnd, isNew: { row.isNew }, count: row.count)
             }
         }
-        // Other buckets from the intervals covering their ends.
         let live = buckets.indices.filter { !Set(kept).contains($0) }
-        if let first = live.first, let last = live.last {
+        if keptMonths, !live.isEmpty {
+            // Other buckets from MRR at their starts and the changes inside them (``MRRChanges``).
+            let starts = live.map { buckets[$0].start.milliseconds }
+            let ends = live.map { buckets[$0].end.milliseconds }
+            // Per live bucket: the keys the subscriptions changing inside it add at its start and end.
+            var changedAtStart = [[MRRKey: Int]](repeating: [:], count: live.count)
+            var changedAtEnd = [[MRRKey: Int]](repeating: [:], count: live.count)
+            try database.mrrChanges(
+                after: buckets[live[0]].start, through: buckets[live[live.count - 1]].end,
+                environments: rowScope.environments
+            ) { subscription in
+                let changes = subscription.changes
+                var (j, k) = (0, 0)
+                while k < changes.count {
+                    let t = changes[k].at
+                    while j < live.count && ends[j] < t { j += 1 }
+                    guard j < live.count else { break }
+                    // Between two live buckets (in a kept month), or at a bucket's start: in MRR at
+                    // that start already.
+                    guard starts[j] < t else {
+                        k += 1
+                        continue
+                    }
+                    var last = k
+                    while last + 1 < changes.count && changes[last + 1].at <= ends[j] { last += 1 }
+                    let (before, after) = (changes[k].before, changes[last].after)
+                    k = last + 1
+                    let (atStart, atEnd) = filtered ? (before.filter(inScope), after.filter(inScope)) : (before, after)
+                    if atStart.isEmpty && atEnd.isEmpty { continue }
+                    for key in atStart { changedAtStart[j][key, default: 0] += 1 }
+                    for key in atEnd { changedAtEnd[j][key, default: 0] += 1 }
+                    let start = starts[j]
+                    try add(live[j], atStart: atStart, atEnd: atEnd, isNew: { try subscription.firstCharge() >= start }, count: 1)
+                }
+            }
+            // MRR at the start of each live bucket that does not begin where the one before ended;
+            // the others follow from the one before and its changes.
+            let queried = live.indices.filter { $0 == 0 || starts[$0] != ends[$0 - 1] }
+            let counts = Dictionary(
+                uniqueKeysWithValues: zip(
+                    queried,
+                    try database.mrrCounts(at: queried.map { Instant(milliseconds: starts[$0]) }, scope: rowScope)))
+            var population: [MRRKey: Int] = [:]
+            for j in live.indices {
+                if let counted = counts[j] {
+                    population = filtered ? counted.filter { inScope($0.key) } : counted
+                } else {
+                    for (key, n) in changedAtStart[j - 1] { population[key, default: 0] -= n }
+                    for (key, n) in changedAtEnd[j - 1] { population[key, default: 0] += n }
+                }
+                // The subscriptions with no change inside the bucket add the same at both ends.
+                for (key, n) in changedAtStart[j] where population[key, default: 0] < n {
+                    throw StoreError(
+                        "the store is damaged (MRR at \(buckets[live[j]].start.isoDate) has fewer \(key.productId) "
+                            + "subscriptions than changed in the bucket); import into a new store")
+                }
+                for (key, n) in population {
+                    let unchanged = n - changedAtStart[j][key, default: 0]
+                    guard unchanged > 0 else { continue }
+                    try add(live[j], atStart: [key], atEnd: [key], isNew: { false }, count: unchanged)
+                }
+            }
+        } else if let first = live.first, let last = live.last {
+            // Without the kept rows: every bucket from the intervals covering its ends.
             try database.mrrIntervals(from: buckets[first].start, through: buckets[last].end, scope: scope.rows) {
                 subscription in
                 for i in live {

@@ -171,6 +171,13 @@ struct Materializer {
                         table: "mrrMovementMonth", keyColumns: ["environment", "month", "startKeys", "endKeys", "isNew"],
                         countColumns: ["count"]), nil
                 )
+            case .mrrChange:
+                return (
+                    CountChanges(
+                        table: "mrrChange",
+                        keyColumns: ["environment", "at", "originalTransactionId", "beforeKeys", "afterKeys"],
+                        countColumns: ["count"]), nil
+                )
             case .money:
                 return byDayAndMonth(
                     "money", ["environment"],
@@ -353,9 +360,29 @@ struct Materializer {
 
     /// Counts every stored subscription's MRR intervals into the kept movement months, by
     /// ``MovementMonths``'s rule, from the stored `periodMoney` and `billingFailure` rows (the
-    /// migration that adds `mrrMovementMonth`): `batch` subscriptions at a time, in
-    /// `originalTransactionId` order, each batch's counts written before the next is read.
-    static func countStoredMovement(_ db: Database, batch: Int = 20_000) throws {
+    /// migration that adds `mrrMovementMonth`).
+    static func countStoredMovement(_ db: Database) throws {
+        try countStoredIntervals(db) { environment, _, intervals, firstCharge in
+            MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: firstCharge)
+        }
+    }
+
+    /// Counts every stored subscription's MRR intervals into `mrrChange` by ``MRRChanges``'s rule
+    /// (the migration that adds it).
+    static func countStoredChanges(_ db: Database) throws {
+        try countStoredIntervals(db) { environment, id, intervals, _ in
+            MRRChanges.deltas(environment: environment, originalTransactionId: id, intervals: intervals)
+        }
+    }
+
+    /// Counts what `rule` makes of every stored subscription's MRR intervals (per environment,
+    /// with the subscription's id and first charge), from the stored `periodMoney` and
+    /// `billingFailure` rows: `batch` subscriptions at a time, in `originalTransactionId` order,
+    /// each batch's counts written before the next is read.
+    private static func countStoredIntervals(
+        _ db: Database, batch: Int = 20_000,
+        rule: (_ environment: String, _ id: String, _ intervals: [MRRInterval], _ firstCharge: Int64) -> [CountDelta]
+    ) throws {
         var after = ""
         while true {
             let ids = try String.fetchAll(
@@ -403,7 +430,7 @@ struct Materializer {
             for (id, byEnvironment) in intervals {
                 guard let charge = firstCharge[id] else { continue }
                 for (environment, intervals) in byEnvironment {
-                    counts.add(MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: charge), 1)
+                    counts.add(rule(environment, id, intervals, charge), 1)
                 }
             }
             try counts.write(db)
@@ -528,8 +555,9 @@ struct Materializer {
                     Commitment.Charge(start: Instant(milliseconds: row[1]), price: amount, currency: currency))
             }
         }
-        if let firstCharge {
-            for (environment, intervals) in intervals {
+        for (environment, intervals) in intervals {
+            counts.add(MRRChanges.deltas(environment: environment, originalTransactionId: id, intervals: intervals), -1)
+            if let firstCharge {
                 counts.add(MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: firstCharge), -1)
             }
         }

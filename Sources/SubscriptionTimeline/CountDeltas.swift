@@ -10,7 +10,7 @@ import SubscriptionModel
 public struct CountDelta: Hashable, Sendable {
     /// A kept table of counts. `segment`, `event`, `subscriptionStart` and `charge` are kept per UTC day;
     /// `cohortStep`, `mrr`, `ltvMember`, `ltvPrice`, `committed` and `money` per UTC day and per UTC month;
-    /// `productDuration` not by time; `movement` by the month in its key.
+    /// `productDuration` not by time; `movement` by the month in its key, `mrrChange` by the instant in its key.
     public enum Table: String, CaseIterable, Hashable, Sendable {
         /// Segments by state: `[environment, ownership]`, day, `[productId, state, billingPlan]`; starts (0),
         /// ends (1).
@@ -39,6 +39,9 @@ public struct CountDelta: Hashable, Sendable {
         /// MRR movement by month (``MovementMonths``): `[environment]`, no time,
         /// `[month, startKeys, endKeys, isNew]`.
         case movement
+        /// Changes of a subscription's MRR keys (``MRRChanges``): `[environment]`, no time,
+        /// `[instant, originalTransactionId, keys before, keys at]`.
+        case mrrChange
         /// Charges, refunds and upgrade credits (``MoneyAmount``): `[environment]`, the amount's own
         /// time, `[kind, productId, billingPlan, storefront or 'unknown', currency or '', amount or -1,
         /// proceedsRate]`.
@@ -112,6 +115,7 @@ public struct CountDelta: Hashable, Sendable {
         for m in t.cohortMembers() { rows += m.deltas(environment: env) }
         let intervals = MRRInterval.intervals(of: t, money: money)
         for i in intervals { rows += i.deltas(environment: env) }
+        rows += MRRChanges.deltas(environment: env, originalTransactionId: t.originalTransactionId, intervals: intervals)
         let charged = zip(t.periods, money).filter { $0.1.isCharged }.map(\.0.start.milliseconds)
         if let firstCharge = charged.min() {
             rows += MovementMonths.deltas(environment: env, intervals: intervals, firstCharge: firstCharge)

@@ -92,7 +92,7 @@ import Testing
                 "subscriberSearch", "commitment", "segmentDay", "eventDay", "productDuration", "subscriptionStartDay",
                 "cohortStepDay",
                 "cohortStepMonth", "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth",
-                "mrrMovementMonth",
+                "mrrMovementMonth", "mrrChange",
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
             }

@@ -14,7 +14,7 @@ import Testing
 @Suite struct KeptCountsTests {
     static let keptTables = [
         "chargeDay", "cohortStepDay", "cohortStepMonth", "committedDay", "committedMonth", "eventDay", "ltvMemberDay",
-        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "moneyMonth", "mrrDay", "mrrMonth",
+        "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "moneyDay", "moneyMonth", "mrrChange", "mrrDay", "mrrMonth",
         "mrrMovementMonth", "productDuration", "segmentDay", "subscriptionStartDay",
     ]
 

@@ -61,6 +61,54 @@ import Testing
         #expect(monthly > 0, "SampleData has commitments paid monthly")
     }
 
+    /// Weeks, days, and months cut short by as-of or `--to` are read from MRR at their starts and
+    /// the kept changes inside them (``MRRChanges``): on SampleData, the same reports as the
+    /// intervals give, unscoped, by product, by plan, in every environment and converted.
+    @Test func bucketsOtherThanCompleteMonthsFromTheChangesEqualTheIntervals() throws {
+        let p = try MoneyAgreementTests.shared.get()
+        let dayMs = Instant.millisecondsPerDay
+        func before(_ days: Int64, _ extra: Int64 = 0) -> Instant {
+            Instant(milliseconds: p.horizon.milliseconds - days * dayMs + extra)
+        }
+        // As-of and `--to` inside a month and inside a day (5 h and 3 ms past midnight).
+        let inside = before(40, 5 * 3_600_000 + 3)
+        let cases: [(String, Instant, Instant, Instant, BucketSize)] = [
+            ("weeks over a year", before(365), p.horizon, p.horizon, .week),
+            ("days over 120 days", before(120), p.horizon, p.horizon, .day),
+            ("months to a mid-month as-of", day("2023-01-01"), p.horizon, inside, .month),
+            ("months cut by --to", day("2024-01-01"), inside, p.horizon, .month),
+            ("weeks to a mid-day as-of", before(200), p.horizon, inside, .week),
+        ]
+        let currencies = Set(try p.analytics.movement(from: before(365), to: p.horizon, asOf: p.horizon).rows.map(\.currency))
+        let rates = try CurrencyRates(
+            target: "EUR",
+            csv: "currency,rate\n"
+                + currencies.subtracting(["EUR"]).sorted().enumerated().map { i, c in "\(c),0.\(i + 5)\n" }.joined(),
+            source: "rates.csv")
+        var monthly = ReportScope()
+        monthly.plan = .monthly
+        let product = try p.analytics.database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT productId FROM periodMoney GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1")
+        }
+        let scopes: [(String, ReportScope, CurrencyRates?)] = [
+            ("unscoped", ReportScope(), nil), ("every environment", ReportScope(environment: .all), nil),
+            ("plan monthly", monthly, nil), ("product", ReportScope(productId: product), nil),
+            ("converted", ReportScope(), rates),
+        ]
+        var moved = 0
+        for (name, from, to, asOf, by) in cases {
+            for (scopeName, scope, rates) in scopes {
+                let kept = try p.analytics.movement(from: from, to: to, asOf: asOf, by: by, scope: scope, rates: rates)
+                let live = try p.analytics.movement(
+                    from: from, to: to, asOf: asOf, by: by, scope: scope, rates: rates, keptMonths: false)
+                #expect(kept.rows.map(line) == live.rows.map(line), "\(name), \(scopeName)")
+                #expect(kept == live, "\(name), \(scopeName)")
+                moved += kept.rows.reduce(0) { sum, row in MovementComponent.allCases.reduce(sum) { $0 + row.count($1) } }
+            }
+        }
+        #expect(moved > 1000)
+    }
+
     /// A renewal stored after its month closed, and a refund of a period that ended its run, stored
     /// late: the months they change are counted again (the old subscription's rows taken away,
     /// the new ones added), whatever order the facts came in.
@@ -114,6 +162,16 @@ import Testing
         #expect(try KeptCounts.kept(together)["mrrMovementMonth"] == kept)
         #expect(try KeptCounts.kept(reversed)["mrrMovementMonth"] == kept)
         #expect(try SubscriberAnalytics(database: reversed).movement(from: from, to: to, asOf: asOf).rows.map(line) == after)
+        #expect(try KeptCounts.kept(reversed)["mrrChange"] == KeptCounts.kept(database)["mrrChange"])
+        // Weeks, from the kept changes: as the intervals give them, whatever order the facts came in.
+        for store in [database, reversed] {
+            let a = SubscriberAnalytics(database: store)
+            let weeks = try a.movement(from: from, to: to, asOf: asOf, by: .week)
+            #expect(
+                weeks.rows.map(line)
+                    == (try a.movement(from: from, to: to, asOf: asOf, by: .week, keptMonths: false)).rows.map(line))
+            #expect(weeks.rows.contains { $0.count(.churn) == 1 })
+        }
     }
 
     /// A key's text survives a product id holding the separators.

@@ -50,6 +50,7 @@ import Testing
             for table in [
                 "segmentDay", "eventDay", "productDuration", "subscriptionStartDay", "cohortStepDay", "cohortStepMonth",
                 "mrrDay", "mrrMonth", "ltvMemberDay", "ltvMemberMonth", "ltvPriceDay", "ltvPriceMonth", "mrrMovementMonth",
+                "mrrChange",
             ] {
                 rows += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
             }

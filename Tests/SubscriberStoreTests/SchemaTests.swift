@@ -290,6 +290,47 @@ import Testing
             ])
     }
 
+    /// MRR changes (v35): each stored subscription's instants where the keys of its MRR intervals
+    /// change, with the keys just before and at each; a renewal at the same price, and a grace
+    /// period following its charged period with the same key, are no change.
+    @Test func mrrChangesAreFilledFromTheMoneyAlreadyStored() throws {
+        // a and c: 9.99 USD monthly, 2025-01-15 to 02-15 and 02-15 to 03-15. b: 4.99 EUR from
+        // 2024-12-20 to 2025-01-20, then in grace from its billing failure on 01-20 to 02-05.
+        let queue = try Self.migrated(
+            upTo: "v34 revenue and refunds by day",
+            inserting: """
+                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
+                    runCount, billingFailureCount) VALUES
+                ('a', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0),
+                ('b', 'Production', 'pro.monthly', 1734652800000, 1734652800000, 1, 1, 1),
+                ('c', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0);
+                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
+                    price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
+                ('a1', 'a', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
+                ('a2', 'a', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
+                ('c1', 'c', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
+                ('c2', 'c', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
+                ('b1', 'b', 'Production', 'pro.monthly', 'standard', 1734652800000, 1737331200000, 4990, 'EUR', 70, 1, 1);
+                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd,
+                    retryEnd, windowEnd) VALUES
+                ('b', 'Production', 1737331200000, 'b1', 'pro.monthly', 1738713600000, 1742515200000, 1742515200000);
+                """, thenUpTo: "v35 MRR changes")
+        let rows = try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT at || ' ' || originalTransactionId || ' ' || quote(beforeKeys) || ' ' || quote(afterKeys) || ' ' || count
+                    FROM mrrChange ORDER BY at, originalTransactionId
+                    """)
+        }
+        let (usd, eur) = ("'standard|pro.monthly|USD|9990|1|upfront'", "'standard|pro.monthly|EUR|4990|1|upfront'")
+        #expect(
+            rows == [
+                "1734652800000 b '' \(eur) 1", "1736899200000 a '' \(usd) 1", "1736899200000 c '' \(usd) 1",
+                "1738713600000 b \(eur) '' 1", "1741996800000 a \(usd) '' 1", "1741996800000 c \(usd) '' 1",
+            ])
+    }
+
     /// Revenue and refunds by day (v34): the money rows already stored are counted on the UTC day of
     /// each amount's own instant (rounded down before 1970), an absent storefront as 'unknown', an
     /// unpriced amount as currency '' and -1; each charged period on its start's day and its

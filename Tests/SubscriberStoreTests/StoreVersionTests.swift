@@ -385,6 +385,34 @@ import Testing
         #expect(migrated == clean)
     }
 
+    /// A store from before MRR changes were kept (v35), holding SampleData: brought up to date, its
+    /// changes are those a clean import keeps, counted from the money rows already stored (nothing
+    /// derived again).
+    @Test func mrrChangesAreCountedForTheSubscriptionsAlreadyStored() throws {
+        let path = try Fixture.temporaryStorePath("version")
+        let sql =
+            "SELECT quote(environment) || at || originalTransactionId || beforeKeys || '>' || afterKeys || ' ' || count FROM mrrChange ORDER BY 1"
+        let clean: [String]
+        do {
+            let store = try SampleDataStore.copyFile(to: path)
+            clean = try store.writer.read { db in try String.fetchAll(db, sql: sql) }
+            try store.writer.writeWithoutTransaction { db in
+                try db.execute(
+                    sql: """
+                        DROP TABLE mrrChange;
+                        DELETE FROM grdb_migrations WHERE identifier = 'v35 MRR changes';
+                        PRAGMA user_version = 0;
+                        """)
+            }
+            try store.writer.close()
+        }
+        let store = try AppDatabase.open(path: path)
+        #expect(try store.pendingCount() == 0)
+        let migrated = try store.writer.read { db in try String.fetchAll(db, sql: sql) }
+        #expect(clean.count > 1000)
+        #expect(migrated == clean)
+    }
+
     /// A store from before segments and events had their billing plan (v28), holding SampleData
     /// (116 commitments paid monthly): brought up to date, it is the store a clean import makes,
     /// table for table, and its kept counts equal their rebuild from the facts.

@@ -12,13 +12,13 @@ public struct KeptCounts: Sendable {
     /// The tables whose rows differ.
     public var differing: [String] { Set(kept.keys).union(rebuilt.keys).sorted().filter { kept[$0] != rebuilt[$0] } }
 
-    /// The kept tables of `database`: every table keyed by day or month, and `productDuration`.
+    /// The kept tables of `database`: every table keyed by day or month, `productDuration` and `mrrChange`.
     public static func tables(_ db: Database) throws -> [String] {
         try String.fetchAll(
             db,
             sql: """
                 SELECT name FROM sqlite_schema WHERE type = 'table'
-                    AND (name GLOB '*[a-z]Day' OR name GLOB '*[a-z]Month' OR name = 'productDuration') ORDER BY 1
+                    AND (name GLOB '*[a-z]Day' OR name GLOB '*[a-z]Month' OR name IN ('productDuration', 'mrrChange')) ORDER BY 1
                 """)
     }
 

@@ -158,3 +158,76 @@ extension AppDatabase {
         }
     }
 }
+
+/// One change of a subscription's MRR keys (``MRRChanges``): at `at`, the keys covering the
+/// instant just before (`before`) became `after`.
+public struct MRRChange: Sendable, Equatable {
+    public var at: Int64
+    public var before: [MRRKey]
+    public var after: [MRRKey]
+}
+
+/// A subscription's MRR changes in a range, in order, and the start of its first charged period.
+public struct SubscriptionMRRChanges {
+    public var originalTransactionId: String
+    public var changes: [MRRChange]
+    let readFirstCharge: () throws -> Int64
+
+    /// The earliest start among all its charged periods (any product), read when asked: as
+    /// ``SubscriptionMRRIntervals/firstCharge()``.
+    public func firstCharge() throws -> Int64 { try readFirstCharge() }
+}
+
+extension AppDatabase {
+    /// Every subscription with an MRR change (``MRRChanges``) in (first, last] in the
+    /// environments, its changes in that range in order; one subscription at a time, in
+    /// `originalTransactionId` order (memory holds one subscription's changes). A subscription in
+    /// two environments comes once per environment, as the kept rows count it.
+    public func mrrChanges(
+        after first: Instant, through last: Instant, environments: [StoreEnvironment],
+        _ body: (SubscriptionMRRChanges) throws -> Void
+    ) throws {
+        let sql = """
+            SELECT originalTransactionId, environment, at, beforeKeys, afterKeys FROM mrrChange
+            WHERE environment \(RowScope.inList(environments)) AND at > ? AND at <= ? AND count > 0
+            ORDER BY originalTransactionId, environment, at
+            """
+        try writer.read { db in
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: [first.milliseconds, last.milliseconds])
+            let firstCharge = try db.cachedStatement(
+                sql: "SELECT MIN(start) FROM periodMoney WHERE originalTransactionId = ?")
+            var signatures: [String: [MRRKey]] = [:]
+            func keys(_ text: String) throws -> [MRRKey] {
+                if let keys = signatures[text] { return keys }
+                guard let keys = MRRKey.keys(ofSignature: text) else {
+                    throw StoreError("the store is damaged (a kept MRR change cannot be read); import into a new store")
+                }
+                signatures[text] = keys
+                return keys
+            }
+            var current: (environment: String, changes: SubscriptionMRRChanges)?
+            while let row = try rows.next() {
+                let (id, environment): (String, String) = (row[0], row[1])
+                let change = MRRChange(at: row[2], before: try keys(row[3]), after: try keys(row[4]))
+                if let c = current, c.changes.originalTransactionId == id, c.environment == environment {
+                    current!.changes.changes.append(change)
+                    continue
+                }
+                if let done = current { try body(done.changes) }
+                let read = FirstCharge()
+                current = (
+                    environment,
+                    SubscriptionMRRChanges(
+                        originalTransactionId: id, changes: [change],
+                        readFirstCharge: {
+                            if let value = read.value { return value }
+                            let value = try Int64.fetchOne(firstCharge, arguments: [id]) ?? .max
+                            read.value = value
+                            return value
+                        })
+                )
+            }
+            if let done = current { try body(done.changes) }
+        }
+    }
+}
