@@ -248,16 +248,9 @@ import Testing
             ])
     }
 
-    /// MRR movement by month (v33): each stored subscription counted into the months whose start
-    /// or end one of its MRR intervals (a charged period, a grace period after one) covers, by the
-    /// keys covering each end; alike subscriptions summed.
-    @Test func movementMonthsAreFilledFromTheMoneyAlreadyStored() throws {
-        // a and c: 9.99 USD monthly, 2025-01-15 to 02-15 and 02-15 to 03-15 (months 660–662: new in
-        // January, on in February, gone in March). b: 4.99 EUR from 2024-12-20 to 2025-01-20, then
-        // in grace from its billing failure on 01-20 to 02-05: its key covers 1 January and 1 February.
-        let queue = try Self.migrated(
-            upTo: "v31 committed revenue by day and month",
-            inserting: """
+    /// a and c: 9.99 USD monthly, 2025-01-15 to 02-15 and 02-15 to 03-15. b: 4.99 EUR from
+    /// 2024-12-20 to 2025-01-20, then in grace from its billing failure on 01-20 to 02-05.
+    static let threeMonthlySubscriptions = """
                 INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
                     runCount, billingFailureCount) VALUES
                 ('a', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0),
@@ -273,7 +266,17 @@ import Testing
                 INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd,
                     retryEnd, windowEnd) VALUES
                 ('b', 'Production', 1737331200000, 'b1', 'pro.monthly', 1738713600000, 1742515200000, 1742515200000);
-                """, thenUpTo: "v33 MRR movement by month")
+        """
+
+    /// MRR movement by month (v33): each stored subscription counted into the months whose start
+    /// or end one of its MRR intervals (a charged period, a grace period after one) covers, by the
+    /// keys covering each end; alike subscriptions summed.
+    @Test func movementMonthsAreFilledFromTheMoneyAlreadyStored() throws {
+        // a and c (months 660–662): new in January, on in February, gone in March. b in grace to
+        // 02-05: its key covers 1 January and 1 February.
+        let queue = try Self.migrated(
+            upTo: "v31 committed revenue by day and month",
+            inserting: Self.threeMonthlySubscriptions, thenUpTo: "v33 MRR movement by month")
         let rows = try queue.read { db in
             try String.fetchAll(
                 db,
@@ -294,27 +297,11 @@ import Testing
     /// change, with the keys just before and at each; a renewal at the same price, and a grace
     /// period following its charged period with the same key, are no change.
     @Test func mrrChangesAreFilledFromTheMoneyAlreadyStored() throws {
-        // a and c: 9.99 USD monthly, 2025-01-15 to 02-15 and 02-15 to 03-15. b: 4.99 EUR from
-        // 2024-12-20 to 2025-01-20, then in grace from its billing failure on 01-20 to 02-05.
+        // a and c change at 01-15 and 03-15; b at 2024-12-20 and 02-05 (its period then its grace,
+        // one key throughout).
         let queue = try Self.migrated(
             upTo: "v34 revenue and refunds by day",
-            inserting: """
-                INSERT INTO subscription (originalTransactionId, environment, productId, firstStart, latestStart, periodCount,
-                    runCount, billingFailureCount) VALUES
-                ('a', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0),
-                ('b', 'Production', 'pro.monthly', 1734652800000, 1734652800000, 1, 1, 1),
-                ('c', 'Production', 'pro.monthly', 1736899200000, 1739577600000, 2, 1, 0);
-                INSERT INTO periodMoney (transactionId, originalTransactionId, environment, productId, offerKind, start, "end",
-                    price, currency, proceedsRate, isPaid, monthlyTwelfths) VALUES
-                ('a1', 'a', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
-                ('a2', 'a', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
-                ('c1', 'c', 'Production', 'pro.monthly', 'standard', 1736899200000, 1739577600000, 9990, 'USD', 70, 1, 1),
-                ('c2', 'c', 'Production', 'pro.monthly', 'standard', 1739577600000, 1741996800000, 9990, 'USD', 70, 1, 1),
-                ('b1', 'b', 'Production', 'pro.monthly', 'standard', 1734652800000, 1737331200000, 4990, 'EUR', 70, 1, 1);
-                INSERT INTO billingFailure (originalTransactionId, environment, at, transactionId, productId, graceEnd,
-                    retryEnd, windowEnd) VALUES
-                ('b', 'Production', 1737331200000, 'b1', 'pro.monthly', 1738713600000, 1742515200000, 1742515200000);
-                """, thenUpTo: "v35 MRR changes")
+            inserting: Self.threeMonthlySubscriptions, thenUpTo: "v35 MRR changes")
         let rows = try queue.read { db in
             try String.fetchAll(
                 db,

@@ -351,47 +351,21 @@ import Testing
     /// date, its movement months are those a clean import keeps, counted from the money rows
     /// already stored (nothing derived again).
     @Test func movementMonthsAreCountedForTheSubscriptionsAlreadyStored() throws {
-        let path = try Fixture.temporaryStorePath("version")
-        let clean: [String]
-        do {
-            let store = try SampleDataStore.copyFile(to: path)
-            clean = try store.writer.read { db in
-                try String.fetchAll(
-                    db,
-                    sql:
-                        "SELECT quote(environment) || month || startKeys || endKeys || isNew || ' ' || count FROM mrrMovementMonth ORDER BY 1"
-                )
-            }
-            try store.writer.writeWithoutTransaction { db in
-                try db.execute(
-                    sql: """
-                        DROP TABLE mrrMovementMonth;
-                        DELETE FROM grdb_migrations WHERE identifier = 'v33 MRR movement by month';
-                        PRAGMA user_version = 0;
-                        """)
-            }
-            try store.writer.close()
-        }
-        let store = try AppDatabase.open(path: path)
-        #expect(try store.pendingCount() == 0)
-        let migrated = try store.writer.read { db in
-            try String.fetchAll(
-                db,
-                sql:
-                    "SELECT quote(environment) || month || startKeys || endKeys || isNew || ' ' || count FROM mrrMovementMonth ORDER BY 1"
-            )
-        }
+        let (clean, migrated) = try Self.tableAfterItsMigrationAgain(
+            "mrrMovementMonth", migration: "v33 MRR movement by month",
+            rows:
+                "SELECT quote(environment) || month || startKeys || endKeys || isNew || ' ' || count FROM mrrMovementMonth ORDER BY 1"
+        )
         #expect(clean.count > 100)
         #expect(migrated == clean)
     }
 
-    /// A store from before MRR changes were kept (v35), holding SampleData: brought up to date, its
-    /// changes are those a clean import keeps, counted from the money rows already stored (nothing
-    /// derived again).
-    @Test func mrrChangesAreCountedForTheSubscriptionsAlreadyStored() throws {
+    /// SampleData's store with `table` dropped and `migration` forgotten, opened again: the rows
+    /// of `rows` in the clean store and after the migration ran again (nothing derived again).
+    static func tableAfterItsMigrationAgain(_ table: String, migration: String, rows sql: String) throws -> (
+        clean: [String], migrated: [String]
+    ) {
         let path = try Fixture.temporaryStorePath("version")
-        let sql =
-            "SELECT quote(environment) || at || originalTransactionId || beforeKeys || '>' || afterKeys || ' ' || count FROM mrrChange ORDER BY 1"
         let clean: [String]
         do {
             let store = try SampleDataStore.copyFile(to: path)
@@ -399,8 +373,8 @@ import Testing
             try store.writer.writeWithoutTransaction { db in
                 try db.execute(
                     sql: """
-                        DROP TABLE mrrChange;
-                        DELETE FROM grdb_migrations WHERE identifier = 'v35 MRR changes';
+                        DROP TABLE \(table);
+                        DELETE FROM grdb_migrations WHERE identifier = '\(migration)';
                         PRAGMA user_version = 0;
                         """)
             }
@@ -408,7 +382,18 @@ import Testing
         }
         let store = try AppDatabase.open(path: path)
         #expect(try store.pendingCount() == 0)
-        let migrated = try store.writer.read { db in try String.fetchAll(db, sql: sql) }
+        return (clean, try store.writer.read { db in try String.fetchAll(db, sql: sql) })
+    }
+
+    /// A store from before MRR changes were kept (v35), holding SampleData: brought up to date, its
+    /// changes are those a clean import keeps, counted from the money rows already stored (nothing
+    /// derived again).
+    @Test func mrrChangesAreCountedForTheSubscriptionsAlreadyStored() throws {
+        let (clean, migrated) = try Self.tableAfterItsMigrationAgain(
+            "mrrChange", migration: "v35 MRR changes",
+            rows:
+                "SELECT quote(environment) || at || originalTransactionId || beforeKeys || '>' || afterKeys || ' ' || count FROM mrrChange ORDER BY 1"
+        )
         #expect(clean.count > 1000)
         #expect(migrated == clean)
     }

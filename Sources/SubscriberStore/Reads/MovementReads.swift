@@ -19,9 +19,47 @@ public struct SubscriptionMRRIntervals {
     public func firstCharge() throws -> Int64 { try readFirstCharge() }
 }
 
-/// A subscription's first charge once read.
+/// Reads a subscription's first charge (the earliest start of its charged periods, any product)
+/// once, when asked: what decides new against reactivation in MRR movement.
 private final class FirstCharge {
-    var value: Int64?
+    private let statement: Statement
+    private let id: String
+    private var value: Int64?
+
+    init(_ statement: Statement, id: String) {
+        self.statement = statement
+        self.id = id
+    }
+
+    /// The statement that reads it (prepared once per read).
+    static func statement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: "SELECT MIN(start) FROM periodMoney WHERE originalTransactionId = ?")
+    }
+
+    func read() throws -> Int64 {
+        if let value { return value }
+        let read = try Int64.fetchOne(statement, arguments: [id]) ?? .max
+        value = read
+        return read
+    }
+}
+
+/// The keys of the signatures (``MRRKey/signature(_:)``) a kept table's rows hold, each text
+/// parsed once per read.
+private struct Signatures {
+    let table: String
+    private var parsed: [String: [MRRKey]] = [:]
+
+    init(table: String) { self.table = table }
+
+    mutating func keys(_ text: String) throws -> [MRRKey] {
+        if let keys = parsed[text] { return keys }
+        guard let keys = MRRKey.keys(ofSignature: text) else {
+            throw StoreError("the store is damaged (a row of \(table) cannot be read); import into a new store")
+        }
+        parsed[text] = keys
+        return keys
+    }
 }
 
 extension AppDatabase {
@@ -79,8 +117,7 @@ extension AppDatabase {
         ]
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            let firstCharge = try db.cachedStatement(
-                sql: "SELECT MIN(start) FROM periodMoney WHERE originalTransactionId = ?")
+            let firstCharge = try FirstCharge.statement(db)
             var current: SubscriptionMRRIntervals?
             while let row = try rows.next() {
                 let id: String = row["id"]
@@ -97,15 +134,9 @@ extension AppDatabase {
                     current!.intervals.append(interval)
                 } else {
                     if let done = current { try body(done) }
-                    let read = FirstCharge()
                     current = SubscriptionMRRIntervals(
                         originalTransactionId: id, intervals: [interval],
-                        readFirstCharge: {
-                            if let value = read.value { return value }
-                            let value = try Int64.fetchOne(firstCharge, arguments: [id]) ?? .max
-                            read.value = value
-                            return value
-                        })
+                        readFirstCharge: FirstCharge(firstCharge, id: id).read)
                 }
             }
             if let done = current { try body(done) }
@@ -136,22 +167,15 @@ extension AppDatabase {
         return try writer.read { db in
             let rows = try Row.fetchCursor(
                 db, sql: sql, arguments: [months.lowerBound.index, months.upperBound.index])
-            var signatures: [String: [MRRKey]] = [:]
-            func keys(_ text: String) throws -> [MRRKey] {
-                if let keys = signatures[text] { return keys }
-                guard let keys = MRRKey.keys(ofSignature: text) else {
-                    throw StoreError("the store is damaged (a kept movement row cannot be read); import into a new store")
-                }
-                signatures[text] = keys
-                return keys
-            }
+            var signatures = Signatures(table: "mrrMovementMonth")
             var result: [KeptMovement] = []
             while let row = try rows.next() {
                 let count: Int = row[4]
                 guard count != 0 else { continue }
                 result.append(
                     KeptMovement(
-                        month: Month(index: row[0]), start: try keys(row[1]), end: try keys(row[2]), isNew: row[3],
+                        month: Month(index: row[0]), start: try signatures.keys(row[1]), end: try signatures.keys(row[2]),
+                        isNew: row[3],
                         count: count))
             }
             return result
@@ -194,37 +218,21 @@ extension AppDatabase {
             """
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: sql, arguments: [first.milliseconds, last.milliseconds])
-            let firstCharge = try db.cachedStatement(
-                sql: "SELECT MIN(start) FROM periodMoney WHERE originalTransactionId = ?")
-            var signatures: [String: [MRRKey]] = [:]
-            func keys(_ text: String) throws -> [MRRKey] {
-                if let keys = signatures[text] { return keys }
-                guard let keys = MRRKey.keys(ofSignature: text) else {
-                    throw StoreError("the store is damaged (a kept MRR change cannot be read); import into a new store")
-                }
-                signatures[text] = keys
-                return keys
-            }
+            let firstCharge = try FirstCharge.statement(db)
+            var signatures = Signatures(table: "mrrChange")
             var current: (environment: String, changes: SubscriptionMRRChanges)?
             while let row = try rows.next() {
                 let (id, environment): (String, String) = (row[0], row[1])
-                let change = MRRChange(at: row[2], before: try keys(row[3]), after: try keys(row[4]))
+                let change = MRRChange(at: row[2], before: try signatures.keys(row[3]), after: try signatures.keys(row[4]))
                 if let c = current, c.changes.originalTransactionId == id, c.environment == environment {
                     current!.changes.changes.append(change)
                     continue
                 }
                 if let done = current { try body(done.changes) }
-                let read = FirstCharge()
                 current = (
                     environment,
                     SubscriptionMRRChanges(
-                        originalTransactionId: id, changes: [change],
-                        readFirstCharge: {
-                            if let value = read.value { return value }
-                            let value = try Int64.fetchOne(firstCharge, arguments: [id]) ?? .max
-                            read.value = value
-                            return value
-                        })
+                        originalTransactionId: id, changes: [change], readFirstCharge: FirstCharge(firstCharge, id: id).read)
                 )
             }
             if let done = current { try body(done.changes) }
