@@ -212,15 +212,9 @@ extension SubscriberAnalytics {
         return report
     }
 
-    /// MRR contributions in exact twelfths by currency (the target's when converted), as MRR
-    /// counts them (``MRRKey/mrrTwelfths(productLength:)``); converted prices rounded to milliunits before they are made monthly.
-    static func twelfths(
-        _ intervals: [MRRInterval], durations: [String: BillingDuration], rates: CurrencyRates?, month: Month
-    ) throws -> [String: Int64] {
-        try twelfths(keys: intervals.map(\.key), durations: durations, rates: rates, month: month)
-    }
-
-    /// The same for the keys of intervals.
+    /// What the keys of MRR intervals add, in exact twelfths by currency (the target's when
+    /// converted), as MRR counts them (``MRRKey/mrrTwelfths(productLength:)``); converted prices
+    /// rounded to milliunits before they are made monthly.
     static func twelfths(
         keys: [MRRKey], durations: [String: BillingDuration], rates: CurrencyRates?, month: Month
     ) throws -> [String: Int64] {

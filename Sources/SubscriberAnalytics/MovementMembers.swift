@@ -27,19 +27,27 @@ public struct MovementMembers: Sendable, Equatable {
 
 extension SubscriberAnalytics {
     /// The subscriptions that moved MRR in `currency` over `bucket`, by the rules of
-    /// ``movement(from:to:asOf:by:scope:rates:)`` without conversion.
+    /// ``movement(from:to:asOf:by:scope:rates:keptMonths:)`` without conversion: a subscription
+    /// moves only if its MRR keys change inside the bucket, so these are read from its kept
+    /// changes (``MRRChanges``), whatever the bucket.
     public func movementMembers(bucket: ReportBucket, currency: String, scope: ReportScope = ReportScope()) throws
         -> MovementMembers
     {
         let durations = try productDurations()
+        let rowScope = scope.rows
+        func inScope(_ key: MRRKey) -> Bool {
+            (rowScope.productId == nil || key.productId == rowScope.productId)
+                && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
+        }
         var byComponent: [MovementComponent: [MovementMembers.Member]] = [:]
         var counts: [MovementComponent: Int] = [:]
-        try database.mrrIntervals(from: bucket.start, through: bucket.end, scope: scope.rows) { subscription in
-            let atStart = subscription.intervals.filter { $0.covers(bucket.start.milliseconds) }
-            let atEnd = subscription.intervals.filter { $0.covers(bucket.end.milliseconds) }
+        try database.mrrChanges(after: bucket.start, through: bucket.end, environments: rowScope.environments) {
+            subscription in
+            let atStart = subscription.changes[0].before.filter(inScope)
+            let atEnd = subscription.changes[subscription.changes.count - 1].after.filter(inScope)
             if atStart.isEmpty && atEnd.isEmpty { return }
-            let a = try Self.twelfths(atStart, durations: durations, rates: nil, month: bucket.start.month)[currency] ?? 0
-            let b = try Self.twelfths(atEnd, durations: durations, rates: nil, month: bucket.end.month)[currency] ?? 0
+            let a = try Self.twelfths(keys: atStart, durations: durations, rates: nil, month: bucket.start.month)[currency] ?? 0
+            let b = try Self.twelfths(keys: atEnd, durations: durations, rates: nil, month: bucket.end.month)[currency] ?? 0
             let isNew = a == 0 && b != 0 ? try subscription.firstCharge() >= bucket.start.milliseconds : false
             guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
             counts[component, default: 0] += 1
@@ -49,7 +57,7 @@ extension SubscriberAnalytics {
                     originalTransactionId: subscription.originalTransactionId, component: component,
                     before: MoneyMath.scaled(a, by: 1, over: 12), after: MoneyMath.scaled(b, by: 1, over: 12)))
         }
-        // mrrIntervals reads in id order: each group is sorted already.
+        // mrrChanges reads in id order: each group is sorted already.
         let members = MovementComponent.allCases.flatMap { byComponent[$0] ?? [] }
         return MovementMembers(bucket: bucket, currency: currency, members: members, counts: counts)
     }

@@ -109,6 +109,34 @@ import Testing
         #expect(moved > 1000)
     }
 
+    /// The subscriptions behind a bar (pane 6's `enter`) are read from the kept changes: for every
+    /// bucket and currency of twelve months to as-of and of weeks, unscoped and for one plan, as
+    /// many of each component as the report counts, each moving MRR the way it is listed.
+    @Test func membersOfEveryBarAreTheReportsCounts() throws {
+        let p = try MoneyAgreementTests.shared.get()
+        var monthly = ReportScope()
+        monthly.plan = .monthly
+        var listed = 0
+        for scope in [ReportScope(), monthly] {
+            for (from, by) in [
+                (p.horizon.month.adding(months: -11).start, BucketSize.month), (p.horizon.adding(days: -60), .week),
+            ] {
+                let report = try p.analytics.movement(from: from, to: p.horizon, asOf: p.horizon, by: by, scope: scope)
+                for row in report.rows {
+                    let members = try p.analytics.movementMembers(bucket: row.bucket, currency: row.currency, scope: scope)
+                    #expect(members.counts == row.counts.filter { $0.value > 0 }, "\(row.bucket.label) \(row.currency)")
+                    for member in members.members {
+                        #expect(
+                            MovementComponent(start: member.before, end: member.after, isNew: member.component == .new)
+                                == member.component)
+                    }
+                    listed += members.members.count
+                }
+            }
+        }
+        #expect(listed > 500)
+    }
+
     /// A renewal stored after its month closed, and a refund of a period that ended its run, stored
     /// late: the months they change are counted again (the old subscription's rows taken away,
     /// the new ones added), whatever order the facts came in.
