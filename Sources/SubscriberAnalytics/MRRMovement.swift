@@ -129,6 +129,8 @@ extension SubscriberAnalytics {
             // Per live bucket: the keys the subscriptions changing inside it add at its start and end.
             var changedAtStart = [[MRRKey: Int]](repeating: [:], count: live.count)
             var changedAtEnd = [[MRRKey: Int]](repeating: [:], count: live.count)
+            // The subscriptions changing inside a bucket, alike for movement, counted: added once a group.
+            var alike: [ChangedAlike: Int] = [:]
             try database.mrrChanges(
                 after: buckets[live[0]].start, through: buckets[live[live.count - 1]].end,
                 environments: rowScope.environments
@@ -153,9 +155,13 @@ extension SubscriberAnalytics {
                     if atStart.isEmpty && atEnd.isEmpty { continue }
                     for key in atStart { changedAtStart[j][key, default: 0] += 1 }
                     for key in atEnd { changedAtEnd[j][key, default: 0] += 1 }
-                    let start = starts[j]
-                    try add(live[j], atStart: atStart, atEnd: atEnd, isNew: { try subscription.firstCharge() >= start }, count: 1)
+                    let group = ChangedAlike(
+                        bucket: j, atStart: atStart, atEnd: atEnd, isNew: subscription.firstCharge >= starts[j])
+                    alike[group, default: 0] += 1
                 }
+            }
+            for (group, n) in alike {
+                try add(live[group.bucket], atStart: group.atStart, atEnd: group.atEnd, isNew: { group.isNew }, count: n)
             }
             // MRR at the start of each live bucket that does not begin where the one before ended;
             // the others follow from the one before and its changes.
@@ -230,6 +236,15 @@ extension SubscriberAnalytics {
         }
         return out
     }
+}
+
+/// Subscriptions changing inside one live bucket (its index among them) with the same keys at
+/// its ends and the same answer to "new?".
+private struct ChangedAlike: Hashable {
+    var bucket: Int
+    var atStart: [MRRKey]
+    var atEnd: [MRRKey]
+    var isNew: Bool
 }
 
 /// One bucket's exact sums for one currency.

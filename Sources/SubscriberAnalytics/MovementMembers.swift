@@ -48,7 +48,7 @@ extension SubscriberAnalytics {
             if atStart.isEmpty && atEnd.isEmpty { return }
             let a = try Self.twelfths(keys: atStart, durations: durations, rates: nil, month: bucket.start.month)[currency] ?? 0
             let b = try Self.twelfths(keys: atEnd, durations: durations, rates: nil, month: bucket.end.month)[currency] ?? 0
-            let isNew = a == 0 && b != 0 ? try subscription.firstCharge() >= bucket.start.milliseconds : false
+            let isNew = a == 0 && b != 0 ? subscription.firstCharge >= bucket.start.milliseconds : false
             guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
             counts[component, default: 0] += 1
             guard byComponent[component, default: []].count < MovementMembers.limit else { return }

@@ -175,7 +175,7 @@ struct Materializer {
                 return (
                     CountChanges(
                         table: "mrrChange",
-                        keyColumns: ["environment", "at", "originalTransactionId", "beforeKeys", "afterKeys"],
+                        keyColumns: ["environment", "at", "originalTransactionId", "beforeKeys", "afterKeys", "firstCharge"],
                         countColumns: ["count"]), nil
                 )
             case .money:
@@ -370,8 +370,8 @@ struct Materializer {
     /// Counts every stored subscription's MRR intervals into `mrrChange` by ``MRRChanges``'s rule
     /// (the migration that adds it).
     static func countStoredChanges(_ db: Database) throws {
-        try countStoredIntervals(db) { environment, id, intervals, _ in
-            MRRChanges.deltas(environment: environment, originalTransactionId: id, intervals: intervals)
+        try countStoredIntervals(db) { environment, id, intervals, firstCharge in
+            MRRChanges.deltas(environment: environment, originalTransactionId: id, intervals: intervals, firstCharge: firstCharge)
         }
     }
 
@@ -555,10 +555,12 @@ struct Materializer {
                     Commitment.Charge(start: Instant(milliseconds: row[1]), price: amount, currency: currency))
             }
         }
-        for (environment, intervals) in intervals {
-            counts.add(MRRChanges.deltas(environment: environment, originalTransactionId: id, intervals: intervals), -1)
-            if let firstCharge {
+        if let firstCharge {
+            for (environment, intervals) in intervals {
                 counts.add(MovementMonths.deltas(environment: environment, intervals: intervals, firstCharge: firstCharge), -1)
+                counts.add(
+                    MRRChanges.deltas(
+                        environment: environment, originalTransactionId: id, intervals: intervals, firstCharge: firstCharge), -1)
             }
         }
         return (prices, charges)

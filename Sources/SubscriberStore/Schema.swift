@@ -1410,8 +1410,8 @@ extension AppDatabase {
             // 7.4 s of a debug build at 100,000 subscribers, and every `report movement` to today
             // and pane 6's fill have such a month (docs/performance.md "MRR movement of a bucket
             // from its changes"). Kept by the materialiser (``MRRChanges``): each
-            // instant a subscription's MRR keys change, with the keys just before and at it, so a
-            // bucket reads MRR at its start and the few changes inside it. The stored subscriptions
+            // instant a subscription's MRR keys change, with the keys just before and at it and its
+            // first charge, so a bucket reads MRR at its start and the few changes inside it. The stored subscriptions
             // are counted here by the same rule.
             try db.execute(
                 sql: """
@@ -1423,8 +1423,10 @@ extension AppDatabase {
                         -- MRRKey.signature: the keys covering the instant just before, then at it ('' none)
                         beforeKeys TEXT NOT NULL,
                         afterKeys TEXT NOT NULL,
+                        -- the start of the subscription's first charged period: new or reactivation
+                        firstCharge INTEGER NOT NULL,
                         count INTEGER NOT NULL,
-                        PRIMARY KEY (environment, at, originalTransactionId, beforeKeys, afterKeys)
+                        PRIMARY KEY (environment, at, originalTransactionId, beforeKeys, afterKeys, firstCharge)
                     ) WITHOUT ROWID;
                     """)
             try Materializer.countStoredChanges(db)

@@ -40,7 +40,7 @@ public struct CountDelta: Hashable, Sendable {
         /// `[month, startKeys, endKeys, isNew]`.
         case movement
         /// Changes of a subscription's MRR keys (``MRRChanges``): `[environment]`, no time,
-        /// `[instant, originalTransactionId, keys before, keys at]`.
+        /// `[instant, originalTransactionId, keys before, keys at, first charge]`.
         case mrrChange
         /// Charges, refunds and upgrade credits (``MoneyAmount``): `[environment]`, the amount's own
         /// time, `[kind, productId, billingPlan, storefront or 'unknown', currency or '', amount or -1,
@@ -115,10 +115,11 @@ public struct CountDelta: Hashable, Sendable {
         for m in t.cohortMembers() { rows += m.deltas(environment: env) }
         let intervals = MRRInterval.intervals(of: t, money: money)
         for i in intervals { rows += i.deltas(environment: env) }
-        rows += MRRChanges.deltas(environment: env, originalTransactionId: t.originalTransactionId, intervals: intervals)
         let charged = zip(t.periods, money).filter { $0.1.isCharged }.map(\.0.start.milliseconds)
         if let firstCharge = charged.min() {
             rows += MovementMonths.deltas(environment: env, intervals: intervals, firstCharge: firstCharge)
+            rows += MRRChanges.deltas(
+                environment: env, originalTransactionId: t.originalTransactionId, intervals: intervals, firstCharge: firstCharge)
         }
         for m in t.ltvMembers(money: money) { rows += m.deltas(environment: env) }
         for c in t.keptCommitments(money: money) { rows += c.deltas(environment: env) }

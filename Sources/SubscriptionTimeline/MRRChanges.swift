@@ -7,13 +7,17 @@ import SubscriptionModel
 /// A renewal at the same price is no change: a month of a running store holds few of them.
 ///
 /// The store keeps one row per change (`mrrChange`: environment, instant, subscription, the keys
-/// covering the instant just before it and at it, as ``MRRKey/signature(_:)``), so a bucket reads
-/// the changes inside it and MRR at its start, not every interval covering its ends.
+/// covering the instant just before it and at it, as ``MRRKey/signature(_:)``, and the start of its
+/// first charged period, which decides new against reactivation), so a bucket reads the changes
+/// inside it and MRR at its start, not every interval covering its ends.
 public enum MRRChanges {
     /// The rows a subscription's MRR intervals (all in one environment) add: one per instant t
     /// where the keys of the intervals covering t − 1 ms (start < t <= end) differ from those
-    /// covering t (start <= t < end, as ``MRRInterval`` counts).
-    public static func deltas(environment: String, originalTransactionId: String, intervals: [MRRInterval]) -> [CountDelta] {
+    /// covering t (start <= t < end, as ``MRRInterval`` counts). `firstCharge` is the earliest
+    /// start of its charged periods (milliseconds).
+    public static func deltas(
+        environment: String, originalTransactionId: String, intervals: [MRRInterval], firstCharge: Int64
+    ) -> [CountDelta] {
         var boundaries = Set<Int64>()
         for interval in intervals {
             boundaries.insert(interval.start.milliseconds)
@@ -29,7 +33,9 @@ public enum MRRChanges {
             rows.append(
                 CountDelta(
                     table: .mrrChange, scope: [.text(environment)], at: nil,
-                    key: [.integer(t), .text(originalTransactionId), .text(before), .text(after)]))
+                    key: [
+                        .integer(t), .text(originalTransactionId), .text(before), .text(after), .integer(firstCharge),
+                    ]))
         }
         return rows
     }

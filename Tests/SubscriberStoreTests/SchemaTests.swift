@@ -306,15 +306,17 @@ import Testing
             try String.fetchAll(
                 db,
                 sql: """
-                    SELECT at || ' ' || originalTransactionId || ' ' || quote(beforeKeys) || ' ' || quote(afterKeys) || ' ' || count
+                    SELECT at || ' ' || originalTransactionId || ' ' || quote(beforeKeys) || ' ' || quote(afterKeys) || ' '
+                        || firstCharge || ' ' || count
                     FROM mrrChange ORDER BY at, originalTransactionId
                     """)
         }
         let (usd, eur) = ("'standard|pro.monthly|USD|9990|1|upfront'", "'standard|pro.monthly|EUR|4990|1|upfront'")
         #expect(
             rows == [
-                "1734652800000 b '' \(eur) 1", "1736899200000 a '' \(usd) 1", "1736899200000 c '' \(usd) 1",
-                "1738713600000 b \(eur) '' 1", "1741996800000 a \(usd) '' 1", "1741996800000 c \(usd) '' 1",
+                "1734652800000 b '' \(eur) 1734652800000 1", "1736899200000 a '' \(usd) 1736899200000 1",
+                "1736899200000 c '' \(usd) 1736899200000 1", "1738713600000 b \(eur) '' 1734652800000 1",
+                "1741996800000 a \(usd) '' 1736899200000 1", "1741996800000 c \(usd) '' 1736899200000 1",
             ])
     }
 

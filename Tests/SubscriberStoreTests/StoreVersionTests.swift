@@ -392,7 +392,7 @@ import Testing
         let (clean, migrated) = try Self.tableAfterItsMigrationAgain(
             "mrrChange", migration: "v35 MRR changes",
             rows:
-                "SELECT quote(environment) || at || originalTransactionId || beforeKeys || '>' || afterKeys || ' ' || count FROM mrrChange ORDER BY 1"
+                "SELECT quote(environment) || at || originalTransactionId || beforeKeys || '>' || afterKeys || ' ' || firstCharge || ' ' || count FROM mrrChange ORDER BY 1"
         )
         #expect(clean.count > 1000)
         #expect(migrated == clean)

@@ -192,14 +192,12 @@ public struct MRRChange: Sendable, Equatable {
 }
 
 /// A subscription's MRR changes in a range, in order, and the start of its first charged period.
-public struct SubscriptionMRRChanges {
+public struct SubscriptionMRRChanges: Sendable, Equatable {
     public var originalTransactionId: String
     public var changes: [MRRChange]
-    let readFirstCharge: () throws -> Int64
-
-    /// The earliest start among all its charged periods (any product), read when asked: as
-    /// ``SubscriptionMRRIntervals/firstCharge()``.
-    public func firstCharge() throws -> Int64 { try readFirstCharge() }
+    /// The earliest start among all its charged periods (any product), kept with each change:
+    /// as ``SubscriptionMRRIntervals/firstCharge()``.
+    public var firstCharge: Int64
 }
 
 extension AppDatabase {
@@ -212,13 +210,12 @@ extension AppDatabase {
         _ body: (SubscriptionMRRChanges) throws -> Void
     ) throws {
         let sql = """
-            SELECT originalTransactionId, environment, at, beforeKeys, afterKeys FROM mrrChange
+            SELECT originalTransactionId, environment, at, beforeKeys, afterKeys, firstCharge FROM mrrChange
             WHERE environment \(RowScope.inList(environments)) AND at > ? AND at <= ? AND count > 0
             ORDER BY originalTransactionId, environment, at
             """
         try writer.read { db in
             let rows = try Row.fetchCursor(db, sql: sql, arguments: [first.milliseconds, last.milliseconds])
-            let firstCharge = try FirstCharge.statement(db)
             var signatures = Signatures(table: "mrrChange")
             var current: (environment: String, changes: SubscriptionMRRChanges)?
             while let row = try rows.next() {
@@ -231,8 +228,7 @@ extension AppDatabase {
                 if let done = current { try body(done.changes) }
                 current = (
                     environment,
-                    SubscriptionMRRChanges(
-                        originalTransactionId: id, changes: [change], readFirstCharge: FirstCharge(firstCharge, id: id).read)
+                    SubscriptionMRRChanges(originalTransactionId: id, changes: [change], firstCharge: row[5])
                 )
             }
             if let done = current { try body(done.changes) }
