@@ -100,6 +100,24 @@ import Testing
         #expect(Self.screen(state).contains { $0.contains("│2025-06 (to 2025-06-15) · MRR 10.00 → 10.00 EUR") })
     }
 
+    /// However narrow the movement box, the bar's movements are never cut: when even those that
+    /// moved do not fit with their counts, they are listed without them.
+    @Test func theReadoutDropsItsCountsBeforeItIsCut() throws {
+        var (state, runner) = try Self.open()
+        try keys("h", state: &state, runner: runner)
+        var forms: Set<String> = []
+        for width in 60...120 {
+            for line in MoneyPaneTests.screen(state, width: width, height: 40) {
+                guard let start = line.range(of: "│new +9.99") else { continue }
+                let readout = line[start.upperBound...].prefix { $0 != "│" }.trimmingCharacters(in: .whitespaces)
+                let form = "new +9.99" + readout
+                #expect(["new +9.99 (1)  exp +5.01 (1)", "new +9.99  exp +5.01"].contains(form), "at \(width) columns")
+                forms.insert(form)
+            }
+        }
+        #expect(forms.contains("new +9.99  exp +5.01"), "some width fits the movements only without their counts")
+    }
+
     /// `enter` on a bar lists its subscriptions grouped by movement; `enter` on one opens it,
     /// `esc` comes back to the list, then to the bars.
     @Test func enterListsTheBarsSubscriptions() throws {

@@ -114,15 +114,25 @@ private func renderMovement(
         buffer.set(string: text, at: Position(x: area.x, y: y), style: palette[.text], maxWidth: area.width)
         y += 1
     }
-    // Every movement by its whole name when they fit, else short names, else only those that moved.
+    // Every movement by its whole name when they fit, else short names, else only those that
+    // moved, else those without their counts (`enter` lists them).
     let moved = MovementComponent.allCases.filter { row.count($0) > 0 }
-    let choices = [(false, MovementComponent.allCases), (true, MovementComponent.allCases), (true, moved)]
-    let rendered = choices.map { short, shown in
-        shown.map { c in (c, "\(short ? shortName(c) : c.rawValue) \(signed(row[c])) (\(CountText.grouped(row.count(c))))") }
+    let choices = [
+        (false, MovementComponent.allCases, true), (true, MovementComponent.allCases, true), (true, moved, true),
+        (true, moved, false),
+    ]
+    let rendered = choices.map { short, shown, counted in
+        shown.map { c in
+            (
+                c,
+                "\(short ? shortName(c) : c.rawValue) \(signed(row[c]))"
+                    + (counted ? " (\(CountText.grouped(row.count(c))))" : "")
+            )
+        }
     }
     let parts =
         rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= area.width }
-        ?? rendered[2]
+        ?? rendered[3]
     if parts.isEmpty {
         buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
     }
