@@ -114,8 +114,22 @@ private func renderMovement(
         buffer.set(string: text, at: Position(x: area.x, y: y), style: palette[.text], maxWidth: area.width)
         y += 1
     }
-    // Every movement by its whole name when they fit, else short names, else only those that
-    // moved, else those without their counts (`enter` lists them).
+    let parts = movementReadout(row, width: area.width)
+    if parts.isEmpty {
+        buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
+    }
+    var x = area.x
+    for (c, text) in parts where x < area.right {
+        x = buffer.set(string: text, at: Position(x: x, y: y), style: palette[ReportCharts.role(c)], maxWidth: area.right - x) + 2
+    }
+}
+
+/// A bar's movements as the readout lists them in `width` cells: every movement by its whole name
+/// when they fit, else short names, else only those that moved, else those without their counts
+/// (`enter` lists them); never cut while the last fits.
+func movementReadout(_ row: MRRMovement.Row, width: Int) -> [(MovementComponent, String)] {
+    let money = { (m: Int64) in MoneyFormat.number(m, currency: row.currency) }
+    let signed = { (m: Int64) in (m > 0 ? "+" : "") + money(m) }
     let moved = MovementComponent.allCases.filter { row.count($0) > 0 }
     let choices = [
         (false, MovementComponent.allCases, true), (true, MovementComponent.allCases, true), (true, moved, true),
@@ -130,16 +144,8 @@ private func renderMovement(
             )
         }
     }
-    let parts =
-        rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= area.width }
+    return rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= width }
         ?? rendered[3]
-    if parts.isEmpty {
-        buffer.set(string: "nothing moved", at: Position(x: area.x, y: y), style: palette[.muted], maxWidth: area.width)
-    }
-    var x = area.x
-    for (c, text) in parts where x < area.right {
-        x = buffer.set(string: text, at: Position(x: x, y: y), style: palette[ReportCharts.role(c)], maxWidth: area.right - x) + 2
-    }
 }
 
 private func shortName(_ c: MovementComponent) -> String {
