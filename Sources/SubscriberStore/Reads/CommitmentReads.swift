@@ -42,12 +42,12 @@ extension AppDatabase {
         }
         let sample =
             "WITH sample(i, dayLimit, low, high, reference, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
+        // The whole months before each instant's (``MonthTotals``).
+        let months = MonthTotals.sql(
+            select: "x.productId, x.currency, x.amount, SUM(x.count)",
+            table: "committedMonth", conditions: "x.environment \(environmentSQL) \(product)", groupColumns: 3)
         let sql = """
             \(sample)
-            SELECT s.i, x.productId, x.currency, x.amount, SUM(x.count)
-            FROM sample s JOIN committedMonth x ON x.environment \(environmentSQL) AND x.month < s.month \(product)
-            GROUP BY 1, 2, 3, 4
-            UNION ALL
             SELECT s.i, x.productId, x.currency, x.amount, SUM(x.count)
             FROM sample s JOIN committedDay x
                 ON x.environment \(environmentSQL) AND x.day >= s.monthStartDay AND x.day < s.dayLimit \(product)
@@ -79,14 +79,17 @@ extension AppDatabase {
             ORDER BY t.i, t.originalTransactionId, t.commitmentIndex
             """
         var counts = [[CommittedKey: Int]](repeating: [:], count: instants.count)
+        // Counted rows store an unpriced commitment as currency '' and amount 0.
+        func key(_ row: Row) -> CommittedKey {
+            let currency: String = row[2]
+            return CommittedKey(
+                productId: row[1], currency: currency.isEmpty ? nil : currency, amount: currency.isEmpty ? nil : row[3])
+        }
         try writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: arguments + arguments)
+            counts = try MonthTotals.before(instants, db, sql: months, arguments: arguments, key: key, count: { $0[4] })
+            let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: arguments)
             while let row = try rows.next() {
-                // Counted rows store an unpriced commitment as currency '' and amount 0.
-                let currency: String = row[2]
-                let key = CommittedKey(
-                    productId: row[1], currency: currency.isEmpty ? nil : currency, amount: currency.isEmpty ? nil : row[3])
-                counts[row[0] as Int][key, default: 0] += row[4] as Int
+                counts[row[0] as Int][key(row), default: 0] += row[4] as Int
             }
             // One commitment's rows at a time: the rule at the reference instant is taken back,
             // at t added.

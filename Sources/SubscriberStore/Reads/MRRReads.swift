@@ -63,14 +63,10 @@ extension AppDatabase {
         }
         let sample =
             "WITH sample(i, dayLimit, low, high, sign, month, monthStartDay) AS (VALUES \(samples.joined(separator: ", ")))"
-        // The whole months before each instant's: every month's sums read once, in month order,
-        // and each instant takes the running total up to its month (not each instant every month).
-        let months = """
-            SELECT x.month, \(keyColumns),
-                SUM(x.starts - x.ends)
-            FROM mrrMonth x WHERE x.environment \(environmentSQL) AND x.month < ? \(product)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1
-            """
+        // The whole months before each instant's (``MonthTotals``).
+        let months = MonthTotals.sql(
+            select: "\(keyColumns), SUM(x.starts - x.ends)",
+            table: "mrrMonth", conditions: "x.environment \(environmentSQL) \(product)", groupColumns: 6)
         let sql = """
             \(sample)
             SELECT s.i, \(keyColumns),
@@ -110,26 +106,8 @@ extension AppDatabase {
             """
         var counts = [[MRRKey: Int]](repeating: [:], count: instants.count)
         try writer.read { db in
-            // Instants by month: each is given the months' running total when the rows pass its month.
-            let byMonth = instants.indices.sorted { instants[$0].month.index < instants[$1].month.index }
-            var next = 0
-            var running: [MRRKey: Int] = [:]
-            let lastMonth = instants[byMonth[byMonth.count - 1]].month.index
-            var monthArguments: StatementArguments = [lastMonth]
-            monthArguments += arguments
-            let monthRows = try Row.fetchCursor(db, sql: months, arguments: monthArguments)
-            while let row = try monthRows.next() {
-                let month: Int = row[0]
-                while next < byMonth.count && instants[byMonth[next]].month.index <= month {
-                    counts[byMonth[next]] = running
-                    next += 1
-                }
-                running[MRRKey(row, from: 1), default: 0] += row[7] as Int
-            }
-            while next < byMonth.count {
-                counts[byMonth[next]] = running
-                next += 1
-            }
+            counts = try MonthTotals.before(
+                instants, db, sql: months, arguments: arguments, key: { MRRKey($0, from: 1) }, count: { $0[7] })
             let rows = try Row.fetchCursor(db, sql: try db.presentIndexes(sql), arguments: repeated(1))
             while let row = try rows.next() {
                 counts[row[0] as Int][MRRKey(row, from: 1), default: 0] += row[7] as Int
