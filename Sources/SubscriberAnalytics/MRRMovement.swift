@@ -105,10 +105,7 @@ extension SubscriberAnalytics {
         // intervals read below would be restricted to.
         let kept = buckets.indices.filter { keptMonths && buckets[$0].size == .month && buckets[$0].isComplete }
         let rowScope = scope.rows
-        func inScope(_ key: MRRKey) -> Bool {
-            (rowScope.productId == nil || key.productId == rowScope.productId)
-                && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
-        }
+        let inScope = rowScope.keeps
         let filtered = rowScope.productId != nil || rowScope.plan != nil
         if let first = kept.first, let last = kept.last {
             let index = Dictionary(uniqueKeysWithValues: kept.map { (buckets[$0].start.month, $0) })

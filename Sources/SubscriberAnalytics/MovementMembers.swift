@@ -35,10 +35,7 @@ extension SubscriberAnalytics {
     {
         let durations = try productDurations()
         let rowScope = scope.rows
-        func inScope(_ key: MRRKey) -> Bool {
-            (rowScope.productId == nil || key.productId == rowScope.productId)
-                && (rowScope.plan == nil || key.billingPlan == rowScope.plan?.rawValue)
-        }
+        let inScope = rowScope.keeps
         var byComponent: [MovementComponent: [MovementMembers.Member]] = [:]
         var counts: [MovementComponent: Int] = [:]
         try database.mrrChanges(after: bucket.start, through: bucket.end, environments: rowScope.environments) {

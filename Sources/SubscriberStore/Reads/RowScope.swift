@@ -1,5 +1,6 @@
 import GRDB
 import SubscriptionModel
+import SubscriptionTimeline
 
 /// Which derived rows a read counts: their environments, ownerships and, when given, one product.
 /// Reports build it from their own scope; the store turns it into SQL.
@@ -59,4 +60,12 @@ public struct RowScope: Sendable, Hashable {
     }
 
     private static func prefix(_ alias: String) -> String { alias.isEmpty ? "" : alias + "." }
+}
+
+extension RowScope {
+    /// Whether an MRR key is of the scope's product and billing plan: what kept rows holding keys
+    /// (`mrrMovementMonth`, `mrrChange`) are restricted by when read.
+    public func keeps(_ key: MRRKey) -> Bool {
+        (productId == nil || key.productId == productId) && (plan == nil || key.billingPlan == plan?.rawValue)
+    }
 }
