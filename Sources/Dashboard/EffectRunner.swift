@@ -35,6 +35,10 @@ public final class EffectRunner: Sendable {
     /// How far behind the team log the store is, in words (a dashboard started with `--team`).
     public let teamLogStatus: (@Sendable () -> String)?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
+    /// Pane 6's sections: read side by side on the store's readers (one a core), each answer
+    /// matched to its as-of and scope, so their order does not matter. The pane's fill is
+    /// measured by `subdash-frames` (docs/performance.md, "Pane 6 on both cores").
+    private let sections = DispatchQueue(label: "subdash.dashboard.sections", attributes: .concurrent)
     private let latestSearch = LatestSearch()
 
     public init(
@@ -96,6 +100,10 @@ public final class EffectRunner: Sendable {
         }
         if case .pollMassExtension(let product, let request, let operatorName) = effect {
             Task { send(await pollMassExtension(productId: product, requestIdentifier: request, operatorName: operatorName)) }
+            return
+        }
+        if case .loadMoneySection = effect {
+            sections.async { [self] in send(perform(effect)) }
             return
         }
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }

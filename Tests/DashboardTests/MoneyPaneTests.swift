@@ -1,6 +1,7 @@
 import Foundation
 import SubscriberStore
 import SubscriptionModel
+import Synchronization
 import TerminalUI
 import Testing
 
@@ -237,7 +238,6 @@ import Testing
         #expect(Self.screen(state)[4].contains("│ Loading…"))
         let sections = update(&state, runner.perform(first[0]))
         #expect(sections == MoneySection.allCases.map { .loadMoneySection($0, asOf: Self.asOf, scope: ReportScope()) })
-        #expect(MoneySection.allCases.last == .movement, "the slowest is asked for last")
         var lines = Self.screen(state)
         #expect(lines[4].hasPrefix("│EUR          10.00        +10.00         │"), "MRR now and its change first")
         #expect(lines[5].hasPrefix("│USD           9.99          0.00         │"))
@@ -245,6 +245,12 @@ import Testing
         #expect(lines[9].hasPrefix("│ Loading…                 │ │ Loading…"), "the MRR line and the movement on their way")
         #expect(lines.contains { $0.hasPrefix("│ Loading…") }, "offers on its way")
         #expect(lines[22].contains("loading…"))
+
+        // The sections are read side by side, so they may come in any order: the movement first.
+        _ = update(&state, runner.perform(sections[3]))
+        #expect(state.money.figures?.movement != nil)
+        #expect(state.money.loading, "three sections are still on their way")
+        #expect(Self.screen(state)[22].contains("loading…"))
 
         _ = update(&state, runner.perform(sections[0]))
         lines = Self.screen(state)
@@ -255,16 +261,36 @@ import Testing
         lines = Self.screen(state)
         #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
         #expect(!lines.contains { $0.hasPrefix("│freeTrial") })
+        #expect(state.money.loading)
         _ = update(&state, runner.perform(sections[2]))
         #expect(Self.screen(state).contains { $0.hasPrefix("│freeTrial") })
-        #expect(state.money.loading)
-
-        _ = update(&state, runner.perform(sections[3]))
-        #expect(!state.money.loading)
+        #expect(!state.money.loading, "the last to arrive stops the spinner")
         var driven = AppState(asOf: Self.asOf)
         try keys("6", state: &driven, runner: runner)
         #expect(Self.screen(state) == Self.screen(driven), "the same pane as loaded in one go")
         #expect(!Self.screen(state)[22].contains("loading…"))
+    }
+
+    /// The runner reads the four sections side by side: each answer arrives once, equal to the
+    /// section read on its own.
+    @Test func theRunnerReadsTheSectionsSideBySide() throws {
+        let runner = try Self.runner()
+        var state = AppState(asOf: Self.asOf)
+        let first = update(&state, .key(KeyEvent(.char("6"))))
+        let sections = update(&state, runner.perform(first[0]))
+        let answers = Mutex<[Action]>([])
+        let done = DispatchGroup()
+        for section in sections {
+            done.enter()
+            runner.run(section) { action in
+                answers.withLock { $0.append(action) }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        let arrived = answers.withLock { $0 }
+        #expect(arrived.count == 4)
+        for section in sections { #expect(arrived.contains(runner.perform(section))) }
     }
 
     /// Keys act while sections load, and an answer for an as-of the pane has left is dropped.

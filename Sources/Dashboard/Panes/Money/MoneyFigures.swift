@@ -1,7 +1,7 @@
 import SubscriberAnalytics
 import SubscriptionModel
 
-/// The sections of pane 6 that arrive after MRR now, in the order they are asked for.
+/// The sections of pane 6 that arrive after MRR now, asked for in this order and read side by side.
 public enum MoneySection: String, CaseIterable, Equatable, Sendable {
     /// MRR at the end of each of the eleven months before as-of's.
     case sparkline
@@ -9,7 +9,7 @@ public enum MoneySection: String, CaseIterable, Equatable, Sendable {
     case revenue
     /// The offers whose use started in the twelve months.
     case offers
-    /// MRR movement month by month over the twelve months: the slowest, asked for last.
+    /// MRR movement month by month over the twelve months.
     case movement
 }
 
@@ -59,6 +59,16 @@ public struct MoneyFigures: Equatable, Sendable {
         case revenue(RevenueReport)
         case offers(OfferConversionReport)
         case movement(MRRMovement)
+
+        /// The section this answers.
+        public var section: MoneySection {
+            switch self {
+            case .sparkline: .sparkline
+            case .revenue: .revenue
+            case .offers: .offers
+            case .movement: .movement
+            }
+        }
     }
 
     public mutating func apply(_ part: Part) {

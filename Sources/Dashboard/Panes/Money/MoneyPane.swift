@@ -46,6 +46,8 @@ public struct MoneyPane: Equatable, Sendable {
     public var figures: MoneyFigures?
     /// Sections are still on their way (the status line's spinner).
     public var loading = false
+    /// The sections asked for and not yet answered (they arrive in any order).
+    public var awaiting: Set<MoneySection> = []
     /// The cursor in the offer rows (as shown, sorted).
     public var row = 0
     public var order = MoneyOfferOrder.offer

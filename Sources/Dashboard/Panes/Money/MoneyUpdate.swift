@@ -61,6 +61,7 @@ func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
         figures.movement = shown.movement
     }
     state.money.figures = figures
+    state.money.awaiting = Set(MoneySection.allCases)
     return MoneySection.allCases.map { .loadMoneySection($0, asOf: loaded.asOf, scope: loaded.scope) }
 }
 
@@ -71,8 +72,9 @@ func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportSco
     else { return [] }
     figures.apply(part)
     state.money.figures = figures
-    // Sections arrive in order: the last one ends the loading.
-    if case .movement = part { state.money.loading = false }
+    // Sections arrive in any order: the last one to arrive ends the loading.
+    state.money.awaiting.remove(part.section)
+    if state.money.awaiting.isEmpty { state.money.loading = false }
     state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
     return []
 }
