@@ -385,7 +385,7 @@ public final class Importer: Sendable {
             case .success(let facts):
                 return IncomingDocument(
                     sha256: sha, source: source, byteCount: raw.byteCount,
-                    body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts))
+                    body: raw.bytes.map(SecretRedaction.redacted), content: .facts(facts), codec: database.archiveCodec)
             case .failure(let rejection):
                 reason = rejection.reason
             }
@@ -393,7 +393,7 @@ public final class Importer: Sendable {
         let short = raw.bytes.flatMap { $0.count <= Self.rejectedPrefixBytes ? SecretRedaction.redacted($0) : nil }
         var document = IncomingDocument(
             sha256: sha, source: source, byteCount: raw.byteCount, body: short,
-            content: .rejected(reason: reason))
+            content: .rejected(reason: reason), codec: database.archiveCodec)
         if short == nil, let bytes = raw.bytes {
             // Kept as is, uncompressed: a prefix, shorter than the document's byteCount.
             document.archived = ArchivedBody(

@@ -15,6 +15,12 @@ public final class AppDatabase: Sendable {
     public let path: String?
     /// The archive's certificate chains read so far (`restoreArchived`).
     let archiveChains = ArchiveChainCache()
+    /// The archive's trained dictionaries (``ArchiveDictionaries``), loaded when the store opens.
+    public let archiveDictionaries = ArchiveDictionaries()
+    /// How this store compresses new archive bodies: zstd (else zlib) with its kind's dictionary.
+    public var archiveCodec: ArchiveCodec {
+        ArchiveCodec(zstdAvailable: ArchiveCodec.current.zstdAvailable, dictionaries: archiveDictionaries)
+    }
     /// The team log operator writes are committed to first, when this store is a view of one
     /// (``writeOperatorActions(through:)``); nil writes them here only.
     let operatorActionLog = Mutex<(any OperatorActionLog)?>(nil)
@@ -29,7 +35,9 @@ public final class AppDatabase: Sendable {
             return try db.tableExists("grdb_migrations") ? try Self.migrator.appliedIdentifiers(db) : []
         }
         try Self.migrator.migrate(writer)
-        // The archive's documents stored before migration v30, converted to the compact layout.
+        try writer.read(archiveDictionaries.load)
+        // The archive's documents stored before migration v30 or v36, converted to the compact
+        // layout and their kind's dictionary.
         if repackOnOpen, try writer.read(Self.hasPendingRepack) { try repackArchiveReporting() }
         // Documents a migration queued to be read again from the archive, when this process can.
         if let decode = Self.archiveDecoder, try writer.read(Self.hasPendingArchiveDocuments) {

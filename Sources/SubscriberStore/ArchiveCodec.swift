@@ -16,12 +16,18 @@ public struct ArchivedBody: Sendable, Equatable {
     public var layout: String?
     /// The certificate chains the layout refers to, by index (`archiveChain` rows when stored).
     public var chains: [ArchiveChain]
+    /// The `archiveDictionary` row a zstd body was compressed with (``ArchiveDictionaries``); nil:
+    /// none.
+    public var dictionary: Int64?
 
-    public init(data: Data, encoding: String?, layout: String? = nil, chains: [ArchiveChain] = []) {
+    public init(
+        data: Data, encoding: String?, layout: String? = nil, chains: [ArchiveChain] = [], dictionary: Int64? = nil
+    ) {
         self.data = data
         self.encoding = encoding
         self.layout = layout
         self.chains = chains
+        self.dictionary = dictionary
     }
 }
 
@@ -51,6 +57,9 @@ public struct ArchiveCodec: Sendable {
 
     /// Whether new bodies are compressed with zstd (else zlib) and zstd bodies can be read.
     public let zstdAvailable: Bool
+    /// A store's trained dictionaries, which new bodies of their kind are compressed with; nil:
+    /// none (every body compressed on its own).
+    public let dictionaries: ArchiveDictionaries?
 
     /// The codec of this process: zstd when `libzstd.so.1` loads (and `SUBDASH_DISABLE_ZSTD` is
     /// unset), zlib otherwise.
@@ -61,8 +70,9 @@ public struct ArchiveCodec: Sendable {
         czstd_load_error().map { String(cString: $0) }
     }
 
-    public init(zstdAvailable: Bool) {
+    public init(zstdAvailable: Bool, dictionaries: ArchiveDictionaries? = nil) {
         self.zstdAvailable = zstdAvailable
+        self.dictionaries = zstdAvailable ? dictionaries : nil
     }
 
     public static func archive(_ body: Data) -> ArchivedBody { current.archive(body) }
@@ -73,17 +83,24 @@ public struct ArchiveCodec: Sendable {
             var prefix: [UInt8] = []
             appendLength(packed.bytes.count, to: &prefix)
             data.append(contentsOf: prefix)
-            let compressed = zstdAvailable ? Self.zstdCompress(packed.bytes) : Self.zlibCompress(packed.bytes)
+            let dictionary = dictionaries?.compressor(.jws)
+            let compressed =
+                zstdAvailable
+                ? Self.zstdCompress(Data(packed.bytes), dictionary: dictionary?.handle) : Self.zlibCompress(Data(packed.bytes))
             let encoding: String?
+            var used: Int64?
             if let compressed, compressed.count < packed.bytes.count {
                 data.append(compressed)
                 encoding = zstdAvailable ? "zstd" : "zlib"
+                used = dictionary?.id
             } else {
-                data.append(packed.bytes)
+                data.append(contentsOf: packed.bytes)
                 encoding = nil
             }
             if data.count < body.count {
-                return ArchivedBody(data: data, encoding: encoding, layout: "jws", chains: packed.chains.map(ArchiveChain.init))
+                return ArchivedBody(
+                    data: data, encoding: encoding, layout: "jws", chains: packed.chains.map(ArchiveChain.init),
+                    dictionary: used)
             }
         }
         return archiveAsReceived(body)
@@ -94,9 +111,38 @@ public struct ArchiveCodec: Sendable {
     public func archiveAsReceived(_ body: Data) -> ArchivedBody {
         guard body.count >= Self.smallest else { return ArchivedBody(data: body, encoding: nil) }
         let encoding = zstdAvailable ? "zstd" : "zlib"
-        let packed = zstdAvailable ? Self.zstdCompress(body) : Self.zlibCompress(body)
+        let dictionary = dictionaries?.compressor(.received)
+        let packed = zstdAvailable ? Self.zstdCompress(body, dictionary: dictionary?.handle) : Self.zlibCompress(body)
         guard let packed, packed.count < body.count else { return ArchivedBody(data: body, encoding: nil) }
-        return ArchivedBody(data: packed, encoding: encoding)
+        return ArchivedBody(data: packed, encoding: encoding, dictionary: dictionary?.id)
+    }
+
+    /// `body` compressed again with its kind's dictionary, when one is trained and that saves
+    /// space; nil otherwise. For a body made before the dictionary was (the importer's documents in
+    /// flight when it was trained): the bytes before compression are the same, so nothing is
+    /// unpacked. `originalCount`: the document's length.
+    public func withDictionary(_ body: ArchivedBody, originalCount: Int) -> ArchivedBody? {
+        guard body.dictionary == nil, body.encoding == "zstd", zstdAvailable,
+            let dictionary = dictionaries?.compressor(ArchiveDictionaries.kind(layout: body.layout))
+        else { return nil }
+        var prefix = Data()
+        let plain: Data?
+        switch body.layout {
+        case nil: plain = Self.zstdDecompress(body.data, originalCount: originalCount)
+        case "jws":
+            var reader = JWSLayout.Reader(bytes: [UInt8](body.data.prefix(10)), chains: [])
+            guard let count = try? reader.length(), count <= originalCount * 2 + 64 else { return nil }
+            prefix = body.data.prefix(reader.position)
+            plain = Self.zstdDecompress(Data(body.data.dropFirst(reader.position)), originalCount: count)
+        default: return nil
+        }
+        guard let plain, let compressed = Self.zstdCompress(plain, dictionary: dictionary.handle),
+            prefix.count + compressed.count < body.data.count
+        else { return nil }
+        var again = body
+        again.data = prefix + compressed
+        again.dictionary = dictionary.id
+        return again
     }
 
     public static func restore(_ stored: ArchivedBody, originalCount: Int, chains: [Data] = []) throws -> Data {
@@ -104,17 +150,30 @@ public struct ArchiveCodec: Sendable {
     }
 
     /// The original bytes, or an error saying why they cannot be had. `chains`: the texts of the
-    /// certificate chains a compact layout refers to, in its order.
+    /// certificate chains a compact layout refers to, in its order. A body compressed with a
+    /// dictionary is read through the store (`AppDatabase.restoreArchived`).
     public func restore(_ stored: ArchivedBody, originalCount: Int, chains: [Data] = []) throws -> Data {
+        try restore(stored, originalCount: originalCount, chains: chains, dictionary: nil)
+    }
+
+    /// `restore` with the dictionary `stored.dictionary` names.
+    func restore(
+        _ stored: ArchivedBody, originalCount: Int, chains: [Data], dictionary: DecompressionDictionary?
+    ) throws -> Data {
+        guard (stored.dictionary == nil) == (dictionary == nil) else {
+            throw StoreError("this document's archived bytes are damaged (dictionary)")
+        }
         switch stored.layout {
-        case nil: return try decompress(stored.data, encoding: stored.encoding, originalCount: originalCount)
+        case nil:
+            return try decompress(stored.data, encoding: stored.encoding, originalCount: originalCount, dictionary: dictionary)
         case "jws":
             var reader = JWSLayout.Reader(bytes: [UInt8](stored.data.prefix(10)), chains: [])
             guard let packedCount = try? reader.length(), packedCount <= originalCount * 2 + 64 else {
                 throw StoreError("this document's archived bytes are damaged (jws)")
             }
             let packed = try decompress(
-                stored.data.dropFirst(reader.position), encoding: stored.encoding, originalCount: packedCount)
+                stored.data.dropFirst(reader.position), encoding: stored.encoding, originalCount: packedCount,
+                dictionary: dictionary)
             guard let restored = try? JWSLayout.unpack(packed, chains: chains), restored.count == originalCount else {
                 throw StoreError("this document's archived bytes are damaged (jws)")
             }
@@ -124,7 +183,9 @@ public struct ArchiveCodec: Sendable {
         }
     }
 
-    func decompress(_ data: Data, encoding: String?, originalCount: Int) throws -> Data {
+    func decompress(
+        _ data: Data, encoding: String?, originalCount: Int, dictionary: DecompressionDictionary? = nil
+    ) throws -> Data {
         let data = Data(data)
         let restored: Data?
         switch encoding {
@@ -139,7 +200,7 @@ public struct ArchiveCodec: Sendable {
                     to read it. Nothing in the store was changed.
                     """)
             }
-            restored = Self.zstdDecompress(data, originalCount: originalCount)
+            restored = Self.zstdDecompress(data, originalCount: originalCount, dictionary: dictionary)
         case let other?:
             throw StoreError("this document is archived with an unknown encoding '\(other)'")
         }
@@ -153,16 +214,24 @@ public struct ArchiveCodec: Sendable {
 
     /// Compression contexts kept between documents: creating one costs more than compressing a
     /// typical payload.
-    private static let pool = ContextPool()
+    private static let pool = ContextPool(make: { CompressionContext() })
 
-    static func zstdCompress(_ input: Data) -> Data? {
+    /// Decompression contexts, for bodies compressed with a dictionary.
+    private static let decompressionPool = ContextPool(make: { DecompressionContext() })
+
+    static func zstdCompress(_ input: Data, dictionary: CompressionDictionary? = nil) -> Data? {
         let context = pool.take()
         defer { pool.give(context) }
         let bound = czstd_compress_bound(input.count)
         var output = Data(count: bound)
         let written = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                czstd_compress_cctx(context.pointer, out.baseAddress, bound, source.baseAddress, input.count, zstdLevel)
+                if let dictionary {
+                    czstd_compress_cdict(
+                        context.pointer, out.baseAddress, bound, source.baseAddress, input.count, dictionary.pointer)
+                } else {
+                    czstd_compress_cctx(context.pointer, out.baseAddress, bound, source.baseAddress, input.count, zstdLevel)
+                }
             }
         }
         guard czstd_is_error(written) == 0 else { return nil }
@@ -170,12 +239,18 @@ public struct ArchiveCodec: Sendable {
         return output
     }
 
-    static func zstdDecompress(_ input: Data, originalCount: Int) -> Data? {
+    static func zstdDecompress(_ input: Data, originalCount: Int, dictionary: DecompressionDictionary? = nil) -> Data? {
         guard !input.isEmpty else { return nil }
         var output = Data(count: max(originalCount, 1))
         let written = output.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { source in
-                czstd_decompress(out.baseAddress, originalCount, source.baseAddress, input.count)
+                if let dictionary {
+                    let context = decompressionPool.take()
+                    defer { decompressionPool.give(context) }
+                    return czstd_decompress_ddict(
+                        context.pointer, out.baseAddress, originalCount, source.baseAddress, input.count, dictionary.pointer)
+                }
+                return czstd_decompress(out.baseAddress, originalCount, source.baseAddress, input.count)
             }
         }
         guard czstd_is_error(written) == 0, written == originalCount else { return nil }
@@ -227,13 +302,26 @@ final class CompressionContext: @unchecked Sendable {
     deinit { czstd_free_cctx(pointer) }
 }
 
+/// One zstd decompression context, for bodies compressed with a dictionary (`@unchecked Sendable`
+/// as ``CompressionContext``).
+final class DecompressionContext: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+
+    init() { pointer = czstd_create_dctx() }
+
+    deinit { czstd_free_dctx(pointer) }
+}
+
 /// Contexts shared by the import's decoding threads.
-final class ContextPool: Sendable {
-    private let idle = BlockingChannel<CompressionContext>(capacity: .max)
+final class ContextPool<Context: Sendable>: Sendable {
+    private let idle = BlockingChannel<Context>(capacity: .max)
+    private let make: @Sendable () -> Context
 
-    func take() -> CompressionContext { idle.receive(before: .distantPast) ?? CompressionContext() }
+    init(make: @escaping @Sendable () -> Context) { self.make = make }
 
-    func give(_ context: CompressionContext) { idle.send(context) }
+    func take() -> Context { idle.receive(before: .distantPast) ?? make() }
+
+    func give(_ context: Context) { idle.send(context) }
 }
 
 extension AppDatabase {
@@ -241,7 +329,7 @@ extension AppDatabase {
     /// the table's alias in it, if any.
     public static func archiveColumns(_ alias: String = "") -> String {
         let p = alias.isEmpty ? "" : "\(alias)."
-        return "\(p)body, \(p)bodyEncoding, \(p)bodyLayout, \(p)bodyChains, \(p)byteCount"
+        return "\(p)body, \(p)bodyEncoding, \(p)bodyLayout, \(p)bodyChains, \(p)bodyDictionary, \(p)byteCount"
     }
 
     /// A document's bytes exactly as they arrived from its row (read with `archiveColumns`), in
@@ -258,9 +346,11 @@ extension AppDatabase {
                 chains.append(try archiveChains.text(id: id, db))
             }
         }
-        return try ArchiveCodec.restore(
-            ArchivedBody(data: data, encoding: row["bodyEncoding"], layout: layout), originalCount: row["byteCount"],
-            chains: chains)
+        let dictionary: Int64? = row["bodyDictionary"]
+        return try archiveCodec.restore(
+            ArchivedBody(data: data, encoding: row["bodyEncoding"], layout: layout, dictionary: dictionary),
+            originalCount: row["byteCount"], chains: chains,
+            dictionary: try dictionary.map { try archiveDictionaries.decompressor($0, db) })
     }
 
     /// The archived bytes of a document exactly as they arrived; nil when the store does not have

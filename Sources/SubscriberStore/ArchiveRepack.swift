@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// How far the conversion of a store's archive to the compact layout (migration v30) has come.
+/// How far the conversion of a store's archive to the compact layout (migration v30) and its
+/// trained dictionaries (v36) has come.
 public struct ArchiveRepackProgress: Sendable, Equatable {
     /// Documents looked at, of `total` (those stored before the migration), this run and earlier ones.
     public var done: Int
@@ -15,14 +16,17 @@ public struct ArchiveRepackProgress: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    /// Whether documents stored before migration v30 wait to be converted to the compact layout.
+    /// Whether documents stored before migration v30 or v36 wait to be converted to the compact
+    /// layout and the dictionaries.
     static func hasPendingRepack(_ db: Database) throws -> Bool {
         guard try db.tableExists("archiveRepack") else { return false }
         return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM archiveRepack)") ?? false
     }
 
-    /// Converts the documents stored before migration v30 to the compact layout
-    /// (docs/architecture.md, "The archive's layout"), `batchSize` documents per transaction, each
+    /// Converts the documents stored before migration v30 to the compact layout, and those stored
+    /// before v36 to their kind's dictionary (docs/architecture.md, "The archive's layout"): first
+    /// each kind without a dictionary is trained on the store's first bodies of it (when it holds
+    /// enough), then the documents are converted, `batchSize` documents per transaction, each
     /// committed with how far it came (`archiveRepack.doneThroughId`): an interrupted conversion
     /// loses at most one batch and goes on where it stopped the next time the store is opened for
     /// writing. A document whose compact layout does not give back its bytes exactly, or saves
@@ -43,6 +47,14 @@ extension AppDatabase {
         }
         var state = ArchiveRepackProgress(
             done: doneBefore, total: total, converted: 0, bytesBefore: 0, bytesAfter: 0, finished: total == 0)
+        if !state.finished {
+            try writer.write { db in
+                for kind in ArchiveDictionaries.Kind.allCases where archiveDictionaries.compressor(kind) == nil {
+                    _ = try archiveDictionaries.train(kind, db, restore: { try restoreArchived($0, db) })
+                }
+            }
+        }
+        let codec = codec.zstdAvailable ? archiveCodec : codec
         var batches = 0
         while !state.finished, maxBatches.map({ batches < $0 }) ?? true {
             state = try writer.write { db in
@@ -59,21 +71,35 @@ extension AppDatabase {
                         WHERE id > ? AND id <= ? AND body IS NOT NULL ORDER BY id LIMIT ?
                         """, arguments: [doneThrough, last, batchSize])
                 let update = try db.cachedStatement(
-                    sql: "UPDATE document SET body = ?, bodyEncoding = ?, bodyLayout = ?, bodyChains = ? WHERE id = ?")
+                    sql: """
+                        UPDATE document SET body = ?, bodyEncoding = ?, bodyLayout = ?, bodyChains = ?, bodyDictionary = ?
+                        WHERE id = ?
+                        """)
                 let facts = FactWriter(db)
                 var through = doneThrough
                 for row in rows {
                     through = row["id"]
                     next.done += 1
-                    guard (row["bodyLayout"] as String?) == nil, let stored = row["body"] as Data?,
+                    guard (row["bodyDictionary"] as Int64?) == nil, let stored = row["body"] as Data?,
                         let original = try? restoreArchived(row, db),
                         // A rejected document's kept prefix is left as it is.
                         original.count == row["byteCount"] as Int
                     else { continue }
-                    let packed = codec.archive(original)
-                    guard packed.layout != nil, packed.data.count < stored.count else { continue }
+                    let packed: ArchivedBody
+                    let chains: String?
+                    if let layout = row["bodyLayout"] as String? {
+                        // In the compact layout already: compressed again with the dictionary, nothing
+                        // unpacked; its chains stay as they are.
+                        let current = ArchivedBody(data: stored, encoding: row["bodyEncoding"], layout: layout)
+                        guard let again = codec.withDictionary(current, originalCount: original.count) else { continue }
+                        (packed, chains) = (again, row["bodyChains"])
+                    } else {
+                        packed = codec.archive(original)
+                        chains = try facts.chainIds(packed)
+                    }
+                    guard packed.data.count < stored.count else { continue }
                     try update.execute(
-                        arguments: [packed.data, packed.encoding, packed.layout, facts.chainIds(packed), row["id"]])
+                        arguments: [packed.data, packed.encoding, packed.layout, chains, packed.dictionary, row["id"]])
                     next.converted += 1
                     next.bytesBefore += stored.count
                     next.bytesAfter += packed.data.count
@@ -100,7 +126,9 @@ extension AppDatabase {
         var lastReport = started
         let path = self.path ?? "the store"
         let say = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        say("subdash: converting \(path)'s archive to the compact layout (migration v30; resumes if interrupted)")
+        say(
+            "subdash: converting \(path)'s archive to the compact layout and trained dictionaries (migrations v30 "
+                + "and v36; resumes if interrupted)")
         let final = try repackArchive { state in
             guard !state.finished, Date().timeIntervalSince(lastReport) >= 1 else { return }
             lastReport = Date()

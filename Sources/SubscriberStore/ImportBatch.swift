@@ -22,11 +22,14 @@ public struct IncomingDocument: Sendable {
 
     /// Compresses `body` here, so an importer building documents on several threads compresses
     /// them in parallel rather than on the single writing thread.
-    public init(sha256: String, source: String, byteCount: Int, body: Data?, content: Content) {
+    /// `codec`: the store's (`AppDatabase.archiveCodec`), so bodies get their kind's dictionary.
+    public init(
+        sha256: String, source: String, byteCount: Int, body: Data?, content: Content, codec: ArchiveCodec = .current
+    ) {
         self.sha256 = sha256
         self.source = source
         self.byteCount = byteCount
-        self.archived = body.map(ArchiveCodec.archive)
+        self.archived = body.map(codec.archive)
         self.content = content
     }
 }
@@ -110,7 +113,7 @@ extension AppDatabase {
     public func apply(_ documents: [IncomingDocument], rebuild: Bool = true) throws -> BatchResult {
         let result = try writer.write { db in
             var written = WrittenVersions()
-            return try FactWriter(db).apply(documents, written: &written)
+            return try writeDocuments(documents, db, written: &written)
         }
         if rebuild { try rebuildPending() }
         return result
@@ -140,7 +143,7 @@ extension AppDatabase {
     public func applyEach(_ groups: [[IncomingDocument]], deriving ids: [String]) throws -> AppliedAndDerived {
         try writer.write { db in
             var written = WrittenVersions()
-            let results = try groups.map { try FactWriter(db).apply($0, written: &written) }
+            let results = try groups.map { try writeDocuments($0, db, written: &written) }
             guard !ids.isEmpty else { return AppliedAndDerived(results: results, derivationSeconds: 0) }
             let started = DispatchTime.now().uptimeNanoseconds
             try Materializer(db).rebuild(ids)
@@ -236,7 +239,7 @@ extension AppDatabase {
                     try db.inTransaction {
                         var written = 0
                         while let documents = chunk {
-                            onChunk(try FactWriter(db).apply(documents, written: &versions))
+                            onChunk(try writeDocuments(documents, db, written: &versions))
                             written += documents.count
                             chunk = try next()
                             if written >= documentsPerTransaction { break }
@@ -397,8 +400,10 @@ struct FactWriter {
         var winners = RankedTransactions()
         let insertDocument = try db.cachedStatement(
             sql: """
-                INSERT INTO document (sha256, source, format, outcome, reason, byteCount, body, bodyEncoding, bodyLayout, bodyChains)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
+                INSERT INTO document (
+                    sha256, source, format, outcome, reason, byteCount, body, bodyEncoding, bodyLayout, bodyChains,
+                    bodyDictionary)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING
                 """)
         let existingOutcome = try db.cachedStatement(sql: "SELECT outcome FROM document WHERE sha256 = ?")
         let subscriptionsWithToken = try db.cachedStatement(
@@ -440,7 +445,8 @@ struct FactWriter {
             case .rejected(let reason):
                 try insertDocument.run(
                     db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                    doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
+                    doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived),
+                    doc.archived?.dictionary)
                 result.rejected += 1
             case .facts(let facts):
                 if let documentApp = facts.app, facts.isSigned {
@@ -449,7 +455,8 @@ struct FactWriter {
                             "for the app \(documentApp), but this store holds \(storeApp) (one app per store: use another --db)"
                         try insertDocument.run(
                             db, doc.sha256, doc.source, String?.none, "rejected", reason, doc.byteCount,
-                            doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
+                            doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived),
+                            doc.archived?.dictionary)
                         result.rejected += 1
                         result.rejections.append((doc.source, reason))
                         continue
@@ -477,7 +484,8 @@ struct FactWriter {
                 }
                 try insertDocument.run(
                     db, doc.sha256, doc.source, facts.format.rawValue, "applied", String?.none,
-                    doc.byteCount, doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived))
+                    doc.byteCount, doc.archived?.data, doc.archived?.encoding, doc.archived?.layout, chainIds(doc.archived),
+                    doc.archived?.dictionary)
                 if db.changesCount == 0 {
                     let previous = try String.fetchOne(existingOutcome, arguments: [doc.sha256])
                     if previous != "rejected" {

@@ -1431,6 +1431,24 @@ extension AppDatabase {
                     """)
             try Materializer.countStoredChanges(db)
         }
+        migrator.registerMigration("v36 archive dictionaries") { db in
+            // A trained zstd dictionary per kind of archive body (``ArchiveDictionaries``), never
+            // changed nor deleted; a body compressed with one names it (`bodyDictionary`). The
+            // documents already stored are trained on and converted after the migrations, in the
+            // batches of v30's conversion (`AppDatabase.repackArchive`), queued here again.
+            try db.execute(
+                sql: """
+                    CREATE TABLE archiveDictionary (
+                        id INTEGER PRIMARY KEY,
+                        kind TEXT NOT NULL UNIQUE,
+                        dictionary BLOB NOT NULL
+                    );
+                    ALTER TABLE document ADD COLUMN bodyDictionary INTEGER;
+                    INSERT INTO archiveRepack (id, doneThroughId, lastId)
+                        SELECT 1, 0, MAX(id) FROM document WHERE body IS NOT NULL HAVING MAX(id) IS NOT NULL
+                    ON CONFLICT (id) DO UPDATE SET doneThroughId = 0, lastId = excluded.lastId;
+                    """)
+        }
         return migrator
     }
 

@@ -34,7 +34,7 @@ extension AppDatabase {
     ) throws -> (result: BatchResult, newActions: Int) {
         try writer.write { db in
             var written = WrittenVersions()
-            let result = try FactWriter(db).apply(documents, written: &written)
+            let result = try writeDocuments(documents, db, written: &written)
             let newActions = try Self.applyOperatorActions(actions, db)
             try db.execute(
                 sql: """
