@@ -8,8 +8,9 @@ import GRDB
 /// a dictionary trained on a store's first documents of a kind gives them to every later one
 /// (docs/performance.md, "A dictionary per kind of body").
 ///
-/// A dictionary is trained once a store holds ``threshold`` bodies of its kind, from the first of
-/// them, and is never changed nor deleted: a body names the one it was compressed with
+/// A dictionary is trained once a store holds ``threshold`` bodies of its kind (counted in
+/// `archiveUntrained` as they are stored, so the rule is the store's, whichever process writes),
+/// from the first of them, and is never changed nor deleted: a body names the one it was compressed with
 /// (`document.bodyDictionary`), so it reads back with any later subdash. Without zstd's dictionary
 /// functions (or without zstd) nothing is trained and bodies are compressed as before.
 ///
@@ -35,10 +36,9 @@ public final class ArchiveDictionaries: @unchecked Sendable {
     private let lock = NSLock()
     private var compressing: [Kind: (id: Int64, handle: CompressionDictionary)] = [:]
     private var decompressing: [Int64: DecompressionDictionary] = [:]
-    /// Bodies of each kind this process stored without a dictionary, and the kinds whose training
-    /// it tried: a kind is trained at most once per process.
-    private var storedWithout: [Kind: Int] = [:]
-    private var tried: Set<Kind> = []
+    /// The kinds whose training failed in this process (zstd could not train on the samples):
+    /// not tried again until the next process.
+    private var failed: Set<Kind> = []
     private var trainingThreshold: Int
 
     /// Whether zstd and its dictionary functions loaded in this process.
@@ -101,15 +101,23 @@ public final class ArchiveDictionaries: @unchecked Sendable {
         }
     }
 
-    /// Counts a body stored without a dictionary; true when its kind has none and this process
-    /// has now stored enough of them to try training one.
-    func noteStoredWithout(_ kind: Kind) -> Bool {
-        guard available else { return false }
-        return lock.withLock {
-            guard compressing[kind] == nil, !tried.contains(kind) else { return false }
-            storedWithout[kind, default: 0] += 1
-            return storedWithout[kind]! >= trainingThreshold
-        }
+    /// Whether bodies of `kind` are still counted towards its training: it has no dictionary and
+    /// its training has not failed in this process.
+    func untrained(_ kind: Kind) -> Bool {
+        available && lock.withLock { compressing[kind] == nil && !failed.contains(kind) }
+    }
+
+    /// Adds `count` bodies of `kind` stored without a dictionary to the store's count; true when
+    /// the store now holds enough of them to train one.
+    func count(_ count: Int, _ kind: Kind, _ db: Database) throws -> Bool {
+        guard count > 0 else { return false }
+        let total = try Int.fetchOne(
+            db,
+            sql: """
+                INSERT INTO archiveUntrained (kind, bodies) VALUES (?, ?)
+                ON CONFLICT (kind) DO UPDATE SET bodies = bodies + excluded.bodies RETURNING bodies
+                """, arguments: [kind.rawValue, count])
+        return (total ?? 0) >= threshold
     }
 
     /// The dictionary of `kind`: the store's if it has one (another process may have trained it),
@@ -117,10 +125,11 @@ public final class ArchiveDictionaries: @unchecked Sendable {
     /// it holds fewer, or training fails). Runs in the caller's write transaction.
     func train(_ kind: Kind, _ db: Database, restore: (Row) throws -> Data?) throws -> Int64? {
         guard available else { return nil }
-        lock.withLock { _ = tried.insert(kind) }
         if let row = try Row.fetchOne(
             db, sql: "SELECT id, dictionary FROM archiveDictionary WHERE kind = ?", arguments: [kind.rawValue])
         {
+            // Trained by another process meanwhile: adopted.
+            try db.execute(sql: "DELETE FROM archiveUntrained WHERE kind = ?", arguments: [kind.rawValue])
             try register(id: row["id"], kind: kind, bytes: row["dictionary"])
             return row["id"]
         }
@@ -144,7 +153,15 @@ public final class ArchiveDictionaries: @unchecked Sendable {
             samples.append(sample)
             sizes.append(sample.count)
         }
-        guard sizes.count >= wanted, sizes.count >= 10 else { return nil }
+        guard sizes.count >= wanted, sizes.count >= 10 else {
+            // Fewer than the threshold: that is how many the store holds (the query read them all).
+            try db.execute(
+                sql: """
+                    INSERT INTO archiveUntrained (kind, bodies) VALUES (?, ?)
+                    ON CONFLICT (kind) DO UPDATE SET bodies = excluded.bodies
+                    """, arguments: [kind.rawValue, sizes.count])
+            return nil
+        }
         var dictionary = Data(count: Self.capacity)
         let trained = dictionary.withUnsafeMutableBytes { out in
             samples.withUnsafeBytes { s in
@@ -153,11 +170,15 @@ public final class ArchiveDictionaries: @unchecked Sendable {
                 }
             }
         }
-        guard czstd_is_error(trained) == 0, trained > 0 else { return nil }
+        guard czstd_is_error(trained) == 0, trained > 0 else {
+            lock.withLock { _ = failed.insert(kind) }
+            return nil
+        }
         dictionary.count = trained
         try db.execute(
             sql: "INSERT INTO archiveDictionary (kind, dictionary) VALUES (?, ?)", arguments: [kind.rawValue, dictionary])
         let id = db.lastInsertedRowID
+        try db.execute(sql: "DELETE FROM archiveUntrained WHERE kind = ?", arguments: [kind.rawValue])
         try register(id: id, kind: kind, bytes: dictionary)
         return id
     }
@@ -193,7 +214,7 @@ final class DecompressionDictionary: @unchecked Sendable {
 extension AppDatabase {
     /// Writes documents through `FactWriter`, their bodies with their kind's dictionary: a body
     /// compressed before the dictionary was trained (in flight in the importer meanwhile, or from a
-    /// caller without the store's codec) is compressed again here. Once this process has stored
+    /// caller without the store's codec) is compressed again here. Once the store holds
     /// ``ArchiveDictionaries/threshold`` bodies of a kind without one, the kind's dictionary is
     /// trained from the store's first bodies, and the bodies stored without it are converted, in
     /// this transaction.
@@ -202,17 +223,24 @@ extension AppDatabase {
         guard dictionaries.available else { return try FactWriter(db).apply(documents, written: &written) }
         let codec = archiveCodec
         var documents = documents
-        var due: Set<ArchiveDictionaries.Kind> = []
+        var new: [ArchiveDictionaries.Kind: Int] = [:]
+        var counted = Set<String>()
+        let stored = try db.cachedStatement(sql: "SELECT 1 FROM document WHERE sha256 = ?")
         for index in documents.indices {
             guard let body = documents[index].archived, body.dictionary == nil, body.encoding == "zstd" else { continue }
+            let kind = ArchiveDictionaries.kind(layout: body.layout)
             if let again = codec.withDictionary(body, originalCount: documents[index].byteCount) {
                 documents[index].archived = again
-            } else if dictionaries.noteStoredWithout(ArchiveDictionaries.kind(layout: body.layout)) {
-                due.insert(ArchiveDictionaries.kind(layout: body.layout))
+            } else if dictionaries.untrained(kind), counted.insert(documents[index].sha256).inserted,
+                try Int.fetchOne(stored, arguments: [documents[index].sha256]) == nil
+            {
+                // Counted while the kind has no dictionary (its first thousand bodies): a document
+                // stored already is not stored again.
+                new[kind, default: 0] += 1
             }
         }
         let result = try FactWriter(db).apply(documents, written: &written)
-        for kind in ArchiveDictionaries.Kind.allCases where due.contains(kind) {
+        for kind in ArchiveDictionaries.Kind.allCases where try dictionaries.count(new[kind] ?? 0, kind, db) {
             guard try dictionaries.train(kind, db, restore: { try restoreArchived($0, db) }) != nil else { continue }
             try convertToDictionary(kind, db)
         }

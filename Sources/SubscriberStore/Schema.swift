@@ -1433,7 +1433,9 @@ extension AppDatabase {
         }
         migrator.registerMigration("v36 archive dictionaries") { db in
             // A trained zstd dictionary per kind of archive body (``ArchiveDictionaries``), never
-            // changed nor deleted; a body compressed with one names it (`bodyDictionary`). The
+            // changed nor deleted; a body compressed with one names it (`bodyDictionary`). Until a
+            // kind has one, `archiveUntrained` counts its bodies stored without (the store holds
+            // that many; trained at 1,000). The
             // documents already stored are trained on and converted after the migrations, in the
             // batches of v30's conversion (`AppDatabase.repackArchive`), queued here again.
             try db.execute(
@@ -1442,6 +1444,10 @@ extension AppDatabase {
                         id INTEGER PRIMARY KEY,
                         kind TEXT NOT NULL UNIQUE,
                         dictionary BLOB NOT NULL
+                    );
+                    CREATE TABLE archiveUntrained (
+                        kind TEXT PRIMARY KEY NOT NULL,
+                        bodies INTEGER NOT NULL
                     );
                     ALTER TABLE document ADD COLUMN bodyDictionary INTEGER;
                     INSERT INTO archiveRepack (id, doneThroughId, lastId)

@@ -150,6 +150,40 @@ import Testing
         #expect(dictionary != nil)
     }
 
+    /// The count towards training is the store's, not a process's: documents written a few at a
+    /// time by one process after another train the kind once the store holds the threshold, and
+    /// every body ends compressed with it.
+    @Test func writersOneAfterAnotherTrainOnceTheStoreHoldsEnough() throws {
+        let queue = try DatabaseQueue()
+        let documents = Self.examples.enumerated().map { i, body in
+            IncomingDocument(
+                sha256: String(format: "%064d", i), source: "example \(i)", byteCount: body.count, body: body,
+                content: .rejected(reason: "test"))
+        }
+        for start in stride(from: 0, to: documents.count, by: 4) {
+            let store = try AppDatabase(queue)
+            store.archiveDictionaries.threshold = 10
+            try store.apply(Array(documents[start..<min(start + 4, documents.count)]))
+            // Twice: a document stored already is not counted again.
+            try store.apply(Array(documents[start..<min(start + 4, documents.count)]))
+        }
+        let store = try AppDatabase(queue)
+        for (i, body) in Self.examples.enumerated() {
+            #expect(try store.archivedBody(sha256: String(format: "%064d", i)) == body)
+        }
+        let (kinds, without, untrained) = try queue.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT kind FROM archiveDictionary ORDER BY kind"),
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM document WHERE bodyEncoding = 'zstd' AND bodyDictionary IS NULL")!,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM archiveUntrained")!
+            )
+        }
+        #expect(kinds == ["jws", "received"])
+        #expect(without == 0)
+        #expect(untrained == 0)
+    }
+
     @Test func aNewStoreHasNothingToConvert() throws {
         let queue = try DatabaseQueue()
         _ = try AppDatabase(queue)
