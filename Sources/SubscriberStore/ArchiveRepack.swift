@@ -143,9 +143,14 @@ extension AppDatabase {
 }
 
 extension AppDatabase {
-    /// SQLite's VACUUM, then the WAL truncated: the file without its free pages.
+    /// SQLite's VACUUM, then the WAL truncated: the file without its free pages. VACUUM copies
+    /// the whole store into a temporary database: that copy goes to a file, so memory stays
+    /// bounded whatever the store's size (measured in docs/performance.md, "A dictionary per kind
+    /// of body").
     public func vacuum() throws {
         try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA temp_store = FILE")
+            defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY") }
             try db.execute(sql: "VACUUM")
             if path != nil { _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         }
