@@ -120,6 +120,11 @@ import Testing
         )
         #expect(text(100) == "new +18,559.68  react +3,203.64  exp +2,396.74  contr -1,760.44  churn -20,545.40")
         #expect(text(100).count <= 100)
+        // The 100,000-subscriber store's pane at 120 columns leaves the readout 75: whole units,
+        // never a number cut in the middle ("churn -20," was drawn before).
+        #expect(text(75) == "new +18,560  react +3,204  exp +2,397  contr -1,760  churn -20,545")
+        // Narrower: the movements that fit whole.
+        #expect(text(30) == "new +18,560  react +3,204")
     }
 
     /// `enter` on a bar lists its subscriptions grouped by movement; `enter` on one opens it,

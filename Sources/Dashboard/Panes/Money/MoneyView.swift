@@ -135,7 +135,7 @@ func movementReadout(_ row: MRRMovement.Row, width: Int) -> [(MovementComponent,
         (false, MovementComponent.allCases, true), (true, MovementComponent.allCases, true), (true, moved, true),
         (true, moved, false),
     ]
-    let rendered = choices.map { short, shown, counted in
+    var rendered = choices.map { short, shown, counted in
         shown.map { c in
             (
                 c,
@@ -144,8 +144,24 @@ func movementReadout(_ row: MRRMovement.Row, width: Int) -> [(MovementComponent,
             )
         }
     }
-    return rendered.first { parts in parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= width }
-        ?? rendered[3]
+    // Then whole units (a number is never cut in the middle: -20, could read as -20).
+    rendered.append(moved.map { c in (c, "\(shortName(c)) \(wholeUnits(row[c], currency: row.currency))") })
+    let fits = { (parts: [(MovementComponent, String)]) in
+        parts.reduce(0) { $0 + $1.1.displayWidth } + 2 * (parts.count - 1) <= width
+    }
+    if let first = rendered.first(where: fits) { return first }
+    // Narrower still: the movements that fit whole, in order.
+    var shown = rendered[rendered.count - 1]
+    while !shown.isEmpty, !fits(shown) { shown.removeLast() }
+    return shown
+}
+
+/// `milliunits` rounded to whole units, signed, grouped: +18,560.
+private func wholeUnits(_ milliunits: Int64, currency: String) -> String {
+    let rounded = (milliunits >= 0 ? milliunits + 500 : milliunits - 500) / 1000 * 1000
+    let text = MoneyFormat.number(rounded, currency: currency)
+    let whole = text.split(separator: ".", maxSplits: 1).first.map(String.init) ?? text
+    return (rounded > 0 ? "+" : "") + whole
 }
 
 private func shortName(_ c: MovementComponent) -> String {
