@@ -69,9 +69,9 @@ public final class ArchiveDictionaries: @unchecked Sendable {
         guard available else {
             throw StoreError(
                 """
-                this document is archived compressed with a zstd dictionary, and zstd's dictionary functions \
-                could not be loaded (\(ArchiveCodec.zstdUnavailableReason ?? "libzstd.so.1 lacks them")); \
-                install libzstd1 1.4 or later to read it. Nothing in the store was changed.
+                this document is archived compressed with zstd and a dictionary, and zstd's dictionary functions \
+                could not be loaded (\(ArchiveCodec.zstdUnavailableReason ?? "libzstd.so.1 lacks them")); install \
+                them (Debian and Ubuntu: apt-get install libzstd1) to read it. Nothing in the store was changed.
                 """)
         }
         guard let bytes = try Data.fetchOne(db, sql: "SELECT dictionary FROM archiveDictionary WHERE id = ?", arguments: [id])

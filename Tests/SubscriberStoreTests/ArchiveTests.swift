@@ -82,6 +82,17 @@ import Testing
         #expect(error?.description.contains("Nothing in the store was changed") == true)
     }
 
+    /// A body compressed with a trained dictionary names the same fix when zstd (or its
+    /// dictionary functions) cannot be loaded.
+    @Test func aDictionaryBodyWithoutTheLibraryFailsWithTheFix() throws {
+        let queue = try DatabaseQueue()
+        let error = #expect(throws: StoreError.self) {
+            try queue.read { db in try ArchiveDictionaries(available: false).decompressor(1, db) }
+        }
+        #expect(error?.description.contains("apt-get install libzstd1") == true)
+        #expect(error?.description.contains("Nothing in the store was changed") == true)
+    }
+
     @Test func damagedBodiesAreNamedAsSuch() {
         let stored = ArchivedBody(data: Data([1, 2, 3, 4]), encoding: "zlib")
         let error = #expect(throws: StoreError.self) { try withoutZstd.restore(stored, originalCount: 40) }
