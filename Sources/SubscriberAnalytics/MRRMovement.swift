@@ -123,42 +123,31 @@ extension SubscriberAnalytics {
             // Other buckets from MRR at their starts and the changes inside them (``MRRChanges``).
             let starts = live.map { buckets[$0].start.milliseconds }
             let ends = live.map { buckets[$0].end.milliseconds }
+            // The subscriptions changing inside a live bucket, alike for movement (by the numbers
+            // of their keys' signatures), counted.
+            var spans: [ChangedSpans: (atStart: [MRRKey], atEnd: [MRRKey], count: Int)] = [:]
+            try database.mrrChangeSpans(
+                live.indices.map { (starts[$0], ends[$0]) }, environments: rowScope.environments
+            ) { j, span in
+                let group = ChangedSpans(
+                    bucket: j, before: span.beforeSignature, after: span.afterSignature,
+                    isNew: span.firstCharge >= starts[j])
+                if spans[group] != nil {
+                    spans[group]!.count += 1
+                } else {
+                    spans[group] = (span.before, span.after, 1)
+                }
+            }
             // Per live bucket: the keys the subscriptions changing inside it add at its start and end.
             var changedAtStart = [[MRRKey: Int]](repeating: [:], count: live.count)
             var changedAtEnd = [[MRRKey: Int]](repeating: [:], count: live.count)
-            // The subscriptions changing inside a bucket, alike for movement, counted: added once a group.
-            var alike: [ChangedAlike: Int] = [:]
-            try database.mrrChanges(
-                after: buckets[live[0]].start, through: buckets[live[live.count - 1]].end,
-                environments: rowScope.environments
-            ) { subscription in
-                let changes = subscription.changes
-                var (j, k) = (0, 0)
-                while k < changes.count {
-                    let t = changes[k].at
-                    while j < live.count && ends[j] < t { j += 1 }
-                    guard j < live.count else { break }
-                    // Between two live buckets (in a kept month), or at a bucket's start: in MRR at
-                    // that start already.
-                    guard starts[j] < t else {
-                        k += 1
-                        continue
-                    }
-                    var last = k
-                    while last + 1 < changes.count && changes[last + 1].at <= ends[j] { last += 1 }
-                    let (before, after) = (changes[k].before, changes[last].after)
-                    k = last + 1
-                    let (atStart, atEnd) = filtered ? (before.filter(inScope), after.filter(inScope)) : (before, after)
-                    if atStart.isEmpty && atEnd.isEmpty { continue }
-                    for key in atStart { changedAtStart[j][key, default: 0] += 1 }
-                    for key in atEnd { changedAtEnd[j][key, default: 0] += 1 }
-                    let group = ChangedAlike(
-                        bucket: j, atStart: atStart, atEnd: atEnd, isNew: subscription.firstCharge >= starts[j])
-                    alike[group, default: 0] += 1
-                }
-            }
-            for (group, n) in alike {
-                try add(live[group.bucket], atStart: group.atStart, atEnd: group.atEnd, isNew: { group.isNew }, count: n)
+            for (group, alike) in spans {
+                let (atStart, atEnd) =
+                    filtered ? (alike.atStart.filter(inScope), alike.atEnd.filter(inScope)) : (alike.atStart, alike.atEnd)
+                if atStart.isEmpty && atEnd.isEmpty { continue }
+                for key in atStart { changedAtStart[group.bucket][key, default: 0] += alike.count }
+                for key in atEnd { changedAtEnd[group.bucket][key, default: 0] += alike.count }
+                try add(live[group.bucket], atStart: atStart, atEnd: atEnd, isNew: { group.isNew }, count: alike.count)
             }
             // MRR at the start of each live bucket that does not begin where the one before ended;
             // the others follow from the one before and its changes.
@@ -236,11 +225,11 @@ extension SubscriberAnalytics {
 }
 
 /// Subscriptions changing inside one live bucket (its index among them) with the same keys at
-/// its ends and the same answer to "new?".
-private struct ChangedAlike: Hashable {
+/// its ends (by their signatures' numbers, ``MRRChangeSpan``) and the same answer to "new?".
+private struct ChangedSpans: Hashable {
     var bucket: Int
-    var atStart: [MRRKey]
-    var atEnd: [MRRKey]
+    var before: Int
+    var after: Int
     var isNew: Bool
 }
 

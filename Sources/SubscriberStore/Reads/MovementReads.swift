@@ -48,17 +48,21 @@ private final class FirstCharge {
 /// parsed once per read.
 private struct Signatures {
     let table: String
-    private var parsed: [String: [MRRKey]] = [:]
+    /// Each text's keys, and its number: the texts in the order first read.
+    private var parsed: [String: (keys: [MRRKey], number: Int)] = [:]
 
     init(table: String) { self.table = table }
 
-    mutating func keys(_ text: String) throws -> [MRRKey] {
-        if let keys = parsed[text] { return keys }
+    mutating func keys(_ text: String) throws -> [MRRKey] { try numbered(text).keys }
+
+    /// The keys of `text` and a number that is the same for the same text throughout the read.
+    mutating func numbered(_ text: String) throws -> (keys: [MRRKey], number: Int) {
+        if let known = parsed[text] { return known }
         guard let keys = MRRKey.keys(ofSignature: text) else {
             throw StoreError("the store is damaged (a row of \(table) cannot be read); import into a new store")
         }
-        parsed[text] = keys
-        return keys
+        parsed[text] = (keys, parsed.count)
+        return (keys, parsed.count - 1)
     }
 }
 
@@ -232,6 +236,73 @@ extension AppDatabase {
                 )
             }
             if let done = current { try body(done.changes) }
+        }
+    }
+}
+
+/// One subscription's MRR changes inside one span (``AppDatabase/mrrChangeSpans(_:environments:_:)``):
+/// the keys before its first change there and after its last, each also as a number that is the
+/// same for the same keys throughout one read (to group by without hashing keys).
+public struct MRRChangeSpan: Sendable, Equatable {
+    public var originalTransactionId: String
+    public var before: [MRRKey]
+    public var after: [MRRKey]
+    public var beforeSignature: Int
+    public var afterSignature: Int
+    /// As ``SubscriptionMRRChanges/firstCharge``.
+    public var firstCharge: Int64
+}
+
+extension AppDatabase {
+    /// For each span (after, through] of `spans` (in time order, not overlapping), every
+    /// subscription with an MRR change (``MRRChanges``) inside it, as one ``MRRChangeSpan``; a
+    /// change outside every span is skipped. Spans come in order, their subscriptions in no
+    /// order; a subscription in two environments comes once per environment, as the kept rows
+    /// count it. The rows are read in the table's own order (no sort: docs/performance.md
+    /// "Series and movement at a million subscribers"); memory holds one span's subscriptions.
+    public func mrrChangeSpans(
+        _ spans: [(after: Int64, through: Int64)], environments: [StoreEnvironment],
+        _ body: (_ span: Int, MRRChangeSpan) throws -> Void
+    ) throws {
+        guard let first = spans.first, let last = spans.last else { return }
+        let sql = """
+            SELECT at, originalTransactionId, beforeKeys, afterKeys, firstCharge FROM mrrChange
+            WHERE environment = ? AND at > ? AND at <= ? AND count > 0
+            ORDER BY at
+            """
+        try writer.read { db in
+            var signatures = Signatures(table: "mrrChange")
+            for environment in environments {
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: [environment.rawValue, first.after, last.through])
+                var j = 0
+                var open: [String: MRRChangeSpan] = [:]
+                open.reserveCapacity(1 << 12)
+                func flush() throws {
+                    for span in open.values { try body(j, span) }
+                    open.removeAll(keepingCapacity: true)
+                }
+                while let row = try rows.next() {
+                    let at: Int64 = row[0]
+                    while j < spans.count && spans[j].through < at {
+                        try flush()
+                        j += 1
+                    }
+                    guard j < spans.count else { break }
+                    guard spans[j].after < at else { continue }
+                    let id: String = row[1]
+                    let after = try signatures.numbered(row[3])
+                    if let i = open.index(forKey: id) {
+                        open.values[i].after = after.keys
+                        open.values[i].afterSignature = after.number
+                    } else {
+                        let before = try signatures.numbered(row[2])
+                        open[id] = MRRChangeSpan(
+                            originalTransactionId: id, before: before.keys, after: after.keys,
+                            beforeSignature: before.number, afterSignature: after.number, firstCharge: row[4])
+                    }
+                }
+                try flush()
+            }
         }
     }
 }
