@@ -123,31 +123,19 @@ extension SubscriberAnalytics {
             // Other buckets from MRR at their starts and the changes inside them (``MRRChanges``).
             let starts = live.map { buckets[$0].start.milliseconds }
             let ends = live.map { buckets[$0].end.milliseconds }
-            // The subscriptions changing inside a live bucket, alike for movement (by the numbers
-            // of their keys' signatures), counted.
-            var spans: [ChangedSpans: (atStart: [MRRKey], atEnd: [MRRKey], count: Int)] = [:]
-            try database.mrrChangeSpans(
-                live.indices.map { (starts[$0], ends[$0]) }, environments: rowScope.environments
-            ) { j, span in
-                let group = ChangedSpans(
-                    bucket: j, before: span.beforeSignature, after: span.afterSignature,
-                    isNew: span.firstCharge >= starts[j])
-                if spans[group] != nil {
-                    spans[group]!.count += 1
-                } else {
-                    spans[group] = (span.before, span.after, 1)
-                }
-            }
+            // The subscriptions changing inside a live bucket, alike for movement, counted.
+            let groups = try database.mrrChangeGroups(
+                live.indices.map { (starts[$0], ends[$0]) }, environments: rowScope.environments)
             // Per live bucket: the keys the subscriptions changing inside it add at its start and end.
             var changedAtStart = [[MRRKey: Int]](repeating: [:], count: live.count)
             var changedAtEnd = [[MRRKey: Int]](repeating: [:], count: live.count)
-            for (group, alike) in spans {
+            for group in groups {
                 let (atStart, atEnd) =
-                    filtered ? (alike.atStart.filter(inScope), alike.atEnd.filter(inScope)) : (alike.atStart, alike.atEnd)
+                    filtered ? (group.before.filter(inScope), group.after.filter(inScope)) : (group.before, group.after)
                 if atStart.isEmpty && atEnd.isEmpty { continue }
-                for key in atStart { changedAtStart[group.bucket][key, default: 0] += alike.count }
-                for key in atEnd { changedAtEnd[group.bucket][key, default: 0] += alike.count }
-                try add(live[group.bucket], atStart: atStart, atEnd: atEnd, isNew: { group.isNew }, count: alike.count)
+                for key in atStart { changedAtStart[group.span][key, default: 0] += group.count }
+                for key in atEnd { changedAtEnd[group.span][key, default: 0] += group.count }
+                try add(live[group.span], atStart: atStart, atEnd: atEnd, isNew: { group.isNew }, count: group.count)
             }
             // MRR at the start of each live bucket that does not begin where the one before ended;
             // the others follow from the one before and its changes.
@@ -222,15 +210,6 @@ extension SubscriberAnalytics {
         }
         return out
     }
-}
-
-/// Subscriptions changing inside one live bucket (its index among them) with the same keys at
-/// its ends (by their signatures' numbers, ``MRRChangeSpan``) and the same answer to "new?".
-private struct ChangedSpans: Hashable {
-    var bucket: Int
-    var before: Int
-    var after: Int
-    var isNew: Bool
 }
 
 /// One bucket's exact sums for one currency.

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import SubscriptionModel
 import SubscriptionTimeline
 
@@ -48,21 +49,17 @@ private final class FirstCharge {
 /// parsed once per read.
 private struct Signatures {
     let table: String
-    /// Each text's keys, and its number: the texts in the order first read.
-    private var parsed: [String: (keys: [MRRKey], number: Int)] = [:]
+    private var parsed: [String: [MRRKey]] = [:]
 
     init(table: String) { self.table = table }
 
-    mutating func keys(_ text: String) throws -> [MRRKey] { try numbered(text).keys }
-
-    /// The keys of `text` and a number that is the same for the same text throughout the read.
-    mutating func numbered(_ text: String) throws -> (keys: [MRRKey], number: Int) {
-        if let known = parsed[text] { return known }
+    mutating func keys(_ text: String) throws -> [MRRKey] {
+        if let keys = parsed[text] { return keys }
         guard let keys = MRRKey.keys(ofSignature: text) else {
             throw StoreError("the store is damaged (a row of \(table) cannot be read); import into a new store")
         }
-        parsed[text] = (keys, parsed.count)
-        return (keys, parsed.count - 1)
+        parsed[text] = keys
+        return keys
     }
 }
 
@@ -240,69 +237,151 @@ extension AppDatabase {
     }
 }
 
-/// One subscription's MRR changes inside one span (``AppDatabase/mrrChangeSpans(_:environments:_:)``):
-/// the keys before its first change there and after its last, each also as a number that is the
-/// same for the same keys throughout one read (to group by without hashing keys).
-public struct MRRChangeSpan: Sendable, Equatable {
-    public var originalTransactionId: String
+/// Subscriptions that changed MRR keys inside one span of ``AppDatabase/mrrChangeGroups(_:environments:)``
+/// alike for movement: the keys before their first change there and after their last, and
+/// whether none of them was charged before the span.
+public struct MRRChangeGroup: Sendable, Equatable {
+    public var span: Int
     public var before: [MRRKey]
     public var after: [MRRKey]
-    public var beforeSignature: Int
-    public var afterSignature: Int
-    /// As ``SubscriptionMRRChanges/firstCharge``.
-    public var firstCharge: Int64
+    public var isNew: Bool
+    public var count: Int
 }
 
 extension AppDatabase {
-    /// For each span (after, through] of `spans` (in time order, not overlapping), every
-    /// subscription with an MRR change (``MRRChanges``) inside it, as one ``MRRChangeSpan``; a
-    /// change outside every span is skipped. Spans come in order, their subscriptions in no
-    /// order; a subscription in two environments comes once per environment, as the kept rows
-    /// count it. The rows are read in the table's own order (no sort: docs/performance.md
-    /// "Series and movement at a million subscribers"); memory holds one span's subscriptions.
-    public func mrrChangeSpans(
-        _ spans: [(after: Int64, through: Int64)], environments: [StoreEnvironment],
-        _ body: (_ span: Int, MRRChangeSpan) throws -> Void
-    ) throws {
-        guard let first = spans.first, let last = spans.last else { return }
+    /// For each span (after, through] of `spans` (in time order, not overlapping), the
+    /// subscriptions with an MRR change (``MRRChanges``) inside it, grouped alike; a change outside
+    /// every span is skipped, and a subscription in two environments counts once per environment,
+    /// as the kept rows count it. Groups come by span, in no order within one.
+    ///
+    /// The rows are read in the table's own order (its key starts with the instant: no sort) and
+    /// grouped per span by subscription in memory, one span's subscriptions at a time; ids and
+    /// signatures are read as bytes, not strings. What this costs at a million subscribers:
+    /// docs/performance.md, "A cut month without a sort".
+    public func mrrChangeGroups(
+        _ spans: [(after: Int64, through: Int64)], environments: [StoreEnvironment]
+    ) throws -> [MRRChangeGroup] {
+        guard let first = spans.first, let last = spans.last else { return [] }
         let sql = """
             SELECT at, originalTransactionId, beforeKeys, afterKeys, firstCharge FROM mrrChange
             WHERE environment = ? AND at > ? AND at <= ? AND count > 0
             ORDER BY at
             """
-        try writer.read { db in
-            var signatures = Signatures(table: "mrrChange")
+        return try writer.read { db in
+            var signatures = RawSignatures(table: "mrrChange")
+            var groups: [MRRChangeGroup] = []
             for environment in environments {
-                let rows = try Row.fetchCursor(db, sql: sql, arguments: [environment.rawValue, first.after, last.through])
+                let statement = try db.makeStatement(sql: sql)
+                statement.arguments = [environment.rawValue, first.after, last.through]
+                let rows = try Row.fetchCursor(statement)
+                let raw = statement.sqliteStatement
                 var j = 0
-                var open: [String: MRRChangeSpan] = [:]
-                open.reserveCapacity(1 << 12)
-                func flush() throws {
-                    for span in open.values { try body(j, span) }
+                // The span's subscriptions so far: each one's slot in the arrays below.
+                var open: [SubscriptionKey: Int] = [:]
+                var (before, after, isNew): ([Int], [Int], [Bool]) = ([], [], [])
+                func flush() {
+                    var alike: [GroupKey: Int] = [:]
+                    for slot in before.indices {
+                        alike[GroupKey(before: before[slot], after: after[slot], isNew: isNew[slot]), default: 0] += 1
+                    }
+                    for (key, count) in alike {
+                        groups.append(
+                            MRRChangeGroup(
+                                span: j, before: signatures.keys(key.before), after: signatures.keys(key.after),
+                                isNew: key.isNew, count: count))
+                    }
                     open.removeAll(keepingCapacity: true)
+                    before.removeAll(keepingCapacity: true)
+                    after.removeAll(keepingCapacity: true)
+                    isNew.removeAll(keepingCapacity: true)
                 }
-                while let row = try rows.next() {
-                    let at: Int64 = row[0]
+                while try rows.next() != nil {
+                    let at = sqlite3_column_int64(raw, 0)
                     while j < spans.count && spans[j].through < at {
-                        try flush()
+                        flush()
                         j += 1
                     }
                     guard j < spans.count else { break }
                     guard spans[j].after < at else { continue }
-                    let id: String = row[1]
-                    let after = try signatures.numbered(row[3])
-                    if let i = open.index(forKey: id) {
-                        open.values[i].after = after.keys
-                        open.values[i].afterSignature = after.number
+                    let changedTo = try signatures.number(raw, column: 3)
+                    let id = SubscriptionKey(raw, column: 1)
+                    if let slot = open[id] {
+                        after[slot] = changedTo
                     } else {
-                        let before = try signatures.numbered(row[2])
-                        open[id] = MRRChangeSpan(
-                            originalTransactionId: id, before: before.keys, after: after.keys,
-                            beforeSignature: before.number, afterSignature: after.number, firstCharge: row[4])
+                        open[id] = before.count
+                        before.append(try signatures.number(raw, column: 2))
+                        after.append(changedTo)
+                        isNew.append(sqlite3_column_int64(raw, 4) >= spans[j].after)
                     }
                 }
-                try flush()
+                flush()
             }
+            return groups
         }
+    }
+}
+
+/// A span's subscriptions alike: their signatures' numbers and whether they are new.
+private struct GroupKey: Hashable {
+    var before: Int
+    var after: Int
+    var isNew: Bool
+}
+
+/// An `originalTransactionId` as a dictionary key read straight from a column: Apple's ids are
+/// decimal numbers, kept as one integer (no allocation, a short hash); any other text as itself.
+private enum SubscriptionKey: Hashable {
+    case number(Int64)
+    case text(String)
+
+    init(_ statement: OpaquePointer, column: Int32) {
+        // The text first, then its length (sqlite3_column_bytes' documented order).
+        let start = sqlite3_column_text(statement, column)
+        let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+        let count = bytes.count
+        // 18 digits fit an Int64; a leading zero would make two texts one number.
+        if (1...18).contains(count), bytes[0] != UInt8(ascii: "0") || count == 1 {
+            var value: Int64 = 0
+            for byte in bytes {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
+                    self = .text(String(decoding: bytes, as: UTF8.self))
+                    return
+                }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            self = .number(value)
+        } else {
+            self = .text(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}
+
+/// ``Signatures`` read from a column's bytes: each distinct text is parsed once and numbered,
+/// and a row's text is found by its bytes without making a string of it.
+private struct RawSignatures {
+    let table: String
+    /// By a hash of the bytes: the texts with that hash, with their numbers.
+    private var numbers: [UInt64: [(bytes: [UInt8], number: Int)]] = [:]
+    private var parsed: [[MRRKey]] = []
+
+    init(table: String) { self.table = table }
+
+    func keys(_ number: Int) -> [MRRKey] { parsed[number] }
+
+    mutating func number(_ statement: OpaquePointer, column: Int32) throws -> Int {
+        // The text first, then its length (sqlite3_column_bytes' documented order).
+        let start = sqlite3_column_text(statement, column)
+        let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+        // FNV-1a: a few texts, each read many times.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        if let known = numbers[hash]?.first(where: { $0.bytes.elementsEqual(bytes) }) { return known.number }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let keys = MRRKey.keys(ofSignature: text) else {
+            throw StoreError("the store is damaged (a row of \(table) cannot be read); import into a new store")
+        }
+        parsed.append(keys)
+        numbers[hash, default: []].append((Array(bytes), parsed.count - 1))
+        return parsed.count - 1
     }
 }
