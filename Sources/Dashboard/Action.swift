@@ -178,5 +178,26 @@ public enum Effect: Equatable, Sendable {
         sort: OfferSort?)
 }
 
+extension Effect {
+    /// Where ``EffectRunner`` runs an effect.
+    public enum Lane: Sendable {
+        /// A round trip to Apple's API: in a task of its own, not on the queue the pane loads wait on.
+        case network
+        /// Read beside the others on the store's readers, each answer matched to what asked for
+        /// it (pane 6's sections: docs/performance.md, "Pane 6 on both cores").
+        case beside
+        /// One after another on the effect queue, in the order asked.
+        case inOrder
+    }
+
+    public var lane: Lane {
+        switch self {
+        case .fetchFromApple, .lookUpOrder, .extendRenewal, .answerConsumption, .pollMassExtension: .network
+        case .loadMoneySection: .beside
+        default: .inOrder
+        }
+    }
+}
+
 /// One confirmed flag change: what the store's `setFlags` is asked to do.
 public typealias FlagWrite = OfferFlagWrite

@@ -35,10 +35,10 @@ public final class EffectRunner: Sendable {
     /// How far behind the team log the store is, in words (a dashboard started with `--team`).
     public let teamLogStatus: (@Sendable () -> String)?
     private let queue = DispatchQueue(label: "subdash.dashboard.effects")
-    /// Pane 6's sections: read side by side on the store's readers (one a core), each answer
-    /// matched to its as-of and scope, so their order does not matter. The pane's fill is
-    /// measured by `subdash-frames` (docs/performance.md, "Pane 6 on both cores").
-    private let sections = DispatchQueue(label: "subdash.dashboard.sections", attributes: .concurrent)
+    /// The effects read beside the others (``Effect/Lane/beside``: pane 6's sections), on the
+    /// store's readers, one a core. The pane's fill is measured by `subdash-frames`
+    /// (docs/performance.md, "Pane 6 on both cores").
+    private let beside = DispatchQueue(label: "subdash.dashboard.beside", attributes: .concurrent)
     private let latestSearch = LatestSearch()
 
     public init(
@@ -79,33 +79,34 @@ public final class EffectRunner: Sendable {
         return URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 
-    /// Runs `effect` off the calling thread; `send` is called on the background queue.
+    /// Runs `effect` off the calling thread, where its ``Effect/lane`` says; `send` is called on
+    /// the background queue or task that ran it.
     public func run(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
-        if case .fetchFromApple(let id) = effect {
-            // Network round trips: not on the queue the pane loads wait on.
-            Task { send(await fetch(id)) }
-            return
+        switch effect.lane {
+        case .network:
+            Task { send(await request(effect)) }
+        case .beside:
+            beside.async { [self] in send(perform(effect)) }
+        case .inOrder:
+            runInOrder(effect, send: send)
         }
-        if case .lookUpOrder(let order) = effect {
-            Task { send(await lookUp(order)) }
-            return
+    }
+
+    /// A round trip to Apple's API (``Effect/Lane/network``).
+    private func request(_ effect: Effect) async -> Action {
+        switch effect {
+        case .fetchFromApple(let id): await fetch(id)
+        case .lookUpOrder(let order): await lookUp(order)
+        case .extendRenewal(let order): await extend(order)
+        case .answerConsumption(let order): await answerConsumption(order)
+        case .pollMassExtension(let product, let request, let operatorName):
+            await pollMassExtension(productId: product, requestIdentifier: request, operatorName: operatorName)
+        // Not a round trip: read like any other.
+        default: perform(effect)
         }
-        if case .extendRenewal(let order) = effect {
-            Task { send(await extend(order)) }
-            return
-        }
-        if case .answerConsumption(let order) = effect {
-            Task { send(await answerConsumption(order)) }
-            return
-        }
-        if case .pollMassExtension(let product, let request, let operatorName) = effect {
-            Task { send(await pollMassExtension(productId: product, requestIdentifier: request, operatorName: operatorName)) }
-            return
-        }
-        if case .loadMoneySection = effect {
-            sections.async { [self] in send(perform(effect)) }
-            return
-        }
+    }
+
+    private func runInOrder(_ effect: Effect, send: @escaping @Sendable (Action) -> Void) {
         if let filter = Self.searchFilter(of: effect) { latestSearch.set(filter) }
         queue.async { [self] in
             // A search typed past before its turn came is not run: its answer would be dropped anyway
