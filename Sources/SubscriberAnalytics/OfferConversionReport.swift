@@ -53,7 +53,8 @@ extension SubscriberAnalytics {
         // `ConvertedOfferUse.paidPeriods`).
         for r in uses.converted {
             guard let kind = OfferKind(rawValue: r.offerKind) else { continue }
-            paidAfterConversion[Key(kind: kind, identifier: r.offerIdentifier), default: []].append((r.paidPeriods, r.ended))
+            paidAfterConversion[Key(kind: kind, identifier: r.offerIdentifier), default: []].append(
+                contentsOf: repeatElement((paid: r.paidPeriods, ended: r.ended), count: r.count))
         }
         for (key, members) in paidAfterConversion {
             let rates = Self.retention(members, periods: 6)

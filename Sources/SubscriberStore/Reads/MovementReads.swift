@@ -356,12 +356,10 @@ private enum SubscriptionKey: Hashable {
     }
 }
 
-/// ``Signatures`` read from a column's bytes: each distinct text is parsed once and numbered,
-/// and a row's text is found by its bytes without making a string of it.
+/// ``Signatures`` read from a column's bytes (``ColumnTexts``): each distinct text parsed once.
 private struct RawSignatures {
     let table: String
-    /// By a hash of the bytes: the texts with that hash, with their numbers.
-    private var numbers: [UInt64: [(bytes: [UInt8], number: Int)]] = [:]
+    private var texts = ColumnTexts()
     private var parsed: [[MRRKey]] = []
 
     init(table: String) { self.table = table }
@@ -369,19 +367,12 @@ private struct RawSignatures {
     func keys(_ number: Int) -> [MRRKey] { parsed[number] }
 
     mutating func number(_ statement: OpaquePointer, column: Int32) throws -> Int {
-        // The text first, then its length (sqlite3_column_bytes' documented order).
-        let start = sqlite3_column_text(statement, column)
-        let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
-        // FNV-1a: a few texts, each read many times.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        if let known = numbers[hash]?.first(where: { $0.bytes.elementsEqual(bytes) }) { return known.number }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let keys = MRRKey.keys(ofSignature: text) else {
+        let number = texts.number(statement, column: column)
+        if number < parsed.count { return number }
+        guard let keys = texts.texts[number].flatMap(MRRKey.keys(ofSignature:)) else {
             throw StoreError("the store is damaged (a row of \(table) cannot be read); import into a new store")
         }
         parsed.append(keys)
-        numbers[hash, default: []].append((Array(bytes), parsed.count - 1))
-        return parsed.count - 1
+        return number
     }
 }
