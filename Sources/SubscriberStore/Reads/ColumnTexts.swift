@@ -20,9 +20,7 @@ struct ColumnTexts {
             nullNumber = texts.count - 1
             return texts.count - 1
         }
-        // The text first, then its length (sqlite3_column_bytes' documented order).
-        let start = sqlite3_column_text(statement, column)
-        let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+        let bytes = Self.bytes(statement, column: column)
         // FNV-1a: a few texts, each read many times.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -30,5 +28,12 @@ struct ColumnTexts {
         texts.append(String(decoding: bytes, as: UTF8.self))
         numbers[hash, default: []].append((Array(bytes), texts.count - 1))
         return texts.count - 1
+    }
+
+    /// The current row's text in `column` as bytes, valid until the statement steps again.
+    static func bytes(_ statement: OpaquePointer, column: Int32) -> UnsafeBufferPointer<UInt8> {
+        // The text first, then its length (sqlite3_column_bytes' documented order).
+        let start = sqlite3_column_text(statement, column)
+        return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
     }
 }

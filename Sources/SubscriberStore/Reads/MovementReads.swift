@@ -335,9 +335,7 @@ private enum SubscriptionKey: Hashable {
     case text(String)
 
     init(_ statement: OpaquePointer, column: Int32) {
-        // The text first, then its length (sqlite3_column_bytes' documented order).
-        let start = sqlite3_column_text(statement, column)
-        let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+        let bytes = ColumnTexts.bytes(statement, column: column)
         let count = bytes.count
         // 18 digits fit an Int64; a leading zero would make two texts one number.
         if (1...18).contains(count), bytes[0] != UInt8(ascii: "0") || count == 1 {

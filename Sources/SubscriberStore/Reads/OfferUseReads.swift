@@ -3,7 +3,7 @@ import GRDBSQLite
 import SubscriptionModel
 
 /// The uses of one offer started in a range and what became of them at as-of.
-public struct OfferUseCounts: FetchableRecord, Sendable, Equatable {
+public struct OfferUseCounts: Sendable, Equatable {
     /// An `OfferKind` raw value.
     public var offerKind: String
     public var offerIdentifier: String?
@@ -19,20 +19,11 @@ public struct OfferUseCounts: FetchableRecord, Sendable, Equatable {
         (self.offerKind, self.offerIdentifier) = (offerKind, offerIdentifier)
         (self.started, self.converted, self.switched, self.lapsed) = (started, converted, switched, lapsed)
     }
-
-    public init(row: Row) {
-        offerKind = row["offerKind"]
-        offerIdentifier = row["offerIdentifier"]
-        started = row["started"]
-        converted = row["converted"]
-        switched = row["switched"]
-        lapsed = row["lapsed"]
-    }
 }
 
 /// Converted uses of one offer alike: the paid periods of their runs from the conversion on, by
 /// as-of, and whether the run ended by then.
-public struct ConvertedOfferUse: FetchableRecord, Sendable, Equatable {
+public struct ConvertedOfferUse: Sendable, Equatable {
     public var offerKind: String
     public var offerIdentifier: String?
     /// Counted as the cohort grid counts them (paid and not cut by an upgrade): kept with the use
@@ -47,14 +38,6 @@ public struct ConvertedOfferUse: FetchableRecord, Sendable, Equatable {
     public init(offerKind: String, offerIdentifier: String?, paidPeriods: Int, ended: Bool, count: Int) {
         (self.offerKind, self.offerIdentifier) = (offerKind, offerIdentifier)
         (self.paidPeriods, self.ended, self.count) = (paidPeriods, ended, count)
-    }
-
-    public init(row: Row) {
-        offerKind = row["offerKind"]
-        offerIdentifier = row["offerIdentifier"]
-        paidPeriods = row["paidPeriods"]
-        ended = row["ended"]
-        count = 1
     }
 }
 
