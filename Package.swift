@@ -48,6 +48,9 @@ let package = Package(
         // zstd for the raw archive, opened at run time (dlopen of libzstd.so.1): no headers or
         // link-time library needed; ArchiveCodec falls back to zlib without it.
         .target(name: "CZstd"),
+        // SQLite's process-wide settings, made by sqlite3_config (variadic, so not callable from
+        // Swift) when the program is loaded, before any connection opens.
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "AppStorePayloads",
             dependencies: [
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "SubscriberStore",
             dependencies: [
-                "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib",
+                "SubscriptionModel", "SubscriptionTimeline", "ThreadKit", "CZstd", "CZlib", "CSQLiteSettings",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -273,8 +274,14 @@ public final class BackgroundCheckpoints: Sendable {
 }
 
 extension AppDatabase {
+    /// Whether SQLite's memory statistics were turned off when the program was loaded (its
+    /// process-wide settings, CSQLiteSettings): they are, so that readers on two cores do not wait
+    /// on one mutex, unless `SUBDASH_IMPORT_TRACE` is set (its trace reports SQLite's memory).
+    public static var memoryStatisticsOff: Bool { csqlite_memory_statistics_off() != 0 }
+
     /// Bytes SQLite holds in this process (page caches, sorters, statements: every connection),
-    /// now and at most since the process started; for `SUBDASH_IMPORT_TRACE`.
+    /// now and at most since the process started; for `SUBDASH_IMPORT_TRACE` (0 without it: the
+    /// statistics are off, ``memoryStatisticsOff``).
     public static func sqliteMemory() -> (used: Int64, highest: Int64) {
         (sqlite3_memory_used(), sqlite3_memory_highwater(0))
     }
