@@ -123,11 +123,10 @@ import Testing
         #expect(MoneyFigures.amount(figures.mrr, "USD") == 9_990 && MoneyFigures.amount(figures.mrr, "EUR") == 10_000)
         #expect(MoneyFigures.amount(figures.mrrBefore, "USD") == 9_990 && MoneyFigures.amount(figures.mrrBefore, "EUR") == 0)
         #expect(
-            figures.mrrMonthly?.map { MoneyFigures.amount($0, "USD") }
-                == [0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 9_990, 19_980, 9_990],
+            figures.mrrLine(in: "USD") == [0, 0, 0, 0, 0, 0, 0, 9_990, 9_990, 9_990, 19_980, 9_990],
             "at each month's end, the next one's first instant: 9001 from 03-01 counts at February's")
         #expect(
-            figures.mrrMonthly?.map { MoneyFigures.amount($0, "EUR") } == Array(repeating: 0, count: 10) + [10_000, 10_000])
+            figures.mrrLine(in: "EUR") == Array(repeating: 0, count: 10) + [10_000, 10_000])
         let usd = figures.revenue(in: "USD").suffix(4).map { [$0.row.gross, $0.row.refunds, $0.row.net] }
         #expect(usd == [[9_990, 0, 9_990], [9_990, 0, 9_990], [19_980, 0, 19_980], [9_990, 9_990, 0]])
         #expect(figures.revenue(in: "EUR").last.map { [$0.row.gross, $0.row.net] } == [120_000, 120_000])
@@ -206,7 +205,7 @@ import Testing
         ]
         let empty = MRRReport(asOf: Self.asOf, by: nil, currency: nil, unpriced: 0, rows: [])
         pane.figures = MoneyFigures(
-            asOf: Self.asOf, mrr: empty, mrrBefore: empty, monthEnds: [],
+            asOf: Self.asOf, mrr: empty, mrrBefore: empty,
             revenue: RevenueReport(
                 from: Self.asOf, to: Self.asOf, asOf: Self.asOf, by: .month, currency: nil,
                 unpriced: 0, rows: []),
@@ -227,42 +226,43 @@ import Testing
         #expect(state.money.order == .offer)
     }
 
-    /// The first frame needs one cheap answer, MRR now; the MRR line, revenue, offers and the
-    /// movement fill in as their answers arrive, each drawn on its own, and the last one stops the
-    /// spinner.
+    /// MRR now and the three sections are asked for at once and read side by side. The first frame
+    /// needs one cheap answer, MRR now; the movement (with the MRR line drawn from it), revenue and
+    /// offers fill in as their answers arrive, each drawn on its own, a section that comes before
+    /// MRR now waits for it, and the last one stops the spinner.
     @Test func sectionsFillInAsTheyArrive() throws {
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
-        let first = update(&state, .key(KeyEvent(.char("6"))))
-        #expect(first == [.loadMoney(asOf: Self.asOf, scope: ReportScope())])
+        let effects = update(&state, .key(KeyEvent(.char("6"))))
+        #expect(
+            effects
+                == [.loadMoney(asOf: Self.asOf, scope: ReportScope())]
+                + [.revenue, .offers, .movement].map { .loadMoneySection($0, asOf: Self.asOf, scope: ReportScope()) })
+        let (now, sections) = (effects[0], Array(effects.dropFirst()))
         #expect(Self.screen(state)[4].contains("│ Loading…"))
-        let sections = update(&state, runner.perform(first[0]))
-        #expect(sections == MoneySection.allCases.map { .loadMoneySection($0, asOf: Self.asOf, scope: ReportScope()) })
+
+        // The movement before MRR now: kept aside, nothing drawn yet.
+        #expect(update(&state, runner.perform(sections[2])).isEmpty)
+        #expect(state.money.figures == nil && state.money.loading)
+        #expect(Self.screen(state)[4].contains("│ Loading…"))
+
+        _ = update(&state, runner.perform(now))
         var lines = Self.screen(state)
         #expect(lines[4].hasPrefix("│EUR          10.00        +10.00         │"), "MRR now and its change first")
         #expect(lines[5].hasPrefix("│USD           9.99          0.00         │"))
         #expect(lines[4].hasSuffix("│ │ Loading…                         │"), "revenue on its way")
-        #expect(lines[9].hasPrefix("│ Loading…                 │ │ Loading…"), "the MRR line and the movement on their way")
+        #expect(state.money.figures?.movement != nil, "the movement that came first is drawn with MRR now")
+        #expect(lines[8].contains("⠤⠒⠤ MRR│"), "the MRR line has come (MRR at each month's end is the movement's mrrEnd)")
         #expect(lines.contains { $0.hasPrefix("│ Loading…") }, "offers on its way")
+        #expect(state.money.loading, "two sections are still on their way")
         #expect(lines[22].contains("loading…"))
 
-        // The sections are read side by side, so they may come in any order: the movement first.
-        _ = update(&state, runner.perform(sections[3]))
-        #expect(state.money.figures?.movement != nil)
-        #expect(state.money.loading, "three sections are still on their way")
-        #expect(Self.screen(state)[22].contains("loading…"))
-
         _ = update(&state, runner.perform(sections[0]))
-        lines = Self.screen(state)
-        #expect(lines[8].contains("⠤⠒⠤ MRR│"), "the MRR line has come")
-        #expect(lines[4].hasSuffix("│ │ Loading…                         │"))
-
-        _ = update(&state, runner.perform(sections[1]))
         lines = Self.screen(state)
         #expect(lines.contains { $0.contains("│2025-05         19.98 ████████████│") })
         #expect(!lines.contains { $0.hasPrefix("│freeTrial") })
         #expect(state.money.loading)
-        _ = update(&state, runner.perform(sections[2]))
+        _ = update(&state, runner.perform(sections[1]))
         #expect(Self.screen(state).contains { $0.hasPrefix("│freeTrial") })
         #expect(!state.money.loading, "the last to arrive stops the spinner")
         var driven = AppState(asOf: Self.asOf)
@@ -271,13 +271,12 @@ import Testing
         #expect(!Self.screen(state)[22].contains("loading…"))
     }
 
-    /// The runner reads the four sections side by side: each answer arrives once, equal to the
-    /// section read on its own.
+    /// The runner reads MRR now and the three sections side by side: each answer arrives once,
+    /// equal to the section read on its own.
     @Test func theRunnerReadsTheSectionsSideBySide() throws {
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
-        let first = update(&state, .key(KeyEvent(.char("6"))))
-        let sections = update(&state, runner.perform(first[0]))
+        let sections = update(&state, .key(KeyEvent(.char("6"))))
         let answers = Mutex<[Action]>([])
         let done = DispatchGroup()
         for section in sections {
@@ -298,10 +297,10 @@ import Testing
         let runner = try Self.runner()
         var state = AppState(asOf: Self.asOf)
         let first = update(&state, .key(KeyEvent(.char("6"))))
-        let sections = update(&state, runner.perform(first[0]))
+        #expect(update(&state, runner.perform(first[0])).isEmpty, "the sections were asked for with MRR now")
         _ = update(&state, .key(KeyEvent(.char("c"))))
         #expect(state.money.shownCurrency == "USD", "c charts the next currency before revenue has arrived")
-        let revenue = runner.perform(sections[1])
+        let revenue = runner.perform(first[1])
         var moved = state
         moved.asOf = Instant(parsing: "2025-05-01")!
         _ = update(&moved, revenue)

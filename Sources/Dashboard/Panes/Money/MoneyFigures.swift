@@ -3,8 +3,6 @@ import SubscriptionModel
 
 /// The sections of pane 6 that arrive after MRR now, asked for in this order and read side by side.
 public enum MoneySection: String, CaseIterable, Equatable, Sendable {
-    /// MRR at the end of each of the eleven months before as-of's.
-    case sparkline
     /// Revenue by month over the twelve months.
     case revenue
     /// The offers whose use started in the twelve months.
@@ -14,13 +12,14 @@ public enum MoneySection: String, CaseIterable, Equatable, Sendable {
 }
 
 /// What pane 6 shows, all from the money reports of ``SubscriberAnalytics`` (docs/metrics.md,
-/// "Money"): MRR at as-of, 30 days before and at the end of each earlier month of the last twelve;
-/// revenue month by month over those twelve months; the offers whose use started in them.
+/// "Money"): MRR at as-of and 30 days before; MRR movement month by month over the last twelve
+/// months (whose MRR at each month's end is the MRR line); revenue month by month over those
+/// twelve months; the offers whose use started in them.
 ///
 /// MRR now and 30 days before come first, from one cheap statement; each ``MoneySection`` is nil
 /// until its own answer arrives, so the pane draws what it has while the rest loads.
 public struct MoneyFigures: Equatable, Sendable {
-    /// Months of revenue, of offer uses and of the MRR sparkline, ending with as-of's.
+    /// Months of revenue, of offer uses and of MRR movement, ending with as-of's.
     public static let months = 12
     /// MRR's change is against this many days before as-of.
     public static let changeDays = 30
@@ -31,8 +30,6 @@ public struct MoneyFigures: Equatable, Sendable {
     public var mrr: MRRReport
     /// MRR `changeDays` before as-of.
     public var mrrBefore: MRRReport
-    /// MRR at the end of each of the 11 months before as-of's; nil until it arrives.
-    public var monthEnds: [MRRReport]?
     /// By month, over ``shownMonths``; nil until it arrives.
     public var revenue: RevenueReport?
     /// Offer uses started in ``shownMonths`` (up to as-of); nil until they arrive.
@@ -42,20 +39,19 @@ public struct MoneyFigures: Equatable, Sendable {
 
     public init(
         asOf: Instant, scope: ReportScope = ReportScope(), mrr: MRRReport, mrrBefore: MRRReport,
-        monthEnds: [MRRReport]? = nil, revenue: RevenueReport? = nil, offers: OfferConversionReport? = nil
+        revenue: RevenueReport? = nil, offers: OfferConversionReport? = nil, movement: MRRMovement? = nil
     ) {
         self.asOf = asOf
         self.scope = scope
         self.mrr = mrr
         self.mrrBefore = mrrBefore
-        self.monthEnds = monthEnds
         self.revenue = revenue
         self.offers = offers
+        self.movement = movement
     }
 
     /// One section's answer.
     public enum Part: Equatable, Sendable {
-        case sparkline([MRRReport])
         case revenue(RevenueReport)
         case offers(OfferConversionReport)
         case movement(MRRMovement)
@@ -63,7 +59,6 @@ public struct MoneyFigures: Equatable, Sendable {
         /// The section this answers.
         public var section: MoneySection {
             switch self {
-            case .sparkline: .sparkline
             case .revenue: .revenue
             case .offers: .offers
             case .movement: .movement
@@ -73,7 +68,6 @@ public struct MoneyFigures: Equatable, Sendable {
 
     public mutating func apply(_ part: Part) {
         switch part {
-        case .sparkline(let reports): monthEnds = reports
         case .revenue(let report): revenue = report
         case .offers(let report): offers = report
         case .movement(let report): movement = report
@@ -84,7 +78,6 @@ public struct MoneyFigures: Equatable, Sendable {
     public var missing: [MoneySection] {
         MoneySection.allCases.filter { section in
             switch section {
-            case .sparkline: monthEnds == nil
             case .revenue: revenue == nil
             case .offers: offers == nil
             case .movement: movement == nil
@@ -92,19 +85,21 @@ public struct MoneyFigures: Equatable, Sendable {
         }
     }
 
-    /// MRR at the end of each of the 11 months before as-of's, then at as-of: the MRR line.
-    public var mrrMonthly: [MRRReport]? { monthEnds.map { $0 + [mrr] } }
+    /// The MRR line in `currency`: MRR at the end of each shown month (the next one's first
+    /// instant), then at as-of — movement's mrrEnd of each month, which is `report mrr` there
+    /// (docs/metrics.md, "MRR movement"); 0 in a month without the currency; nil until the
+    /// movement arrives.
+    public func mrrLine(in currency: String) -> [Int64]? {
+        guard let movement else { return nil }
+        var ends: [Instant: Int64] = [:]
+        for row in movement.rows where row.currency == currency { ends[row.bucket.start] = row.mrrEnd }
+        return shownMonths.map { ends[$0.start] ?? 0 }
+    }
 
     /// The twelve months ending with as-of's (the one that ended at as-of when it is a month's
     /// first instant), oldest first.
     public static func months(endingAt asOf: Instant) -> [Month] {
         (0..<months).map { lastMonth(asOf: asOf).adding(months: $0 - months + 1) }
-    }
-
-    /// Where the MRR line samples: each earlier month's end (the next one's first instant, where
-    /// `report movement` reads mrrEnd and `report series mrr` its value), then as-of.
-    public static func samples(endingAt asOf: Instant) -> [Instant] {
-        months(endingAt: asOf).dropLast().map(\.end) + [asOf]
     }
 
     /// MRR at as-of and 30 days before, from one statement: what pane 6 draws first.
@@ -121,8 +116,6 @@ public struct MoneyFigures: Equatable, Sendable {
         let from = months(endingAt: asOf)[0].start
         let to = lastMonth(asOf: asOf).end
         switch section {
-        case .sparkline:
-            return .sparkline(try analytics.mrr(at: Array(samples(endingAt: asOf).dropLast()), scope: scope, committed: false))
         case .revenue:
             return .revenue(try analytics.revenue(from: from, to: to, asOf: asOf, by: .month, scope: scope))
         case .offers:
@@ -145,7 +138,7 @@ public struct MoneyFigures: Equatable, Sendable {
     /// across them.
     public var currencies: [String] {
         let all =
-            ([mrr, mrrBefore] + (monthEnds ?? [])).flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
+            [mrr, mrrBefore].flatMap { $0.rows.map(\.currency) } + (revenue?.rows ?? []).map(\.currency)
             + (movement?.rows ?? []).map(\.currency)
         return Array(Set(all)).sorted()
     }

@@ -27,14 +27,14 @@ extension MoneyPane {
 
     /// MRR at each shown month's end (as-of for the last) in the shown currency, as a line.
     func mrrLineModel(store: String) -> ChartModel? {
-        guard let figures, let currency = shownCurrency, let monthly = figures.mrrMonthly else { return nil }
+        guard let figures, let currency = shownCurrency, let line = figures.mrrLine(in: currency) else { return nil }
         let months = figures.shownMonths
         return ChartModel(
             title: "MRR at each month's end, \(currency)", labels: months.map(\.description),
             incomplete: [months.count - 1],
             series: [
                 ChartModel.Series(
-                    name: "MRR", kind: .line, values: monthly.map { Double(MoneyFigures.amount($0, currency)) / 1000 },
+                    name: "MRR", kind: .line, values: line.map { Double($0) / 1000 },
                     role: .accent)
             ], unit: currency, decimals: 2,
             caption: ReportCharts.caption(asOf: figures.asOf, store: store, command: "dashboard · Money"))

@@ -48,6 +48,8 @@ public struct MoneyPane: Equatable, Sendable {
     public var loading = false
     /// The sections asked for and not yet answered (they arrive in any order).
     public var awaiting: Set<MoneySection> = []
+    /// Sections that arrived before MRR now (all are asked for at once): applied when it comes.
+    public var early: [MoneyFigures.Part] = []
     /// The cursor in the offer rows (as shown, sorted).
     public var row = 0
     public var order = MoneyOfferOrder.offer
@@ -114,8 +116,15 @@ extension MoneyPane: DashboardPane {
         return refresh(&state, asOf: asOf)
     }
 
-    /// The cursor and the order are kept; the rows are the new figures'.
-    static func refresh(_ state: inout AppState, asOf: Instant) -> [Effect] { [.loadMoney(asOf: asOf, scope: state.scope)] }
+    /// MRR now and every section asked for at once, read side by side: MRR now is drawn first
+    /// when it comes first, as it usually does (one short read), and the sections no longer wait
+    /// for it. The cursor and the order are kept; the rows are the new figures'.
+    static func refresh(_ state: inout AppState, asOf: Instant) -> [Effect] {
+        state.money.awaiting = Set(MoneySection.allCases)
+        state.money.early = []
+        return [.loadMoney(asOf: asOf, scope: state.scope)]
+            + MoneySection.allCases.map { .loadMoneySection($0, asOf: asOf, scope: state.scope) }
+    }
 
     static func invalidate(_ state: inout AppState) {
         state.money.figures = nil

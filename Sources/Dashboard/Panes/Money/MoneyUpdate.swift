@@ -47,36 +47,45 @@ private func cycleMoneyCurrency(_ state: inout AppState) -> [Effect] {
     return []
 }
 
-/// MRR now arrived: drawn at once, then the other sections are asked for, one answer each, so the
-/// pane fills in while the keys stay live.
+/// MRR now arrived: drawn at once with the sections that came before it; the others fill in as
+/// they arrive, while the keys stay live.
 func moneyLoaded(_ state: inout AppState, _ loaded: MoneyFigures) -> [Effect] {
     // An answer for an as-of or product the pane no longer shows.
     guard loaded.asOf == state.asOf, loaded.scope == state.scope else { return [] }
     var figures = loaded
     if let shown = state.money.figures, shown.asOf == loaded.asOf, shown.scope == loaded.scope {
         // A refresh: each section stays on screen until its new answer replaces it.
-        figures.monthEnds = shown.monthEnds
         figures.revenue = shown.revenue
         figures.offers = shown.offers
         figures.movement = shown.movement
     }
+    for part in state.money.early { figures.apply(part) }
+    state.money.early = []
     state.money.figures = figures
-    state.money.awaiting = Set(MoneySection.allCases)
-    return MoneySection.allCases.map { .loadMoneySection($0, asOf: loaded.asOf, scope: loaded.scope) }
+    finishMoneySection(&state)
+    return []
 }
 
-/// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product).
+/// A section of pane 6 arrived (dropped when the pane has moved to another as-of or product; kept
+/// aside when MRR now has not come yet).
 func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportScope, _ part: MoneyFigures.Part) -> [Effect] {
-    guard asOf == state.asOf, scope == state.scope, var figures = state.money.figures, figures.asOf == asOf,
-        figures.scope == scope
-    else { return [] }
+    guard asOf == state.asOf, scope == state.scope, state.money.awaiting.contains(part.section) else { return [] }
+    state.money.awaiting.remove(part.section)
+    guard var figures = state.money.figures, figures.asOf == asOf, figures.scope == scope else {
+        state.money.early.append(part)
+        return []
+    }
     figures.apply(part)
     state.money.figures = figures
-    // Sections arrive in any order: the last one to arrive ends the loading.
-    state.money.awaiting.remove(part.section)
+    finishMoneySection(&state)
+    return []
+}
+
+/// Sections arrive in any order, MRR now among them: the last to arrive ends the loading.
+private func finishMoneySection(_ state: inout AppState) {
+    guard state.money.early.isEmpty, state.money.figures?.asOf == state.asOf else { return }
     if state.money.awaiting.isEmpty { state.money.loading = false }
     state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
-    return []
 }
 
 /// `h`/`l`: the movement bar to the left or right (the focus goes to the bars).
