@@ -20,6 +20,9 @@ public struct MovementMembers: Sendable, Equatable {
     public var members: [Member]
     /// How many subscriptions each component has in all (also those past the limit).
     public var counts: [MovementComponent: Int]
+    /// What each component moved in all (also those past the limit), milliunits rounded once from
+    /// the exact sum as the bridge rounds it: the bar's own figure, not a sum of rounded members.
+    public var amounts: [MovementComponent: Int64]
 
     /// The rows kept per component: memory stays bounded on a month of a large store.
     public static let limit = 1_000
@@ -38,6 +41,7 @@ extension SubscriberAnalytics {
         let inScope = rowScope.keeps
         var byComponent: [MovementComponent: [MovementMembers.Member]] = [:]
         var counts: [MovementComponent: Int] = [:]
+        var twelfths: [MovementComponent: Int64] = [:]
         try database.mrrChanges(after: bucket.start, through: bucket.end, environments: rowScope.environments) {
             subscription in
             let atStart = subscription.changes[0].before.filter(inScope)
@@ -48,6 +52,7 @@ extension SubscriberAnalytics {
             let isNew = a == 0 && b != 0 ? subscription.firstCharge >= bucket.start.milliseconds : false
             guard let component = MovementComponent(start: a, end: b, isNew: isNew) else { return }
             counts[component, default: 0] += 1
+            twelfths[component, default: 0] += b - a
             guard byComponent[component, default: []].count < MovementMembers.limit else { return }
             byComponent[component, default: []].append(
                 MovementMembers.Member(
@@ -56,6 +61,8 @@ extension SubscriberAnalytics {
         }
         // mrrChanges reads in id order: each group is sorted already.
         let members = MovementComponent.allCases.flatMap { byComponent[$0] ?? [] }
-        return MovementMembers(bucket: bucket, currency: currency, members: members, counts: counts)
+        return MovementMembers(
+            bucket: bucket, currency: currency, members: members, counts: counts,
+            amounts: twelfths.mapValues { MoneyMath.scaled($0, by: 1, over: 12) })
     }
 }

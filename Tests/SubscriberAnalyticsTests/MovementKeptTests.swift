@@ -111,7 +111,8 @@ import Testing
 
     /// The subscriptions behind a bar (pane 6's `enter`) are read from the kept changes: for every
     /// bucket and currency of twelve months to as-of and of weeks, unscoped and for one plan, as
-    /// many of each component as the report counts, each moving MRR the way it is listed.
+    /// many of each component as the report counts, moving MRR by the report's amount (rounded
+    /// once, as the bridge is), each moving MRR the way it is listed.
     @Test func membersOfEveryBarAreTheReportsCounts() throws {
         let p = try MoneyAgreementTests.shared.get()
         var monthly = ReportScope()
@@ -125,6 +126,9 @@ import Testing
                 for row in report.rows {
                     let members = try p.analytics.movementMembers(bucket: row.bucket, currency: row.currency, scope: scope)
                     #expect(members.counts == row.counts.filter { $0.value > 0 }, "\(row.bucket.label) \(row.currency)")
+                    #expect(
+                        members.amounts == row.amounts.filter { members.counts[$0.key] != nil },
+                        "\(row.bucket.label) \(row.currency)")
                     for member in members.members {
                         #expect(
                             MovementComponent(start: member.before, end: member.after, isNew: member.component == .new)

@@ -194,10 +194,11 @@ private func renderMovementMembers(_ pane: MoneyPane, in area: Rect, buffer: ino
         let rows = members.members.enumerated().filter { $0.element.component == c }
         guard !rows.isEmpty else { continue }
         let total = members.counts[c] ?? rows.count
-        let amount = rows.reduce(Int64(0)) { $0 + $1.element.after - $1.element.before }
+        // The bridge's figure (rounded once), not a sum of the rounded rows below.
+        let amount = members.amounts[c] ?? 0
         var heading = "\(c.rawValue) · \(CountText.grouped(total)) subscription\(total == 1 ? "" : "s")"
-        heading +=
-            rows.count < total ? " (first \(CountText.grouped(rows.count)))" : " · \(amount > 0 ? "+" : "")\(money(amount))"
+        heading += " · \(amount > 0 ? "+" : "")\(money(amount))"
+        if rows.count < total { heading += " (first \(CountText.grouped(rows.count)) listed)" }
         lines.append((heading, palette[ReportCharts.role(c)].adding(.bold), nil))
         for (index, member) in rows {
             let change = member.after - member.before
