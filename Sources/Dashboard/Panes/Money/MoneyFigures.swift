@@ -1,7 +1,7 @@
 import SubscriberAnalytics
 import SubscriptionModel
 
-/// The sections of pane 6 that arrive after MRR now, asked for in this order and read side by side.
+/// The sections of pane 6 besides MRR now, asked for with it in this order and read side by side.
 public enum MoneySection: String, CaseIterable, Equatable, Sendable {
     /// Revenue by month over the twelve months.
     case revenue

@@ -81,9 +81,9 @@ func moneySectionLoaded(_ state: inout AppState, asOf: Instant, scope: ReportSco
     return []
 }
 
-/// Sections arrive in any order, MRR now among them: the last to arrive ends the loading.
+/// Figures the pane shows took an answer: sections arrive in any order, MRR now among them, and
+/// the last to arrive ends the loading.
 private func finishMoneySection(_ state: inout AppState) {
-    guard state.money.early.isEmpty, state.money.figures?.asOf == state.asOf else { return }
     if state.money.awaiting.isEmpty { state.money.loading = false }
     state.money.row = clamp(state.money.row, 0, max(0, state.money.offers.count - 1))
 }
